@@ -1,0 +1,104 @@
+// The CLI's edge: dispatch, flag checking, and the one way errors reach a person.
+import { renderUsage, runCommand, type ArgsDef, type CommandDef } from "citty";
+import { BcError, isBcError } from "../util/errors.ts";
+
+const resolve = async <T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T> =>
+  typeof v === "function" ? await (v as () => T | Promise<T>)() : await v;
+
+const flagNames = (args: ArgsDef): Set<string> => {
+  const names = new Set<string>(["help", "h"]);
+  for (const [name, def] of Object.entries(args)) {
+    if (def.type === "positional") continue;
+    names.add(name);
+    const kebab = name.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
+    names.add(kebab);
+    if (def.type === "boolean" || def.type === undefined) {
+      names.add(`no-${name}`);
+      names.add(`no-${kebab}`);
+    }
+    const alias = "alias" in def ? def.alias : undefined;
+    for (const a of alias === undefined ? [] : Array.isArray(alias) ? alias : [alias]) names.add(a);
+  }
+  return names;
+};
+
+/** Reject flags a command does not declare: citty would silently accept them. */
+const checkFlags = (argv: readonly string[], args: ArgsDef, commandPath: string): void => {
+  const known = flagNames(args);
+  for (const a of argv) {
+    if (a === "--") break;
+    if (!a.startsWith("-") || a === "-") continue;
+    const name = a.replace(/^--?/, "").split("=")[0] ?? "";
+    if (/^\d/.test(name)) continue; // a negative number value
+    if (!known.has(name))
+      throw new BcError("usage", `unknown option '${a.split("=")[0]}' for '${commandPath}'`, `run '${commandPath} --help' to see its options`);
+  }
+};
+
+const wantsHelp = (argv: readonly string[]): boolean => {
+  for (const a of argv) {
+    if (a === "--") return false;
+    if (a === "--help" || a === "-h") return true;
+  }
+  return false;
+};
+
+/** Walk subcommands, then run the leaf; returns the process exit code. */
+export const dispatch = async (root: CommandDef<any>, argv: readonly string[], name: string): Promise<number> => {
+  let cmd: CommandDef<any> = root;
+  let rest = [...argv];
+  const path = [name];
+  const parents: CommandDef<any>[] = [];
+  for (;;) {
+    const subs = cmd.subCommands ? await resolve(cmd.subCommands) : undefined;
+    if (!subs) break;
+    const i = rest.findIndex((a) => !a.startsWith("-"));
+    const word = i === -1 ? undefined : rest[i];
+    if (word === undefined || i !== 0) {
+      if (wantsHelp(rest) || word === undefined) {
+        process.stdout.write((await renderUsage(cmd, parents.at(-1))) + "\n");
+        return word === undefined && !wantsHelp(rest) && !cmd.run ? 2 : 0;
+      }
+    }
+    const next = word === undefined ? undefined : subs[word];
+    if (!next) {
+      if (word === "help") {
+        process.stdout.write((await renderUsage(cmd, parents.at(-1))) + "\n");
+        return 0;
+      }
+      throw new BcError("usage", `unknown command '${word}'`, `run '${path.join(" ")} --help' to see the commands`);
+    }
+    parents.push(cmd);
+    cmd = await resolve(next);
+    path.push(word!);
+    rest = rest.slice(1);
+  }
+  if (wantsHelp(rest)) {
+    process.stdout.write((await renderUsage(cmd, parents.at(-1))) + "\n");
+    return 0;
+  }
+  checkFlags(rest, cmd.args ? await resolve(cmd.args) : {}, path.join(" "));
+  try {
+    const result = await runCommand(cmd, { rawArgs: rest });
+    return typeof result.result === "number" ? result.result : 0;
+  } catch (e) {
+    if ((e as Error)?.name === "CLIError") {
+      throw new BcError("usage", (e as Error).message.replace(/\x1b\[[0-9;]*m/g, ""), `run '${path.join(" ")} --help' to see its usage`);
+    }
+    throw e;
+  }
+};
+
+/** Print an error the one readable way; return the exit code. */
+export const report = (e: unknown): number => {
+  if (isBcError(e)) {
+    process.stderr.write(`bc: ${e.message}\n`);
+    if (e.hint) process.stderr.write(`hint: ${e.hint}\n`);
+    return e.exitCode;
+  }
+  const msg = e instanceof Error ? e.message : String(e);
+  process.stderr.write(`bc: internal error: ${msg}\n`);
+  if (process.env.BC_DEBUG && e instanceof Error && e.stack) process.stderr.write(e.stack + "\n");
+  process.stderr.write("hint: this is a bug in bc; rerun with BC_DEBUG=1 for details and report it\n");
+  return 1;
+};
