@@ -1,0 +1,26 @@
+// The shared folder beside the checkout (seeds, research, a corpus of real public sessions).
+// Users clone the repo without it: every test that reads it must skip cleanly when it is absent.
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+export const REPO_DIR = join(import.meta.dir, "..", "..");
+export const SHARED_DIR = process.env.BC_SHARED_DIR ?? join(REPO_DIR, "..", "shared");
+export const CORPUS_DIR = join(SHARED_DIR, "corpus");
+
+export const hasCorpus = (): boolean => existsSync(CORPUS_DIR);
+
+/** Corpus files of one host, sorted by name; [] when the corpus is absent. */
+export const corpusFiles = (host: "claude" | "codex"): string[] => {
+  const dir = join(CORPUS_DIR, host);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".jsonl"))
+    .sort()
+    .map((f) => join(dir, f));
+};
+
+/** The largest corpus file of one host, or undefined. */
+export const largestCorpusFile = (host: "claude" | "codex"): string | undefined =>
+  corpusFiles(host).sort((a, b) => statSync(b).size - statSync(a).size)[0];
+
+export const SKIP_NOTE = `shared corpus not found at ${"../shared/corpus"}; corpus tests skipped`;
