@@ -43,6 +43,12 @@ const wantsHelp = (argv: readonly string[]): boolean => {
   return false;
 };
 
+/** citty colours its usage unless NO_COLOR/CI is set; a pipe or a file gets plain text. */
+const usage = async (cmd: CommandDef<any>, parent?: CommandDef<any>): Promise<string> => {
+  const text = await renderUsage(cmd, parent);
+  return process.stdout.isTTY ? text : text.replace(/\x1b\[[0-9;]*m/g, "");
+};
+
 /** Walk subcommands, then run the leaf; returns the process exit code. */
 export const dispatch = async (root: CommandDef<any>, argv: readonly string[], name: string): Promise<number> => {
   let cmd: CommandDef<any> = root;
@@ -54,16 +60,20 @@ export const dispatch = async (root: CommandDef<any>, argv: readonly string[], n
     if (!subs) break;
     const i = rest.findIndex((a) => !a.startsWith("-"));
     const word = i === -1 ? undefined : rest[i];
+    // flags before the subcommand belong to this command: reject unknown ones (`bc --frob`)
+    if (!wantsHelp(rest)) checkFlags(i === -1 ? rest : rest.slice(0, i), cmd.args ? await resolve(cmd.args) : {}, path.join(" "));
     if (word === undefined || i !== 0) {
       if (wantsHelp(rest) || word === undefined) {
-        process.stdout.write((await renderUsage(cmd, parents.at(-1))) + "\n");
-        return word === undefined && !wantsHelp(rest) && !cmd.run ? 2 : 0;
+        const code = word === undefined && !wantsHelp(rest) && !cmd.run ? 2 : 0;
+        // usage asked for is data (stdout); usage shown because a command is missing is an error (stderr)
+        (code === 2 ? process.stderr : process.stdout).write((await usage(cmd, parents.at(-1))) + "\n");
+        return code;
       }
     }
     const next = word === undefined ? undefined : subs[word];
     if (!next) {
       if (word === "help") {
-        process.stdout.write((await renderUsage(cmd, parents.at(-1))) + "\n");
+        process.stdout.write((await usage(cmd, parents.at(-1))) + "\n");
         return 0;
       }
       throw new BcError("usage", `unknown command '${word}'`, `run '${path.join(" ")} --help' to see the commands`);
@@ -74,7 +84,7 @@ export const dispatch = async (root: CommandDef<any>, argv: readonly string[], n
     rest = rest.slice(1);
   }
   if (wantsHelp(rest)) {
-    process.stdout.write((await renderUsage(cmd, parents.at(-1))) + "\n");
+    process.stdout.write((await usage(cmd, parents.at(-1))) + "\n");
     return 0;
   }
   checkFlags(rest, cmd.args ? await resolve(cmd.args) : {}, path.join(" "));
