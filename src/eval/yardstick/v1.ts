@@ -1,0 +1,110 @@
+// YARDSTICK v1: a FROZEN copy of src/engine/tokens.ts (as committed in a963a95), the ruler
+// `bc eval` scores every method with. Never edit this file: changing the rules must never
+// change the ruler. A different yardstick is a new file (v2.ts); test/eval/yardstick.test.ts
+// pins this file's sha256. Self-contained: imports nothing.
+
+export type TokenKind = "path" | "identifier" | "number" | "quoted" | "error-line";
+
+export interface Token {
+  readonly kind: TokenKind;
+  readonly text: string;
+}
+
+/** identifiers shorter than this are too common to count */
+export const MIN_IDENTIFIER_CHARS = 6;
+/** numbers shorter than this (in digits) are too common to count */
+export const MIN_NUMBER_DIGITS = 4;
+/** quoted strings shorter than this (inside the quotes) are too common to count */
+export const MIN_QUOTED_CHARS = 8;
+/** longer quoted strings are not treated as one searchable string */
+export const MAX_QUOTED_CHARS = 200;
+/** an error line must carry at least this much text to be searchable */
+export const MIN_ERROR_LINE_CHARS = 8;
+/** longer lines are clipped to their first MAX_ERROR_LINE_CHARS characters (still a verbatim prefix) */
+export const MAX_ERROR_LINE_CHARS = 300;
+
+const FILE_EXTENSIONS =
+  "tsx?|jsx?|mjs|cjs|mts|cts|json|jsonl|ya?ml|toml|md|mdx|txt|py|pyi|go|rs|rb|java|kt|kts|swift|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|fish|ps1|sql|css|scss|less|html?|xml|csv|tsv|lock|env|ini|cfg|conf|vue|svelte|astro|proto|graphql|gql|tf|gradle|dart|lua|ex|exs|erl|scala|zig|nix|mod|sum|log|patch|diff";
+
+// A path has at least one "/" between name characters and looks like a file or folder:
+// it starts at a root (/, ./, ../, ~/, a URL scheme), or has two or more slashes, or ends
+// in a file extension. A bare file name with a known extension also counts.
+const PATH_RE = new RegExp(
+  String.raw`(?<![\w.@+~/-])(?:[A-Za-z][A-Za-z0-9+.-]*:\/\/)?(?:~|\.{1,2})?[\w.@+-]*(?:\/[\w.@+-]+)+\/?` +
+    String.raw`|(?<![\w.@+~/-])[\w@+-][\w.@+-]*\.(?:${FILE_EXTENSIONS})(?![\w/])`,
+  "g",
+);
+const PATH_EXT_RE = new RegExp(String.raw`\.(?:${FILE_EXTENSIONS})\/?$`);
+
+const IDENTIFIER_RE = /(?<![\w$])[A-Za-z_$][\w$]*(?:-[\w$]+)*/g;
+const NUMBER_RE = /(?<![\w.])\d{4,}(?!\w)/g;
+const QUOTED_RE = /(?<![\w\\])(?:"([^"\n]{8,200})"|'([^'\n]{8,200})'|`([^`\n]{8,200})`)(?!\w)/g;
+
+/** What makes a line an error line. Case matters where a word would be too common otherwise. */
+export const ERROR_MARKER_RE =
+  /\b(?:error|errors|ERROR|exception|EXCEPTION|FAILED|FAIL|FATAL)\b|Error\b|Exception\b|\bTraceback\b|\bpanic:|\bfatal:|\bERR!/;
+
+const ERROR_SCAN_RE = /error|Error|ERROR|exception|Exception|EXCEPTION|FAIL|FATAL|Traceback|panic:|fatal:|ERR!/g;
+
+// Claude Code's Read output numbers lines as "    12→"; the number is not part of the line.
+const LINE_NUMBER_PREFIX_RE = /^\s*\d+→/;
+
+const isDistinctivePath = (p: string): boolean => {
+  if (p.length < 4 || !/[A-Za-z]/.test(p)) return false;
+  if (/^(?:~|\.{1,2})?\//.test(p) || p.includes("://")) return p.length >= 4;
+  const slashes = p.split("/").length - 1;
+  if (slashes >= 2) return true;
+  return PATH_EXT_RE.test(p);
+};
+
+const isDistinctiveIdentifier = (id: string): boolean =>
+  id.length >= MIN_IDENTIFIER_CHARS && /[A-Za-z]/.test(id) && (id.includes("_") || id.includes("-") || /[a-z][A-Z]/.test(id));
+
+/** The error line around position `at`, trimmed and without a line-number prefix; undefined when too short. */
+const errorLineAt = (text: string, at: number): { line: string | undefined; end: number } => {
+  const start = text.lastIndexOf("\n", at) + 1;
+  let end = text.indexOf("\n", at);
+  if (end === -1) end = text.length;
+  let line = text.slice(start, end).replace(LINE_NUMBER_PREFIX_RE, "").trim();
+  if (!ERROR_MARKER_RE.test(line)) return { line: undefined, end };
+  if (line.length > MAX_ERROR_LINE_CHARS) line = line.slice(0, MAX_ERROR_LINE_CHARS);
+  return { line: line.length >= MIN_ERROR_LINE_CHARS ? line : undefined, end };
+};
+
+/** Every distinctive token in `text`, each once, with its kind, in order of kind then first appearance. */
+export const extractTokenList = (text: string): Token[] => {
+  const out: Token[] = [];
+  const seen = new Set<string>();
+  const add = (kind: TokenKind, t: string): void => {
+    if (seen.has(t)) return;
+    seen.add(t);
+    out.push({ kind, text: t });
+  };
+  for (const m of text.matchAll(PATH_RE)) {
+    const p = m[0].replace(/[.]+$/, "");
+    if (isDistinctivePath(p)) add("path", p);
+  }
+  for (const m of text.matchAll(IDENTIFIER_RE)) {
+    const id = m[0];
+    if (isDistinctiveIdentifier(id)) add("identifier", id);
+  }
+  for (const m of text.matchAll(NUMBER_RE)) add("number", m[0]);
+  for (const m of text.matchAll(QUOTED_RE)) {
+    const q = m[1] ?? m[2] ?? m[3] ?? "";
+    if (q.trim().length >= MIN_QUOTED_CHARS) add("quoted", q);
+  }
+  ERROR_SCAN_RE.lastIndex = 0;
+  for (let m = ERROR_SCAN_RE.exec(text); m !== null; m = ERROR_SCAN_RE.exec(text)) {
+    const { line, end } = errorLineAt(text, m.index);
+    if (line !== undefined) add("error-line", line);
+    ERROR_SCAN_RE.lastIndex = end + 1;
+    if (end >= text.length) break;
+  }
+  return out;
+};
+
+/** Every distinctive token in `text`, each once: the searchable strings. */
+export const extractTokens = (text: string): string[] => extractTokenList(text).map((t) => t.text);
+
+/** Whether `text` carries an error marker anywhere (used to spot failed runs). */
+export const hasErrorMarker = (text: string): boolean => ERROR_MARKER_RE.test(text);
