@@ -1,0 +1,183 @@
+// A scripted Anthropic Messages API for driving the real Claude Code in tests.
+// POST /v1/messages only, always answered as an SSE stream; listens on 127.0.0.1 only,
+// on a random port, and stops itself after `lifetimeMs`. Every request body is kept.
+//
+// Script (read from the current prompt: the last user message with its own text and no tool_result):
+//   READFILES a.txt b.txt a.txt   one Read tool_use per request (paths joined to `root`), then a text answer
+//   SCRIPT [{"name":"Bash","input":{...}}, ...]   the same with any tool calls
+//   anything containing PLEASE_COMPACT: answered in text (the interactive test's turn.complete hook compacts)
+//   anything else: a short text answer naming the prompt
+// A request whose user text contains Claude Code's summarization instruction is recorded as a
+// summarization and answered with a summary text.
+import { join } from "node:path";
+
+export const SUMMARIZE_MARK = "CRITICAL: Respond with TEXT ONLY";
+
+export interface ToolStep {
+  readonly name: string;
+  readonly input: Record<string, unknown>;
+}
+
+export interface MockRequest {
+  readonly n: number;
+  readonly body: any;
+  readonly summarization: boolean;
+}
+
+export interface MockOptions {
+  /** folder READFILES paths are relative to */
+  readonly root: string;
+  /** reported input tokens: a number, or the request's size estimate (chars / 4, the default) */
+  readonly inputTokens?: number | "estimate" | ((body: any) => number);
+  readonly lifetimeMs?: number;
+}
+
+export interface Mock {
+  readonly url: string;
+  readonly port: number;
+  readonly requests: MockRequest[];
+  readonly summarizations: () => MockRequest[];
+  setInputTokens(v: MockOptions["inputTokens"]): void;
+  /** requests of the main conversation (not summarizations), in order */
+  readonly conversationRequests: () => MockRequest[];
+  stop(): void;
+}
+
+type Block = { type: string; text?: string; content?: unknown; id?: string; name?: string; input?: unknown; tool_use_id?: string };
+
+const blocksOf = (m: any): Block[] =>
+  typeof m?.content === "string" ? [{ type: "text", text: m.content }] : Array.isArray(m?.content) ? m.content : [];
+
+const isReminder = (t: string): boolean => {
+  const s = t.trimStart();
+  return s.startsWith("<system-reminder>") || s.startsWith("<local-command") || s.startsWith("<command-") || s === "";
+};
+
+/** Every text of a request's messages, concatenated (for detecting the summarizer's prompt). */
+const userTexts = (body: any): string =>
+  (body?.messages ?? [])
+    .filter((m: any) => m.role === "user")
+    .flatMap((m: any) => blocksOf(m).filter((b) => b.type === "text").map((b) => b.text ?? ""))
+    .join("\n");
+
+/** Index of the current prompt and its text. */
+export const currentPrompt = (messages: any[]): { index: number; text: string } | undefined => {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m?.role !== "user") continue;
+    const blocks = blocksOf(m);
+    if (blocks.some((b) => b.type === "tool_result")) continue;
+    const texts = blocks.filter((b) => b.type === "text" && !isReminder(b.text ?? "")).map((b) => b.text ?? "");
+    if (texts.length > 0) return { index: i, text: texts.join("\n") };
+  }
+  return undefined;
+};
+
+export const stepsOf = (prompt: string, root: string): ToolStep[] | undefined => {
+  const read = /READFILES((?:[ \t]+\S+)+)/.exec(prompt);
+  if (read) return read[1]!.trim().split(/\s+/).map((f) => ({ name: "Read", input: { file_path: join(root, f) } }));
+  const script = /SCRIPT (\[.*\])/s.exec(prompt);
+  if (script) return JSON.parse(script[1]!) as ToolStep[];
+  return undefined;
+};
+
+const sse = (events: [string, unknown][]): string => events.map(([e, d]) => `event: ${e}\ndata: ${JSON.stringify(d)}\n\n`).join("");
+
+const estimate = (body: any): number => Math.ceil(JSON.stringify(body).length / 4);
+
+export const startMock = (opts: MockOptions): Mock => {
+  const requests: MockRequest[] = [];
+  let inputTokens = opts.inputTokens ?? "estimate";
+  let ids = 0;
+  const tokensFor = (body: any): number =>
+    typeof inputTokens === "number" ? inputTokens : typeof inputTokens === "function" ? inputTokens(body) : estimate(body);
+
+  const answer = (body: any, summarization: boolean): { blocks: Block[]; stop: string } => {
+    if (summarization) return { blocks: [{ type: "text", text: "MOCK SUMMARY: the conversation so far, summarized." }], stop: "end_turn" };
+    const messages: any[] = body?.messages ?? [];
+    const prompt = currentPrompt(messages);
+    if (!prompt) return { blocks: [{ type: "text", text: "MOCK: no prompt found" }], stop: "end_turn" };
+    const steps = stepsOf(prompt.text, opts.root);
+    if (steps) {
+      // how many calls of this turn were already made: tool_use blocks after the prompt
+      const done = messages.slice(prompt.index + 1).filter((m) => m.role === "assistant").flatMap(blocksOf).filter((b) => b.type === "tool_use").length;
+      const step = steps[done];
+      if (step) {
+        const id = `toolu_bcmock_${String(++ids).padStart(4, "0")}`;
+        return {
+          blocks: [
+            { type: "text", text: `Step ${done + 1} of ${steps.length}: ${step.name}.` },
+            { type: "tool_use", id, name: step.name, input: step.input },
+          ],
+          stop: "tool_use",
+        };
+      }
+      return { blocks: [{ type: "text", text: `MOCK DONE: ${steps.length} tool calls.` }], stop: "end_turn" };
+    }
+    const head = prompt.text.replace(/\s+/g, " ").slice(0, 60);
+    return { blocks: [{ type: "text", text: `MOCK ANSWER to: ${head}` }], stop: "end_turn" };
+  };
+
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 120,
+    async fetch(req) {
+      const url = new URL(req.url);
+      if (req.method !== "POST" || url.pathname !== "/v1/messages") return new Response("{}", { status: 200, headers: { "content-type": "application/json" } });
+      const body = await req.json().catch(() => undefined);
+      const summarization = userTexts(body).includes(SUMMARIZE_MARK);
+      const r: MockRequest = { n: requests.length, body, summarization };
+      requests.push(r);
+      const { blocks, stop } = answer(body, summarization);
+      const msgId = `msg_bcmock_${String(++ids).padStart(4, "0")}`;
+      const events: [string, unknown][] = [
+        [
+          "message_start",
+          {
+            type: "message_start",
+            message: {
+              id: msgId,
+              type: "message",
+              role: "assistant",
+              model: body?.model ?? "claude-mock",
+              content: [],
+              stop_reason: null,
+              stop_sequence: null,
+              usage: { input_tokens: tokensFor(body), output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+            },
+          },
+        ],
+      ];
+      blocks.forEach((b, index) => {
+        if (b.type === "text") {
+          events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }]);
+          events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: b.text } }]);
+        } else {
+          events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } }]);
+          events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input) } }]);
+        }
+        events.push(["content_block_stop", { type: "content_block_stop", index }]);
+      });
+      events.push(["message_delta", { type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 20 } }]);
+      events.push(["message_stop", { type: "message_stop" }]);
+      return new Response(sse(events), { headers: { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": `req_${msgId}` } });
+    },
+  });
+  const timer = setTimeout(() => server.stop(true), opts.lifetimeMs ?? 15 * 60_000);
+  const port = server.port!;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    summarizations: () => requests.filter((r) => r.summarization),
+    conversationRequests: () => requests.filter((r) => !r.summarization),
+    setInputTokens(v) {
+      inputTokens = v ?? "estimate";
+    },
+    stop() {
+      clearTimeout(timer);
+      server.stop(true);
+    },
+  };
+};
