@@ -80,14 +80,21 @@ const runPreBuildSteps = async (): Promise<void> => {
   }
 };
 
+/** What every build shares, compiled or not: one entry, minified, the version defined as a literal. */
+export const bundleOptions = (version: string = packageVersion()) =>
+  ({
+    entrypoints: [ENTRY],
+    target: "bun",
+    minify: true,
+    sourcemap: "none",
+    define: { BC_VERSION: JSON.stringify(version) },
+  }) satisfies Bun.BuildConfig;
+
 /** Compile src/main.ts into `outfile`; `executablePath` is the runtime of a cross target. */
 const compile = async (opts: { outfile: string; target?: Target; executablePath?: string }): Promise<void> => {
   const started = performance.now();
   const result = await Bun.build({
-    entrypoints: [ENTRY],
-    minify: true,
-    sourcemap: "none",
-    define: { BC_VERSION: JSON.stringify(packageVersion()) },
+    ...bundleOptions(),
     compile: {
       outfile: opts.outfile,
       autoloadBunfig: false,
