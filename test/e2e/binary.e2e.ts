@@ -1,0 +1,126 @@
+// The compiled binary on its own: copied ALONE into an empty folder under the system temp
+// dir (no node_modules, no package.json, no bunfig anywhere above it), run with a bare
+// environment, it answers --version, --help and misuse the way the CLI promises.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { CommandDef } from "citty";
+import pkg from "../../package.json" with { type: "json" };
+import { main } from "../../src/main.ts";
+
+const REPO = join(import.meta.dir, "..", "..");
+const EXE = process.platform === "win32" ? "bc.exe" : "bc";
+const BUILT = join(REPO, "dist", EXE);
+
+let dir = "";
+let bin = "";
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Run the copied binary from its folder with only PATH and HOME set. */
+const bc = (...args: string[]): Run => {
+  const env = { PATH: "/usr/bin:/bin", HOME: dir };
+  const r = Bun.spawnSync([bin, ...args], { cwd: dir, env, stdout: "pipe", stderr: "pipe" });
+  return { code: r.exitCode ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+};
+
+const STACK_LINE = /^\s+at\s|\.ts:\d+:\d+|\bError:\s/m;
+
+const expectOneLineError = (r: Run, message: string): void => {
+  expect(r.code).toBe(2);
+  expect(r.stdout).toBe("");
+  const lines = r.stderr.trimEnd().split("\n");
+  expect(lines).toEqual([`bc: ${message}`, expect.stringMatching(/^hint: .*--help/)]);
+  expect(r.stderr).not.toMatch(STACK_LINE);
+};
+
+beforeAll(() => {
+  if (!existsSync(BUILT)) {
+    const r = Bun.spawnSync([process.execPath, join(REPO, "build", "compile.ts")], { cwd: REPO, stdout: "inherit", stderr: "inherit" });
+    if (r.exitCode !== 0) throw new Error("dist/bc is missing and 'npm run build' failed");
+  }
+  dir = mkdtempSync(join(tmpdir(), "bc-alone-"));
+  bin = join(dir, EXE);
+  copyFileSync(BUILT, bin);
+  if (process.platform !== "win32") Bun.spawnSync(["chmod", "755", bin]);
+  // a bunfig.toml beside it must be ignored: the binary is built with bunfig autoloading off.
+  // (.env autoloading is off too, but nothing bc prints would show an .env value, so it is not asserted here.)
+  writeFileSync(join(dir, "bunfig.toml"), 'preload = ["./preload.ts"]\n');
+  writeFileSync(join(dir, "preload.ts"), 'process.stderr.write("PRELOADED\\n");\n');
+});
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test("the folder holds the binary alone, with no node_modules or package.json above it", () => {
+  expect(readdirSync(dir).sort()).toEqual([EXE, "bunfig.toml", "preload.ts"].sort());
+  for (let d = dir; ; d = dirname(d)) {
+    expect(existsSync(join(d, "node_modules")), `${d}/node_modules`).toBe(false);
+    expect(existsSync(join(d, "package.json")), `${d}/package.json`).toBe(false);
+    if (dirname(d) === d) break;
+  }
+  expect(statSync(bin).size).toBeGreaterThan(1_000_000);
+});
+
+describe("answers", () => {
+  test("--version: the package version on stdout, nothing on stderr", () => {
+    expect(bc("--version")).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
+  });
+
+  test("a bunfig.toml with a preload beside the binary is not loaded", () => {
+    const r = bc("--version");
+    expect(r.stderr).not.toContain("PRELOADED");
+    expect(r.code).toBe(0);
+  });
+
+  test("--help lists every subcommand with one line each, on stdout only", async () => {
+    const r = bc("--help");
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).not.toMatch(/\x1b\[/);
+    const lines = r.stdout.split("\n");
+    const subs = main.subCommands as Record<string, () => Promise<CommandDef<any>>>;
+    for (const [name, load] of Object.entries(subs)) {
+      const cmd = await load();
+      const meta = typeof cmd.meta === "function" ? await cmd.meta() : await cmd.meta;
+      const line = lines.find((l) => l.trim().startsWith(`${name} `));
+      expect(line, `no line for '${name}'`).toBeDefined();
+      expect(line!.trim().replace(/\s+/g, " ")).toBe(`${name} ${meta?.description ?? ""}`.trim().replace(/\s+/g, " "));
+    }
+  });
+
+  test("each subcommand's --help works from the binary (lazy subcommands are bundled)", () => {
+    for (const name of Object.keys(main.subCommands as object)) {
+      const r = bc(name, "--help");
+      expect([name, r.code, r.stderr]).toEqual([name, 0, ""]);
+      expect(r.stdout).toContain(`bc ${name}`);
+    }
+  });
+});
+
+describe("misuse: one line and a hint on stderr, exit 2, no stack trace", () => {
+  test("unknown subcommand", () => {
+    expectOneLineError(bc("frobnicate"), "unknown command 'frobnicate'");
+  });
+
+  test("bad flag on bc", () => {
+    expectOneLineError(bc("--frob"), "unknown option '--frob' for 'bc'");
+  });
+
+  test("bad flag on a subcommand", () => {
+    expectOneLineError(bc("inspect", "--frob"), "unknown option '--frob' for 'bc inspect'");
+  });
+
+  test("no subcommand: usage on stderr, exit 2", () => {
+    const r = bc();
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("USAGE");
+  });
+});
