@@ -1,0 +1,412 @@
+// A Codex rollout (`~/.codex/sessions/**/rollout-*.jsonl`), read losslessly: every line keeps its
+// raw text, so `serializeRollout(parseRollout(text))` gives back the same bytes; each line is also
+// typed as a RolloutItem variant (research note codex-rollout.md sections 2, 3 and 5), parsed
+// loosely: the payload is the parsed JSON object itself, so fields bc does not model are kept.
+//
+// Speed: one JSON.parse per line and a few field checks, no per-line zod (the whole-process read
+// must stay above 50 MB/s; see test/bench/codex-rollout.bench.ts).
+import { existsSync, statSync } from "node:fs";
+import { basename } from "node:path";
+import type { Message } from "../../engine/types.ts";
+import { BcError } from "../../util/errors.ts";
+import { joinJsonl, parseJsonl, readTextFile } from "../../util/jsonl.ts";
+import type { HostCompaction, LoadedSession } from "../types.ts";
+import { rebuildHistory } from "./history.ts";
+import { itemProblem, type ResponseItem } from "./items.ts";
+import { historyToMessages, timelineMessages } from "./session-map.ts";
+
+export type RolloutFormat = "legacy" | "paginated";
+
+type Json = Record<string, unknown>;
+
+interface LineBase {
+  /** 0-based line index in the file (the `record` of a SourceRef) */
+  readonly index: number;
+  /** 1-based line number, for messages */
+  readonly lineNo: number;
+  /** the line as stored, without its "\n" */
+  readonly raw: string;
+}
+
+interface RecordBase extends LineBase {
+  /** the whole parsed line */
+  readonly value: Json;
+  readonly timestamp?: string;
+  /** paginated rollouts only */
+  readonly ordinal?: number;
+}
+
+export interface SessionMeta extends Json {
+  readonly id: string;
+  readonly session_id?: string;
+  readonly cli_version?: string;
+  readonly history_mode?: string;
+  readonly timestamp?: string;
+  readonly forked_from_id?: string;
+  readonly history_base?: unknown;
+}
+
+export interface EventMsg extends Json {
+  readonly type: string;
+}
+
+export interface CompactedPayload extends Json {
+  /** required by Codex, even if empty */
+  readonly message: string;
+  readonly replacement_history?: readonly ResponseItem[];
+  readonly replacement_history_metadata?: readonly unknown[];
+}
+
+export interface SessionMetaLine extends RecordBase {
+  readonly kind: "session_meta";
+  readonly payload: SessionMeta;
+}
+export interface ResponseItemLine extends RecordBase {
+  readonly kind: "response_item";
+  readonly payload: ResponseItem;
+  /** harness metadata (0.155+), never sent to the model */
+  readonly metadata?: unknown;
+}
+export interface EventMsgLine extends RecordBase {
+  readonly kind: "event_msg";
+  readonly payload: EventMsg;
+}
+export interface TurnContextLine extends RecordBase {
+  readonly kind: "turn_context";
+  readonly payload: Json;
+}
+export interface CompactedLine extends RecordBase {
+  readonly kind: "compacted";
+  readonly payload: CompactedPayload;
+}
+export interface WorldStateLine extends RecordBase {
+  readonly kind: "world_state";
+  readonly payload: Json;
+}
+export interface TokenUsageRecordLine extends RecordBase {
+  readonly kind: "token_usage_record";
+  readonly payload: Json;
+}
+/** a record whose `type` bc does not model (inter_agent_communication_metadata, retained_context, ...): written back untouched */
+export interface UnknownLine extends LineBase {
+  readonly kind: "unknown";
+  readonly type: string;
+  readonly value: Json;
+}
+/** a line Codex cannot read either (it skips such lines silently) */
+export interface MalformedLine extends LineBase {
+  readonly kind: "malformed";
+  readonly error: string;
+  /** the last line, without a newline, that does not parse: a file still being written */
+  readonly partial: boolean;
+}
+export interface BlankLine extends LineBase {
+  readonly kind: "blank";
+}
+
+export type RolloutLine =
+  | SessionMetaLine
+  | ResponseItemLine
+  | EventMsgLine
+  | TurnContextLine
+  | CompactedLine
+  | WorldStateLine
+  | TokenUsageRecordLine
+  | UnknownLine
+  | MalformedLine
+  | BlankLine;
+
+export type RolloutLineKind = RolloutLine["kind"];
+
+export interface Rollout {
+  readonly path: string;
+  readonly lines: readonly RolloutLine[];
+  readonly endsWithNewline: boolean;
+  /** paginated when a session_meta says `history_mode: "paginated"` or any line has an `ordinal` */
+  readonly format: RolloutFormat;
+  /** `file:line: why` for each line skipped (a partial last line is not counted) */
+  readonly malformed: readonly string[];
+  /** things about the file as a whole that a reader should know */
+  readonly warnings: readonly string[];
+  /** the last line is incomplete (the file is still being written) */
+  readonly partial: boolean;
+  readonly bytes: number;
+}
+
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+
+const MODELLED = new Set([
+  "session_meta",
+  "response_item",
+  "event_msg",
+  "turn_context",
+  "compacted",
+  "world_state",
+  "token_usage_record",
+]);
+
+/** Why a record of a modelled type cannot be read as that type (Codex would skip it), or undefined. */
+const recordProblem = (type: string, payload: unknown): string | undefined => {
+  if (!isObject(payload)) return `${type} record without an object "payload"`;
+  switch (type) {
+    case "session_meta":
+      return typeof payload.id === "string" ? undefined : 'session_meta without string "id"';
+    case "response_item": {
+      const p = itemProblem(payload);
+      return p === undefined ? undefined : `response_item: ${p}`;
+    }
+    case "event_msg":
+      return typeof payload.type === "string" ? undefined : 'event_msg without string "type"';
+    case "compacted": {
+      if (typeof payload.message !== "string") return 'compacted without string "message" (Codex ignores this line)';
+      const rh = payload.replacement_history;
+      if (rh === undefined || rh === null) return undefined;
+      if (!Array.isArray(rh)) return 'compacted "replacement_history" is not an array (Codex ignores this line)';
+      for (let i = 0; i < rh.length; i++) {
+        const p = itemProblem(rh[i]);
+        if (p !== undefined) return `compacted replacement_history[${i}]: ${p} (Codex ignores this line)`;
+      }
+      const meta = payload.replacement_history_metadata;
+      if (meta !== undefined && meta !== null && (!Array.isArray(meta) || meta.length !== rh.length))
+        return `compacted replacement_history_metadata does not have ${rh.length} entries (Codex ignores this line)`;
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+};
+
+const looksLikeClaude = (v: Json): boolean => "sessionId" in v || "parentUuid" in v;
+
+/** Split rollout text into typed lines. Throws BcError only when the text is not a Codex rollout at all. */
+export const parseRollout = (text: string, path: string): Rollout => {
+  const file = parseJsonl(text, path);
+  const lines: RolloutLine[] = [];
+  const malformed: string[] = [...file.malformed];
+  const warnings: string[] = [];
+  let records = 0;
+  let claudeLike = 0;
+  let paginated = false;
+  let partial = false;
+  let firstRecordType: string | undefined;
+
+  for (let i = 0; i < file.lines.length; i++) {
+    const l = file.lines[i]!;
+    const base = { index: i, lineNo: l.lineNo, raw: l.raw };
+    if (l.error !== undefined) {
+      lines.push({ ...base, kind: "malformed", error: l.error, partial: l.partial === true });
+      if (l.partial) partial = true;
+      continue;
+    }
+    const v = l.value;
+    if (v === undefined) {
+      lines.push({ ...base, kind: "blank" });
+      continue;
+    }
+    const bad = (error: string): void => {
+      lines.push({ ...base, kind: "malformed", error, partial: false });
+      malformed.push(`${path}:${l.lineNo}: ${error}`);
+    };
+    if (!isObject(v)) {
+      bad("not a JSON object");
+      continue;
+    }
+    const type = v.type;
+    if (typeof type !== "string") {
+      if (looksLikeClaude(v)) claudeLike++;
+      bad('record without string "type"');
+      continue;
+    }
+    if (!MODELLED.has(type)) {
+      if (looksLikeClaude(v)) {
+        claudeLike++;
+        bad(`not a rollout record (type "${type}")`);
+        continue;
+      }
+      firstRecordType ??= type;
+      lines.push({ ...base, kind: "unknown", type, value: v });
+      continue;
+    }
+    const payload = v.payload;
+    const problem = recordProblem(type, payload);
+    if (problem !== undefined) {
+      bad(problem);
+      continue;
+    }
+    records++;
+    firstRecordType ??= type;
+    const timestamp = typeof v.timestamp === "string" ? v.timestamp : undefined;
+    const ordinal = typeof v.ordinal === "number" ? v.ordinal : undefined;
+    if (ordinal !== undefined) paginated = true;
+    const rec = { ...base, value: v, timestamp, ordinal };
+    switch (type) {
+      case "session_meta": {
+        const meta = payload as SessionMeta;
+        if (meta.history_mode === "paginated") paginated = true;
+        lines.push({ ...rec, kind: "session_meta", payload: meta });
+        break;
+      }
+      case "response_item":
+        lines.push({ ...rec, kind: "response_item", payload: payload as ResponseItem, metadata: v.metadata });
+        break;
+      case "event_msg":
+        lines.push({ ...rec, kind: "event_msg", payload: payload as EventMsg });
+        break;
+      case "turn_context":
+        lines.push({ ...rec, kind: "turn_context", payload: payload as Json });
+        break;
+      case "compacted":
+        lines.push({ ...rec, kind: "compacted", payload: payload as CompactedPayload });
+        break;
+      case "world_state":
+        lines.push({ ...rec, kind: "world_state", payload: payload as Json });
+        break;
+      case "token_usage_record":
+        lines.push({ ...rec, kind: "token_usage_record", payload: payload as Json });
+        break;
+    }
+  }
+
+  if (records === 0) {
+    const hint = claudeLike > 0 ? "this looks like a Claude Code transcript" : "expected a Codex rollout (rollout-*.jsonl)";
+    const why = file.lines.length === 0 || file.lines.every((l) => l.value === undefined && l.error === undefined)
+      ? "no records"
+      : (malformed[0]?.slice(path.length + 1) ?? "no session_meta, response_item or event_msg records");
+    throw new BcError("bad-input", `${path}: not a Codex rollout (${why})`, hint);
+  }
+  if (firstRecordType !== "session_meta")
+    warnings.push(`${path}: does not start with session_meta (Codex refuses to resume such a rollout)`);
+
+  const metas = lines.filter((l): l is SessionMetaLine => l.kind === "session_meta");
+  const ids = new Set(metas.map((m) => m.payload.id));
+  if (ids.size > 1)
+    warnings.push(`${path}: session_meta lines name ${ids.size} thread ids; the first (${metas[0]!.payload.id}) is the thread's`);
+  if (paginated) {
+    const missing = lines.filter((l) => "value" in l && l.kind !== "unknown" && (l as RecordBase).ordinal === undefined);
+    if (missing.length > 0)
+      warnings.push(`${path}:${missing[0]!.lineNo}: paginated rollout line without "ordinal" (${missing.length} such lines)`);
+  }
+  if (metas[0]?.payload.history_base !== undefined)
+    warnings.push(
+      `${path}: a native fork (history_base): the history before the fork lives in thread ${String(metas[0].payload.forked_from_id ?? "?")} and is not read`,
+    );
+
+  return {
+    path,
+    lines,
+    endsWithNewline: file.endsWithNewline,
+    format: paginated ? "paginated" : "legacy",
+    malformed,
+    warnings,
+    partial,
+    bytes: file.bytes,
+  };
+};
+
+/** Read a rollout file, with one-line errors for a missing path, a directory, an empty or compressed file. */
+export const readRollout = (path: string): Rollout => {
+  if (path.endsWith(".zst") && existsSync(path) && !statSync(path).isDirectory())
+    throw new BcError(
+      "bad-input",
+      `${path}: compressed rollouts (.jsonl.zst) are not supported`,
+      `decompress it first: zstd -d '${path}'`,
+    );
+  return parseRollout(readTextFile(path, "a Codex rollout (rollout-*.jsonl)"), path);
+};
+
+/** The rollout's text, byte for byte as read (lines are written back from their raw text). */
+export const serializeRollout = (rollout: Rollout): string =>
+  joinJsonl(
+    rollout.lines.map((l) => l.raw),
+    rollout.endsWithNewline,
+  );
+
+// ---- Access for the fork writer ----------------------------------------------------------------
+
+type LineOf<K extends RolloutLineKind> = Extract<RolloutLine, { kind: K }>;
+
+export const linesOf = <K extends RolloutLineKind>(rollout: Rollout, kind: K): LineOf<K>[] =>
+  rollout.lines.filter((l): l is LineOf<K> => l.kind === kind);
+
+export const lastLineOf = <K extends RolloutLineKind>(rollout: Rollout, kind: K): LineOf<K> | undefined => {
+  for (let i = rollout.lines.length - 1; i >= 0; i--) {
+    const l = rollout.lines[i]!;
+    if (l.kind === kind) return l as LineOf<K>;
+  }
+  return undefined;
+};
+
+/** The thread's session_meta: the first one (the desktop app appends a copy each time it re-opens a thread). */
+export const sessionMeta = (rollout: Rollout): SessionMetaLine | undefined =>
+  rollout.lines.find((l): l is SessionMetaLine => l.kind === "session_meta");
+
+/** The newest `event_msg` of a given payload type, e.g. "token_count". */
+export const lastEvent = (rollout: Rollout, type: string): EventMsgLine | undefined => {
+  for (let i = rollout.lines.length - 1; i >= 0; i--) {
+    const l = rollout.lines[i]!;
+    if (l.kind === "event_msg" && l.payload.type === type) return l;
+  }
+  return undefined;
+};
+
+export const lastTokenCount = (rollout: Rollout): EventMsgLine | undefined => lastEvent(rollout, "token_count");
+export const lastWorldState = (rollout: Rollout): WorldStateLine | undefined => lastLineOf(rollout, "world_state");
+export const lastTurnContext = (rollout: Rollout): TurnContextLine | undefined => lastLineOf(rollout, "turn_context");
+
+/** The newest `ordinal` in the file (the next line continues at +1), or undefined for a legacy rollout. */
+export const lastOrdinal = (rollout: Rollout): number | undefined => {
+  for (let i = rollout.lines.length - 1; i >= 0; i--) {
+    const l = rollout.lines[i]!;
+    if ("ordinal" in l && typeof l.ordinal === "number") return l.ordinal;
+  }
+  return undefined;
+};
+
+/** Codex's versions that wrote this file, in order of first appearance. */
+export const cliVersions = (rollout: Rollout): string[] => {
+  const seen: string[] = [];
+  for (const l of rollout.lines)
+    if (l.kind === "session_meta" && typeof l.payload.cli_version === "string" && !seen.includes(l.payload.cli_version))
+      seen.push(l.payload.cli_version);
+  return seen;
+};
+
+const UUID_IN_NAME = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
+
+/** The thread id: the first session_meta's `id` (what Codex resumes under), else the UUID in the filename. */
+export const threadId = (rollout: Rollout): string =>
+  sessionMeta(rollout)?.payload.id ?? UUID_IN_NAME.exec(basename(rollout.path))?.[1] ?? basename(rollout.path);
+
+// ---- Into the session model ------------------------------------------------------------------------
+
+/** Map a parsed rollout into the session model (see loadCodexRollout). */
+export const toLoadedSession = (rollout: Rollout): LoadedSession => {
+  const id = threadId(rollout);
+  const timeline = timelineMessages(rollout);
+  const history = rebuildHistory(rollout);
+  const compactions: HostCompaction[] = [];
+  let from = 0;
+  for (const c of history.compactions) {
+    const at = timeline.firstIndexAfter(c.line);
+    const kept: Message[] = historyToMessages(c.base);
+    compactions.push({ at, from, kept });
+    from = at;
+  }
+  return {
+    host: "codex",
+    path: rollout.path,
+    id,
+    timeline: { host: "codex", id, messages: timeline.messages },
+    live: { host: "codex", id, messages: historyToMessages(history.items) },
+    compactions,
+    malformed: rollout.malformed,
+    versions: cliVersions(rollout),
+  };
+};
+
+/**
+ * Read a Codex rollout into the session model: `timeline` is every model-visible response item in
+ * file order across compactions (summaries and replacement copies left out), `live` the history
+ * Codex would send on resume, `compactions` each `compacted` record.
+ */
+export const loadCodexRollout = (path: string): LoadedSession => toLoadedSession(readRollout(path));
