@@ -14,7 +14,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, join, relative } from "node:path";
 
 const REPO = join(import.meta.dir, "..");
 const DIST = join(REPO, "dist");
@@ -95,6 +95,7 @@ const compile = async (opts: { outfile: string; target?: Target; executablePath?
   const started = performance.now();
   const result = await Bun.build({
     ...bundleOptions(),
+    throw: false,
     compile: {
       outfile: opts.outfile,
       autoloadBunfig: false,
@@ -106,8 +107,10 @@ const compile = async (opts: { outfile: string; target?: Target; executablePath?
     },
   });
   if (!result.success) {
-    const first = result.logs.find((l) => l.level === "error") ?? result.logs[0];
-    throw new BuildError(`compile failed: ${first ? String(first.message ?? first) : "no message"}`);
+    const where = (l: (typeof result.logs)[number]): string =>
+      "position" in l && l.position ? `${relative(REPO, l.position.file)}:${l.position.line}:${l.position.column}: ` : "";
+    const errors = result.logs.filter((l) => l.level === "error").map((l) => `  ${where(l)}${l.message}`);
+    throw new BuildError(`compile failed:\n${errors.join("\n") || "  (bun gave no message)"}`);
   }
   if (!existsSync(opts.outfile)) throw new BuildError(`compile reported success but ${opts.outfile} is missing`);
   const secs = ((performance.now() - started) / 1000).toFixed(1);
