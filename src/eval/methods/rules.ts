@@ -1,0 +1,39 @@
+// bc's own rules as a method: the engine's plan + apply at its defaults, read back as
+// rewrites (the text apply left in place of each result it changed).
+import type { Message, Session } from "../../engine/types.ts";
+import type { ResultInfo } from "../session-index.ts";
+import type { Method, Rewrites } from "./method.ts";
+
+/** A compactor over whole histories: the messages it returns are index-aligned with its input. */
+export type Compactor = (session: Session) => readonly Message[];
+
+/** The text `after` holds in place of each of `results` whose text changed. */
+export const rewritesFrom = (
+  results: readonly ResultInfo[],
+  after: readonly Message[],
+  offset = 0,
+): Map<number, string> => {
+  const out = new Map<number, string>();
+  for (const r of results) {
+    const m = after[r.message - offset];
+    const now = m?.toolResults[r.slot];
+    if (now === undefined || now.callId !== r.callId)
+      throw new Error(`the compactor moved or removed tool result ${r.callId} (message ${r.message})`);
+    if (now.text !== r.text) out.set(r.ordinal, now.text);
+  }
+  return out;
+};
+
+/** Run a compactor and check it kept every message in place (count and tool results). */
+export const compactAligned = (compact: Compactor, session: Session): readonly Message[] => {
+  const after = compact(session);
+  if (after.length !== session.messages.length)
+    throw new Error(`the compactor returned ${after.length} messages for ${session.messages.length}`);
+  return after;
+};
+
+export const rulesMethod = (compact: Compactor): Method => ({
+  id: "rules",
+  summary: "bc's rules at their defaults (engine plan + apply)",
+  run: ({ prefix, results }): Rewrites => rewritesFrom(results, compactAligned(compact, prefix)),
+});

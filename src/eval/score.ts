@@ -1,0 +1,198 @@
+// The scorer: what a method removed before a cut, against what the assistant wrote and the
+// tool inputs it issued after the cut (which no method saw). Only the frozen yardstick
+// decides what a token is.
+import { estimateTextTokens } from "../engine/estimate.ts";
+import type { CutContext } from "./cut.ts";
+import type { Rewrites } from "./methods/method.ts";
+import { resultsHolding, type IndexedSession, type ResultInfo } from "./session-index.ts";
+import { extractTokens } from "./yardstick/v1.ts";
+
+/** a token held by more than this many results before the cut is too generic to count */
+export const GENERIC_TOKEN_RESULTS = 10;
+
+/** years, versions, decimals, long numbers: a match on these alone is counted apart */
+export const isNumberLike = (token: string): boolean => /^v?\d+(?:[.,:_/-]\d+)*$/.test(token.trim());
+
+/** Counts that add up across cuts, sessions and hosts. */
+export interface Tally {
+  readonly cuts: number;
+  /** tool results before the cut */
+  readonly results: number;
+  readonly unpinned: number;
+  /** results whose text the method changed (truncations included) */
+  readonly removed: number;
+  /** of the removed, those cut to a head (some text kept) */
+  readonly truncated: number;
+  /** changes a method made to pinned results, undone by the replay */
+  readonly pinnedTouched: number;
+  /** estimated tokens before the cut: everything, and tool output only */
+  readonly tokensBefore: number;
+  readonly toolTokensBefore: number;
+  /** tool-output tokens freed (original minus what was left in its place) */
+  readonly tokensFreed: number;
+  /** removed results one of whose removed tokens is used after the cut */
+  readonly misses: number;
+  /** misses matched by number-like tokens only */
+  readonly numberOnlyMisses: number;
+  /** misses with a used token visible nowhere in what the method left */
+  readonly lost: number;
+  readonly numberOnlyLost: number;
+}
+
+export const ZERO_TALLY: Tally = {
+  cuts: 0,
+  results: 0,
+  unpinned: 0,
+  removed: 0,
+  truncated: 0,
+  pinnedTouched: 0,
+  tokensBefore: 0,
+  toolTokensBefore: 0,
+  tokensFreed: 0,
+  misses: 0,
+  numberOnlyMisses: 0,
+  lost: 0,
+  numberOnlyLost: 0,
+};
+
+export const addTally = (a: Tally, b: Tally): Tally => {
+  const out: Record<string, number> = {};
+  for (const k of Object.keys(ZERO_TALLY) as (keyof Tally)[]) out[k] = a[k] + b[k];
+  return out as unknown as Tally;
+};
+
+/** One removed result the continuation needed. */
+export interface Miss {
+  readonly ordinal: number;
+  readonly message: number;
+  readonly tool: string;
+  /** removed tokens used after the cut */
+  readonly tokens: readonly string[];
+  /** of those, the ones visible nowhere in what the method left (empty: not lost) */
+  readonly invisible: readonly string[];
+}
+
+export interface CutScore {
+  readonly tally: Tally;
+  readonly misses: readonly Miss[];
+}
+
+/** The method's rewrites with pinned results and no-op rewrites taken out. */
+export const enforcePins = (ctx: CutContext, rewrites: Rewrites): { rewrites: Map<number, string>; pinnedTouched: number } => {
+  const out = new Map<number, string>();
+  let pinnedTouched = 0;
+  for (const [ordinal, after] of rewrites) {
+    const r = ctx.index.results[ordinal];
+    if (r === undefined || ordinal >= ctx.results.length || after === r.text) continue;
+    if (ctx.pinned.has(ordinal)) pinnedTouched++;
+    else out.set(ordinal, after);
+  }
+  return { rewrites: out, pinnedTouched };
+};
+
+const isTruncation = (r: ResultInfo, after: string): boolean =>
+  after.length > 0 && r.text.startsWith(after.slice(0, Math.min(after.length, 64)));
+
+export interface ScoreWindow {
+  /** the history the method compacted is timeline[from, at) (0 for a cut) */
+  readonly from: number;
+  readonly at: number;
+  /** the continuation ends before this message (timeline length for a cut) */
+  readonly until: number;
+  /** tokens used in [at, until); undefined: use the index's lastUsedAt (until = end) */
+  readonly used?: ReadonlySet<string>;
+}
+
+/** Which of a removed result's tokens the continuation used: known-before and generic tokens excluded. */
+export const neededTokens = (
+  index: IndexedSession,
+  r: ResultInfo,
+  removed: readonly string[],
+  window: ScoreWindow,
+  resultCount: number,
+  genericCount: (t: string) => number = (t) => resultsHolding(index, t, resultCount),
+): string[] => {
+  const out: string[] = [];
+  for (const t of removed) {
+    const known = index.firstKnownAt.get(t);
+    if (known !== undefined && known <= r.message) continue;
+    if (window.used) {
+      if (!window.used.has(t)) continue;
+    } else {
+      const last = index.lastUsedAt.get(t);
+      if (last === undefined || last < window.at) continue;
+    }
+    if (genericCount(t) > GENERIC_TOKEN_RESULTS) continue;
+    out.push(t);
+  }
+  return out;
+};
+
+/** Score one method's rewrites at one cut (rewrites already pin-enforced). */
+export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>, pinnedTouched = 0): CutScore => {
+  const { index, at } = ctx;
+  const resultCount = ctx.results.length;
+  const afterTokens = new Map<number, Set<string>>();
+  const tokensAfter = (ordinal: number, after: string): Set<string> => {
+    let set = afterTokens.get(ordinal);
+    if (!set) {
+      set = new Set(after.length > 0 ? extractTokens(after) : []);
+      afterTokens.set(ordinal, set);
+    }
+    return set;
+  };
+  const visible = (t: string): boolean => {
+    const known = index.firstKnownAt.get(t);
+    if (known !== undefined && known < at) return true;
+    for (const o of index.resultsByToken.get(t) ?? []) {
+      if (o >= resultCount) break;
+      const after = rewrites.get(o);
+      if (after === undefined || tokensAfter(o, after).has(t)) return true;
+    }
+    return false;
+  };
+  let removed = 0;
+  let truncated = 0;
+  let tokensFreed = 0;
+  let numberOnlyMisses = 0;
+  let lost = 0;
+  let numberOnlyLost = 0;
+  const misses: Miss[] = [];
+  const window: ScoreWindow = { from: 0, at, until: index.session.messages.length };
+  for (const [ordinal, after] of [...rewrites].sort((a, b) => a[0] - b[0])) {
+    const r = index.results[ordinal]!;
+    removed++;
+    if (isTruncation(r, after)) truncated++;
+    tokensFreed += r.estTokens - estimateTextTokens(after);
+    const kept = tokensAfter(ordinal, after);
+    const gone = kept.size === 0 ? r.tokens : r.tokens.filter((t) => !kept.has(t));
+    const needed = neededTokens(index, r, gone, window, resultCount);
+    if (needed.length === 0) continue;
+    if (needed.every(isNumberLike)) numberOnlyMisses++;
+    const invisible = needed.filter((t) => !visible(t));
+    if (invisible.length > 0) {
+      lost++;
+      if (invisible.every(isNumberLike)) numberOnlyLost++;
+    }
+    misses.push({ ordinal, message: r.message, tool: r.tool, tokens: needed, invisible });
+  }
+  const unpinned = resultCount - ctx.pinned.size;
+  return {
+    tally: {
+      cuts: 1,
+      results: resultCount,
+      unpinned,
+      removed,
+      truncated,
+      pinnedTouched,
+      tokensBefore: ctx.tokensBefore,
+      toolTokensBefore: ctx.toolTokensBefore,
+      tokensFreed,
+      misses: misses.length,
+      numberOnlyMisses,
+      lost,
+      numberOnlyLost,
+    },
+    misses,
+  };
+};
