@@ -1,0 +1,166 @@
+// Which host wrote a session file, where a user's sessions live, and one way to load any of them.
+import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { Host } from "../engine/types.ts";
+import { BcError } from "../util/errors.ts";
+import { isClaudeRecord, loadClaudeTranscript } from "./claude/transcript.ts";
+import { loadCodexRollout } from "./codex/rollout.ts";
+import type { LoadedSession } from "./types.ts";
+
+const EXPECTED = "a Claude Code transcript (~/.claude/projects/<project>/<session>.jsonl) or a Codex rollout ($CODEX_HOME/sessions/**/rollout-*.jsonl)";
+
+/** Enough of the file to see its first records; a single line can be hundreds of MB. */
+const SNIFF_BYTES = 256 * 1024;
+
+const CODEX_RECORD_TYPES = new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
+const CODEX_TYPES = /"type"\s*:\s*"(session_meta|response_item|event_msg|turn_context|compacted)"/;
+const CODEX_LEGACY = /^\{"id"\s*:\s*"[^"]+"\s*,\s*"timestamp"\s*:.*"instructions"/;
+const CLAUDE_KEYS = /"(parentUuid|leafUuid|isSidechain)"\s*:|"type"\s*:\s*"(user|assistant|summary|file-history-snapshot|queue-operation|progress|last-prompt)"/;
+
+const sniffLine = (line: string, complete: boolean): Host | undefined => {
+  if (complete) {
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      return undefined;
+    }
+    if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
+    const o = v as Record<string, unknown>;
+    if (typeof o.type === "string" && "payload" in o && CODEX_RECORD_TYPES.has(o.type)) return "codex";
+    if (typeof o.id === "string" && "instructions" in o && !("uuid" in o)) return "codex"; // the oldest rollouts' header line
+    return isClaudeRecord(o) ? "claude" : undefined;
+  }
+  // a first line longer than the sniff window: judge by its opening keys
+  if (CODEX_TYPES.test(line) && line.includes('"payload"')) return "codex";
+  if (CODEX_LEGACY.test(line)) return "codex";
+  if (CLAUDE_KEYS.test(line)) return "claude";
+  return undefined;
+};
+
+const checkPath = (path: string): void => {
+  if (!existsSync(path)) throw new BcError("not-found", `${path}: no such file`, `expected ${EXPECTED}`);
+  const st = statSync(path);
+  if (st.isDirectory()) throw new BcError("bad-input", `${path}: is a directory`, `expected ${EXPECTED}`);
+  if (st.size === 0) throw new BcError("bad-input", `${path}: the file is empty`, `expected ${EXPECTED}`);
+};
+
+/** The host that wrote a session file, judged by its content; a one-line BcError when it is neither. */
+export const detectHost = (path: string): Host => {
+  checkPath(path);
+  const fd = openSync(path, "r");
+  let text: string;
+  let size: number;
+  try {
+    const buf = Buffer.alloc(SNIFF_BYTES);
+    size = readSync(fd, buf, 0, SNIFF_BYTES, 0);
+    text = buf.subarray(0, size).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+  const whole = size < SNIFF_BYTES;
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line === "") continue;
+    const complete = i < lines.length - 1 || whole;
+    const host = sniffLine(line, complete);
+    if (host) return host;
+  }
+  const what = /^\s*[[{]/.test(text) ? "JSON that is neither" : "not JSON Lines; neither";
+  throw new BcError("bad-input", `${path}: ${what} a Claude Code transcript nor a Codex rollout`, `expected ${EXPECTED}`);
+};
+
+/** Load any session file into the session model, whichever host wrote it. */
+export const loadSessionFile = (path: string): LoadedSession => {
+  const host = detectHost(path);
+  switch (host) {
+    case "claude":
+      return loadClaudeTranscript(path);
+    case "codex":
+      return loadCodexRollout(path);
+    default:
+      return host satisfies never;
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Where sessions live
+
+export interface SessionFile {
+  readonly host: Host;
+  readonly path: string;
+  /** Claude Code session id / Codex thread id, from the file name */
+  readonly id: string;
+}
+
+const claudeProjects = (): string => join(homedir(), ".claude", "projects");
+const codexSessions = (): string => join(process.env.CODEX_HOME || join(homedir(), ".codex"), "sessions");
+
+const ROLLOUT_NAME = /^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-(.+)\.jsonl$/;
+
+const listDir = (dir: string): { name: string; dir: boolean }[] => {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).map((d) => ({ name: d.name, dir: d.isDirectory() }));
+  } catch {
+    return [];
+  }
+};
+
+/** `~/.claude/projects/<project>/<session>.jsonl` (subagent files, one level deeper, are part of their session). */
+const claudeSessionFiles = (): SessionFile[] => {
+  const out: SessionFile[] = [];
+  const root = claudeProjects();
+  for (const project of listDir(root)) {
+    if (!project.dir) continue;
+    for (const f of listDir(join(root, project.name)))
+      if (!f.dir && f.name.endsWith(".jsonl")) out.push({ host: "claude", path: join(root, project.name, f.name), id: f.name.slice(0, -6) });
+  }
+  return out;
+};
+
+/** `$CODEX_HOME/sessions/**\/rollout-<time>-<id>.jsonl` */
+const codexSessionFiles = (): SessionFile[] => {
+  const out: SessionFile[] = [];
+  const walk = (dir: string, depth: number): void => {
+    for (const e of listDir(dir)) {
+      const p = join(dir, e.name);
+      if (e.dir) {
+        if (depth < 8) walk(p, depth + 1);
+        continue;
+      }
+      const m = ROLLOUT_NAME.exec(e.name);
+      if (m) out.push({ host: "codex", path: p, id: m[1]! });
+    }
+  };
+  walk(codexSessions(), 0);
+  return out;
+};
+
+/** The user's session files: Claude Code's under ~/.claude/projects, Codex's under $CODEX_HOME/sessions. */
+export const discoverSessions = (opts: { host?: Host } = {}): SessionFile[] => {
+  const files = [
+    ...(opts.host === undefined || opts.host === "claude" ? claudeSessionFiles() : []),
+    ...(opts.host === undefined || opts.host === "codex" ? codexSessionFiles() : []),
+  ];
+  return files.sort((a, b) => (a.host === b.host ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : a.host === "claude" ? -1 : 1));
+};
+
+/** A path, or a session id looked up where Claude Code and Codex keep their sessions. */
+export const resolveSession = (arg: string): string => {
+  if (arg.trim() === "") throw new BcError("usage", "no session given", "pass a session file or a session id");
+  if (existsSync(arg) || arg.includes("/") || arg.includes("\\") || arg.endsWith(".jsonl")) return arg;
+  const matches = discoverSessions().filter((f) => f.id === arg);
+  if (matches.length === 1) return matches[0]!.path;
+  if (matches.length > 1)
+    throw new BcError("usage", `session id ${arg} matches ${matches.length} files: ${matches.map((m) => m.path).join(", ")}`, "pass the file path instead");
+  throw new BcError(
+    "not-found",
+    `${arg}: no such file, and no session with that id`,
+    `looked for ${join(claudeProjects(), "*", `${arg}.jsonl`)} and ${join(codexSessions(), "**", `rollout-*-${arg}.jsonl`)}`,
+  );
+};
+
+/** Resolve then load: what `bc inspect <file | id>` and friends take. */
+export const loadSession = (arg: string): LoadedSession => loadSessionFile(resolveSession(arg));
