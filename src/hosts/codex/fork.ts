@@ -1,0 +1,370 @@
+// The Codex fork writer (research note sections 0, 5, 6, 9): copy a rollout under a new thread id
+// and append a `compacted` record whose `replacement_history` is the pruned, verbatim history, so
+// `codex resume <new id>` continues from it with nothing summarized.
+//
+// Codex silently skips a record it cannot parse and then resumes the FULL history, so nothing here
+// falls back quietly: the text is checked strictly (re-read from the temp file) before it becomes visible.
+import { mkdirSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { estimateTokens } from "../../engine/estimate.ts";
+import type { RuleId, RuleTotals } from "../../engine/types.ts";
+import { BcError } from "../../util/errors.ts";
+import { writeAtomically } from "../../util/jsonl.ts";
+import { type HistoryItem, rebuildHistory } from "./history.ts";
+import { contentText, isOutputItem, type MessageItem, replaceOutputText, type ResponseItem, sentForm } from "./items.ts";
+import { lastOrdinal, lastTokenCount, lastTurnContext, lastWorldState, parseRollout, readRollout, type Rollout, type RolloutFormat, threadId } from "./rollout.ts";
+
+export type ContextMode = "fresh" | "keep";
+export const CONTEXT_MODES: readonly ContextMode[] = ["fresh", "keep"];
+
+type Json = Record<string, any>;
+
+/** What the planner decided, reduced to what the fork needs and prints. */
+export interface Pruning {
+  /** new output text, by index into the rebuilt history; absent: the item is kept as it is */
+  readonly outputs: ReadonlyMap<number, string>;
+  readonly results: number;
+  readonly resultsKept: number;
+  readonly resultsTruncated: number;
+  readonly resultsDropped: number;
+  /** estimated tokens of the history before and after */
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly byRule: Readonly<Partial<Record<RuleId, RuleTotals>>>;
+}
+
+/** Decide new output texts for a rebuilt history (the engine, or a test's own rule). */
+export type Pruner = (history: readonly HistoryItem[], rollout: Rollout) => Pruning;
+
+export interface ForkOptions {
+  readonly context: ContextMode;
+  readonly pruner: Pruner;
+  /** $CODEX_HOME (default: env CODEX_HOME, else ~/.codex) */
+  readonly codexHome?: string;
+  /** write the fork here instead of $CODEX_HOME/sessions/YYYY/MM/DD */
+  readonly outDir?: string;
+  readonly dryRun?: boolean;
+  /** the clock, injected (tests) */
+  readonly now?: Date;
+  /** the new thread id, injected (tests); default a fresh UUID v7 */
+  readonly newId?: string;
+  /** test seam: runs on the temp file before it is checked (e.g. to corrupt it) */
+  readonly beforeCheck?: (tmpPath: string) => void;
+}
+
+export interface ForkResult {
+  readonly sourcePath: string;
+  readonly sourceId: string;
+  readonly newId: string;
+  /** where the fork is (or, in a dry run, would be) written */
+  readonly path: string;
+  readonly format: RolloutFormat;
+  readonly context: ContextMode;
+  readonly dryRun: boolean;
+  /** items in the new replacement_history */
+  readonly historyItems: number;
+  /** the estimate written into the fresh token_count */
+  readonly estimatedTokens: number;
+  readonly pruning: Pruning;
+  /** the fork's full text (what was, or would be, written) */
+  readonly text: string;
+  /** the pruned history as written in the compacted record */
+  readonly replacementHistory: readonly Json[];
+  /** the source's last line was incomplete (still being written) and was left out */
+  readonly partialTail: boolean;
+  readonly resumeCommand: string;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const CANONICAL_NAME_RE =
+  /^rollout-(\d{4})-(\d{2})-(\d{2})T(\d{2})-(\d{2})-(\d{2})-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
+const TIMESTAMP_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * Openings of the user-role messages Codex injects as context at the start of a session and again
+ * after a compaction; `fresh` leaves them (and developer messages) for Codex to inject anew.
+ * Conversation events that are also user-role (`<turn_aborted>`, `<user_shell_command>`, `<skill>`,
+ * `<subagent_notification>`) are history and stay.
+ */
+const INJECTED_USER_OPENINGS = [
+  "<environment_context>",
+  "<user_instructions>",
+  "# AGENTS.md instructions for ",
+  "<skills_instructions>",
+  "<apps_instructions>",
+  "<plugins_instructions>",
+  "<recommended_plugins>",
+];
+
+// ---------------------------------------------------------------- ids and names
+
+/** UUID v7: 48-bit Unix ms timestamp, version 7, variant 10, the rest random. */
+export const uuidV7 = (nowMs: number, random: Uint8Array = crypto.getRandomValues(new Uint8Array(10))): string => {
+  if (random.length < 10) throw new Error("uuidV7 needs 10 random bytes");
+  const b = new Uint8Array(16);
+  let ms = Math.floor(nowMs);
+  for (let i = 5; i >= 0; i--) {
+    b[i] = ms % 256;
+    ms = Math.floor(ms / 256);
+  }
+  b[6] = 0x70 | (random[0]! & 0x0f);
+  b[7] = random[1]!;
+  b[8] = 0x80 | (random[2]! & 0x3f);
+  for (let i = 9; i < 16; i++) b[i] = random[i - 6]!;
+  const hex = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+};
+
+const pad = (n: number): string => String(n).padStart(2, "0");
+
+/** `rollout-YYYY-MM-DDThh-mm-ss-<id>.jsonl`, in local time like Codex (recorder.rs). */
+export const canonicalFileName = (now: Date, id: string): string =>
+  `rollout-${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}T${pad(now.getHours())}-${pad(now.getMinutes())}-${pad(now.getSeconds())}-${id}.jsonl`;
+
+export const defaultCodexHome = (): string => process.env.CODEX_HOME || join(homedir(), ".codex");
+
+/** `$CODEX_HOME/sessions/YYYY/MM/DD` (local date, like Codex). */
+export const sessionsDayDir = (codexHome: string, now: Date): string =>
+  join(codexHome, "sessions", String(now.getFullYear()), pad(now.getMonth() + 1), pad(now.getDate()));
+
+// ---------------------------------------------------------------- building
+
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Developer/system messages and the user-role context Codex injects itself. */
+export const isInjectedContext = (item: ResponseItem): boolean => {
+  if (item.type !== "message") return false;
+  const m = item as MessageItem;
+  if (m.role === "developer" || m.role === "system") return true;
+  if (m.role !== "user") return false;
+  const t = contentText(m.content).trimStart();
+  return INJECTED_USER_OPENINGS.some((p) => t.startsWith(p));
+};
+
+/** The source's lines bc copies: every line but an incomplete last one. Refuses a file Codex would half-read. */
+const usableLines = (src: Rollout): Rollout["lines"] => {
+  if (src.malformed.length > 0)
+    throw new BcError("bad-input", src.malformed[0]!, "Codex skips such a line when it resumes; repair or remove it before forking");
+  const lines = src.partial ? src.lines.slice(0, -1) : src.lines;
+  const first = lines.find((l) => l.kind !== "blank");
+  if (first?.kind !== "session_meta")
+    throw new BcError("bad-input", `${src.path}:1: not a resumable Codex rollout: the first record is not session_meta`);
+  if (src.format === "paginated") {
+    const last = lines[lines.length - 1]!;
+    if (!("ordinal" in last) || typeof last.ordinal !== "number")
+      throw new BcError("bad-input", `${src.path}:${last.lineNo}: paginated rollout whose last record has no ordinal`, "Codex itself refuses to resume this file");
+  }
+  return lines;
+};
+
+const ZERO_USAGE = { input_tokens: 0, cached_input_tokens: 0, output_tokens: 0, reasoning_output_tokens: 0, total_tokens: 0 };
+
+/** A fresh token_count payload: the source's last one, with the current context size set to the pruned estimate. */
+const freshTokenCount = (src: Rollout, estimate: number): Json => {
+  const last = lastTokenCount(src);
+  const payload: Json = last && isObject(last.payload.info)
+    ? structuredClone(last.payload)
+    : { type: "token_count", info: { total_token_usage: { ...ZERO_USAGE }, last_token_usage: { ...ZERO_USAGE }, model_context_window: null }, rate_limits: null };
+  const info = payload.info as Json;
+  const usage: Json = isObject(info.last_token_usage) ? info.last_token_usage : { ...ZERO_USAGE };
+  for (const key of Object.keys(usage)) if (typeof usage[key] === "number") usage[key] = 0;
+  usage.input_tokens = estimate;
+  usage.total_tokens = estimate;
+  info.last_token_usage = usage;
+  if (!isObject(info.total_token_usage)) info.total_token_usage = { ...ZERO_USAGE };
+  return payload;
+};
+
+interface Built {
+  readonly text: string;
+  /** expected raw text of every copied line (session_meta lines with the new id) */
+  readonly copied: readonly string[];
+  readonly appended: readonly Json[];
+  readonly replacement: readonly Json[];
+  readonly estimate: number;
+}
+
+/** The session_meta line with `id` and `session_id` set to the new id; other lines as they are. */
+const withNewId = (line: Rollout["lines"][number], oldId: string, newId: string): string => {
+  if (line.kind !== "session_meta") return line.raw;
+  const p = line.payload;
+  if (p.id !== oldId && p.session_id !== oldId) return line.raw;
+  const v = structuredClone(line.value) as Json;
+  if (v.payload.id === oldId) v.payload.id = newId;
+  if (v.payload.session_id === oldId) v.payload.session_id = newId;
+  return JSON.stringify(v) + (line.raw.endsWith("\r") ? "\r" : "");
+};
+
+/** The planned history: context left out for `fresh`, outputs replaced, in the form Codex sends. */
+export const plannedHistory = (history: readonly HistoryItem[], pruning: Pruning, context: ContextMode): Json[] => {
+  const out: Json[] = [];
+  history.forEach((h, i) => {
+    if (context === "fresh" && isInjectedContext(h.item)) return;
+    const item = sentForm(h.item);
+    const text = pruning.outputs.get(i);
+    if (text === undefined) out.push(item);
+    else if (isOutputItem(item)) out.push(replaceOutputText(item, text));
+    else throw new Error(`the plan changes history item ${i}, a ${item.type}, which is not a tool output`);
+  });
+  return out;
+};
+
+const buildFork = (src: Rollout, lines: Rollout["lines"], replacement: Json[], context: ContextMode, newId: string, now: Date): Built => {
+  const estimate = estimateTokens(JSON.stringify(replacement).length);
+  const ts = now.toISOString();
+  const records: { type: string; payload: Json }[] = [{ type: "compacted", payload: { message: "", replacement_history: replacement } }];
+  if (context === "keep") {
+    const world = lastWorldState(src);
+    const turn = lastTurnContext(src);
+    if (world) records.push({ type: "world_state", payload: world.payload });
+    if (turn) records.push({ type: "turn_context", payload: turn.payload });
+  }
+  records.push({ type: "event_msg", payload: freshTokenCount(src, estimate) });
+  let ordinal = src.format === "paginated" ? lastOrdinal(src) : undefined;
+  const appended = records.map(({ type, payload }) =>
+    ordinal === undefined ? { timestamp: ts, type, payload } : { timestamp: ts, ordinal: ++ordinal, type, payload },
+  );
+  const id = threadId(src);
+  const copied = lines.map((l) => withNewId(l, id, newId));
+  const text = copied.join("\n") + "\n" + appended.map((a) => JSON.stringify(a)).join("\n") + "\n";
+  return { text, copied, appended, replacement, estimate };
+};
+
+// ---------------------------------------------------------------- checking
+
+const canon = (v: unknown): string => JSON.stringify(v);
+
+const USAGE_FIELDS = ["input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens"];
+
+/**
+ * Check a fork's text strictly, the way Codex will read it (note sections 2, 5, 6, 9.3), and throw a
+ * `validation` BcError naming the first problem. `expected` is what the fork should hold.
+ */
+export const checkFork = (
+  text: string,
+  fileName: string,
+  expected: { readonly src: Rollout; readonly built: Built; readonly newId: string; readonly context: ContextMode },
+): void => {
+  const { src, built, newId, context } = expected;
+  const bad = (what: string, line?: number): BcError =>
+    new BcError("validation", `${fileName}${line === undefined ? "" : `:${line}`}: the fork failed its check: ${what}`, "nothing was written and the source is untouched; this is a bug in bc, please report it");
+  const m = CANONICAL_NAME_RE.exec(fileName);
+  if (!m || m[7] !== newId) throw bad(`the file name is not rollout-YYYY-MM-DDThh-mm-ss-${newId}.jsonl`);
+  if (!UUID_RE.test(newId)) throw bad(`the new id ${newId} is not a lower-case UUID`);
+  const fork = parseRollout(text, fileName);
+  if (fork.malformed.length > 0) throw bad(`a line Codex would skip: ${fork.malformed[0]}`);
+  if (fork.partial || !fork.endsWithNewline) throw bad("the last line is incomplete");
+  const n = built.copied.length;
+  if (fork.lines.length !== n + built.appended.length) throw bad(`${fork.lines.length} lines, expected ${n + built.appended.length}`);
+  for (let i = 0; i < n; i++) if (fork.lines[i]!.raw !== built.copied[i]) throw bad("a copied line differs from the source", i + 1);
+  if (fork.format !== src.format) throw bad(`the fork reads as ${fork.format}, the source as ${src.format}`);
+  if (threadId(fork) !== newId) throw bad("session_meta.id is not the new id", 1);
+  for (const l of fork.lines)
+    if (l.kind === "session_meta" && (l.payload.id === threadId(src) || l.payload.session_id === threadId(src)))
+      throw bad("a session_meta still carries the source id", l.lineNo);
+  const meta = fork.lines.find((l) => l.kind === "session_meta");
+  if (meta?.kind === "session_meta" && "session_id" in meta.payload && meta.payload.session_id !== newId)
+    throw bad("session_meta.session_id is not the new id", meta.lineNo);
+  let ordinal = src.format === "paginated" ? lastOrdinal(src) : undefined;
+  for (let j = 0; j < built.appended.length; j++) {
+    const l = fork.lines[n + j]!;
+    const want = built.appended[j]!;
+    if (!("value" in l) || l.kind === "unknown") throw bad(`a '${want.type}' record was expected`, l.lineNo);
+    const v = l.value as Json;
+    if (v.type !== want.type) throw bad(`type '${v.type}', expected '${want.type}'`, l.lineNo);
+    if (typeof v.timestamp !== "string" || !TIMESTAMP_RE.test(v.timestamp)) throw bad("timestamp is not RFC 3339 UTC with milliseconds", l.lineNo);
+    if (src.format === "paginated") {
+      if (ordinal === undefined || v.ordinal !== ordinal + 1) throw bad(`ordinal ${v.ordinal}, expected ${ordinal === undefined ? "?" : ordinal + 1}`, l.lineNo);
+      ordinal = v.ordinal;
+    } else if ("ordinal" in v) throw bad("an ordinal on a legacy rollout", l.lineNo);
+    if (l.kind === "compacted") {
+      if (typeof l.payload.message !== "string") throw bad("compacted.message is missing (Codex would skip the record)", l.lineNo);
+      if (!Array.isArray(l.payload.replacement_history)) throw bad("compacted.replacement_history is not a list", l.lineNo);
+      const extra = Object.keys(l.payload).filter((key) => key !== "message" && key !== "replacement_history");
+      if (extra.length > 0) throw bad(`compacted has unexpected fields: ${extra.join(", ")}`, l.lineNo);
+    } else if (l.kind === "event_msg") {
+      const info = l.payload.info;
+      if (l.payload.type !== "token_count" || !isObject(info)) throw bad("expected a token_count with info", l.lineNo);
+      for (const key of ["last_token_usage", "total_token_usage"]) {
+        const u = info[key];
+        if (!isObject(u)) throw bad(`token_count.info.${key} is missing`, l.lineNo);
+        for (const f of USAGE_FIELDS) if (!Number.isSafeInteger(u[f]) || u[f] < 0) throw bad(`token_count.info.${key}.${f} is not a count`, l.lineNo);
+      }
+      if (info.last_token_usage.total_tokens !== built.estimate)
+        throw bad(`token_count total ${info.last_token_usage.total_tokens}, expected the pruned estimate ${built.estimate}`, l.lineNo);
+    } else if (canon(l.payload) !== canon(want.payload)) throw bad(`${v.type} differs from the source's last one`, l.lineNo);
+  }
+  if (context === "keep")
+    for (const type of ["world_state", "turn_context"])
+      if (src.lines.some((l) => l.kind === type) && !built.appended.some((a) => a.type === type)) throw bad(`context keep: no copy of the last ${type}`);
+
+  // what Codex will rebuild from this file must be exactly the planned history ...
+  const rebuilt = rebuildHistory(fork);
+  if (rebuilt.baseLine !== n) throw bad(`the history would start at line ${rebuilt.baseLine === undefined ? "?" : rebuilt.baseLine + 1}, not at the appended compacted record`);
+  const items = rebuilt.items.map((h) => h.item);
+  if (items.length !== built.replacement.length) throw bad(`the rebuilt history has ${items.length} items, the planned one ${built.replacement.length}`);
+  for (let i = 0; i < items.length; i++) if (canon(items[i]) !== canon(built.replacement[i])) throw bad(`rebuilt history item ${i} differs from the planned one`);
+  // ... and differ from the source's only in tool output text: prose intact, every call keeps its output
+  const sourceItems = rebuildHistory(src).items.map((h) => sentForm(h.item)).filter((it) => context === "keep" || !isInjectedContext(it));
+  if (sourceItems.length !== items.length) throw bad(`the history has ${items.length} items, the source's ${sourceItems.length}`);
+  for (let i = 0; i < items.length; i++) {
+    const a = sourceItems[i]!;
+    const b = items[i]!;
+    const same = isOutputItem(a) ? canon({ ...a, output: null }) === canon({ ...b, output: null }) : canon(a) === canon(b);
+    if (!same) throw bad(`history item ${i} (${a.type}) changed beyond its tool output`);
+  }
+};
+
+// ---------------------------------------------------------------- the command's core
+
+/** Fork a rollout. Never modifies the source; never overwrites; writes nothing when `dryRun`. */
+export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResult => {
+  const now = options.now ?? new Date();
+  const src = readRollout(sourcePath);
+  const lines = usableLines(src);
+  const history = rebuildHistory(src).items;
+  const pruning = options.pruner(history, src);
+  const replacement = plannedHistory(history, pruning, options.context);
+  const newId = options.newId ?? uuidV7(now.getTime());
+  const dir = options.outDir ?? sessionsDayDir(options.codexHome ?? defaultCodexHome(), now);
+  const path = join(dir, canonicalFileName(now, newId));
+  const built = buildFork(src, lines, replacement, options.context, newId, now);
+  const check = (text: string): void => checkFork(text, basename(path), { src, built, newId, context: options.context });
+  if (options.dryRun) check(built.text);
+  else {
+    mkdirSync(dirname(path), { recursive: true });
+    writeAtomically(path, built.text, (tmp) => {
+      options.beforeCheck?.(tmp);
+      check(readFileSync(tmp, "utf8"));
+    });
+  }
+  return {
+    sourcePath,
+    sourceId: threadId(src),
+    newId,
+    path,
+    format: src.format,
+    context: options.context,
+    dryRun: options.dryRun ?? false,
+    historyItems: replacement.length,
+    estimatedTokens: built.estimate,
+    pruning,
+    text: built.text,
+    replacementHistory: replacement,
+    partialTail: src.partial,
+    resumeCommand: `codex resume ${newId}`,
+  };
+};
+
+/** A pruner that keeps everything (the fork then only drops injected context, for `fresh`). */
+export const keepAllPruner: Pruner = (history) => {
+  let results = 0;
+  let chars = 0;
+  for (const h of history) {
+    if (isOutputItem(h.item)) results++;
+    chars += JSON.stringify(h.item).length;
+  }
+  const tokens = estimateTokens(chars);
+  return { outputs: new Map(), results, resultsKept: results, resultsTruncated: 0, resultsDropped: 0, tokensBefore: tokens, tokensAfter: tokens, byRule: {} };
+};

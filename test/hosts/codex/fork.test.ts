@@ -1,0 +1,258 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { estimateTokens } from "../../../src/engine/estimate.ts";
+import {
+  CANONICAL_NAME_RE,
+  canonicalFileName,
+  forkRollout,
+  isInjectedContext,
+  keepAllPruner,
+  type Pruner,
+  uuidV7,
+} from "../../../src/hosts/codex/fork.ts";
+import { rebuildHistory } from "../../../src/hosts/codex/history.ts";
+import { isOutputItem, outputText, sentForm } from "../../../src/hosts/codex/items.ts";
+import { lastOrdinal, parseRollout, readRollout } from "../../../src/hosts/codex/rollout.ts";
+import { BcError } from "../../../src/util/errors.ts";
+
+const FIXTURES = join(import.meta.dir, "..", "..", "fixtures", "codex");
+const PAGINATED = join(FIXTURES, "fork-paginated-0.169.0.jsonl");
+const PAGINATED_OLD = join(FIXTURES, "fork-paginated-0.150.1.jsonl");
+const LEGACY = join(FIXTURES, "fork-legacy-0.140.jsonl");
+const NOW = new Date("2026-12-01T09:08:07.123Z");
+
+const temps: string[] = [];
+const tempDir = (): string => {
+  const d = mkdtempSync(join(tmpdir(), "bc-fork-test-"));
+  temps.push(d);
+  return d;
+};
+afterEach(() => {
+  while (temps.length > 0) rmSync(temps.pop()!, { recursive: true, force: true });
+});
+
+/** A copy of a fixture in a temp folder, so a test can compare its bytes and mtime. */
+const sourceCopy = (fixture: string): string => {
+  const p = join(tempDir(), basename(fixture));
+  copyFileSync(fixture, p);
+  return p;
+};
+
+const NOTE = (callId: string): string => `[removed by a test pruner: output of ${callId}]`;
+
+/** Drops the output of every call whose arguments mention `needle`: a policy of the test's own, not a stand-in for the engine. */
+const dropWhere = (needle: string): Pruner => (history, rollout) => {
+  const base = keepAllPruner(history, rollout);
+  const calls = new Map<string, string>();
+  const outputs = new Map<number, string>();
+  history.forEach((h, i) => {
+    const it = h.item;
+    if (typeof it.call_id === "string" && (it.type === "function_call" || it.type === "custom_tool_call"))
+      calls.set(it.call_id, String(it.arguments ?? it.input));
+    if (isOutputItem(it) && (calls.get(it.call_id) ?? "").includes(needle)) outputs.set(i, NOTE(it.call_id));
+  });
+  return { ...base, outputs, resultsKept: base.results - outputs.size, resultsDropped: outputs.size };
+};
+
+const fileState = (p: string) => ({ bytes: readFileSync(p), mtimeMs: statSync(p).mtimeMs });
+
+const listFiles = (dir: string): string[] => {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const n of readdirSync(dir, { recursive: true }) as string[]) if (statSync(join(dir, n)).isFile()) out.push(n);
+  return out.sort();
+};
+
+describe("ids and names", () => {
+  test("uuidV7 puts the ms timestamp first and sets the version and variant bits", () => {
+    const ms = Date.UTC(2026, 11, 1, 9, 8, 7, 123);
+    const id = uuidV7(ms, new Uint8Array(10).fill(0xff));
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(parseInt(id.replace(/-/g, "").slice(0, 12), 16)).toBe(ms);
+    expect(uuidV7(ms, new Uint8Array(10))).toBe(`${ms.toString(16).padStart(12, "0").replace(/^(.{8})(.{4})$/, "$1-$2")}-7000-8000-000000000000`);
+    const many = new Set(Array.from({ length: 200 }, () => uuidV7(ms)));
+    expect(many.size).toBe(200);
+  });
+
+  test("canonicalFileName is the form Codex insists on, in local time", () => {
+    const id = uuidV7(NOW.getTime());
+    const name = canonicalFileName(NOW, id);
+    const m = CANONICAL_NAME_RE.exec(name);
+    expect(m?.[7]).toBe(id);
+    expect(Number(m?.[4])).toBe(NOW.getHours());
+    expect(CANONICAL_NAME_RE.test(`rollout-${id}.jsonl`)).toBe(false);
+  });
+});
+
+describe("forking a paginated rollout (Codex 0.169.0)", () => {
+  test("writes the recipe: copied lines, new ids, compacted + token_count with continued ordinals, canonical path", () => {
+    const source = sourceCopy(PAGINATED);
+    const before = fileState(source);
+    const home = tempDir();
+    const r = forkRollout(source, { context: "fresh", pruner: dropWhere("cat a.txt"), codexHome: home, now: NOW });
+
+    expect(fileState(source)).toEqual(before);
+    expect(r.path).toBe(join(home, "sessions", String(NOW.getFullYear()), String(NOW.getMonth() + 1).padStart(2, "0"), String(NOW.getDate()).padStart(2, "0"), canonicalFileName(NOW, r.newId)));
+    expect(listFiles(home)).toEqual([r.path.slice(home.length + 1)]);
+    const text = readFileSync(r.path, "utf8");
+    expect(text).toBe(r.text);
+
+    const src = readRollout(source);
+    const fork = parseRollout(text, r.path);
+    const srcLines = src.lines.length;
+    // every source line copied byte for byte, except session_meta whose ids change
+    fork.lines.slice(0, srcLines).forEach((l, i) => {
+      if (l.kind === "session_meta") {
+        expect(l.payload.id).toBe(r.newId);
+        expect(l.payload.session_id).toBe(r.newId);
+        expect({ ...l.payload, id: r.sourceId, session_id: r.sourceId }).toEqual(src.lines[i]!.kind === "session_meta" ? (src.lines[i] as any).payload : undefined);
+      } else expect(l.raw).toBe(src.lines[i]!.raw);
+    });
+    const appended = fork.lines.slice(srcLines).map((l) => (l as any).value);
+    expect(appended.map((v) => v.type)).toEqual(["compacted", "event_msg"]);
+    const last = lastOrdinal(src)!;
+    expect(appended.map((v) => v.ordinal)).toEqual([last + 1, last + 2]);
+    expect(fork.lines.map((l) => (l as any).ordinal)).toEqual(fork.lines.map((_, i) => i));
+    expect(appended[0].payload.message).toBe("");
+    expect(appended[1].payload.type).toBe("token_count");
+    expect(appended[1].payload.info.last_token_usage.total_tokens).toBe(estimateTokens(JSON.stringify(r.replacementHistory).length));
+    expect(r.estimatedTokens).toBe(appended[1].payload.info.last_token_usage.total_tokens);
+
+    // the history Codex rebuilds: the source's minus injected context, the two `cat a.txt` outputs replaced
+    const rebuilt = rebuildHistory(fork).items.map((h) => h.item);
+    const original = rebuildHistory(src).items.map((h) => sentForm(h.item));
+    const expected = original
+      .filter((it) => !isInjectedContext(it))
+      .map((it) => (isOutputItem(it) && ["call_mock2", "call_mock8"].includes(it.call_id) ? { ...it, output: NOTE(it.call_id) } : it));
+    expect(rebuilt).toEqual(expected);
+    expect(original.some((it) => it.type === "message" && it.role === "developer")).toBe(true);
+    expect(rebuilt.filter((it) => isOutputItem(it)).map((it) => outputText((it as any).output).text.startsWith("[removed"))).toEqual([true, false, true]);
+    expect(r.pruning.resultsDropped).toBe(2);
+  });
+
+  test("--context keep keeps the context messages and appends the last world_state and turn_context", () => {
+    const home = tempDir();
+    const r = forkRollout(PAGINATED, { context: "keep", pruner: keepAllPruner, codexHome: home, now: NOW });
+    const src = readRollout(PAGINATED);
+    const fork = readRollout(r.path);
+    const appended = fork.lines.slice(src.lines.length);
+    expect(appended.map((l) => l.kind)).toEqual(["compacted", "world_state", "turn_context", "event_msg"]);
+    const srcWorld = src.lines.filter((l) => l.kind === "world_state").at(-1) as any;
+    const srcTurn = src.lines.filter((l) => l.kind === "turn_context").at(-1) as any;
+    expect((appended[1] as any).payload).toEqual(srcWorld.payload);
+    expect((appended[2] as any).payload).toEqual(srcTurn.payload);
+    expect(rebuildHistory(fork).items.map((h) => h.item)).toEqual(rebuildHistory(src).items.map((h) => sentForm(h.item)));
+  });
+
+  test("a 0.150.1 rollout forks the same way", () => {
+    const r = forkRollout(PAGINATED_OLD, { context: "fresh", pruner: dropWhere("ls"), codexHome: tempDir(), now: NOW });
+    expect(r.format).toBe("paginated");
+    expect(r.pruning.resultsDropped).toBe(1);
+    const fork = readRollout(r.path);
+    expect(fork.lines.map((l) => (l as any).ordinal)).toEqual(fork.lines.map((_, i) => i));
+  });
+});
+
+describe("forking a legacy rollout", () => {
+  test("no ordinals are added, the newest compacted is the base, session_id is not invented", () => {
+    const source = sourceCopy(LEGACY);
+    const before = fileState(source);
+    const home = tempDir();
+    const r = forkRollout(source, { context: "fresh", pruner: dropWhere("calc.py"), codexHome: home, now: NOW });
+    expect(fileState(source)).toEqual(before);
+    expect(r.format).toBe("legacy");
+    const fork = readRollout(r.path);
+    expect(fork.format).toBe("legacy");
+    expect(fork.lines.some((l) => "ordinal" in l && l.ordinal !== undefined)).toBe(false);
+    const meta = fork.lines[0] as any;
+    expect(meta.payload.id).toBe(r.newId);
+    expect("session_id" in meta.payload).toBe(false);
+    const items = rebuildHistory(fork).items.map((h) => h.item);
+    // the earlier compaction's replacement history, then the turn after it
+    expect(items[0]).toEqual({ type: "message", role: "user", content: [{ type: "input_text", text: "Read src/calc.py and tell me what it does." }] });
+    const outputs = items.filter(isOutputItem).map((it) => outputText(it.output).text);
+    // cat, pytest, cat, and the apply_patch whose input names calc.py
+    expect(outputs.map((t) => t.startsWith("[removed"))).toEqual([true, false, true, true]);
+    expect(items.at(-1)).toEqual({ type: "message", role: "assistant", content: [{ type: "output_text", text: "Added type hints." }] });
+  });
+
+  test("a rollout still being written is forked up to its last complete line", () => {
+    const source = sourceCopy(LEGACY);
+    appendFileSync(source, '{"timestamp":"2026-06-01T10:00:09.000Z","type":"response_item","payload":{"type":"message","role":"assis');
+    const before = fileState(source);
+    const r = forkRollout(source, { context: "fresh", pruner: keepAllPruner, codexHome: tempDir(), now: NOW });
+    expect(r.partialTail).toBe(true);
+    expect(fileState(source)).toEqual(before);
+    const complete = readFileSync(LEGACY, "utf8").split("\n").length - 1;
+    expect(readFileSync(r.path, "utf8").split("\n").length - 1).toBe(complete + 2);
+  });
+});
+
+describe("never a silent fallback", () => {
+  test("an existing file is never overwritten", () => {
+    const home = tempDir();
+    const newId = uuidV7(NOW.getTime());
+    const first = forkRollout(PAGINATED, { context: "fresh", pruner: keepAllPruner, codexHome: home, now: NOW, newId });
+    const before = fileState(first.path);
+    let err: unknown;
+    try {
+      forkRollout(PAGINATED, { context: "keep", pruner: keepAllPruner, codexHome: home, now: NOW, newId });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(BcError);
+    expect((err as BcError).code).toBe("exists");
+    expect(fileState(first.path)).toEqual(before);
+    expect(listFiles(home)).toHaveLength(1);
+  });
+
+  const corruptions: [string, (text: string) => string, RegExp][] = [
+    ["compacted.message removed", (t) => t.replace('"payload":{"message":"",', '"payload":{'), /compacted/],
+    ["an ordinal skipped", (t) => t.replace(/"ordinal":(\d+),"type":"event_msg","payload":\{"type":"token_count"(?![\s\S]*"token_count")/, (_m, n) => `"ordinal":${Number(n) + 1},"type":"event_msg","payload":{"type":"token_count"`), /ordinal/],
+    ["a replacement item changed", (t) => t.replace(/("replacement_history":\[[\s\S]*?)RUN: cat a\.txt/, "$1RUN: cat b.txt"), /history item|differs/],
+    ["the last line cut short", (t) => t.slice(0, -20), /incomplete|line/],
+    ["the old id left in session_meta", (t) => t.replace(/"id":"[0-9a-f-]{36}"/, '"id":"01a22a46-ffa7-7321-b2ac-9955fe3f9220"'), /differs from the source|id/],
+  ];
+  test.each(corruptions)("a fork whose temp file has %s fails its check and leaves no file", (_name, corrupt, why) => {
+    const source = sourceCopy(PAGINATED);
+    const before = fileState(source);
+    const home = tempDir();
+    let err: unknown;
+    try {
+      forkRollout(source, {
+        context: "fresh",
+        pruner: dropWhere("cat"),
+        codexHome: home,
+        now: NOW,
+        beforeCheck: (tmp) => writeFileSync(tmp, corrupt(readFileSync(tmp, "utf8"))),
+      });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(BcError);
+    expect((err as BcError).code).toBe("validation");
+    expect((err as BcError).message).toMatch(why);
+    expect(listFiles(home)).toEqual([]);
+    expect(fileState(source)).toEqual(before);
+  });
+
+  test("a malformed line in the source is a one-line error naming file:line, and nothing is written", () => {
+    const source = join(tempDir(), "rollout-bad.jsonl");
+    const lines = readFileSync(LEGACY, "utf8").split("\n");
+    lines[5] = "{not json";
+    writeFileSync(source, lines.join("\n"));
+    const home = tempDir();
+    expect(() => forkRollout(source, { context: "fresh", pruner: keepAllPruner, codexHome: home, now: NOW })).toThrow(`${source}:6:`);
+    expect(listFiles(home)).toEqual([]);
+  });
+
+  test("a dry run checks the fork but writes nothing", () => {
+    const home = tempDir();
+    const r = forkRollout(PAGINATED, { context: "fresh", pruner: dropWhere("cat"), codexHome: home, now: NOW, dryRun: true });
+    expect(r.dryRun).toBe(true);
+    expect(CANONICAL_NAME_RE.test(basename(r.path))).toBe(true);
+    expect(listFiles(home)).toEqual([]);
+  });
+});
