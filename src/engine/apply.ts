@@ -1,0 +1,36 @@
+// Plan -> the rewritten message list. Calls and prose are never touched; a dropped result
+// becomes the removal note, a truncated one keeps its head byte for byte and ends with a
+// note. Untouched messages (and results) come back as the same objects.
+import { dropNote, truncatedText } from "./notes.ts";
+import type { Decision, Message, Plan, Session, ToolResult } from "./types.ts";
+
+const rewrite = (r: ToolResult, d: Decision): ToolResult => {
+  if (d.action === "drop") return { ...r, text: dropNote(r.text.length) };
+  return { ...r, text: truncatedText(r.text, d.headChars ?? 0) };
+};
+
+export const apply = (session: Session, plan: Plan): Message[] => {
+  const messages = session.messages;
+  if (plan.skipped) return [...messages];
+  const byMessage = new Map<number, Decision[]>();
+  for (const d of plan.decisions) {
+    if (d.action === "keep") continue;
+    const list = byMessage.get(d.messageIndex);
+    if (list) list.push(d);
+    else byMessage.set(d.messageIndex, [d]);
+  }
+  return messages.map((m, i) => {
+    const ds = byMessage.get(i);
+    if (!ds) return m;
+    const toolResults = m.toolResults.map((r) => {
+      const d = ds.find((x) => x.callId === r.callId);
+      if (!d) return r;
+      if (d.chars !== r.text.length) throw new Error(`plan does not match the session: result ${r.callId} at #${i} has ${r.text.length} chars, the plan says ${d.chars}`);
+      return rewrite(r, d);
+    });
+    return { ...m, toolResults };
+  });
+};
+
+/** The session after a plan: same host and id, rewritten messages. */
+export const applyToSession = (session: Session, plan: Plan): Session => ({ ...session, messages: apply(session, plan) });

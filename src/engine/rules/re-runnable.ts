@@ -1,0 +1,25 @@
+// Cheaply re-runnable: ls, pwd, git status/log/branch/diff --stat and passing test runs
+// are cut to their head: running them again gives a fresher answer than the old output.
+import { passed } from "../tools.ts";
+import type { Rule } from "./rule.ts";
+
+export const reRunnable: Rule = {
+  id: "re-runnable",
+  decide({ index, item }) {
+    const kind = item.meaning.rerunnable;
+    if (kind === undefined) return undefined;
+    if (kind === "test" && !passed(item.result.text, item.result.isError)) return undefined;
+    const what = kind === "test" ? "a passing test run" : kind === "git" ? "git bookkeeping" : "a listing";
+    return {
+      action: "truncate",
+      rule: "re-runnable",
+      reason: `${what}: re-run \`${oneLine(item.meaning.command ?? "")}\` for a fresh answer`,
+      headChars: index.options.truncateHeadChars,
+    };
+  },
+};
+
+const oneLine = (s: string): string => {
+  const l = s.replace(/\s+/g, " ").trim();
+  return l.length > 40 ? l.slice(0, 39) + "…" : l;
+};
