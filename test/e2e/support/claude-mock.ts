@@ -125,7 +125,7 @@ export const startMock = (opts: MockOptions): Mock => {
     async fetch(req) {
       const url = new URL(req.url);
       if (req.method !== "POST" || url.pathname !== "/v1/messages") return new Response("{}", { status: 200, headers: { "content-type": "application/json" } });
-      const body = await req.json().catch(() => undefined);
+      const body: any = await req.json().catch(() => undefined);
       const summarization = userTexts(body).includes(SUMMARIZE_MARK);
       const r: MockRequest = { n: requests.length, body, summarization };
       requests.push(r);

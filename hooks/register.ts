@@ -1,0 +1,88 @@
+// better-compaction's hooks module for Claude Code. HAND-WRITTEN, never bundled: Claude Code
+// scans this file before loading it (research note 3.1) and refuses a bundled register module.
+// Rules kept here: `register` is a function declared at the top; `$` is only ever spelled
+// `$.noun.event(...)` at the call site; each `on(...)` takes its `.catch` where it is called.
+// Every `$` call happens in this file; the engine gets plain data (rows, usage, options).
+import { appendRecord, claudeDirOf, compactRows, debugLine, failureSkip, logPathFor, pluginOptions, shouldCompactAfterTurn, TURN_COOLDOWN } from "../src/hosts/claude/plugin.ts";
+import type { SessionRow as Row } from "../src/hosts/claude/plugin.ts";
+
+// The few shapes of Claude Code's hook API used here (the full declarations live in Claude Code's
+// claude-code.d.ts; importing them would be a bare package, which the module scan refuses).
+type Usage = { context: { tokens?: number; window?: number; percent?: number } };
+type Dollar = {
+  session: {
+    usage(): Promise<Usage>;
+    id(): Promise<string>;
+    info(): Promise<{ transcriptPath?: string }>;
+    compact(args?: { instructions?: string }): Promise<{ skip?: string }>;
+  };
+  fs: { read(path: string): Promise<string>; write(path: string, text: string): Promise<void>; exists(path: string): Promise<boolean> };
+  ui: { log(text: string, options?: { to?: "debug" }): void };
+};
+type CompactEvent = { trigger: string; agentId?: string; instructions?: string; messages: readonly Row[] };
+type CompactResult = { messages: Row[]; tokensBefore?: number; tokensAfter?: number } | { skip: string };
+type Next<E, R> = ((e: E) => Promise<R>) & { called?: boolean; error?: { kind: string; message: string } };
+type TurnEvent = { agentId?: string; reason: string };
+type TurnResult = { text: string };
+type Hook<E, R> = ($: Dollar, e: E, next: Next<E, R>) => R | Promise<R>;
+type Catch<E, R> = ($: Dollar, e: E, next: Next<E, R>) => R | undefined | Promise<R | undefined>;
+type On = {
+  (event: "session.compact", hook: Hook<CompactEvent, CompactResult>): { catch(handler: Catch<CompactEvent, CompactResult>): void };
+  (event: "turn.complete", hook: Hook<TurnEvent, TurnResult>): { catch(handler: Catch<TurnEvent, TurnResult>): void };
+};
+
+export function register(on: On, options: Record<string, unknown>) {
+  const opts = pluginOptions(options);
+  let turnsSinceLast = TURN_COOLDOWN + 1;
+  let headless = false;
+
+  on("session.compact", async ($, e, next) => {
+    const usage = e.trigger === "precompute" ? undefined : await $.session.usage();
+    const sessionId = await $.session.id();
+    const { answer, record } = compactRows({
+      trigger: e.trigger,
+      agentId: e.agentId,
+      sessionId,
+      rows: e.messages,
+      usage: usage?.context,
+      options: opts,
+      now: () => Date.now(),
+    });
+    $.ui.log(debugLine(record), { to: "debug" });
+    if (opts.logDecisions && e.trigger !== "precompute") {
+      try {
+        const info = await $.session.info();
+        const dir = claudeDirOf(info.transcriptPath ?? "");
+        if (dir !== undefined) {
+          const path = logPathFor(dir, sessionId);
+          const existing = (await $.fs.exists(path)) ? await $.fs.read(path) : "";
+          await $.fs.write(path, appendRecord(existing, record));
+        }
+      } catch (err) {
+        $.ui.log(`better-compaction: decision log not written: ${(err as Error)?.message ?? err}`, { to: "debug" });
+      }
+    }
+    if ("handover" in answer) return next({ ...e, messages: answer.handover });
+    return answer;
+  }).catch(($, e, next) => (next.called ? next(e) : failureSkip(next.error)));
+
+  // The loop: between turns of an interactive session, compact at compactAtPercent so bc answers
+  // before Claude Code's own threshold. Headless sessions refuse $.session.compact(): stay quiet there.
+  on("turn.complete", async ($, e, next) => {
+    const result = await next(e);
+    if (e.agentId !== undefined || headless || e.reason !== "answer") return result;
+    turnsSinceLast++;
+    const usage = await $.session.usage();
+    if (!shouldCompactAfterTurn({ usage: usage.context, options: opts, turnsSinceLast })) return result;
+    turnsSinceLast = 0;
+    try {
+      const r = await $.session.compact();
+      if (r?.skip) $.ui.log(`better-compaction: the loop's compaction was skipped: ${r.skip}`, { to: "debug" });
+    } catch (err) {
+      const msg = String((err as Error)?.message ?? err);
+      if (msg.includes("headless")) headless = true;
+      $.ui.log(`better-compaction: the loop did not compact: ${msg}`, { to: "debug" });
+    }
+    return result;
+  }).catch(($, e, next) => (next.called ? next(e) : undefined));
+}

@@ -1,0 +1,108 @@
+// The plugin's decision log: one JSON line per compaction, in
+// <claude config dir>/better-compaction/logs/<session id>.jsonl. The hook writes it through $.fs
+// (read the file, append a line, write it back: $.fs has no append), so this file is pure:
+// no Bun, no Node, no bare package (it is bundled into the hooks module).
+import type { Action, RuleId } from "../../engine/types.ts";
+
+export const LOG_DIR_NAME = "better-compaction";
+
+/** $.fs reads and writes at most 4 MiB; a log is trimmed from its oldest lines well before that. */
+export const MAX_LOG_BYTES = 3 * 1024 * 1024;
+
+export type Outcome = "compacted" | "skipped" | "handed-over";
+
+export interface ResultDecision {
+  readonly callId: string;
+  readonly tool: string;
+  readonly action: Action;
+  readonly rule: RuleId;
+  readonly reason: string;
+}
+
+export interface DecisionRecord {
+  /** format version */
+  readonly v: 1;
+  /** ISO time the compaction began */
+  readonly at: string;
+  readonly sessionId: string;
+  readonly agentId?: string;
+  readonly trigger: string;
+  readonly outcome: Outcome;
+  /** one line: why this outcome */
+  readonly reason: string;
+  readonly rowsIn: number;
+  readonly rowsOut: number;
+  /** estimated tokens of the history before and after (after = before when nothing was installed) */
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  /** points of the context window freed, when the window is known */
+  readonly freedPercent?: number;
+  readonly window?: number;
+  /** the escalation budget given to the engine, when the window is known */
+  readonly budgetTokens?: number;
+  /** whether the engine cut beyond the rules to reach the budget */
+  readonly escalated: boolean;
+  /** milliseconds of the hook's own work (rows in to rows out) */
+  readonly ms: number;
+  readonly results: readonly ResultDecision[];
+}
+
+/** `<claude dir>` from a transcript path `<claude dir>/projects/<project>/<session>.jsonl`. */
+export const claudeDirOf = (transcriptPath: string): string | undefined => {
+  const p = transcriptPath.replace(/\\/g, "/");
+  const i = p.lastIndexOf("/projects/");
+  return i > 0 ? p.slice(0, i) : undefined;
+};
+
+const safeName = (sessionId: string): string => sessionId.replace(/[^A-Za-z0-9._-]/g, "_") || "unknown";
+
+export const logPathFor = (claudeDir: string, sessionId: string): string => `${claudeDir}/${LOG_DIR_NAME}/logs/${safeName(sessionId)}.jsonl`;
+
+const byteLength = (s: string): number => new TextEncoder().encode(s).length;
+
+/** The log's new text: `existing` plus one line, oldest lines dropped to stay under `maxBytes`. */
+export const appendRecord = (existing: string, record: DecisionRecord, maxBytes = MAX_LOG_BYTES): string => {
+  const line = JSON.stringify(record) + "\n";
+  let text = existing === "" || existing.endsWith("\n") ? existing + line : existing + "\n" + line;
+  if (byteLength(text) <= maxBytes) return text;
+  const lines = text.split("\n").filter((l) => l !== "");
+  let size = lines.reduce((n, l) => n + byteLength(l) + 1, 0);
+  while (lines.length > 1 && size > maxBytes) size -= byteLength(lines.shift()!) + 1;
+  return lines.join("\n") + "\n";
+};
+
+/** Parse a log's text; lines that are not records are reported as `line N: why` and skipped. */
+export const parseLog = (text: string): { records: DecisionRecord[]; problems: string[] } => {
+  const records: DecisionRecord[] = [];
+  const problems: string[] = [];
+  text.split("\n").forEach((raw, i) => {
+    if (raw.trim() === "") return;
+    try {
+      const v = JSON.parse(raw) as Partial<DecisionRecord>;
+      if (v && typeof v === "object" && typeof v.trigger === "string" && typeof v.outcome === "string" && Array.isArray(v.results)) records.push(v as DecisionRecord);
+      else problems.push(`line ${i + 1}: not a better-compaction decision record`);
+    } catch (e) {
+      problems.push(`line ${i + 1}: not valid JSON`);
+    }
+  });
+  return { records, problems };
+};
+
+const k = (n: number): string => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
+
+/** A record as people read it: a heading line, then one line per result that was not kept. */
+export const formatRecord = (r: DecisionRecord, opts: { readonly allResults?: boolean } = {}): string => {
+  const freed = r.freedPercent === undefined ? "" : `, ${r.freedPercent.toFixed(1)} points of the window freed`;
+  const counts = { keep: 0, truncate: 0, drop: 0 } as Record<Action, number>;
+  for (const d of r.results) counts[d.action]++;
+  const lines = [
+    `${r.at}  ${r.trigger}${r.agentId ? ` (subagent ${r.agentId})` : ""}  ${r.outcome}: ${r.reason}`,
+    `  rows ${r.rowsIn} -> ${r.rowsOut}, ~${k(r.tokensBefore)} -> ~${k(r.tokensAfter)} tokens${freed}${r.escalated ? ", escalated" : ""}, ${r.ms.toFixed(1)} ms`,
+    `  results: ${counts.keep} kept, ${counts.truncate} truncated, ${counts.drop} dropped`,
+  ];
+  for (const d of r.results) {
+    if (d.action === "keep" && !opts.allResults) continue;
+    lines.push(`    ${d.action.padEnd(8)} ${d.tool.padEnd(12)} ${d.rule.padEnd(16)} ${d.callId}  ${d.reason}`);
+  }
+  return lines.join("\n");
+};

@@ -1,0 +1,196 @@
+// The Claude Code plugin's compaction, as a pure function of plain data: hook rows in, the
+// answer (rows, a skip, or rows to hand over to Claude Code's own summary) and a decision
+// record out. hooks/register.ts makes every `$` call and hands this file what they returned.
+// Runs inside Claude Code's hooks worker: no Bun, no Node, no bare package on this path.
+import { apply } from "../../engine/apply.ts";
+import { plan } from "../../engine/plan.ts";
+import { DEFAULT_OPTIONS, type Options, type Plan } from "../../engine/types.ts";
+import type { DecisionRecord, Outcome } from "./decision-log.ts";
+import { orphans, rowsToSession, sessionToRows, validateRows, type SessionRow } from "./rows.ts";
+
+/** The plugin's options (userConfig in .claude-plugin/plugin.json; keep the two in step). */
+export interface PluginOptions {
+  /** the turn.complete loop compacts at this share of the window; also the escalation budget */
+  readonly compactAtPercent: number;
+  /** a pass freeing fewer points of the window than this is not worth it (plugin: skip; auto: hand over) */
+  readonly minFreedPercent: number;
+  /** the engine's: a pass removing less than this share of tool-output tokens is not taken */
+  readonly minRemovalFraction: number;
+  readonly truncateHeadChars: number;
+  readonly pinLastMessages: number;
+  readonly logDecisions: boolean;
+}
+
+export const DEFAULT_PLUGIN_OPTIONS: PluginOptions = {
+  compactAtPercent: 60,
+  minFreedPercent: 5,
+  minRemovalFraction: DEFAULT_OPTIONS.minRemovalFraction,
+  truncateHeadChars: DEFAULT_OPTIONS.truncateHeadChars,
+  pinLastMessages: DEFAULT_OPTIONS.pinLastMessages,
+  logDecisions: true,
+};
+
+const num = (v: unknown, fallback: number, min: number, max: number): number => {
+  const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : NaN;
+  return Number.isFinite(n) && n >= min && n <= max ? n : fallback;
+};
+
+const bool = (v: unknown, fallback: boolean): boolean => (v === true || v === "true" ? true : v === false || v === "false" ? false : fallback);
+
+/** Options from the values Claude Code hands `register` (userConfig; numbers may arrive as strings). Bad values fall back to defaults. */
+export const pluginOptions = (raw: unknown): PluginOptions => {
+  const o = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
+  const d = DEFAULT_PLUGIN_OPTIONS;
+  return {
+    compactAtPercent: num(o.compactAtPercent, d.compactAtPercent, 1, 100),
+    minFreedPercent: num(o.minFreedPercent, d.minFreedPercent, 0, 100),
+    minRemovalFraction: num(o.minRemovalFraction, d.minRemovalFraction, 0, 1),
+    truncateHeadChars: Math.floor(num(o.truncateHeadChars, d.truncateHeadChars, 0, 1_000_000)),
+    pinLastMessages: Math.floor(num(o.pinLastMessages, d.pinLastMessages, 0, 10_000)),
+    logDecisions: bool(o.logDecisions, d.logDecisions),
+  };
+};
+
+/** `$.session.usage().context`: tokens and percent are absent until a response has been seen. */
+export interface ContextUsage {
+  readonly tokens?: number;
+  readonly window?: number;
+  readonly percent?: number;
+}
+
+export type Trigger = "manual" | "auto" | "plugin" | "precompute";
+
+export interface CompactInput {
+  readonly trigger: string;
+  readonly agentId?: string;
+  readonly sessionId: string;
+  readonly rows: readonly SessionRow[];
+  readonly usage?: ContextUsage;
+  readonly options: PluginOptions;
+  /** milliseconds; a wall clock for the record's time, and the difference for its duration */
+  readonly now: () => number;
+}
+
+export type CompactAnswer =
+  | { readonly messages: SessionRow[]; readonly tokensBefore: number; readonly tokensAfter: number }
+  | { readonly skip: string }
+  | { readonly handover: SessionRow[] };
+
+export interface CompactOutcome {
+  readonly answer: CompactAnswer;
+  readonly record: DecisionRecord;
+}
+
+const PRECOMPUTE_SKIP = "better-compaction answers each compaction when it happens; nothing to precompute";
+
+const round1 = (n: number): number => Math.round(n * 10) / 10;
+
+/** The engine options for this pass (the plugin's options over the engine's defaults). */
+export const engineOptions = (options: PluginOptions, budgetTokens?: number): Options => ({
+  ...DEFAULT_OPTIONS,
+  pinLastMessages: options.pinLastMessages,
+  truncateHeadChars: options.truncateHeadChars,
+  minRemovalFraction: options.minRemovalFraction,
+  ...(budgetTokens === undefined ? {} : { budgetTokens }),
+});
+
+const escalated = (p: Plan): boolean => p.decisions.some((d) => d.rule === "escalation");
+
+/**
+ * One `session.compact` dispatch, decided. precompute: skip. manual / auto / plugin (main loop or
+ * subagent alike): the rules, then escalation to the budget (compactAtPercent of the window);
+ * still over budget, or an auto pass freeing < minFreedPercent points: hand over the pruned rows;
+ * a plugin pass freeing < minFreedPercent: skip; a manual pass removing nothing: skip.
+ */
+export const compactRows = (input: CompactInput): CompactOutcome => {
+  const t0 = input.now();
+  const at = new Date(t0).toISOString();
+  const { rows, options, trigger } = input;
+  const base = { v: 1 as const, at, sessionId: input.sessionId, ...(input.agentId ? { agentId: input.agentId } : {}), trigger, rowsIn: rows.length };
+  const finish = (answer: CompactAnswer, outcome: Outcome, reason: string, extra: Partial<DecisionRecord> & { rowsOut: number; tokensBefore: number; tokensAfter: number }): CompactOutcome => ({
+    answer,
+    record: { ...base, outcome, reason, escalated: false, results: [], ...extra, ms: round1(input.now() - t0) },
+  });
+
+  if (trigger === "precompute") return finish({ skip: PRECOMPUTE_SKIP }, "skipped", PRECOMPUTE_SKIP, { rowsOut: rows.length, tokensBefore: 0, tokensAfter: 0 });
+  if (trigger !== "manual" && trigger !== "auto" && trigger !== "plugin") {
+    const why = `better-compaction: unknown trigger ${JSON.stringify(trigger)}; not compacted`;
+    return finish({ skip: why }, "skipped", why, { rowsOut: rows.length, tokensBefore: 0, tokensAfter: 0 });
+  }
+  const inputProblems = validateRows(rows);
+  if (inputProblems.length > 0) {
+    const why = `better-compaction: Claude Code handed in ${inputProblems[0]}; not compacted`;
+    return finish({ skip: why }, "skipped", why, { rowsOut: rows.length, tokensBefore: 0, tokensAfter: 0 });
+  }
+
+  const window = input.usage?.window && input.usage.window > 0 ? input.usage.window : undefined;
+  const budgetTokens = window === undefined ? undefined : Math.floor((window * options.compactAtPercent) / 100);
+  const session = rowsToSession(rows, input.sessionId);
+  const p = plan(session, engineOptions(options, budgetTokens));
+  const out = sessionToRows(rows, apply(session, p));
+  const { tokensBefore, tokensAfter } = p.totals;
+  const freedPercent = window === undefined ? undefined : round1(((tokensBefore - tokensAfter) / window) * 100);
+  const results = p.decisions.map((d) => ({ callId: d.callId, tool: d.tool, action: d.action, rule: d.rule, reason: d.reason }));
+  const facts = { rowsOut: out.length, tokensBefore, tokensAfter, results, escalated: escalated(p), ...(window === undefined ? {} : { window, freedPercent, budgetTokens }) };
+
+  // never answer with a list Claude Code would refuse, or with a call that lost its result
+  const problems = validateRows(out);
+  const before = new Set(orphans(rows));
+  const newOrphans = orphans(out).filter((o) => !before.has(o));
+  if (problems.length > 0 || newOrphans.length > 0) {
+    const why = `better-compaction: its rewrite failed its own check (${[...problems, ...newOrphans][0]}); not compacted`;
+    return finish({ skip: why }, "skipped", why, { ...facts, rowsOut: rows.length, tokensAfter: tokensBefore });
+  }
+
+  const freed = tokensBefore - tokensAfter;
+  const freedText = freedPercent === undefined ? `~${freed} tokens` : `${freedPercent} points of the window`;
+  const small = freedPercent !== undefined && freedPercent < options.minFreedPercent;
+  if (trigger === "plugin" && small) {
+    const why = `better-compaction: this pass would free only ${freedText} (minFreedPercent ${options.minFreedPercent}); waiting for Claude Code's own threshold`;
+    return finish({ skip: why }, "skipped", why, { ...facts, rowsOut: rows.length, tokensAfter: tokensBefore });
+  }
+  if (budgetTokens !== undefined && tokensAfter > budgetTokens) {
+    const why = `still ~${tokensAfter} tokens after the rules and escalation, over the budget of ${budgetTokens} (${options.compactAtPercent}% of the window): handed to Claude Code's summary`;
+    return finish({ handover: out }, "handed-over", why, facts);
+  }
+  if (trigger === "auto" && (small || (freedPercent === undefined && freed <= 0))) {
+    const why = `freed only ${freedText} (minFreedPercent ${options.minFreedPercent}): handed to Claude Code's summary`;
+    return finish({ handover: out }, "handed-over", why, facts);
+  }
+  if (freed <= 0) {
+    const why = "better-compaction: nothing to remove (every tool result is still needed)";
+    return finish({ skip: why }, "skipped", why, { ...facts, rowsOut: rows.length });
+  }
+  const dropped = results.filter((r) => r.action === "drop").length;
+  const truncated = results.filter((r) => r.action === "truncate").length;
+  const why = `${dropped} results dropped, ${truncated} truncated; freed ${freedText}${facts.escalated ? " (escalated to the budget)" : ""}`;
+  return finish({ messages: out, tokensBefore, tokensAfter }, "compacted", why, facts);
+};
+
+/** One line for Claude Code's debug log. */
+export const debugLine = (r: DecisionRecord): string =>
+  `better-compaction: session.compact trigger=${r.trigger}${r.agentId ? ` agent=${r.agentId}` : ""} ${r.outcome} rows ${r.rowsIn}->${r.rowsOut} tokens ~${r.tokensBefore}->~${r.tokensAfter} in ${r.ms} ms: ${r.reason}`;
+
+/** The turn.complete loop: whether to call $.session.compact() now. */
+export const shouldCompactAfterTurn = (input: { readonly usage?: ContextUsage; readonly options: PluginOptions; readonly turnsSinceLast: number }): boolean => {
+  if (input.turnsSinceLast < TURN_COOLDOWN) return false;
+  const u = input.usage;
+  const percent = u?.percent ?? (u?.tokens !== undefined && u.window ? (u.tokens / u.window) * 100 : undefined);
+  return percent !== undefined && percent >= input.options.compactAtPercent;
+};
+
+/** turns to wait after the loop compacted (or tried to) before it tries again */
+export const TURN_COOLDOWN = 2;
+
+/** What `.catch` answers: a failure never falls through to a summary, never breaks the session. */
+export const failureSkip = (error: unknown): { skip: string } => {
+  const e = error as { message?: unknown; kind?: unknown } | undefined;
+  const msg = typeof e?.message === "string" ? e.message : typeof error === "string" ? error : "unknown error";
+  const kind = e?.kind === "timeout" ? "timed out" : "failed";
+  return { skip: `better-compaction ${kind} (${msg.replace(/\s+/g, " ").slice(0, 200)}); not compacted` };
+};
+
+// What hooks/register.ts needs besides the above, so it imports one module (the build points
+// that one import at the bundle).
+export { appendRecord, claudeDirOf, logPathFor } from "./decision-log.ts";
+export type { SessionRow } from "./rows.ts";

@@ -1,0 +1,114 @@
+// Hook rows <-> session model: one message per row, and back in the shape Claude Code takes
+// without the resume defect (research 7.4, 7.8): handles only on unchanged plain prompt rows.
+import { describe, expect, test } from "bun:test";
+import type { Message } from "../../../src/engine/types.ts";
+import { orphans, rowsToSession, sessionToRows, validateRows, type SessionRow } from "../../../src/hosts/claude/rows.ts";
+import { readRows } from "../../e2e/support/claude-fixtures.ts";
+import { claudeMessagesProblems, claudeResultProblems, pairingProblems } from "../../e2e/support/claude-validate.ts";
+
+describe("rowsToSession", () => {
+  test("one message per row, in order, with the row index as source.record", () => {
+    const rows = readRows(["a.txt", "b.txt"]);
+    const s = rowsToSession(rows, "sess-1");
+    expect(s.host).toBe("claude");
+    expect(s.id).toBe("sess-1");
+    expect(s.messages.length).toBe(rows.length);
+    expect(s.messages.map((m) => m.source)).toEqual(rows.map((_, record) => ({ host: "claude", record })));
+    expect(s.messages.map((m) => `${m.role}:${m.kind}`)).toEqual([
+      "user:prompt",
+      "assistant:reply",
+      "assistant:reply",
+      "user:tool",
+      "assistant:reply",
+      "assistant:reply",
+      "user:tool",
+      "assistant:reply",
+    ]);
+    expect(s.messages[2]!.toolCalls).toEqual([{ id: "toolu_0001", name: "Read", input: { file_path: "/project/a.txt" }, inputText: '{"file_path":"/project/a.txt"}' }]);
+    expect(s.messages[3]!.toolResults).toEqual([{ callId: "toolu_0001", text: "1\tcontent of a.txt\n", isError: false, images: 0 }]);
+    expect(s.messages.map((m) => m.text)).toEqual(rows.map((r) => r.text));
+  });
+
+  test("an error result keeps its flag; a row without toolResults has none", () => {
+    const rows: SessionRow[] = [
+      { role: "user", text: "run it", toolUses: [] },
+      { role: "assistant", text: "", toolUses: [{ tool_use_id: "t1", tool: "Bash", input: { command: "false" } }] },
+      { role: "user", text: "", toolUses: [], toolResults: [{ tool_use_id: "t1", text: "Exit code 1", isError: true }] },
+    ];
+    const s = rowsToSession(rows, "x");
+    expect(s.messages[0]!.toolResults).toEqual([]);
+    expect(s.messages[2]!.toolResults[0]!.isError).toBe(true);
+  });
+});
+
+describe("sessionToRows", () => {
+  test("unchanged: prompt rows come back as the same objects, every other row rebuilt without its handle", () => {
+    const rows = readRows(["a.txt", "b.txt"]);
+    const out = sessionToRows(rows, rowsToSession(rows, "s").messages);
+    expect(out.length).toBe(rows.length);
+    expect(out[0]).toBe(rows[0]!);
+    for (const r of out.slice(1)) expect(r.handle).toBeUndefined();
+    // tool uses carry only what a rebuilt assistant message is made of
+    expect(out[2]).toEqual({ role: "assistant", text: "", toolUses: [{ tool_use_id: "toolu_0001", tool: "Read", input: { file_path: "/project/a.txt" } }] });
+    expect(out[3]).toEqual({ role: "user", text: "", toolUses: [], toolResults: [{ tool_use_id: "toolu_0001", text: "1\tcontent of a.txt\n", isError: false }] });
+    expect(out[1]).toEqual({ role: "assistant", text: "Step 1: Read.", toolUses: [] });
+  });
+
+  test("a dropped result keeps its tool_use row and its tool_result row, with the note as text", () => {
+    const rows = readRows(["a.txt", "b.txt", "a.txt"]);
+    const s = rowsToSession(rows, "s");
+    const note = "[output removed by better-compaction: 19 chars; re-run the call to see it]";
+    // what apply() hands back for a drop: the same message with the result text replaced
+    const applied: Message[] = s.messages.map((m, i) => (i === 3 ? { ...m, toolResults: [{ ...m.toolResults[0]!, text: note }] } : m));
+    const out = sessionToRows(rows, applied);
+    expect(out[2]!.toolUses.map((u) => u.tool_use_id)).toEqual(["toolu_0001"]);
+    expect(out[3]!.toolResults).toEqual([{ tool_use_id: "toolu_0001", text: note, isError: false }]);
+    expect(out[6]!.toolResults![0]!.text).toBe(rows[6]!.toolResults![0]!.text);
+    expect(pairingProblems(out)).toEqual([]);
+    expect(claudeResultProblems({ messages: out, tokensBefore: 10, tokensAfter: 5 })).toEqual([]);
+  });
+
+  test("prose of every row is byte-identical after the round trip", () => {
+    const rows: SessionRow[] = [
+      { role: "user", text: "é 🧪 \r\n  trailing  ", toolUses: [], handle: "h1" },
+      { role: "assistant", text: "I'll look.\n\n```ts\nconst x = 1;\n```", toolUses: [{ tool_use_id: "t1", tool: "Grep", input: { pattern: "x\\d+" } }], handle: "h2" },
+      { role: "user", text: "also this", toolUses: [], toolResults: [{ tool_use_id: "t1", text: "a.ts:1:x1", isError: false }], handle: "h3" },
+    ];
+    const out = sessionToRows(rows, rowsToSession(rows, "s").messages);
+    expect(out.map((r) => r.text)).toEqual(rows.map((r) => r.text));
+    expect(out[1]!.toolUses[0]!.input).toBe(rows[1]!.toolUses[0]!.input);
+    expect(out[2]!.handle).toBeUndefined();
+  });
+
+  test("a message without a claude source is rebuilt from itself", () => {
+    const m: Message = { role: "assistant", kind: "reply", text: "hi", toolCalls: [{ id: "t9", name: "Bash", input: { command: "ls" }, inputText: "" }], toolResults: [] };
+    expect(sessionToRows([], [m])).toEqual([{ role: "assistant", text: "hi", toolUses: [{ tool_use_id: "t9", tool: "Bash", input: { command: "ls" } }] }]);
+  });
+});
+
+describe("the runtime guards agree with the independent 7.5 mirror", () => {
+  const cases: [string, unknown][] = [
+    ["not a list", { a: 1 }],
+    ["empty", []],
+    ["not an object", [1]],
+    ["bad role", [{ role: "system", text: "", toolUses: [] }]],
+    ["no text", [{ role: "user", toolUses: [] }]],
+    ["bad handle", [{ role: "user", text: "", toolUses: [], handle: 3 }]],
+    ["bad toolUses", [{ role: "assistant", text: "", toolUses: [{ tool: "Read", input: {} }] }]],
+    ["toolUses not a list", [{ role: "assistant", text: "", toolUses: "x" }]],
+    ["bad toolResults", [{ role: "user", text: "", toolUses: [], toolResults: [{ tool_use_id: "t", text: 5, isError: false }] }]],
+    ["valid", [{ role: "user", text: "", toolUses: [] }]],
+  ];
+  test.each(cases)("%s", (_, messages) => {
+    expect(validateRows(messages)).toEqual(claudeMessagesProblems(messages));
+  });
+
+  test("orphans names unpaired ids both ways", () => {
+    const rows: SessionRow[] = [
+      { role: "assistant", text: "", toolUses: [{ tool_use_id: "a", tool: "Read", input: {} }] },
+      { role: "user", text: "", toolUses: [], toolResults: [{ tool_use_id: "b", text: "", isError: false }] },
+    ];
+    expect(orphans(rows)).toEqual(["tool_use a has no result", "tool_result b has no tool_use"]);
+    expect(orphans(readRows(["a.txt"]))).toEqual([]);
+  });
+});
