@@ -219,9 +219,17 @@ const main = async (argv: readonly string[]): Promise<void> => {
   progress(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 };
 
+/** A build failure in a few readable lines: bun's own errors (an AggregateError from Bun.build) by file:line. */
+const explain = (e: unknown): string => {
+  if (e instanceof BuildError) return e.message;
+  if (e instanceof AggregateError && e.errors.length > 0)
+    return `${e.message}:\n${e.errors.map((x: unknown) => `  ${x instanceof Error && "position" in x && x.position ? `${relative(REPO, String((x.position as { file: string }).file))}:${(x.position as { line: number }).line}: ` : ""}${x instanceof Error ? x.message : String(x)}`).join("\n")}`;
+  return e instanceof Error ? (e.stack ?? e.message) : String(e);
+};
+
 if (import.meta.main) {
   main(process.argv.slice(2)).catch((e: unknown) => {
-    process.stderr.write(`build: ${e instanceof BuildError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.stderr.write(`build: ${explain(e)}\n`);
     process.exit(1);
   });
 }
