@@ -269,9 +269,13 @@ export const parseRollout = (text: string, path: string): Rollout => {
 
   if (records === 0) {
     const hint = claudeLike > 0 ? "this looks like a Claude Code transcript" : "expected a Codex rollout (rollout-*.jsonl)";
-    const why = file.lines.length === 0 || file.lines.every((l) => l.value === undefined && l.error === undefined)
-      ? "no records"
-      : (malformed[0]?.slice(path.length + 1) ?? "no session_meta, response_item or event_msg records");
+    const firstBad = lines.find((l) => l.kind === "malformed" || l.kind === "unknown");
+    const why =
+      firstBad === undefined
+        ? "no records"
+        : firstBad.kind === "malformed"
+          ? `line ${firstBad.lineNo}: ${firstBad.error}`
+          : `line ${firstBad.lineNo}: unknown record type "${firstBad.type}"`;
     throw new BcError("bad-input", `${path}: not a Codex rollout (${why})`, hint);
   }
   if (firstRecordType !== "session_meta")
