@@ -158,7 +158,7 @@ const sizeCap: Method = {
 
 const largestFirst: Method = {
   id: "largest-first",
-  summary: "drop unpinned results largest first until as many tokens are freed as the rules freed at that cut",
+  summary: "drop unpinned results largest first (passing over any that would overshoot) until as many tokens are freed as the rules freed at that cut",
   run: ({ results, pinned, rulesFreedTokens }) => {
     const out = new Map<number, string>();
     if (rulesFreedTokens <= 0) return out;
@@ -170,7 +170,9 @@ const largestFirst: Method = {
       if (freed >= rulesFreedTokens) break;
       const note = REMOVAL_NOTE(r.text.length);
       const saved = tokensSaved(r, note);
-      if (saved <= 0) continue;
+      // a result that would carry the total past the budget is passed over for a smaller one:
+      // the comparison is at equal budget, not "whatever the largest result happens to free"
+      if (saved <= 0 || freed + saved > rulesFreedTokens) continue;
       out.set(r.ordinal, note);
       freed += saved;
     }

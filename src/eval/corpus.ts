@@ -1,0 +1,83 @@
+// The corpus an eval runs on: files and folders given by the user, the user's own sessions,
+// or the embedded examples. Each file is named in the report by a short, stable name, and the
+// corpus fingerprint is a sha256 over every name and its bytes, in name order.
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, join, relative, sep } from "node:path";
+
+export interface CorpusFile {
+  readonly path: string;
+  /** what the report calls it: relative to the folder given (with that folder's name), or the file name */
+  readonly name: string;
+}
+
+export interface Skipped {
+  readonly file: string;
+  /** one line: `file:line: why` where a line is known */
+  readonly reason: string;
+}
+
+const posix = (p: string): string => p.split(sep).join("/");
+
+const walk = (dir: string, out: string[], depth = 0): void => {
+  let entries: { name: string; dir: boolean }[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true }).map((e) => ({ name: e.name, dir: e.isDirectory() }));
+  } catch {
+    return;
+  }
+  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const p = join(dir, e.name);
+    if (e.dir) {
+      if (depth < 12) walk(p, out, depth + 1);
+    } else if (e.name.endsWith(".jsonl")) out.push(p);
+  }
+};
+
+/** Expand files and folders (folders: every *.jsonl below them). Missing paths are skipped, with the reason. */
+export const collectFiles = (args: readonly string[]): { files: CorpusFile[]; skipped: Skipped[] } => {
+  const files: CorpusFile[] = [];
+  const skipped: Skipped[] = [];
+  const seen = new Set<string>();
+  const add = (path: string, name: string): void => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    files.push({ path, name });
+  };
+  for (const arg of args) {
+    if (!existsSync(arg)) {
+      skipped.push({ file: arg, reason: `${arg}: no such file or folder` });
+      continue;
+    }
+    if (statSync(arg).isDirectory()) {
+      const found: string[] = [];
+      walk(arg, found);
+      const base = basename(join(arg, "."));
+      for (const p of found) add(p, posix(join(base, relative(arg, p))));
+    } else add(arg, basename(arg));
+  }
+  return { files: sortFiles(files), skipped };
+};
+
+/** A discovered session's report name: its path under the home folder. */
+export const homeName = (path: string): string => {
+  const home = homedir();
+  return path.startsWith(home + sep) ? `~/${posix(relative(home, path))}` : posix(path);
+};
+
+export const sortFiles = (files: readonly CorpusFile[]): CorpusFile[] =>
+  [...files].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+
+/** sha256 over (name, byte length, bytes) of each file, in the order given. */
+export const fingerprint = (entries: readonly { name: string; bytes: Uint8Array }[]): string => {
+  const h = createHash("sha256");
+  for (const e of entries) {
+    h.update(e.name);
+    h.update("\0");
+    h.update(String(e.bytes.length));
+    h.update("\0");
+    h.update(e.bytes);
+  }
+  return h.digest("hex");
+};

@@ -1,0 +1,165 @@
+// The eval over a corpus: load each file (a broken one is skipped with its reason), replay it,
+// and assemble the report object. Everything in the report is sorted and free of clocks and
+// machine paths, so the same corpus gives the same report byte for byte.
+import { readFileSync } from "node:fs";
+import { CHARS_PER_TOKEN } from "../engine/estimate.ts";
+import { DEFAULT_OPTIONS, type Host } from "../engine/types.ts";
+import { detectHost, loadSessionFile } from "../hosts/load.ts";
+import { BcError } from "../util/errors.ts";
+import { VERSION } from "../version.ts";
+import { fingerprint, type CorpusFile, type Skipped } from "./corpus.ts";
+import { PIN_LAST_MESSAGES } from "./cut.ts";
+import { CLEAR_TOOL_USES, MICROCOMPACT, OBSERVATION_MASK, OPENCODE_PRUNE, SIZE_CAP } from "./methods/baselines.ts";
+import type { Compactor } from "./methods/rules.ts";
+import { METHOD_IDS, methodSummaries, replaySession, type SessionReplay } from "./replay.ts";
+import { GENERIC_TOKEN_RESULTS } from "./score.ts";
+import { summarizeHost, type HostSummary } from "./summary.ts";
+
+export const REPORT_FORMAT = 1;
+export const HOSTS: readonly Host[] = ["claude", "codex"];
+
+export const LEFT_OUT = [
+  {
+    method: "paid-model plugin (seed 000)",
+    why: "it scores each result with its vendor's paid model; replaying it needs that model and network calls, which a local, deterministic eval cannot make",
+  },
+] as const;
+
+export interface EvalParameters {
+  readonly cuts: readonly number[];
+  readonly passes: readonly number[];
+  readonly methods: readonly string[];
+  readonly host?: Host;
+}
+
+export interface EvalReport {
+  readonly report: "bc eval";
+  readonly format: number;
+  readonly version: string;
+  readonly yardstick: "v1";
+  readonly corpus: {
+    readonly kind: "files" | "user" | "demo";
+    readonly fingerprint: string;
+    readonly files: number;
+    readonly sessions: number;
+    readonly skipped: readonly Skipped[];
+    /** `file:line: why` for malformed lines the readers skipped inside files that loaded */
+    readonly malformedLines: readonly string[];
+  };
+  readonly parameters: Record<string, unknown>;
+  readonly hosts: readonly HostSummary[];
+  readonly sessions: readonly SessionReplay[];
+}
+
+export interface RunEvalOptions extends EvalParameters {
+  readonly files: readonly CorpusFile[];
+  /** problems found before loading (missing paths) */
+  readonly skipped?: readonly Skipped[];
+  readonly kind: EvalReport["corpus"]["kind"];
+  readonly compact: Compactor;
+  readonly onProgress?: (done: number, total: number, name: string) => void;
+  /** polled between sessions; true stops the run (BcError "interrupted") */
+  readonly shouldStop?: () => boolean;
+}
+
+const describeError = (path: string, e: unknown): string => {
+  const msg = e instanceof Error ? e.message : String(e);
+  return msg.includes(path) ? msg : `${path}: ${msg}`;
+};
+
+const yieldToEvents = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+export const parameters = (p: EvalParameters): Record<string, unknown> => ({
+  cuts: [...p.cuts],
+  passes: [...p.passes],
+  host: p.host ?? "all",
+  methods: methodSummaries().filter((m) => p.methods.includes(m.id)),
+  leftOut: LEFT_OUT,
+  pins: { firstMessage: true, lastMessages: PIN_LAST_MESSAGES, errorResults: true, appliedToEveryMethod: true },
+  genericTokenResults: GENERIC_TOKEN_RESULTS,
+  charsPerToken: CHARS_PER_TOKEN,
+  rules: DEFAULT_OPTIONS,
+  baselines: {
+    "clear-tool-uses": CLEAR_TOOL_USES,
+    microcompact: MICROCOMPACT,
+    "opencode-prune": OPENCODE_PRUNE,
+    "observation-mask": OBSERVATION_MASK,
+    "size-cap": SIZE_CAP,
+    "largest-first": { budget: "the rules' tokens freed at the same cut" },
+  },
+  scoring: {
+    used: "assistant reply text and tool-call inputs after the cut",
+    known: "prose of any message and tool-call inputs at or before the result's message",
+    lost: "a miss with at least one used token that appears nowhere in the compacted prefix (prose, call inputs, kept results, kept heads)",
+    numberLike: "tokens made only of digits and . , : _ / - (years, versions, decimals, long numbers)",
+  },
+});
+
+export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
+  const methods = METHOD_IDS.filter((m) => opts.methods.includes(m));
+  const cuts = [...opts.cuts].sort((a, b) => a - b);
+  const passes = [...opts.passes].sort((a, b) => a - b);
+  const skipped: Skipped[] = [...(opts.skipped ?? [])];
+  const malformedLines: string[] = [];
+  const sessions: SessionReplay[] = [];
+  const hashed: { name: string; bytes: Uint8Array }[] = [];
+  let done = 0;
+  for (const f of opts.files) {
+    if (opts.shouldStop?.()) throw new BcError("interrupted", `interrupted after ${done} of ${opts.files.length} files; no report written`);
+    opts.onProgress?.(done, opts.files.length, f.name);
+    done++;
+    await yieldToEvents();
+    let bytes: Uint8Array;
+    try {
+      bytes = readFileSync(f.path);
+    } catch (e) {
+      skipped.push({ file: f.name, reason: describeError(f.name, e) });
+      continue;
+    }
+    try {
+      if (opts.host !== undefined && detectHost(f.path) !== opts.host) continue;
+    } catch {
+      // not recognisable: loading says why below
+    }
+    hashed.push({ name: f.name, bytes });
+    try {
+      const loaded = loadSessionFile(f.path);
+      for (const m of loaded.malformed) malformedLines.push(m.split(f.path).join(f.name));
+      if (loaded.timeline.messages.length === 0) {
+        skipped.push({ file: f.name, reason: `${f.name}: no messages to replay` });
+        continue;
+      }
+      sessions.push(
+        replaySession(
+          { host: loaded.host, id: loaded.id, file: f.name, timeline: loaded.timeline, compactions: loaded.compactions },
+          { cuts, methods, passes, compact: opts.compact },
+        ),
+      );
+    } catch (e) {
+      // a file that cannot be read as a session is reported and skipped; the run goes on
+      skipped.push({ file: f.name, reason: describeError(f.path, e).split(f.path).join(f.name) });
+    }
+  }
+  opts.onProgress?.(done, opts.files.length, "");
+  sessions.sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  hashed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  skipped.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const hosts = HOSTS.filter((h) => sessions.some((s) => s.host === h)).map((h) => summarizeHost(h, sessions, methods, passes));
+  return {
+    report: "bc eval",
+    format: REPORT_FORMAT,
+    version: VERSION,
+    yardstick: "v1",
+    corpus: {
+      kind: opts.kind,
+      fingerprint: fingerprint(hashed),
+      files: hashed.length + skipped.filter((s) => !hashed.some((p) => p.name === s.file)).length,
+      sessions: sessions.length,
+      skipped,
+      malformedLines: malformedLines.sort(),
+    },
+    parameters: parameters({ cuts, passes, methods, ...(opts.host === undefined ? {} : { host: opts.host }) }),
+    hosts,
+    sessions,
+  };
+};
