@@ -173,7 +173,7 @@ export const debugLine = (r: DecisionRecord): string =>
 
 /** The turn.complete loop: whether to call $.session.compact() now. */
 export const shouldCompactAfterTurn = (input: { readonly usage?: ContextUsage; readonly options: PluginOptions; readonly turnsSinceLast: number }): boolean => {
-  if (input.turnsSinceLast < TURN_COOLDOWN) return false;
+  if (input.turnsSinceLast <= TURN_COOLDOWN) return false;
   const u = input.usage;
   const percent = u?.percent ?? (u?.tokens !== undefined && u.window ? (u.tokens / u.window) * 100 : undefined);
   return percent !== undefined && percent >= input.options.compactAtPercent;

@@ -4,18 +4,31 @@ import type { SessionRow } from "../../../src/hosts/claude/rows.ts";
 let handles = 0;
 const handle = () => `00000000-0000-4000-8000-${String(++handles).padStart(12, "0")}`;
 
-/** Rows as Claude Code 2.1.328 handed them in for `READFILES a.txt b.txt` (shape observed in a real run). */
-export const readRows = (files: readonly string[], body: (f: string) => string = (f) => `1\tcontent of ${f}\n`): SessionRow[] => {
-  const rows: SessionRow[] = [{ role: "user", text: `READFILES ${files.join(" ")}`, toolUses: [], handle: handle() }];
-  files.forEach((f, i) => {
-    const id = `toolu_${String(i + 1).padStart(4, "0")}`;
-    const path = `/project/${f}`;
-    const result = { type: "text", file: { filePath: path, content: "", numLines: 1, startLine: 1, totalLines: 1 } };
-    rows.push({ role: "assistant", text: `Step ${i + 1}: Read.`, toolUses: [], handle: handle() });
-    rows.push({ role: "assistant", text: "", toolUses: [{ tool_use_id: id, tool: "Read", input: { file_path: path }, result, text: body(f) }], handle: handle() });
-    rows.push({ role: "user", text: "", toolUses: [], toolResults: [{ tool_use_id: id, text: body(f), isError: false, result }], handle: handle() });
+export interface Step {
+  readonly tool: string;
+  readonly input: Record<string, unknown>;
+  readonly text: string;
+  readonly isError?: boolean;
+}
+
+/** One turn as Claude Code hands it in: the prompt, then per call a text row, a tool_use row and a tool_result row, then the answer. */
+export const turnRows = (prompt: string, steps: readonly Step[], firstId = 1): SessionRow[] => {
+  const rows: SessionRow[] = [{ role: "user", text: prompt, toolUses: [], handle: handle() }];
+  steps.forEach((s, i) => {
+    const id = `toolu_${String(firstId + i).padStart(4, "0")}`;
+    const isError = s.isError === true;
+    const result = { stdout: s.text, stderr: "", interrupted: false };
+    rows.push({ role: "assistant", text: `Step ${i + 1}: ${s.tool}.`, toolUses: [], handle: handle() });
+    rows.push({ role: "assistant", text: "", toolUses: [{ tool_use_id: id, tool: s.tool, input: s.input, result, text: s.text, isError }], handle: handle() });
+    rows.push({ role: "user", text: "", toolUses: [], toolResults: [{ tool_use_id: id, text: s.text, isError, result }], handle: handle() });
   });
-  rows.push({ role: "assistant", text: `Done: ${files.length} reads.`, toolUses: [], handle: handle() });
+  rows.push({ role: "assistant", text: `Done: ${steps.length} calls.`, toolUses: [], handle: handle() });
   return rows;
 };
 
+/** Rows for `READFILES a.txt b.txt ...` (the shape observed in a real run: Read tool_use rows carry the outcome copies). */
+export const readRows = (files: readonly string[], body: (f: string) => string = (f) => `1\tcontent of ${f}\n`): SessionRow[] =>
+  turnRows(
+    `READFILES ${files.join(" ")}`,
+    files.map((f) => ({ tool: "Read", input: { file_path: `/project/${f}` }, text: body(f) })),
+  );

@@ -1,0 +1,64 @@
+// The decision log: where it lives, how lines are appended under $.fs's 4 MiB cap, how it reads.
+import { expect, test } from "bun:test";
+import { appendRecord, claudeDirOf, formatRecord, logPathFor, parseLog, type DecisionRecord } from "../../../src/hosts/claude/decision-log.ts";
+
+const record = (over: Partial<DecisionRecord> = {}): DecisionRecord => ({
+  v: 1,
+  at: "2026-11-30T02:00:00.000Z",
+  sessionId: "s-1",
+  trigger: "manual",
+  outcome: "compacted",
+  reason: "1 results dropped, 0 truncated; freed 5 points of the window",
+  rowsIn: 44,
+  rowsOut: 44,
+  tokensBefore: 14549,
+  tokensAfter: 13543,
+  freedPercent: 5,
+  window: 20000,
+  budgetTokens: 12000,
+  escalated: false,
+  ms: 4.2,
+  results: [
+    { callId: "toolu_1", tool: "Read", action: "drop", rule: "superseded-read", reason: "re-read at #42, unchanged" },
+    { callId: "toolu_2", tool: "Read", action: "keep", rule: "latest-read", reason: "latest read of /p/f0.txt" },
+  ],
+  ...over,
+});
+
+test("the log sits under <claude dir>/better-compaction/logs, named by session", () => {
+  expect(claudeDirOf("/home/u/.claude/projects/-home-u-p/abc.jsonl")).toBe("/home/u/.claude");
+  expect(claudeDirOf("C:\\Users\\u\\.claude\\projects\\x\\abc.jsonl")).toBe("C:/Users/u/.claude");
+  expect(claudeDirOf("abc.jsonl")).toBeUndefined();
+  expect(logPathFor("/home/u/.claude", "a/b")).toBe("/home/u/.claude/better-compaction/logs/a_b.jsonl");
+});
+
+test("appending adds one line; an over-long log loses its oldest lines, never the new one", () => {
+  const one = appendRecord("", record());
+  expect(one.endsWith("\n")).toBe(true);
+  const two = appendRecord(one.slice(0, -1), record({ trigger: "auto" })); // a log without its last newline
+  expect(parseLog(two).records.map((r) => r.trigger)).toEqual(["manual", "auto"]);
+  let text = "";
+  for (let i = 0; i < 20; i++) text = appendRecord(text, record({ rowsIn: i }), 2000);
+  const kept = parseLog(text).records;
+  expect(new TextEncoder().encode(text).length).toBeLessThanOrEqual(2000);
+  expect(kept.at(-1)!.rowsIn).toBe(19);
+  expect(kept.length).toBeGreaterThan(1);
+  expect(kept.map((r) => r.rowsIn)).toEqual(kept.map((_, i) => 20 - kept.length + i));
+});
+
+test("parseLog reports lines that are not records", () => {
+  const { records, problems } = parseLog(JSON.stringify(record()) + "\n{oops\n[1]\n\n");
+  expect(records.length).toBe(1);
+  expect(problems).toEqual(["line 2: not valid JSON", "line 3: not a better-compaction decision record"]);
+});
+
+test("formatRecord: a heading, the figures, and each result that was not kept", () => {
+  const text = formatRecord(record());
+  expect(text.split("\n")).toEqual([
+    "2026-11-30T02:00:00.000Z  manual  compacted: 1 results dropped, 0 truncated; freed 5 points of the window",
+    "  rows 44 -> 44, ~15k -> ~14k tokens, 5.0 points of the window freed, 4.2 ms",
+    "  results: 1 kept, 0 truncated, 1 dropped",
+    "    drop     Read         superseded-read  toolu_1  re-read at #42, unchanged",
+  ]);
+  expect(formatRecord(record(), { allResults: true })).toContain("latest-read");
+});

@@ -1,0 +1,217 @@
+// The plugin's compaction against the documented contract (research 7.2-7.5): rows in, rows
+// or a skip (or rows handed over to Claude Code's summary) out, every answer checked by an
+// independent mirror of Claude Code's validation and of the pairing it would otherwise repair.
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { compactRows, DEFAULT_PLUGIN_OPTIONS, failureSkip, pluginOptions, shouldCompactAfterTurn, type CompactInput, type PluginOptions } from "../../../src/hosts/claude/plugin.ts";
+import type { SessionRow } from "../../../src/hosts/claude/rows.ts";
+import { readRows, turnRows } from "../../e2e/support/claude-fixtures.ts";
+import { claudeResultProblems, pairingProblems } from "../../e2e/support/claude-validate.ts";
+
+const REPO = join(import.meta.dir, "..", "..", "..");
+const NOTE = /^\[output removed by better-compaction: \d+ chars; re-run the call to see it\]$/;
+
+/** ~1,000 tokens per file, distinct per file; `a.txt` read first and again at the end (superseded). */
+const FILES = ["a.txt", ...Array.from({ length: 12 }, (_, i) => `f${i}.txt`), "a.txt"];
+const body = (f: string): string => Array.from({ length: 100 }, (_, i) => `${String(i + 1).padStart(3)}\t${f} line ${i} `.padEnd(40, "x")).join("\n");
+const rows = (): SessionRow[] => readRows(FILES, body);
+/** 16 shell calls of ~1,000 tokens each that nothing refers to again: the recent ones are what escalation may cut. */
+const logRows = (): SessionRow[] =>
+  turnRows(
+    "run the steps",
+    Array.from({ length: 16 }, (_, i) => ({ tool: "Bash", input: { command: `./step${i}.sh` }, text: body(`step${i}`) })),
+  );
+/** a budget high enough that only the freed share decides */
+const ROOMY: PluginOptions = { ...DEFAULT_PLUGIN_OPTIONS, compactAtPercent: 95 };
+
+let clock = 1_764_460_800_000;
+const input = (over: Partial<CompactInput> & { window?: number }): CompactInput => ({
+  trigger: "manual",
+  sessionId: "s-1",
+  rows: rows(),
+  usage: over.window === undefined ? undefined : { window: over.window, tokens: Math.round(over.window / 2), percent: 50 },
+  options: DEFAULT_PLUGIN_OPTIONS,
+  now: () => (clock += 3),
+  ...over,
+});
+
+/** Everything the contract promises about a list the plugin hands Claude Code. */
+const expectSound = (inRows: readonly SessionRow[], out: readonly SessionRow[]): void => {
+  expect(claudeResultProblems({ messages: out })).toEqual([]);
+  expect(pairingProblems(out)).toEqual([]);
+  expect(out.length).toBe(inRows.length);
+  out.forEach((r, i) => {
+    const orig = inRows[i]!;
+    expect(r.role).toBe(orig.role);
+    expect(r.text).toBe(orig.text); // prose byte-identical
+    expect(r.toolUses.map((u) => [u.tool_use_id, u.tool, u.input])).toEqual(orig.toolUses.map((u) => [u.tool_use_id, u.tool, u.input]));
+    const isPrompt = orig.role === "user" && (orig.toolResults?.length ?? 0) === 0;
+    if (isPrompt) expect(r).toBe(orig);
+    else expect(r.handle).toBeUndefined();
+    (r.toolResults ?? []).forEach((t, j) => {
+      const o = orig.toolResults![j]!;
+      expect(t.tool_use_id).toBe(o.tool_use_id);
+      expect(t.isError).toBe(o.isError);
+      // kept byte for byte, or a removal note, or a head kept byte for byte
+      if (t.text !== o.text) expect(NOTE.test(t.text) || o.text.startsWith(t.text.slice(0, t.text.indexOf("\n[output") === -1 ? 0 : t.text.indexOf("\n[output")))).toBe(true);
+    });
+  });
+};
+
+describe("compactRows", () => {
+  test("precompute: skip, with a reason Claude Code accepts", () => {
+    const { answer, record } = compactRows(input({ trigger: "precompute", window: 10_000 }));
+    expect("skip" in answer).toBe(true);
+    expect(claudeResultProblems(answer, { trigger: "precompute" })).toEqual([]);
+    expect(record.outcome).toBe("skipped");
+  });
+
+  test("manual: the superseded read is dropped, everything else kept verbatim", () => {
+    const inRows = rows();
+    const { answer, record } = compactRows(input({ rows: inRows, window: 1_000_000 }));
+    if (!("messages" in answer)) throw new Error(`expected messages, got ${JSON.stringify(answer)}`);
+    expect(claudeResultProblems(answer)).toEqual([]);
+    expectSound(inRows, answer.messages);
+    const firstRead = answer.messages[3]!.toolResults![0]!;
+    expect(firstRead.tool_use_id).toBe("toolu_0001");
+    expect(firstRead.text).toMatch(NOTE);
+    expect(answer.tokensAfter).toBeLessThan(answer.tokensBefore);
+    expect(record).toMatchObject({ v: 1, trigger: "manual", outcome: "compacted", sessionId: "s-1", rowsIn: inRows.length, rowsOut: inRows.length, window: 1_000_000, escalated: false });
+    expect(record.results.length).toBe(FILES.length);
+    expect(record.results.find((r) => r.callId === "toolu_0001")).toMatchObject({ tool: "Read", action: "drop", rule: "superseded-read" });
+    expect(record.ms).toBeGreaterThanOrEqual(0);
+    expect(record.at).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+
+  test("a second pass over the first's output changes nothing and keeps the note byte-identical", () => {
+    const first = compactRows(input({ window: 1_000_000 })).answer;
+    if (!("messages" in first)) throw new Error("expected messages");
+    const second = compactRows(input({ rows: first.messages, window: 1_000_000 })).answer;
+    // nothing more to remove: a manual pass that frees nothing says so
+    expect(second).toEqual({ skip: expect.stringContaining("nothing to remove") });
+  });
+
+  test("manual with nothing to remove: skip", () => {
+    const { answer } = compactRows(input({ rows: readRows(["a.txt", "b.txt"], body), window: 1_000_000 }));
+    expect(answer).toEqual({ skip: expect.stringContaining("nothing to remove") });
+    expect(claudeResultProblems(answer)).toEqual([]);
+  });
+
+  test("plugin trigger freeing fewer than minFreedPercent points: skip (the loop waits)", () => {
+    const { answer, record } = compactRows(input({ trigger: "plugin", window: 1_000_000 }));
+    expect(answer).toEqual({ skip: expect.stringContaining("minFreedPercent 5") });
+    expect(record.outcome).toBe("skipped");
+    expect(record.freedPercent).toBeLessThan(5);
+  });
+
+  test("plugin trigger freeing enough: compacted", () => {
+    const { answer } = compactRows(input({ trigger: "plugin", window: 20_000, options: ROOMY }));
+    expect("messages" in answer).toBe(true);
+  });
+
+  test("auto trigger freeing too little: the pruned rows are handed over to Claude Code's summary", () => {
+    const inRows = rows();
+    const { answer, record } = compactRows(input({ trigger: "auto", rows: inRows, window: 1_000_000 }));
+    if (!("handover" in answer)) throw new Error(`expected a handover, got ${JSON.stringify(answer).slice(0, 200)}`);
+    expectSound(inRows, answer.handover);
+    expect(answer.handover[3]!.toolResults![0]!.text).toMatch(NOTE);
+    expect(record.outcome).toBe("handed-over");
+  });
+
+  test("auto trigger freeing enough: compacted without the summary", () => {
+    const { answer } = compactRows(input({ trigger: "auto", window: 20_000, options: ROOMY }));
+    expect("messages" in answer).toBe(true);
+  });
+
+  test("over the budget after the rules: escalation cuts further, and reports it", () => {
+    const inRows = logRows();
+    const rulesOnly = compactRows(input({ rows: inRows })).record;
+    const window = Math.round(rulesOnly.tokensAfter * 1.2);
+    const budget = Math.floor(window * 0.6);
+    const { answer, record } = compactRows(input({ rows: inRows, window }));
+    if (!("messages" in answer)) throw new Error(`expected messages, got ${JSON.stringify(answer).slice(0, 300)}`);
+    expectSound(inRows, answer.messages);
+    expect(record.escalated).toBe(true);
+    expect(record.budgetTokens).toBe(budget);
+    expect(answer.tokensAfter).toBeLessThanOrEqual(budget);
+    expect(answer.tokensAfter).toBeLessThan(rulesOnly.tokensAfter);
+    expect(record.results.filter((r) => r.rule === "escalation").length).toBeGreaterThan(0);
+    expect(record.reason).toContain("escalated");
+  });
+
+  test("still over the budget after escalation: handed over", () => {
+    const inRows = logRows();
+    const { answer, record } = compactRows(input({ rows: inRows, window: 2_000 }));
+    if (!("handover" in answer)) throw new Error(`expected a handover, got ${JSON.stringify(answer).slice(0, 200)}`);
+    expectSound(inRows, answer.handover);
+    expect(record.reason).toContain("over the budget");
+  });
+
+  test("a subagent's compaction gets the same treatment, logged with its agent id", () => {
+    const { answer, record } = compactRows(input({ agentId: "agent-7", window: 1_000_000 }));
+    expect("messages" in answer).toBe(true);
+    expect(record.agentId).toBe("agent-7");
+  });
+
+  test("no usage known: the rules alone, no budget", () => {
+    const { answer, record } = compactRows(input({}));
+    expect("messages" in answer).toBe(true);
+    expect(record.window).toBeUndefined();
+    expect(record.budgetTokens).toBeUndefined();
+  });
+
+  test("rows Claude Code should never send: skip rather than guess", () => {
+    const bad = [{ role: "user", text: 3, toolUses: [] }] as unknown as SessionRow[];
+    const { answer } = compactRows(input({ rows: bad }));
+    expect(answer).toEqual({ skip: expect.stringContaining("has no text") });
+  });
+
+  test("an unknown trigger: skip", () => {
+    expect(compactRows(input({ trigger: "later" })).answer).toEqual({ skip: expect.stringContaining("unknown trigger") });
+  });
+
+  test("an orphan already in the input is left as it was, and no new one appears", () => {
+    const inRows = [...rows(), { role: "assistant", text: "", toolUses: [{ tool_use_id: "toolu_open", tool: "Read", input: { file_path: "/x" } }] } as SessionRow];
+    const { answer } = compactRows(input({ rows: inRows, window: 1_000_000 }));
+    if (!("messages" in answer)) throw new Error("expected messages");
+    expect(pairingProblems(answer.messages)).toEqual(["tool_use toolu_open has no tool_result"]);
+  });
+});
+
+describe("options", () => {
+  test("userConfig values, strings or numbers, over the defaults; bad values fall back", () => {
+    expect(pluginOptions(undefined)).toEqual(DEFAULT_PLUGIN_OPTIONS);
+    expect(pluginOptions({ compactAtPercent: "70", minFreedPercent: 2, logDecisions: "false", pinLastMessages: "x", truncateHeadChars: -1 })).toEqual({
+      ...DEFAULT_PLUGIN_OPTIONS,
+      compactAtPercent: 70,
+      minFreedPercent: 2,
+      logDecisions: false,
+    });
+  });
+
+  test("every option has a userConfig field in .claude-plugin/plugin.json with the same default", () => {
+    const manifest = JSON.parse(readFileSync(join(REPO, ".claude-plugin", "plugin.json"), "utf8"));
+    const defaults = Object.fromEntries(Object.entries(manifest.userConfig).map(([k, v]) => [k, (v as { default: unknown }).default]));
+    expect(defaults).toEqual({ ...DEFAULT_PLUGIN_OPTIONS } as Record<keyof PluginOptions, unknown>);
+    expect(manifest.name).toBe("better-compaction");
+    expect(JSON.parse(readFileSync(join(REPO, "hooks", "hooks.json"), "utf8"))).toEqual({ modules: ["./register.ts"] });
+  });
+
+  test("the loop compacts at compactAtPercent, not within two turns of the last try", () => {
+    const o = DEFAULT_PLUGIN_OPTIONS;
+    const at = (percent: number | undefined, turnsSinceLast: number) => shouldCompactAfterTurn({ usage: { window: 1000, percent }, options: o, turnsSinceLast });
+    expect(at(59, 9)).toBe(false);
+    expect(at(60, 9)).toBe(true);
+    expect(at(undefined, 9)).toBe(false);
+    expect(at(90, 1)).toBe(false);
+    expect(at(90, 2)).toBe(false);
+    expect(at(90, 3)).toBe(true);
+    expect(shouldCompactAfterTurn({ usage: { window: 1000, tokens: 700 }, options: o, turnsSinceLast: 9 })).toBe(true);
+  });
+
+  test("a failure becomes a skip Claude Code accepts", () => {
+    expect(failureSkip({ kind: "timeout", message: "10 s" })).toEqual({ skip: "better-compaction timed out (10 s); not compacted" });
+    expect(claudeResultProblems(failureSkip(undefined))).toEqual([]);
+  });
+});
