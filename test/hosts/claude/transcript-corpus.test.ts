@@ -1,0 +1,87 @@
+// The Claude Code reader on every real transcript in ../shared/corpus/claude (skipped without it).
+// Each file is read and loaded once; the checks below share that work.
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { loadTranscript, parseTranscript, rewriteTranscript, serializeTranscript, type ClaudeSession, type Transcript } from "../../../src/hosts/claude/transcript.ts";
+import { SKIP_NOTE, corpusFiles } from "../../support/shared.ts";
+
+const files = corpusFiles("claude");
+if (files.length === 0) console.warn(`claude corpus: ${SKIP_NOTE}`);
+
+interface Loaded {
+  readonly text: string;
+  readonly t: Transcript;
+  readonly s: ClaudeSession;
+}
+const cache = new Map<string, Loaded>();
+const load = (path: string): Loaded => {
+  let l = cache.get(path);
+  if (!l) {
+    const text = readFileSync(path, "utf8");
+    const t = parseTranscript(text, path);
+    cache.set(path, (l = { text, t, s: loadTranscript(t) }));
+  }
+  return l;
+};
+
+const cases = files.map((f) => [basename(f).slice(0, 8), f] as const);
+
+describe.skipIf(files.length === 0)("claude corpus", () => {
+  test.each(cases)("%s: written back byte for byte, no malformed lines", (_, path) => {
+    const { text, t } = load(path);
+    expect(serializeTranscript(t)).toBe(text);
+    expect(t.malformed).toEqual([]);
+  });
+
+  test.each(cases)("%s: one compaction per compact_boundary, each keeping its summary", (_, path) => {
+    const { text, s } = load(path);
+    const boundaries = text.split("\n").filter((l) => l.includes('"subtype":"compact_boundary"')).length;
+    const summaries = text.split("\n").filter((l) => l.includes('"isCompactSummary":true')).length;
+    expect(s.compactions).toHaveLength(boundaries);
+    expect(s.compactions.flatMap((c) => c.kept.filter((m) => m.kind === "summary"))).toHaveLength(summaries);
+    let from = 0;
+    for (const c of s.compactions) {
+      expect(c.from).toBe(from);
+      expect(c.at).toBeGreaterThanOrEqual(c.from);
+      from = c.at;
+    }
+    expect(s.timeline.messages.every((m) => m.kind !== "summary")).toBe(true);
+    if (boundaries > 0) expect(s.live.messages[0]?.kind).toBe("summary");
+  });
+
+  test.each(cases)("%s: every result follows its call; only the last message may hold a call still running", (_, path) => {
+    const { s, t } = load(path);
+    const ms = s.timeline.messages;
+    const last = ms.at(-1)?.source?.record;
+    const lastLine = last === undefined ? -1 : t.lines[last]!.lineNo;
+    expect(s.warnings.filter((w) => !w.endsWith("has no tool_result"))).toEqual([]);
+    for (const w of s.warnings) expect(w).toStartWith(`${path}:${lastLine}: tool_use `);
+    // no record appears twice on the timeline
+    const records = ms.map((m) => m.source!.record);
+    expect(new Set(records).size).toBe(records.length);
+  });
+
+  test.each(cases)("%s: rewriting the largest result changes that one line only", (_, path) => {
+    const { text, t, s } = load(path);
+    let best: { mi: number; callId: string; chars: number } | undefined;
+    s.timeline.messages.forEach((m, mi) => {
+      for (const r of m.toolResults) if (!best || r.text.length > best.chars) best = { mi, callId: r.callId, chars: r.text.length };
+    });
+    if (!best) return;
+    const target = best;
+    const marker = `[bc: dropped ${target.chars} chars]`;
+    const changed = s.timeline.messages.map((m, mi) =>
+      mi === target.mi ? { ...m, toolResults: m.toolResults.map((r) => (r.callId === target.callId ? { ...r, text: marker } : r)) } : m,
+    );
+    const out = rewriteTranscript(t, changed);
+    const a = text.split("\n");
+    const b = out.split("\n");
+    expect(b.length).toBe(a.length);
+    const record = s.timeline.messages[target.mi]!.source!.record;
+    expect(a.flatMap((l, i) => (l === b[i] ? [] : [i]))).toEqual([record]);
+    const again = loadTranscript(parseTranscript(out, path));
+    expect(again.timeline.messages[target.mi]!.toolResults.find((r) => r.callId === target.callId)?.text).toBe(marker);
+    expect(again.timeline.messages.length).toBe(s.timeline.messages.length);
+  });
+});
