@@ -59,7 +59,7 @@ const time = (cmd: string[], runs: number, check: (stdout: string) => void): Tim
       continue;
     }
     ms.push(elapsed);
-    rss = Math.max(rss, (r.resourceUsage?.maxRSS ?? 0) / 1024); // maxRSS is in KiB on Linux
+    rss = Math.max(rss, (r.resourceUsage?.maxRSS ?? 0) / 1024 / 1024); // bun reports maxRSS in bytes
   }
   return { medianMs: median(ms), bestMs: Math.min(...ms), maxRssMiB: rss };
 };
@@ -72,6 +72,9 @@ const main = (): void => {
   process.stdout.write(`read.bench: ${label} vs floor (bun: read + JSON.parse each line), median of ${runs} runs after a warm-up\n`);
   if (!useBinary) process.stdout.write("read.bench: dist/bc not found; timing from source (run 'npm run build' to time the binary)\n");
 
+  // start-up alone (`--version`), to tell a slow reader from a slow start on small files
+  const startup = time([...bc, "--version"], runs, () => {});
+  process.stdout.write(`read.bench: start-up alone (${useBinary ? "dist/bc" : "bun src/main.ts"} --version): ${startup.medianMs.toFixed(0)} ms median\n`);
   const rows: string[] = [];
   let worst = Infinity;
   let failed = false;
@@ -98,6 +101,7 @@ const main = (): void => {
           `${mb.toFixed(1).padStart(6)} MB`,
           `bc ${read.medianMs.toFixed(0).padStart(5)} ms (best ${read.bestMs.toFixed(0)})`,
           `${mbs.toFixed(1).padStart(6)} MB/s`,
+          `(${(mb / (Math.max(1, read.medianMs - startup.medianMs) / 1000)).toFixed(0)} MB/s after start-up)`,
           `rss ${read.maxRssMiB.toFixed(0).padStart(4)} MiB`,
           `| floor ${floor.medianMs.toFixed(0).padStart(5)} ms`,
           `${floorMbs.toFixed(1).padStart(6)} MB/s`,
