@@ -41,7 +41,8 @@ const meaningOf = (call: ToolCall): CallMeaning => {
 export const resultTokens = (r: ToolResult): readonly string[] => {
   let t = resultTokenCache.get(r);
   if (t === undefined) {
-    t = isAlreadyCut(r.text) ? [] : extractTokens(resultBody(r.text));
+    // the whole text, host header included: the same text the evaluation's yardstick reads
+    t = isAlreadyCut(r.text) ? [] : extractTokens(r.text);
     resultTokenCache.set(r, t);
   }
   return t;
@@ -53,7 +54,9 @@ const messageTokens = (m: Message): readonly string[] => {
   if (t === undefined) {
     const parts: string[] = [];
     if (m.kind !== "reasoning" && m.text !== "") parts.push(m.text);
-    for (const c of m.toolCalls) parts.push(inputStrings(c.input, c.inputText));
+    // the input's string values (real tokens, unescaped) and its text as written (what the
+    // evaluation reads): a token found in either counts
+    for (const c of m.toolCalls) parts.push(inputStrings(c.input, c.inputText), c.inputText);
     t = parts.length === 0 ? [] : extractTokens(parts.join("\n"));
     messageTokenCache.set(m, t);
   }

@@ -371,7 +371,7 @@ export const resultBody = (text: string): string => {
   return text;
 };
 
-const FAILURE_RE = /\b(?:FAIL|FAILED|failed|failures?|errors?|panicked|ERROR)\b|✗|✘/;
+const FAILURE_RE = /\b(?:FAIL|FAILED|failed|failing|failures?|errors?|panicked|ERROR)\b|\(fail\)|\b[1-9]\d* fail\b|✗|✘/;
 const ZERO_FAILURES_RE = /\b0 (?:failed|failures|errors?)\b|\bfailed: 0\b|\bfailures: 0\b/g;
 
 /** Whether a run passed: exit code 0 when reported, and no failure in its output. */

@@ -1,0 +1,111 @@
+import { describe, expect, test } from "bun:test";
+import { apply } from "../../../src/engine/apply.ts";
+import { SessionIndex } from "../../../src/engine/index.ts";
+import { plan } from "../../../src/engine/plan.ts";
+import { neverDrop } from "../../../src/engine/rules/never-drop.ts";
+import { DEFAULT_OPTIONS } from "../../../src/engine/types.ts";
+import { SessionBuilder } from "../support/build.ts";
+import { decisionFor, verdictFor } from "../support/decide.ts";
+
+// output that no later message refers to: the referenced rule alone would drop it
+const OUTPUT = [
+  "Summary of the nightly job",
+  "The quick brown fox jumps over the lazy dog while the scheduler waits patiently.",
+  "Second stage finished without surprises",
+  "",
+  "Nothing else to report today, the queue is empty and the workers are idle.",
+].join("\n");
+
+const scenario = (after: (b: SessionBuilder) => void, opts: { tool?: string; input?: unknown } = {}) => {
+  const b = new SessionBuilder().user("please check the nightly job");
+  const id = b.call(opts.tool ?? "Bash", opts.input ?? { command: "./nightly --report" }, OUTPUT);
+  after(b);
+  b.filler(12);
+  return { session: b.session(), id };
+};
+
+describe("never-drop", () => {
+  test("without a reason to keep it, the output is dropped (the control case)", () => {
+    const { session, id } = scenario((b) => b.assistant("Looks fine, moving on."));
+    expect(verdictFor(session, id)).toBe("drop unreferenced");
+  });
+
+  test.each([
+    ["a run of 40+ characters quoted later", "The log says: jumps over the lazy dog while the scheduler waits, fine.", "quoted at #3"],
+    ["a whole short line quoted in backticks", "It printed `Second stage finished without surprises` earlier.", "quoted at #3"],
+    ["a whole line quoted on its own line", "Output:\n> Summary of the nightly job\nok", "quoted at #3"],
+  ])("%s: kept", (_name, reply, reason) => {
+    const { session, id } = scenario((b) => b.assistant(reply));
+    expect(decisionFor(session, id)).toMatchObject({ action: "keep", rule: "never-drop", reason });
+  });
+
+  test.each([
+    ["a run of 37 characters", "It said jumps over the lazy dog while the sc and so on."],
+    ["a whole line too short to count", "It printed `Nothing` then."],
+  ])("%s: not a quote", (_name, reply) => {
+    const { session, id } = scenario((b) => b.assistant(reply));
+    expect(verdictFor(session, id)).toBe("drop unreferenced");
+  });
+
+  test("a quote from before the result does not count", () => {
+    const b = new SessionBuilder().user("go");
+    b.assistant("I expect: jumps over the lazy dog while the scheduler waits patiently.");
+    const id = b.bash("./nightly --report", OUTPUT);
+    b.assistant("done");
+    b.filler(12);
+    expect(verdictFor(b.session(), id)).toBe("drop unreferenced");
+  });
+
+  test.each([["must"], ["never"], ["always"], ["do not"], ["don't"], ["Don’t"]])("followed by a reply with the rule word %p: kept", (word) => {
+    const { session, id } = scenario((b) => b.assistant(`Noted: we ${word} run the job twice.`));
+    expect(decisionFor(session, id)).toMatchObject({ action: "keep", rule: "never-drop" });
+    expect(decisionFor(session, id).reason).toStartWith("followed at #3 by a rule word");
+  });
+
+  test("a rule word inside another word does not count", () => {
+    const { session, id } = scenario((b) => b.assistant("The mustard-colored dashboard is donotcall-free."));
+    expect(verdictFor(session, id)).toBe("drop unreferenced");
+  });
+
+  test("a rule word after the next prompt (another turn) does not count", () => {
+    const { session, id } = scenario((b) => {
+      b.user("thanks");
+      b.assistant("You must never do that.");
+    });
+    expect(verdictFor(session, id)).toBe("drop unreferenced");
+  });
+
+  test.each([
+    ["AskUserQuestion", { questions: [{ question: "Which?" }] }],
+    ["ExitPlanMode", { plan: "1. do it" }],
+    ["request_user_input", { questions: [] }],
+  ])("the result of %s (a person's answer) is kept", (tool, input) => {
+    const { session, id } = scenario((b) => b.assistant("ok"), { tool, input });
+    expect(decisionFor(session, id)).toMatchObject({ action: "keep", rule: "never-drop" });
+  });
+
+  test("an error result: the rule itself says never-drop (the pin decides first in the ladder)", () => {
+    const b = new SessionBuilder().user("go");
+    const id = b.bash("./nightly", OUTPUT, { isError: true });
+    b.filler(12);
+    const index = new SessionIndex(b.session(), DEFAULT_OPTIONS);
+    const item = index.items.find((i) => i.result.callId === id)!;
+    expect(neverDrop.decide({ index, item })).toMatchObject({ action: "keep", rule: "never-drop", reason: "an error result" });
+    expect(verdictFor(b.session(), id)).toBe("keep pinned");
+  });
+
+  test("a mutating call keeps its input; only its result may go", () => {
+    const b = new SessionBuilder().user("go");
+    const input = { file_path: "/repo/src/app.ts", old_string: "const a = 1;", new_string: "const a = 2;" };
+    const id = b.call("Edit", input, "The file /repo/src/app.ts has been updated. Here's the result of running `cat -n` on a snippet: const a = 2; and more text to be worth removing.");
+    b.filler(12);
+    const s = b.session();
+    const p = plan(s);
+    expect(p.decisions.find((d) => d.callId === id)).toMatchObject({ action: "drop" });
+    const out = apply(s, p);
+    const before = s.messages.find((m) => m.toolCalls[0]?.id === id)!;
+    const after = out.find((m) => m.toolCalls[0]?.id === id)!;
+    expect(after).toBe(before);
+    expect(after.toolCalls[0]!.input).toEqual(input);
+  });
+});

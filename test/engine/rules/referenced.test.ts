@@ -1,0 +1,92 @@
+import { describe, expect, test } from "bun:test";
+import { SessionBuilder } from "../support/build.ts";
+import { decisionFor, verdictFor } from "../support/decide.ts";
+
+// a build log with one distinctive token of each kind
+const LOG = [
+  "building the project",
+  "wrote artifacts to /build/out/bundle-main.js",
+  "entry handler: processIncomingOrder",
+  "build id 987654",
+  'label "release candidate seven"',
+  "done in a while, nothing more to say about this build at all",
+].join("\n");
+
+const scenario = (opts: { before?: (b: SessionBuilder) => void; after?: (b: SessionBuilder) => void; filler?: number; command?: string }) => {
+  const b = new SessionBuilder().user("build it");
+  opts.before?.(b);
+  const id = b.bash(opts.command ?? "./build.sh", LOG);
+  opts.after?.(b);
+  b.filler(opts.filler ?? 12);
+  return { session: b.session(), id };
+};
+
+describe("referenced", () => {
+  test.each([
+    ["a path", "Next I open /build/out/bundle-main.js"],
+    ["an identifier", "The handler is processIncomingOrder."],
+    ["a number of 4+ digits", "Build 987654 is the one."],
+    ["a quoted string", 'It was tagged "release candidate seven".'],
+  ])("%s used in a later reply: kept", (_name, reply) => {
+    const { session, id } = scenario({ after: (b) => b.assistant(reply) });
+    expect(verdictFor(session, id)).toBe("keep referenced");
+  });
+
+  test("a token used in a later tool input: kept, and the reason says where", () => {
+    const { session, id } = scenario({ after: (b) => b.bash("node /build/out/bundle-main.js", "started") });
+    expect(decisionFor(session, id)).toMatchObject({ action: "keep", rule: "referenced", reason: '"/build/out/bundle-main.js" used at #3' });
+  });
+
+  test("no token used later: dropped", () => {
+    const { session, id } = scenario({ after: (b) => b.assistant("The build went fine.") });
+    expect(decisionFor(session, id)).toMatchObject({ action: "drop", rule: "unreferenced", reason: "no token of it used later" });
+  });
+
+  test("a word piece is not a token: dropped", () => {
+    const { session, id } = scenario({ after: (b) => b.assistant("Processing orders works; the bundle is built.") });
+    expect(verdictFor(session, id)).toBe("drop unreferenced");
+  });
+
+  test("a token in the call's own input is known before the result: dropped", () => {
+    const { session, id } = scenario({ command: "./build.sh --entry processIncomingOrder", after: (b) => b.assistant("processIncomingOrder is built.") });
+    expect(decisionFor(session, id)).toMatchObject({ action: "drop", rule: "unreferenced", reason: "only known (1) or generic (0) tokens used later" });
+  });
+
+  test("a token the user gave before the result is known before it: dropped", () => {
+    const { session, id } = scenario({ before: (b) => b.user("check build 987654"), after: (b) => b.assistant("987654 it is.") });
+    expect(verdictFor(session, id)).toBe("drop unreferenced");
+  });
+
+  test.each([
+    [10, "keep referenced"], // in exactly 10 results: still distinctive
+    [11, "drop unreferenced"], // in more than 10 results: too generic
+  ])("a token found in %i results: %s", (results, expected) => {
+    const { session, id } = scenario({
+      after: (b) => {
+        for (let i = 1; i < results; i++) b.bash(`./step ${i}`, `step ${i} calls processIncomingOrder again`);
+        b.assistant("processIncomingOrder is everywhere.");
+      },
+    });
+    expect(verdictFor(session, id)).toBe(expected);
+  });
+
+  test.each([
+    [9, "keep too-recent"],
+    [10, "drop unreferenced"],
+  ])("with %i tool results after it: %s", (filler, expected) => {
+    const { session, id } = scenario({ after: (b) => b.assistant("fine"), filler });
+    expect(verdictFor(session, id, { pinLastMessages: 0 })).toBe(expected);
+  });
+
+  test("a token used only before the result does not count", () => {
+    const { session, id } = scenario({ before: (b) => b.assistant("Earlier I saw bundle-main somewhere."), after: (b) => b.assistant("ok") });
+    expect(verdictFor(session, id)).toBe("drop unreferenced");
+  });
+
+  test("a result with no call is kept: nothing would re-run it", () => {
+    const b = new SessionBuilder().user("go");
+    b.messages.push({ role: "user", kind: "tool", text: "", toolCalls: [], toolResults: [{ callId: "orphan", text: LOG, isError: false, images: 0 }] });
+    b.filler(12);
+    expect(decisionFor(b.session(), "orphan")).toMatchObject({ action: "keep", rule: "default-keep", tool: "?" });
+  });
+});

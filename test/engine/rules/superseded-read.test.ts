@@ -1,0 +1,71 @@
+import { describe, expect, test } from "bun:test";
+import { SessionBuilder, fileLines, numbered } from "../support/build.ts";
+import { decisionFor, verdictFor } from "../support/decide.ts";
+
+const PATH = "/repo/src/widget.ts";
+const LINES = fileLines("widget", 60);
+const WHOLE = numbered(LINES);
+const RANGE_10_19 = numbered(LINES.slice(9, 19), 10);
+const CHANGED = numbered([...LINES.slice(0, 30), "const widgetValue30 = somethingElse();", ...LINES.slice(31)]);
+
+type Step = (b: SessionBuilder) => void;
+const read = (result: string, extra: Record<string, unknown> = {}): Step => (b) => void b.read(PATH, result, extra);
+
+/** first read (the one under test), the steps between, then the steps after */
+const scenario = (first: Step, between: Step[], later: Step[]) => {
+  const b = new SessionBuilder().user("look at the widget");
+  first(b);
+  const id = `call_1`;
+  for (const s of between) s(b);
+  for (const s of later) s(b);
+  b.assistant("I have read the widget."); // mentions nothing distinctive
+  b.filler(12);
+  return { session: b.session(), id };
+};
+
+describe("superseded-read", () => {
+  test.each<[string, Step, Step[], string]>([
+    ["re-read, unchanged", read(WHOLE), [read(WHOLE)], "drop superseded-read"],
+    ["a ranged read, then a whole read containing it", read(RANGE_10_19, { offset: 10, limit: 10 }), [read(WHOLE)], "drop superseded-read"],
+    ["a ranged read, then a wider ranged read", read(RANGE_10_19, { offset: 10, limit: 10 }), [read(numbered(LINES.slice(4, 30), 5), { offset: 5, limit: 26 })], "drop superseded-read"],
+    // a ranged later read cannot contain a whole earlier read: the earlier is judged by the lookup
+    ["a whole read, then a ranged read", read(WHOLE), [read(RANGE_10_19, { offset: 10, limit: 10 })], "drop unreferenced"],
+    ["re-read after the file changed (no write seen)", read(WHOLE), [read(CHANGED)], "drop unreferenced"],
+    ["re-read after an Edit of the file", read(WHOLE), [(b) => void b.call("Edit", { file_path: PATH, old_string: "a", new_string: "b" }, "ok"), read(WHOLE)], "drop unreferenced"],
+    ["re-read after a Write of the file", read(WHOLE), [(b) => void b.call("Write", { file_path: PATH, content: "x" }, "ok"), read(WHOLE)], "drop unreferenced"],
+    ["re-read after a shell command that edits the file", read(WHOLE), [(b) => void b.bash(`sed -i 's/a/b/' ${PATH}`, ""), read(WHOLE)], "drop unreferenced"],
+    ["re-read after a redirect into the file", read(WHOLE), [(b) => void b.bash(`echo x >> ${PATH}`, ""), read(WHOLE)], "drop unreferenced"],
+    ["re-read after git checkout .", read(WHOLE), [(b) => void b.bash("git checkout .", ""), read(WHOLE)], "drop unreferenced"],
+    ["re-read after an edit of another file", read(WHOLE), [(b) => void b.call("Edit", { file_path: "/repo/src/other.ts", old_string: "a", new_string: "b" }, "ok"), read(WHOLE)], "drop superseded-read"],
+    ["re-read after a read-only shell command naming the file", read(WHOLE), [(b) => void b.bash(`wc -l ${PATH}`, "60"), read(WHOLE)], "drop superseded-read"],
+  ])("%s", (_name, first, between, expected) => {
+    const { session, id } = scenario(first, between, []);
+    expect(verdictFor(session, id)).toBe(expected);
+  });
+
+  test("the reason names the later read", () => {
+    const { session, id } = scenario(read(WHOLE), [read(WHOLE)], []);
+    expect(decisionFor(session, id).reason).toBe("re-read at #4, unchanged");
+  });
+
+  test("Codex shell reads: sed -n range, then cat of the whole file (relative to workdir)", () => {
+    const b = new SessionBuilder("codex").user("look");
+    const raw = LINES.join("\n");
+    const header = "Chunk ID: 1a2b3c\nWall time: 0.0 seconds\nProcess exited with code 0\nOriginal token count: 99\nOutput:\n";
+    const id = b.call("exec_command", { cmd: "sed -n '10,19p' src/widget.ts", workdir: "/repo" }, header + LINES.slice(9, 19).join("\n"));
+    b.call("exec_command", { cmd: `cat ${PATH}`, workdir: "/elsewhere" }, header + raw);
+    b.assistant("read it");
+    b.filler(12);
+    expect(decisionFor(b.session(), id)).toMatchObject({ action: "drop", rule: "superseded-read", reason: "re-read at #4, contained in the later read" });
+  });
+
+  test("Codex apply_patch on the file between two reads blocks supersession", () => {
+    const b = new SessionBuilder("codex").user("look");
+    const id = b.call("exec_command", { cmd: `nl -ba ${PATH} | sed -n '1,60p'` }, WHOLE);
+    b.call("apply_patch", { input: `*** Begin Patch\n*** Update File: ${PATH}\n@@\n-a\n+b\n*** End Patch` }, "Exit code: 0\nOutput:\nSuccess.");
+    b.call("exec_command", { cmd: `nl -ba ${PATH} | sed -n '1,60p'` }, WHOLE);
+    b.assistant("read it");
+    b.filler(12);
+    expect(verdictFor(b.session(), id)).toBe("drop unreferenced");
+  });
+});
