@@ -95,8 +95,15 @@ export interface SessionFile {
   readonly id: string;
 }
 
-const claudeProjects = (): string => join(homedir(), ".claude", "projects");
-const codexSessions = (): string => join(process.env.CODEX_HOME || join(homedir(), ".codex"), "sessions");
+/** Where to look; by default the user's home (os.homedir(), i.e. $HOME) and $CODEX_HOME (default ~/.codex). */
+export interface SessionPlaces {
+  readonly home?: string;
+  readonly codexHome?: string;
+}
+
+const claudeProjects = (p: SessionPlaces): string => join(p.home ?? homedir(), ".claude", "projects");
+const codexSessions = (p: SessionPlaces): string =>
+  join(p.codexHome ?? (process.env.CODEX_HOME || join(p.home ?? homedir(), ".codex")), "sessions");
 
 const ROLLOUT_NAME = /^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-(.+)\.jsonl$/;
 
@@ -109,9 +116,9 @@ const listDir = (dir: string): { name: string; dir: boolean }[] => {
 };
 
 /** `~/.claude/projects/<project>/<session>.jsonl` (subagent files, one level deeper, are part of their session). */
-const claudeSessionFiles = (): SessionFile[] => {
+const claudeSessionFiles = (p: SessionPlaces): SessionFile[] => {
   const out: SessionFile[] = [];
-  const root = claudeProjects();
+  const root = claudeProjects(p);
   for (const project of listDir(root)) {
     if (!project.dir) continue;
     for (const f of listDir(join(root, project.name)))
@@ -121,7 +128,7 @@ const claudeSessionFiles = (): SessionFile[] => {
 };
 
 /** `$CODEX_HOME/sessions/**\/rollout-<time>-<id>.jsonl` */
-const codexSessionFiles = (): SessionFile[] => {
+const codexSessionFiles = (p: SessionPlaces): SessionFile[] => {
   const out: SessionFile[] = [];
   const walk = (dir: string, depth: number): void => {
     for (const e of listDir(dir)) {
@@ -134,33 +141,33 @@ const codexSessionFiles = (): SessionFile[] => {
       if (m) out.push({ host: "codex", path: p, id: m[1]! });
     }
   };
-  walk(codexSessions(), 0);
+  walk(codexSessions(p), 0);
   return out;
 };
 
 /** The user's session files: Claude Code's under ~/.claude/projects, Codex's under $CODEX_HOME/sessions. */
-export const discoverSessions = (opts: { host?: Host } = {}): SessionFile[] => {
+export const discoverSessions = (opts: { host?: Host } & SessionPlaces = {}): SessionFile[] => {
   const files = [
-    ...(opts.host === undefined || opts.host === "claude" ? claudeSessionFiles() : []),
-    ...(opts.host === undefined || opts.host === "codex" ? codexSessionFiles() : []),
+    ...(opts.host === undefined || opts.host === "claude" ? claudeSessionFiles(opts) : []),
+    ...(opts.host === undefined || opts.host === "codex" ? codexSessionFiles(opts) : []),
   ];
   return files.sort((a, b) => (a.host === b.host ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : a.host === "claude" ? -1 : 1));
 };
 
 /** A path, or a session id looked up where Claude Code and Codex keep their sessions. */
-export const resolveSession = (arg: string): string => {
+export const resolveSession = (arg: string, places: SessionPlaces = {}): string => {
   if (arg.trim() === "") throw new BcError("usage", "no session given", "pass a session file or a session id");
   if (existsSync(arg) || arg.includes("/") || arg.includes("\\") || arg.endsWith(".jsonl")) return arg;
-  const matches = discoverSessions().filter((f) => f.id === arg);
+  const matches = discoverSessions(places).filter((f) => f.id === arg);
   if (matches.length === 1) return matches[0]!.path;
   if (matches.length > 1)
     throw new BcError("usage", `session id ${arg} matches ${matches.length} files: ${matches.map((m) => m.path).join(", ")}`, "pass the file path instead");
   throw new BcError(
     "not-found",
     `${arg}: no such file, and no session with that id`,
-    `looked for ${join(claudeProjects(), "*", `${arg}.jsonl`)} and ${join(codexSessions(), "**", `rollout-*-${arg}.jsonl`)}`,
+    `looked for ${join(claudeProjects(places), "*", `${arg}.jsonl`)} and ${join(codexSessions(places), "**", `rollout-*-${arg}.jsonl`)}`,
   );
 };
 
 /** Resolve then load: what `bc inspect <file | id>` and friends take. */
-export const loadSession = (arg: string): LoadedSession => loadSessionFile(resolveSession(arg));
+export const loadSession = (arg: string, places: SessionPlaces = {}): LoadedSession => loadSessionFile(resolveSession(arg, places));

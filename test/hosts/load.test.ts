@@ -1,0 +1,120 @@
+// Host detection by content, loading any session file, and finding a user's sessions by id.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { detectHost, discoverSessions, loadSessionFile, resolveSession } from "../../src/hosts/load.ts";
+import { BcError } from "../../src/util/errors.ts";
+
+const FIXTURES = join(import.meta.dir, "..", "fixtures");
+const TMP = mkdtempSync(join(tmpdir(), "bc-load-"));
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+
+const write = (path: string, text: string): string => {
+  mkdirSync(join(path, ".."), { recursive: true });
+  writeFileSync(path, text);
+  return path;
+};
+
+const CLAUDE_LINE = (sid: string, text = "hello") =>
+  JSON.stringify({ parentUuid: null, isSidechain: false, sessionId: sid, type: "user", message: { role: "user", content: text }, uuid: `u-${sid}`, timestamp: "2026-03-01T10:00:00.000Z" });
+const CODEX_LINE = (id: string) =>
+  JSON.stringify({ timestamp: "2026-03-01T10:00:00.000Z", type: "session_meta", payload: { id, timestamp: "2026-03-01T10:00:00.000Z", cwd: "/w", originator: "codex_cli_rs", cli_version: "0.142.5" } });
+
+const errorOf = (f: () => unknown): BcError => {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof BcError) return e;
+    throw e;
+  }
+  throw new Error("expected a BcError");
+};
+
+describe("detectHost", () => {
+  test.each([
+    ["a Claude Code transcript", join(FIXTURES, "claude", "parallel-tool-calls.jsonl"), "claude"],
+    ["a Claude subagent file", join(FIXTURES, "claude", "with-subagents", "subagents", "agent-b0b.jsonl"), "claude"],
+    ["a Codex rollout", write(join(TMP, "r.jsonl"), CODEX_LINE("019f0000-0000-7000-8000-000000000001") + "\n"), "codex"],
+    ["a legacy Codex rollout header", write(join(TMP, "legacy.jsonl"), '{"id":"x","timestamp":"2025-05-01T00:00:00Z","instructions":""}\n{"type":"message","role":"user","content":[]}\n'), "codex"],
+    // the first record is longer than the window bc reads to decide: judged by its opening keys
+    ["a transcript whose first line is 1 MB", write(join(TMP, "big-first.jsonl"), CLAUDE_LINE("s", "x".repeat(1_000_000)) + "\n"), "claude"],
+    ["a rollout whose first line is 1 MB", write(join(TMP, "big-codex.jsonl"), CODEX_LINE("y".repeat(1_000_000)) + "\n"), "codex"],
+    ["a transcript starting with bookkeeping records", write(join(TMP, "bk.jsonl"), '{"type":"queue-operation","operation":"dequeue","timestamp":"t","sessionId":"s"}\n'), "claude"],
+  ])("%s", (_, path, host) => {
+    expect(detectHost(path)).toBe(host as "claude" | "codex");
+  });
+
+  test.each([
+    ["missing path", join(TMP, "missing.jsonl"), "not-found", /missing\.jsonl: no such file$/],
+    ["directory", TMP, "bad-input", /: is a directory$/],
+    ["empty file", write(join(TMP, "empty.jsonl"), ""), "bad-input", /empty\.jsonl: the file is empty$/],
+    ["random JSON", write(join(TMP, "random.jsonl"), '{"name":"x","version":"1.0.0"}\n'), "bad-input", /random\.jsonl: JSON that is neither a Claude Code transcript nor a Codex rollout$/],
+    ["plain text", write(join(TMP, "notes.txt"), "# notes\nnothing here\n"), "bad-input", /notes\.txt: not JSON Lines; neither a Claude Code transcript nor a Codex rollout$/],
+  ])("%s: one-line error naming both expected formats", (_, path, code, message) => {
+    const e = errorOf(() => detectHost(path));
+    expect(e.code).toBe(code as BcError["code"]);
+    expect(e.message).toMatch(message);
+    expect(e.message).not.toContain("\n");
+    expect(e.hint).toContain("Claude Code transcript");
+    expect(e.hint).toContain("Codex rollout");
+  });
+});
+
+describe("loadSessionFile", () => {
+  test("dispatches a Claude Code transcript to the Claude reader", () => {
+    const s = loadSessionFile(join(FIXTURES, "claude", "compacted-twice.jsonl"));
+    expect([s.host, s.id, s.timeline.messages.length, s.compactions.length]).toEqual(["claude", "7f3c2a10-5b1e-4c9d-8e2f-0a1b2c3d4e5f", 15, 2]);
+  });
+
+  test("dispatches a Codex rollout to the Codex reader", () => {
+    const s = loadSessionFile(join(FIXTURES, "codex", "legacy-one-compaction.jsonl"));
+    expect(s.host).toBe("codex");
+    expect(s.timeline.messages.length).toBeGreaterThan(0);
+    expect(s.compactions).toHaveLength(1);
+  });
+});
+
+describe("finding sessions", () => {
+  const home = join(TMP, "home");
+  const codexHome = join(TMP, "codex-home");
+  const CLAUDE_ID = "5b7e1c2a-0000-4000-8000-00000000aaaa";
+  const CODEX_ID = "019f1111-2222-7333-8444-555566667777";
+  const claudePath = write(join(home, ".claude", "projects", "-home-dev-shop", `${CLAUDE_ID}.jsonl`), CLAUDE_LINE(CLAUDE_ID) + "\n");
+  write(join(home, ".claude", "projects", "-home-dev-shop", CLAUDE_ID, "subagents", "agent-a1.jsonl"), CLAUDE_LINE(CLAUDE_ID) + "\n");
+  write(join(home, ".claude", "projects", "-home-dev-shop", "notes.txt"), "not a session\n");
+  const codexPath = write(join(codexHome, "sessions", "2026", "03", "01", `rollout-2026-03-01T10-00-00-${CODEX_ID}.jsonl`), CODEX_LINE(CODEX_ID) + "\n");
+  write(join(codexHome, "sessions", "2026", "03", "01", "unrelated.jsonl"), CODEX_LINE("z") + "\n");
+  const places = { home, codexHome };
+
+  test("discoverSessions lists both hosts' session files (not subagent files), and filters by host", () => {
+    expect(discoverSessions(places)).toEqual([
+      { host: "claude", path: claudePath, id: CLAUDE_ID },
+      { host: "codex", path: codexPath, id: CODEX_ID },
+    ]);
+    expect(discoverSessions({ ...places, host: "codex" })).toEqual([{ host: "codex", path: codexPath, id: CODEX_ID }]);
+  });
+
+  test("resolveSession: a path stays a path; an id is found under either host's folder", () => {
+    const fixture = join(FIXTURES, "claude", "parallel-tool-calls.jsonl");
+    expect(resolveSession(fixture, places)).toBe(fixture);
+    expect(resolveSession(CLAUDE_ID, places)).toBe(claudePath);
+    expect(resolveSession(CODEX_ID, places)).toBe(codexPath);
+  });
+
+  test("an unknown id: one-line not-found error saying where bc looked", () => {
+    const e = errorOf(() => resolveSession("0000-nope", places));
+    expect(e.code).toBe("not-found");
+    expect(e.message).toBe("0000-nope: no such file, and no session with that id");
+    expect(e.hint).toBe(
+      `looked for ${join(home, ".claude", "projects", "*", "0000-nope.jsonl")} and ${join(codexHome, "sessions", "**", "rollout-*-0000-nope.jsonl")}`,
+    );
+  });
+
+  test("an id found twice is refused, naming both files (sorted by path)", () => {
+    const dup = write(join(home, ".claude", "projects", "-home-dev-other", `${CLAUDE_ID}.jsonl`), CLAUDE_LINE(CLAUDE_ID) + "\n");
+    const e = errorOf(() => resolveSession(CLAUDE_ID, places));
+    expect(e.message).toBe(`session id ${CLAUDE_ID} matches 2 files: ${dup}, ${claudePath}`);
+    rmSync(dup);
+  });
+});
