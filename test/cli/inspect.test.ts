@@ -1,0 +1,136 @@
+// `bc inspect`, driven as a user drives it (a child process) and as a function.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, copyFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { inspectSession, renderInspect } from "../../src/cli/inspect.ts";
+
+const REPO = join(import.meta.dir, "..", "..");
+const MAIN = join(REPO, "src", "main.ts");
+const FIXTURES = join(REPO, "test", "fixtures");
+const TMP = mkdtempSync(join(tmpdir(), "bc-inspect-"));
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+
+const bc = (args: string[], env: Record<string, string> = {}) => {
+  const e: Record<string, string | undefined> = { ...process.env, ...env };
+  delete e.BC_DEBUG;
+  const r = Bun.spawnSync([process.execPath, MAIN, ...args], { cwd: REPO, env: e, stdout: "pipe", stderr: "pipe" });
+  return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+};
+
+describe("bc inspect", () => {
+  test("--json on a fixture: the whole report", () => {
+    const path = join(FIXTURES, "claude", "compacted-twice.jsonl");
+    const r = bc(["inspect", path, "--json"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const zeroRoles = { user: 0, assistant: 0, system: 0 };
+    const zeroKinds = { prompt: 0, reply: 0, tool: 0, reasoning: 0, summary: 0, meta: 0 };
+    expect(JSON.parse(r.stdout)).toEqual({
+      host: "claude",
+      path,
+      id: "7f3c2a10-5b1e-4c9d-8e2f-0a1b2c3d4e5f",
+      versions: ["2.1.42"],
+      bytes: Bun.file(path).size,
+      timeline: {
+        messages: 15,
+        byRole: { ...zeroRoles, user: 7, assistant: 8 },
+        byKind: { ...zeroKinds, prompt: 3, reply: 8, tool: 4 },
+        toolCalls: 4,
+        toolResults: 4,
+        toolErrors: 0,
+        images: 0,
+        toolOutputChars: 94 + 52 + 53 + 57,
+        toolOutputTokens: Math.ceil(256 / 4),
+        tokens: expect.any(Number),
+      },
+      live: {
+        messages: 8,
+        byRole: { ...zeroRoles, user: 4, assistant: 4 },
+        byKind: { ...zeroKinds, prompt: 2, reply: 4, tool: 2 },
+        toolCalls: 2,
+        toolResults: 2,
+        toolErrors: 0,
+        images: 0,
+        toolOutputChars: "[bc: dropped]".length + 57,
+        toolOutputTokens: Math.ceil(70 / 4),
+        tokens: expect.any(Number),
+      },
+      tools: [
+        { name: "Edit", calls: 2, results: 2, errors: 0, outputChars: 105, outputTokens: 27 },
+        { name: "Grep", calls: 1, results: 1, errors: 0, outputChars: 94, outputTokens: 24 },
+        { name: "Bash", calls: 1, results: 1, errors: 0, outputChars: 57, outputTokens: 15 },
+      ],
+      compactions: [
+        { from: 0, at: 4, kept: 1, trigger: "auto" },
+        { from: 4, at: 11, kept: 4, trigger: "manual" },
+      ],
+      malformed: { count: 0, lines: [] },
+      warnings: [],
+      sidechains: [],
+    });
+  });
+
+  test("the people's table names every section", () => {
+    const r = bc(["inspect", join(FIXTURES, "claude", "with-subagents.jsonl")]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe("");
+    const out = r.stdout;
+    expect(out).toStartWith("Claude Code 2.1.42 session 9a8b7c6d-1111-4222-8333-444455556666\n");
+    expect(out).toMatch(/^messages\s+4\s+4$/m);
+    expect(out).toMatch(/^Task\s+1\s+0\s+37\s+10\s+100\.0%$/m);
+    expect(out).toContain("host compactions: none\n");
+    expect(out).toContain("malformed lines skipped: 0\n");
+    expect(out).toContain("sidechains (subagents): 2\n");
+    expect(out).toMatch(/agent-a11ce\s+4\s+1\s+48\s+12$/m);
+    expect(out).toMatch(/agent-b0b\s+4\s+1\s+24\s+6$/m);
+  });
+
+  test("malformed lines and pairing warnings are reported, not fatal", () => {
+    const path = join(FIXTURES, "claude", "malformed-and-truncated.jsonl");
+    const report = inspectSession(path);
+    expect(report.malformed.count).toBe(1);
+    expect(report.malformed.lines[0]).toStartWith(`${path}:3: not valid JSON`);
+    expect(report.warnings).toEqual([`${path}:5: tool_result toolu_06GHOST has no tool_use before it`]);
+    const text = renderInspect(report);
+    expect(text).toContain("malformed lines skipped: 1\n");
+    expect(text).toContain("pairing warnings: 1\n");
+  });
+
+  test("images and errors are counted", () => {
+    const report = inspectSession(join(FIXTURES, "claude", "errors-images-meta.jsonl"));
+    expect([report.timeline.images, report.timeline.toolErrors, report.timeline.byKind.meta, report.timeline.byKind.reasoning]).toEqual([2, 1, 1, 1]);
+  });
+
+  test("a Codex rollout is detected and inspected the same way", () => {
+    const r = bc(["inspect", join(FIXTURES, "codex", "legacy-one-compaction.jsonl"), "--json"]);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.host).toBe("codex");
+    expect(j.compactions).toHaveLength(1);
+  });
+
+  test("a session id is looked up under $HOME/.claude/projects", () => {
+    const id = "7f3c2a10-5b1e-4c9d-8e2f-0a1b2c3d4e5f";
+    const dir = join(TMP, "home", ".claude", "projects", "-home-dev-shop");
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(join(FIXTURES, "claude", "parallel-tool-calls.jsonl"), join(dir, `${id}.jsonl`));
+    const r = bc(["inspect", id, "--json"], { HOME: join(TMP, "home"), CODEX_HOME: join(TMP, "no-codex") });
+    expect(r.stderr).toBe("");
+    expect(JSON.parse(r.stdout).path).toBe(join(dir, `${id}.jsonl`));
+  });
+
+  test.each([
+    ["a missing file", ["inspect", "missing-session.jsonl"], 1, "bc: missing-session.jsonl: no such file"],
+    ["an unknown id", ["inspect", "no-such-id"], 1, "bc: no-such-id: no such file, and no session with that id"],
+    ["no argument", ["inspect"], 2, "bc: Missing required positional argument: SESSION"],
+  ])("%s: one line, a hint, no stack trace", (_, args, code, first) => {
+    const r = bc(args, { HOME: join(TMP, "empty-home"), CODEX_HOME: join(TMP, "empty-codex") });
+    expect(r.code).toBe(code);
+    expect(r.stdout).toBe("");
+    const lines = r.stderr.trimEnd().split("\n");
+    expect(lines[0]).toBe(first);
+    expect(lines[1]).toStartWith("hint: ");
+    expect(lines).toHaveLength(2);
+  });
+});
