@@ -184,6 +184,7 @@ export const parseRollout = (text: string, path: string): Rollout => {
   const lines: RolloutLine[] = [];
   const malformed: string[] = [...file.malformed];
   const warnings: string[] = [];
+  /** lines whose `type` is a Codex record type */
   let records = 0;
   let claudeLike = 0;
   let paginated = false;
@@ -227,13 +228,15 @@ export const parseRollout = (text: string, path: string): Rollout => {
       lines.push({ ...base, kind: "unknown", type, value: v });
       continue;
     }
+    // a record of a Codex type counts as Codex-like even when Codex could not read it: the file is a
+    // damaged rollout, not a file of another format
+    records++;
     const payload = v.payload;
     const problem = recordProblem(type, payload);
     if (problem !== undefined) {
       bad(problem);
       continue;
     }
-    records++;
     firstRecordType ??= type;
     const timestamp = typeof v.timestamp === "string" ? v.timestamp : undefined;
     const ordinal = typeof v.ordinal === "number" ? v.ordinal : undefined;

@@ -168,6 +168,13 @@ describe("bad lines", () => {
     expect(serializeRollout(r)).toBe(readFileSync(path, "utf8"));
   });
 
+  test("a file of Codex records that Codex cannot read is a damaged rollout, not another format", () => {
+    const line = JSON.stringify({ timestamp: "t", type: "compacted", payload: { replacement_history: [] } });
+    const r = parseRollout(`${line}\n`, "one.jsonl");
+    expect(r.malformed).toEqual(['one.jsonl:1: compacted without string "message" (Codex ignores this line)']);
+    expect(r.lines.map((l) => l.kind)).toEqual(["malformed"]);
+  });
+
   test("a bad compacted replacement_history item or metadata length is reported (Codex would drop the line)", () => {
     const line = (payload: unknown): string => JSON.stringify({ timestamp: "t", type: "compacted", payload });
     const meta = JSON.stringify({ timestamp: "t", type: "session_meta", payload: { id: "x" } });
