@@ -1,40 +1,11 @@
 // `bc codex-fork`: write a fork of a Codex rollout whose history is the pruned verbatim one, then
 // (optionally) resume it. Parse flags, call forkRollout, print.
 import { defineCommand } from "citty";
-import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative, resolve as resolvePath, sep } from "node:path";
-import { type ContextMode, defaultCodexHome, keepAllPruner, type ForkResult, forkRollout } from "../hosts/codex/fork.ts";
+import { type ContextMode, defaultCodexHome, enginePruner, type ForkResult, forkRollout } from "../hosts/codex/fork.ts";
+import { resolveSession } from "../hosts/load.ts";
 import { BcError } from "../util/errors.ts";
 import { log, out } from "../util/log.ts";
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A rollout path, or a thread id looked up under $CODEX_HOME/sessions (any folder, like Codex). */
-export const locateRollout = (arg: string, codexHome: string): string => {
-  if (existsSync(arg)) return arg;
-  if (!UUID_RE.test(arg))
-    throw new BcError("not-found", `${arg}: no such file`, "give a rollout path or a Codex session id (a UUID, as `codex resume` shows)");
-  const id = arg.toLowerCase();
-  const root = join(codexHome, "sessions");
-  const found: string[] = [];
-  const walk = (dir: string): void => {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return;
-    }
-    for (const n of names) {
-      const p = join(dir, n);
-      if (n.toLowerCase().endsWith(`${id}.jsonl`) && n.startsWith("rollout-")) found.push(p);
-      else if (!n.includes(".") && statSync(p).isDirectory()) walk(p);
-    }
-  };
-  walk(root);
-  if (found.length === 0) throw new BcError("not-found", `no rollout for session ${arg} under ${root}`, "set CODEX_HOME, or pass the rollout's path");
-  if (found.length > 1) throw new BcError("bad-input", `session ${arg} has ${found.length} rollout files under ${root}`, `pass one path: ${found.join(", ")}`);
-  return found[0]!;
-};
 
 const k = (tokens: number): string => (tokens >= 1000 ? `${(tokens / 1000).toFixed(1)}k` : String(tokens));
 
@@ -107,10 +78,10 @@ export default defineCommand({
       throw new BcError("usage", `--context must be 'fresh' or 'keep', not '${context}'`, "run 'bc codex-fork --help'");
     if (args.resume && args.dryRun) throw new BcError("usage", "--resume and --dry-run cannot be used together");
     const codexHome = defaultCodexHome();
-    const source = locateRollout(args.session as string, codexHome);
+    const source = resolveSession(args.session as string);
     const result = forkRollout(source, {
       context: context as ContextMode,
-      pruner: keepAllPruner,
+      pruner: enginePruner(),
       codexHome,
       outDir: args.outDir as string | undefined,
       dryRun: args.dryRun as boolean,

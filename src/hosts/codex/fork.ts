@@ -7,12 +7,15 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { estimateTokens } from "../../engine/estimate.ts";
-import type { RuleId, RuleTotals } from "../../engine/types.ts";
+import { estimateTextTokens, estimateTokens } from "../../engine/estimate.ts";
+import { apply } from "../../engine/apply.ts";
+import { plan } from "../../engine/plan.ts";
+import type { Options, RuleId, RuleTotals, Session } from "../../engine/types.ts";
 import { BcError } from "../../util/errors.ts";
 import { writeAtomically } from "../../util/jsonl.ts";
 import { type HistoryItem, rebuildHistory } from "./history.ts";
 import { contentText, isOutputItem, type MessageItem, replaceOutputText, type ResponseItem, sentForm } from "./items.ts";
+import { historyToMessages } from "./session-map.ts";
 import { lastOrdinal, lastTokenCount, lastTurnContext, lastWorldState, parseRollout, readRollout, type Rollout, type RolloutFormat, threadId } from "./rollout.ts";
 
 export type ContextMode = "fresh" | "keep";
@@ -238,6 +241,43 @@ const canon = (v: unknown): string => JSON.stringify(v);
 const USAGE_FIELDS = ["input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens"];
 
 /**
+ * The fork's text as Codex will read it. A copied line is checked byte for byte against the source
+ * line it copies (already parsed when the source was read, so it is not parsed twice); every other
+ * line (new session_meta ids, the appended records) is parsed here.
+ */
+const rereadFork = (text: string, fileName: string, src: Rollout, built: Built, bad: (what: string, line?: number) => BcError): Rollout => {
+  if (!text.endsWith("\n")) throw bad("the last line is incomplete");
+  const raws = text.slice(0, -1).split("\n");
+  const n = built.copied.length;
+  if (raws.length !== n + built.appended.length) throw bad(`${raws.length} lines, expected ${n + built.appended.length}`);
+  const lines: Rollout["lines"][number][] = new Array(raws.length);
+  const malformed: string[] = [];
+  for (let i = 0; i < raws.length; i++) {
+    const raw = raws[i]!;
+    if (i < n) {
+      if (raw !== built.copied[i]) throw bad("a copied line differs from the source", i + 1);
+      if (raw === src.lines[i]!.raw) {
+        lines[i] = src.lines[i]!;
+        continue;
+      }
+    }
+    let one: Rollout;
+    try {
+      one = parseRollout(raw + "\n", fileName);
+    } catch (e) {
+      throw bad(`a line Codex cannot read (${(e as Error).message.replace(`${fileName}: `, "")})`, i + 1);
+    }
+    const line = { ...one.lines[0]!, index: i, lineNo: i + 1 };
+    for (const m of one.malformed) malformed.push(m.replace(`${fileName}:1:`, `${fileName}:${i + 1}:`));
+    lines[i] = line as Rollout["lines"][number];
+  }
+  let paginated = src.format === "paginated";
+  for (const l of lines) if (l.kind === "session_meta" && l.payload.history_mode === "paginated") paginated = true;
+  if (malformed.length > 0) throw bad(`a line Codex would skip: ${malformed[0]}`);
+  return { ...src, path: fileName, lines, endsWithNewline: true, partial: false, malformed, warnings: [], bytes: Buffer.byteLength(text), format: paginated ? "paginated" : src.format };
+};
+
+/**
  * Check a fork's text strictly, the way Codex will read it (note sections 2, 5, 6, 9.3), and throw a
  * `validation` BcError naming the first problem. `expected` is what the fork should hold.
  */
@@ -252,12 +292,8 @@ export const checkFork = (
   const m = CANONICAL_NAME_RE.exec(fileName);
   if (!m || m[7] !== newId) throw bad(`the file name is not rollout-YYYY-MM-DDThh-mm-ss-${newId}.jsonl`);
   if (!UUID_RE.test(newId)) throw bad(`the new id ${newId} is not a lower-case UUID`);
-  const fork = parseRollout(text, fileName);
-  if (fork.malformed.length > 0) throw bad(`a line Codex would skip: ${fork.malformed[0]}`);
-  if (fork.partial || !fork.endsWithNewline) throw bad("the last line is incomplete");
+  const fork = rereadFork(text, fileName, src, built, bad);
   const n = built.copied.length;
-  if (fork.lines.length !== n + built.appended.length) throw bad(`${fork.lines.length} lines, expected ${n + built.appended.length}`);
-  for (let i = 0; i < n; i++) if (fork.lines[i]!.raw !== built.copied[i]) throw bad("a copied line differs from the source", i + 1);
   if (fork.format !== src.format) throw bad(`the fork reads as ${fork.format}, the source as ${src.format}`);
   if (threadId(fork) !== newId) throw bad("session_meta.id is not the new id", 1);
   for (const l of fork.lines)
@@ -367,4 +403,49 @@ export const keepAllPruner: Pruner = (history) => {
   }
   const tokens = estimateTokens(chars);
   return { outputs: new Map(), results, resultsKept: results, resultsTruncated: 0, resultsDropped: 0, tokensBefore: tokens, tokensAfter: tokens, byRule: {} };
+};
+
+/**
+ * The rules engine as a pruner: the history maps one item to one message (session-map.ts), so a
+ * decision's messageIndex is the history index, and the applied result text is the new output.
+ */
+export const enginePruner = (options?: Partial<Options>): Pruner => (history, rollout) => {
+  const session: Session = { host: "codex", id: threadId(rollout), messages: historyToMessages(history) };
+  const p = plan(session, options);
+  const after = apply(session, p);
+  const outputs = new Map<number, string>();
+  const t = p.totals;
+  const byRule: Partial<Record<RuleId, RuleTotals>> = { ...t.byRule };
+  let kept = t.resultsKept;
+  let truncated = t.resultsTruncated;
+  let dropped = t.resultsDropped;
+  let unfreed = 0;
+  for (const d of p.decisions) {
+    if (d.action === "keep") continue;
+    const item = history[d.messageIndex]?.item;
+    const before = session.messages[d.messageIndex]?.toolResults.find((r) => r.callId === d.callId)?.text;
+    const text = after[d.messageIndex]?.toolResults.find((r) => r.callId === d.callId)?.text;
+    if (item !== undefined && isOutputItem(item) && text !== undefined) {
+      outputs.set(d.messageIndex, text);
+      continue;
+    }
+    // a result whose text is not an output string (tool_search_output lists tools): kept as it is
+    const freed = before === undefined || text === undefined ? 0 : estimateTextTokens(before) - estimateTextTokens(text);
+    unfreed += freed;
+    const r = byRule[d.rule];
+    if (r) byRule[d.rule] = { results: r.results - 1, tokensFreed: r.tokensFreed - freed };
+    kept++;
+    if (d.action === "drop") dropped--;
+    else truncated--;
+  }
+  return {
+    outputs,
+    results: t.results,
+    resultsKept: kept,
+    resultsTruncated: truncated,
+    resultsDropped: dropped,
+    tokensBefore: t.tokensBefore,
+    tokensAfter: t.tokensAfter + unfreed,
+    byRule,
+  };
 };

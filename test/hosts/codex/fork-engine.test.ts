@@ -1,0 +1,144 @@
+// The fork with the real rules engine: fork of a fork, every corpus rollout, and the CLI.
+import { afterEach, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { dropNote } from "../../../src/engine/notes.ts";
+import { enginePruner, forkRollout, isInjectedContext } from "../../../src/hosts/codex/fork.ts";
+import { rebuildHistory } from "../../../src/hosts/codex/history.ts";
+import { isOutputItem, outputText, sentForm } from "../../../src/hosts/codex/items.ts";
+import { readRollout } from "../../../src/hosts/codex/rollout.ts";
+import { corpusFiles, REPO_DIR, SKIP_NOTE } from "../../support/shared.ts";
+
+const FIXTURES = join(import.meta.dir, "..", "..", "fixtures", "codex");
+const LEGACY = join(FIXTURES, "fork-legacy-0.140.jsonl");
+const PAGINATED = join(FIXTURES, "fork-paginated-0.169.0.jsonl");
+/** loose enough that the small fixtures lose something */
+const LOOSE = { pinLastMessages: 2, recentResults: 1 };
+
+const temps: string[] = [];
+const tempDir = (): string => {
+  const d = mkdtempSync(join(tmpdir(), "bc-fork-engine-"));
+  temps.push(d);
+  return d;
+};
+afterEach(() => {
+  while (temps.length > 0) rmSync(temps.pop()!, { recursive: true, force: true });
+});
+
+const outputsOf = (path: string): string[] =>
+  rebuildHistory(readRollout(path)).items.filter((h) => isOutputItem(h.item)).map((h) => outputText((h.item as any).output).text);
+
+describe("fork with the rules engine", () => {
+  test("dropped outputs become the engine's removal note; everything else is the source's, verbatim", () => {
+    const r = forkRollout(LEGACY, { context: "fresh", pruner: enginePruner(LOOSE), codexHome: tempDir() });
+    expect(r.pruning.resultsDropped).toBeGreaterThan(0);
+    const src = rebuildHistory(readRollout(LEGACY)).items.map((h) => sentForm(h.item)).filter((it) => !isInjectedContext(it));
+    const fork = rebuildHistory(readRollout(r.path)).items.map((h) => h.item);
+    expect(fork).toHaveLength(src.length);
+    let dropped = 0;
+    fork.forEach((it, i) => {
+      const orig = src[i]!;
+      if (JSON.stringify(it) === JSON.stringify(orig)) return;
+      expect(isOutputItem(orig)).toBe(true);
+      const text = outputText((orig as any).output).text;
+      expect(outputText((it as any).output).text).toBe(dropNote(text.length));
+      dropped++;
+    });
+    expect(dropped).toBe(r.pruning.resultsDropped);
+  });
+
+  test("a fork of a fork: the newest compacted wins and every earlier removal note stays byte-identical", () => {
+    const home = tempDir();
+    const first = forkRollout(LEGACY, { context: "fresh", pruner: enginePruner(LOOSE), codexHome: home });
+    const second = forkRollout(first.path, { context: "fresh", pruner: enginePruner(LOOSE), codexHome: home });
+    const third = forkRollout(second.path, { context: "keep", pruner: enginePruner({ pinLastMessages: 0, recentResults: 0 }), codexHome: home });
+    const notes = (p: string) => outputsOf(p).map((t, i) => [i, t] as const).filter(([, t]) => t.startsWith("[output removed"));
+    const n1 = notes(first.path);
+    expect(n1.length).toBeGreaterThan(0);
+    for (const later of [second.path, third.path]) {
+      const out = outputsOf(later);
+      for (const [i, t] of n1) expect(out[i]).toBe(t);
+    }
+    // the second fork's history comes from its own appended record, not from the first fork's
+    const f2 = readRollout(second.path);
+    expect(rebuildHistory(f2).baseLine).toBe(f2.lines.length - 2);
+    expect(f2.lines.filter((l) => l.kind === "compacted")).toHaveLength(3);
+    expect(second.pruning.tokensAfter).toBeLessThanOrEqual(first.pruning.tokensAfter);
+  });
+});
+
+const corpus = corpusFiles("codex");
+describe.skipIf(corpus.length === 0)("every corpus rollout forks with its check passing", () => {
+  if (corpus.length === 0) console.warn(SKIP_NOTE);
+  test.each(corpus.map((f) => [basename(f), f]))("%s", (_name, file) => {
+    const r = forkRollout(file, { context: "fresh", pruner: enginePruner(), codexHome: "/nonexistent-bc-test-home", dryRun: true });
+    // the dry run ran the same strict check a real fork runs on its temp file
+    expect(r.format).toBe("legacy");
+    expect(r.text.endsWith("\n")).toBe(true);
+    expect(r.historyItems).toBe(r.replacementHistory.length);
+  });
+});
+
+describe("bc codex-fork (the command)", () => {
+  const bc = (args: string[], env: Record<string, string>) =>
+    Bun.spawnSync([process.execPath, join(REPO_DIR, "src", "main.ts"), "codex-fork", ...args], {
+      env: { PATH: process.env.PATH ?? "", HOME: env.HOME ?? tmpdir(), ...env },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+
+  test("--json prints the new id, path and removals; a session id is found under $CODEX_HOME", () => {
+    const home = tempDir();
+    const day = join(home, "sessions", "2026", "11", "30");
+    mkdirSync(day, { recursive: true });
+    const src = join(day, basename(PAGINATED));
+    copyFileSync(PAGINATED, src);
+    const srcBytes = readFileSync(src);
+    const id = readRollout(src).lines[0]!.kind === "session_meta" ? (readRollout(src).lines[0] as any).payload.id : "";
+    // the fixture's file name is not canonical for its id; give it one so the id lookup finds it
+    const named = join(day, `rollout-2026-11-30T02-27-05-${id}.jsonl`);
+    copyFileSync(src, named);
+    rmSync(src);
+    const r = bc([id, "--json", "--context", "keep"], { CODEX_HOME: home });
+    expect(r.stderr.toString()).toBe("");
+    expect(r.exitCode).toBe(0);
+    const out = JSON.parse(r.stdout.toString());
+    expect(out.sourceId).toBe(id);
+    expect(out.newId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(out.written).toBe(true);
+    expect(out.context).toBe("keep");
+    expect(out.resumeCommand).toBe(`codex resume ${out.newId}`);
+    expect(existsSync(out.path)).toBe(true);
+    expect(out.path.startsWith(join(home, "sessions"))).toBe(true);
+    expect(readFileSync(named)).toEqual(srcBytes);
+  });
+
+  test("--dry-run writes nothing; --out-dir is honoured; human output names the resume command", () => {
+    const home = tempDir();
+    const outDir = join(tempDir(), "forks");
+    const dry = bc([LEGACY, "--dry-run", "--out-dir", outDir], { CODEX_HOME: home });
+    expect(dry.exitCode).toBe(0);
+    expect(dry.stdout.toString()).toMatch(/would fork .* -> [0-9a-f-]{36}\n[\s\S]*resume: +codex resume [0-9a-f-]{36}/);
+    expect(existsSync(outDir)).toBe(false);
+    const real = bc([LEGACY, "--out-dir", outDir], { CODEX_HOME: home });
+    expect(real.exitCode).toBe(0);
+    expect(readdirSync(outDir)).toHaveLength(1);
+    expect(existsSync(join(home, "sessions"))).toBe(false);
+  });
+
+  test.each([
+    [["--context", "fast", LEGACY], /--context must be 'fresh' or 'keep'/, 2],
+    [["/no/such/rollout.jsonl"], /no such file/, 1],
+    [[join(REPO_DIR, "package.json")], /not a Codex rollout|bad|JSON/i, 1],
+    [[LEGACY, "--dry-run", "--resume"], /cannot be used together/, 2],
+  ] as const)("misuse %p is one line and a hint, no stack", (args, why, code) => {
+    const r = bc([...args], { CODEX_HOME: tempDir() });
+    const err = r.stderr.toString();
+    expect(r.exitCode).toBe(code);
+    expect(err).toMatch(why);
+    expect(err).not.toMatch(/\n\s+at /);
+    expect(r.stdout.toString()).toBe("");
+    expect(statSync(LEGACY).isFile()).toBe(true);
+  });
+});
