@@ -25,7 +25,7 @@ process.stdout.write(String(n) + "\\n");
 
 const runsArg = (): number => {
   const i = process.argv.indexOf("--runs");
-  const n = i === -1 ? 7 : Number(process.argv[i + 1]);
+  const n = i === -1 ? 11 : Number(process.argv[i + 1]);
   if (!Number.isInteger(n) || n < 1) {
     process.stderr.write("read.bench: --runs needs a positive whole number\n");
     process.exit(2);
@@ -45,23 +45,36 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-/** Time a command `runs` times after one warm-up run (file cache, JIT of the bun binary). */
-const time = (cmd: string[], runs: number, check: (stdout: string) => void): Timing => {
-  const ms: number[] = [];
-  let rss = 0;
-  for (let i = 0; i <= runs; i++) {
-    const t0 = performance.now();
-    const r = Bun.spawnSync(cmd, { cwd: REPO, stdout: "pipe", stderr: "pipe" });
-    const elapsed = performance.now() - t0;
-    if (r.exitCode !== 0) throw new Error(`'${cmd.map((c) => basename(c)).join(" ")}' exited ${r.exitCode}: ${r.stderr.toString().trim().split("\n")[0]}`);
-    if (i === 0) {
-      check(r.stdout.toString());
-      continue;
-    }
-    ms.push(elapsed);
-    rss = Math.max(rss, (r.resourceUsage?.maxRSS ?? 0) / 1024 / 1024); // bun reports maxRSS in bytes
+interface Probe {
+  readonly cmd: string[];
+  /** checks the warm-up run's stdout, so that a fast error cannot pass for a fast read */
+  readonly check: (stdout: string) => void;
+}
+
+const once = (cmd: string[]): { ms: number; stdout: string; rssMiB: number } => {
+  const t0 = performance.now();
+  const r = Bun.spawnSync(cmd, { cwd: REPO, stdout: "pipe", stderr: "pipe" });
+  const ms = performance.now() - t0;
+  if (r.exitCode !== 0) throw new Error(`'${cmd.map((c) => basename(c)).join(" ")}' exited ${r.exitCode}: ${r.stderr.toString().trim().split("\n")[0]}`);
+  return { ms, stdout: r.stdout.toString(), rssMiB: (r.resourceUsage?.maxRSS ?? 0) / 1024 / 1024 }; // bun reports maxRSS in bytes
+};
+
+/**
+ * Time several commands `runs` times each after one warm-up round, interleaved round by round
+ * so that all of them see the same load on a shared machine (their ratio stays meaningful).
+ */
+const timeTogether = (probes: readonly Probe[], runs: number): Timing[] => {
+  const ms: number[][] = probes.map(() => []);
+  const rss: number[] = probes.map(() => 0);
+  for (let round = 0; round <= runs; round++) {
+    probes.forEach((p, k) => {
+      const r = once(p.cmd);
+      if (round === 0) return p.check(r.stdout);
+      ms[k]!.push(r.ms);
+      rss[k] = Math.max(rss[k]!, r.rssMiB);
+    });
   }
-  return { medianMs: median(ms), bestMs: Math.min(...ms), maxRssMiB: rss };
+  return ms.map((xs, k) => ({ medianMs: median(xs), bestMs: Math.min(...xs), maxRssMiB: rss[k]! }));
 };
 
 const main = (): void => {
@@ -69,12 +82,9 @@ const main = (): void => {
   const useBinary = existsSync(BIN);
   const bc = useBinary ? [BIN] : [process.execPath, join(REPO, "src", "main.ts")];
   const label = useBinary ? "dist/bc inspect --json" : "bun src/main.ts inspect --json";
-  process.stdout.write(`read.bench: ${label} vs floor (bun: read + JSON.parse each line), median of ${runs} runs after a warm-up\n`);
+  process.stdout.write(`read.bench: ${label} vs floor (bun: read + JSON.parse each line), median of ${runs} interleaved runs after a warm-up\n`);
   if (!useBinary) process.stdout.write("read.bench: dist/bc not found; timing from source (run 'npm run build' to time the binary)\n");
 
-  // start-up alone (`--version`), to tell a slow reader from a slow start on small files
-  const startup = time([...bc, "--version"], runs, () => {});
-  process.stdout.write(`read.bench: start-up alone (${useBinary ? "dist/bc" : "bun src/main.ts"} --version): ${startup.medianMs.toFixed(0)} ms median\n`);
   const rows: string[] = [];
   let worst = Infinity;
   let failed = false;
@@ -86,12 +96,20 @@ const main = (): void => {
     }
     const mb = statSync(file).size / 1e6;
     try {
-      const floor = time([process.execPath, "-e", FLOOR, file], runs, (out) => {
-        if (!/^\d+\n$/.test(out)) throw new Error(`floor printed '${out.trim()}'`);
-      });
-      const read = time([...bc, "inspect", file, "--json"], runs, (out) => {
-        JSON.parse(out); // a fast error message must not pass for a fast read
-      });
+      const [floor, read, startup] = timeTogether(
+        [
+          {
+            cmd: [process.execPath, "-e", FLOOR, file],
+            check: (out) => {
+              if (!/^\d+\n$/.test(out)) throw new Error(`floor printed '${out.trim()}'`);
+            },
+          },
+          { cmd: [...bc, "inspect", file, "--json"], check: (out) => void JSON.parse(out) },
+          // start-up alone, to tell a slow reader from a slow start on a file of a few MB
+          { cmd: [...bc, "--version"], check: () => {} },
+        ],
+        runs,
+      ) as [Timing, Timing, Timing];
       const mbs = mb / (read.medianMs / 1000);
       const floorMbs = mb / (floor.medianMs / 1000);
       worst = Math.min(worst, mbs);
@@ -101,7 +119,7 @@ const main = (): void => {
           `${mb.toFixed(1).padStart(6)} MB`,
           `bc ${read.medianMs.toFixed(0).padStart(5)} ms (best ${read.bestMs.toFixed(0)})`,
           `${mbs.toFixed(1).padStart(6)} MB/s`,
-          `(${(mb / (Math.max(1, read.medianMs - startup.medianMs) / 1000)).toFixed(0)} MB/s after start-up)`,
+          `(start-up ${startup.medianMs.toFixed(0)} ms; ${(mb / (Math.max(1, read.medianMs - startup.medianMs) / 1000)).toFixed(0)} MB/s after it)`,
           `rss ${read.maxRssMiB.toFixed(0).padStart(4)} MiB`,
           `| floor ${floor.medianMs.toFixed(0).padStart(5)} ms`,
           `${floorMbs.toFixed(1).padStart(6)} MB/s`,
