@@ -1,0 +1,111 @@
+// `bc claude install | uninstall | status | log` without Claude Code on PATH (the e2e suite
+// runs them with the real one): the folder written, refusals, the log printed.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { appendRecord, type DecisionRecord } from "../../src/hosts/claude/decision-log.ts";
+import { install, MARKETPLACE_NAME, readLog, status, uninstall } from "../../src/hosts/claude/install.ts";
+
+const REPO = join(import.meta.dir, "..", "..");
+let tmp = "";
+let saved: string | undefined;
+
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), "bc-claude-cli-"));
+  saved = process.env.CLAUDE_CONFIG_DIR;
+  process.env.CLAUDE_CONFIG_DIR = join(tmp, "claude");
+});
+afterAll(() => {
+  if (saved === undefined) delete process.env.CLAUDE_CONFIG_DIR;
+  else process.env.CLAUDE_CONFIG_DIR = saved;
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** bc from source, with no claude on PATH */
+const bc = (args: string[]) => {
+  const r = Bun.spawnSync([process.execPath, join(REPO, "src", "main.ts"), ...args], {
+    env: { PATH: dirname(process.execPath), HOME: join(tmp, "home"), CLAUDE_CONFIG_DIR: join(tmp, "claude") },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+};
+
+test("install --dir writes a marketplace with the plugin and prints the two commands when claude is not on PATH", () => {
+  const dir = join(tmp, "mp");
+  const r = bc(["claude", "install", "--dir", dir]);
+  expect(r.code).toBe(0);
+  expect(r.stdout.trim().split("\n")).toEqual([`claude plugin marketplace add ${dir}`, `claude plugin install better-compaction@${MARKETPLACE_NAME}`]);
+  expect(r.stderr).toContain("claude is not on PATH");
+  const market = JSON.parse(readFileSync(join(dir, ".claude-plugin", "marketplace.json"), "utf8"));
+  expect(market.name).toBe(MARKETPLACE_NAME);
+  expect(market.plugins[0].source).toBe("./plugins/better-compaction");
+  const plugin = join(dir, "plugins", "better-compaction");
+  for (const f of [".claude-plugin/plugin.json", "hooks/hooks.json", "hooks/register.ts", "hooks/better-compaction.js"]) expect(existsSync(join(plugin, f))).toBe(true);
+  expect(readFileSync(join(plugin, "hooks", "register.ts"), "utf8")).toContain('from "./better-compaction.js"');
+});
+
+test("install again updates the same folder; a foreign non-empty folder is refused", async () => {
+  const dir = join(tmp, "mp2");
+  const a = await install({ dir, register: false });
+  writeFileSync(join(a.pluginDir, "stale.txt"), "x");
+  const b = await install({ dir, register: false });
+  expect(b.pluginDir).toBe(a.pluginDir);
+  expect(existsSync(join(b.pluginDir, "stale.txt"))).toBe(false);
+  const foreign = join(tmp, "foreign");
+  mkdirSync(foreign);
+  writeFileSync(join(foreign, "notes.md"), "mine");
+  await expect(install({ dir: foreign, register: false })).rejects.toThrow(/not empty and not a better-compaction marketplace/);
+  expect(readFileSync(join(foreign, "notes.md"), "utf8")).toBe("mine");
+});
+
+test("status reports the folder written; uninstall deletes it and prints the commands", async () => {
+  const dir = join(tmp, "mp3");
+  await install({ dir, register: false });
+  const s = status();
+  expect(s.marketplaceDir).toBe(dir);
+  expect(s.written).toBe(JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).version);
+  const u = uninstall({ register: false });
+  expect(u).toMatchObject({ dir, removedDir: true, ran: false });
+  expect(u.commands).toEqual([`claude plugin uninstall better-compaction@${MARKETPLACE_NAME}`, `claude plugin marketplace remove ${MARKETPLACE_NAME}`]);
+  expect(existsSync(dir)).toBe(false);
+});
+
+const record = (trigger: string, results: DecisionRecord["results"]): DecisionRecord => ({
+  v: 1,
+  at: "2026-11-30T02:00:00.000Z",
+  sessionId: "abc-123",
+  trigger,
+  outcome: "compacted",
+  reason: "1 results dropped",
+  rowsIn: 10,
+  rowsOut: 10,
+  tokensBefore: 5000,
+  tokensAfter: 3000,
+  escalated: false,
+  ms: 1.5,
+  results,
+});
+
+test("log: the newest session's records, by id or prefix; a one-line error for an unknown id", () => {
+  const logs = join(tmp, "claude", "better-compaction", "logs");
+  mkdirSync(logs, { recursive: true });
+  const drop = { callId: "toolu_9", tool: "Read", action: "drop", rule: "superseded-read", reason: "re-read at #8, unchanged" } as const;
+  writeFileSync(join(logs, "abc-123.jsonl"), appendRecord(appendRecord("", record("manual", [drop])), record("auto", [])) + "not json\n");
+  const { records, problems } = readLog("abc");
+  expect(records.map((r) => r.trigger)).toEqual(["manual", "auto"]);
+  expect(problems).toEqual([`${join(logs, "abc-123.jsonl")}:3: not valid JSON`]);
+
+  const shown = bc(["claude", "log"]);
+  expect(shown.code).toBe(0);
+  expect(shown.stdout).toContain("manual  compacted: 1 results dropped");
+  expect(shown.stdout).toContain("drop     Read         superseded-read  toolu_9  re-read at #8, unchanged");
+  const asJson = JSON.parse(bc(["claude", "log", "abc-123", "--json"]).stdout);
+  expect(asJson.records.length).toBe(2);
+
+  const missing = bc(["claude", "log", "zzz"]);
+  expect(missing.code).toBe(1);
+  expect(missing.stderr.split("\n")[0]).toBe(`bc: no decision log for session 'zzz' under ${logs}`);
+  expect(missing.stderr).not.toContain("    at ");
+});
