@@ -51,6 +51,9 @@ class BuildError extends Error {
   override name = "BuildError";
 }
 
+/** A bad flag: exit 2, as bc itself does. */
+class UsageError extends BuildError {}
+
 const packageVersion = (): string => (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version;
 
 /** The bun version the runtimes must match: the installed devDependency, not whatever bun is on PATH. */
@@ -211,7 +214,7 @@ const main = async (argv: readonly string[]): Promise<void> => {
       process.stdout.write(HELP);
       return;
     }
-    if (a !== "--all") throw new BuildError(`unknown option '${a}' (try --help)`);
+    if (a !== "--all") throw new UsageError(`unknown option '${a}' (try --help)`);
   }
   const started = performance.now();
   mkdirSync(DIST, { recursive: true });
@@ -234,6 +237,6 @@ const explain = (e: unknown): string => {
 if (import.meta.main) {
   main(process.argv.slice(2)).catch((e: unknown) => {
     process.stderr.write(`build: ${explain(e)}\n`);
-    process.exit(1);
+    process.exit(e instanceof UsageError ? 2 : 1);
   });
 }
