@@ -1,10 +1,195 @@
+// `bc eval [files or folders…]`: replay sessions, cut them, and score what each method loses.
 import { defineCommand } from "citty";
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { Host } from "../engine/types.ts";
+import { discoverSessions } from "../hosts/load.ts";
+import { collectFiles, homeName, sortFiles, type CorpusFile, type Skipped } from "../eval/corpus.ts";
+import { DEFAULT_CUTS } from "../eval/cut.ts";
+import { DEMO_FILES } from "../eval/demo/index.ts";
+import { rulesCompactor } from "../eval/methods/engine.ts";
+import { DEFAULT_PASSES } from "../eval/passes.ts";
+import { compactionTable, corpusLine, methodTable } from "../eval/report/markdown.ts";
+import { defaultOutDir, writeReport } from "../eval/report/write.ts";
+import { METHOD_IDS } from "../eval/replay.ts";
+import { runEval, type EvalReport } from "../eval/run.ts";
 import { BcError } from "../util/errors.ts";
+import { log, out } from "../util/log.ts";
+
+const HOSTS: readonly Host[] = ["claude", "codex"];
+
+export const parseCuts = (value: string, flag = "--cuts"): number[] => {
+  const parts = value.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const cuts = parts.map(Number);
+  if (parts.length === 0 || cuts.some((c) => !Number.isFinite(c) || c <= 0 || c >= 1))
+    throw new BcError("usage", `${flag} ${value}: expected shares between 0 and 1, separated by commas`, `for example ${flag} ${DEFAULT_CUTS.join(",")}`);
+  return [...new Set(cuts)].sort((a, b) => a - b);
+};
+
+export const parseMethods = (value: string): string[] => {
+  if (value.trim() === "all") return [...METHOD_IDS];
+  const ids = value.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const unknown = ids.filter((id) => !METHOD_IDS.includes(id));
+  if (ids.length === 0 || unknown.length > 0)
+    throw new BcError("usage", `--methods: unknown method ${unknown.join(", ") || "(none given)"}`, `choose from: ${METHOD_IDS.join(", ")} (or all)`);
+  return METHOD_IDS.filter((id) => ids.includes(id));
+};
+
+const parseHost = (value: unknown): Host | undefined => {
+  if (value === undefined || value === "") return undefined;
+  if (!HOSTS.includes(value as Host)) throw new BcError("usage", `--host ${String(value)}: expected claude or codex`);
+  return value as Host;
+};
+
+/** The embedded examples, written to a temporary folder the caller removes. */
+const demoCorpus = (): { files: CorpusFile[]; dir: string } => {
+  const dir = mkdtempSync(join(tmpdir(), "bc-eval-demo-"));
+  const files = Object.entries(DEMO_FILES).map(([name, text]) => {
+    const path = join(dir, name);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+    return { path, name };
+  });
+  return { files: sortFiles(files), dir };
+};
+
+/** Progress on stderr: a bar redrawn in place on a terminal, plain lines otherwise. */
+const progress = (): { update: (done: number, total: number, name: string) => void; end: () => void } => {
+  const tty = process.stderr.isTTY === true;
+  let last = -1;
+  return {
+    update: (done, total, name) => {
+      if (total < 2) return;
+      if (tty) {
+        const width = 28;
+        const filled = Math.round((done / total) * width);
+        const label = name.length > 50 ? "…" + name.slice(-49) : name;
+        process.stderr.write(`\r\x1b[2K[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} ${label}`);
+      } else if (done !== last && done < total) {
+        process.stderr.write(`bc eval: ${done + 1}/${total} ${name}\n`);
+      }
+      last = done;
+    },
+    end: () => {
+      if (tty) process.stderr.write("\r\x1b[2K");
+    },
+  };
+};
+
+const summaryJson = (r: EvalReport, paths: readonly string[]): string =>
+  JSON.stringify(
+    {
+      report: r.report,
+      version: r.version,
+      yardstick: r.yardstick,
+      corpus: r.corpus,
+      parameters: { cuts: (r.parameters as { cuts: number[] }).cuts, methods: (r.parameters as { methods: { id: string }[] }).methods.map((m) => m.id) },
+      hosts: r.hosts,
+      out: paths,
+    },
+    null,
+    2,
+  );
+
+const summaryText = (r: EvalReport, paths: readonly string[]): string => {
+  const lines: string[] = [corpusLine(r), ""];
+  for (const h of r.hosts) {
+    lines.push(`${h.host === "claude" ? "Claude Code" : "Codex"} (${h.sessions} sessions):`, "", methodTable(h), "");
+  }
+  if (r.hosts.some((h) => h.compactions.compactions > 0)) lines.push("At the hosts' own compactions:", "", compactionTable(r.hosts), "");
+  lines.push(...paths.map((p) => `report: ${p}`));
+  return lines.join("\n");
+};
 
 export default defineCommand({
-  meta: { name: "eval", description: "Replay sessions, cut them, and score what each method loses" },
-  args: {},
-  run() {
-    throw new BcError("usage", "'bc eval' is not available in this build yet");
+  meta: {
+    name: "eval",
+    description:
+      "Replay sessions, cut each one, let every method (bc's rules and the published baselines) compact the part before the cut, and score what each lost against what the assistant went on to use. Writes report.md, report.json and report.html.",
+  },
+  args: {
+    paths: {
+      type: "positional",
+      required: false,
+      description: "Session files or folders of them (default: your sessions under ~/.claude/projects and $CODEX_HOME/sessions)",
+    },
+    demo: { type: "boolean", description: "Run on the built-in example corpus (small synthetic sessions, used when none of yours are found)" },
+    host: { type: "string", description: "Only sessions of this host: claude or codex" },
+    cuts: { type: "string", description: `Where to cut each session, as shares of its messages (default ${DEFAULT_CUTS.join(",")})` },
+    methods: { type: "string", description: `Methods to compare, comma-separated (default all: ${METHOD_IDS.join(", ")})` },
+    out: { type: "string", description: "Folder for report.md, report.json and report.html (default ./bc-eval-<corpus>-<fingerprint>)" },
+    json: { type: "boolean", description: "Print the summary as JSON on stdout, for scripts" },
+  },
+  async run({ args }) {
+    const host = parseHost(args.host);
+    const cuts = args.cuts === undefined ? [...DEFAULT_CUTS] : parseCuts(String(args.cuts));
+    const methods = args.methods === undefined ? [...METHOD_IDS] : parseMethods(String(args.methods));
+    const positional = (args._ as string[] | undefined) ?? [];
+
+    let files: CorpusFile[];
+    let skipped: Skipped[] = [];
+    let kind: EvalReport["corpus"]["kind"];
+    let tempDir: string | undefined;
+    if (args.demo === true) {
+      if (positional.length > 0) throw new BcError("usage", "--demo runs on the built-in examples: give either --demo or files, not both");
+      kind = "demo";
+    } else if (positional.length > 0) {
+      ({ files, skipped } = collectFiles(positional));
+      if (files.length === 0)
+        throw new BcError("not-found", `no session files (*.jsonl) in ${positional.join(", ")}`, "pass Claude Code transcripts or Codex rollouts, or folders holding them");
+      kind = "files";
+    } else {
+      const found = discoverSessions(host === undefined ? {} : { host });
+      if (found.length === 0) {
+        log.info("No sessions found under ~/.claude/projects or $CODEX_HOME/sessions: running on the built-in example corpus (synthetic sessions; see --demo).");
+        kind = "demo";
+      } else {
+        files = sortFiles(found.map((f) => ({ path: f.path, name: homeName(f.path) })));
+        kind = "user";
+      }
+    }
+    if (kind === "demo") {
+      const demo = demoCorpus();
+      files = demo.files;
+      tempDir = demo.dir;
+    }
+
+    // Ctrl-C: finish the current session, write nothing, exit 130; a second Ctrl-C exits at once.
+    const previous = process.listeners("SIGINT");
+    let stop = false;
+    const onInterrupt = (): void => {
+      if (stop) process.exit(130);
+      stop = true;
+      process.stderr.write("\nbc eval: stopping (no report will be written); press Ctrl-C again to quit at once\n");
+    };
+    process.removeAllListeners("SIGINT");
+    process.on("SIGINT", onInterrupt);
+    const bar = progress();
+    let report: EvalReport;
+    try {
+      report = await runEval({
+        files: files!,
+        skipped,
+        kind,
+        cuts,
+        methods,
+        passes: DEFAULT_PASSES,
+        ...(host === undefined ? {} : { host }),
+        compact: rulesCompactor,
+        onProgress: bar.update,
+        shouldStop: () => stop,
+      });
+    } finally {
+      bar.end();
+      process.off("SIGINT", onInterrupt);
+      for (const l of previous) process.on("SIGINT", l as () => void);
+      if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
+    }
+    for (const s of report.corpus.skipped) log.warn(`skipped ${s.reason}`);
+    if (report.corpus.sessions === 0) log.warn("no session could be replayed; the report is empty");
+    const paths = writeReport(String(args.out ?? defaultOutDir(report)), report);
+    out(args.json === true ? summaryJson(report, paths) : summaryText(report, paths));
+    return 0;
   },
 });

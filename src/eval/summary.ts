@@ -55,7 +55,8 @@ export interface HostSummary {
   readonly passes: readonly PassSummary[];
 }
 
-const ratio = (a: number, b: number): number => (b === 0 ? 0 : a / b);
+/** rounded to 6 decimals: enough for any table, and short in report.json */
+const ratio = (a: number, b: number): number => (b === 0 ? 0 : Math.round((a / b) * 1e6) / 1e6);
 
 export const summarizeMethod = (method: string, sessions: readonly SessionReplay[]): MethodSummary => {
   let total = ZERO_TALLY;
