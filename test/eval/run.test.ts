@@ -1,0 +1,110 @@
+// The eval end to end on the embedded example corpus: determinism, broken files, the CLI.
+import { afterAll, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { parseCuts, parseMethods } from "../../src/cli/eval.ts";
+import { collectFiles } from "../../src/eval/corpus.ts";
+import { DEMO_FILES } from "../../src/eval/demo/index.ts";
+import { scoreHostCompactions } from "../../src/eval/host-compactions.ts";
+import { rulesCompactor } from "../../src/eval/methods/engine.ts";
+import { renderReport } from "../../src/eval/report/write.ts";
+import { METHOD_IDS } from "../../src/eval/replay.ts";
+import { runEval } from "../../src/eval/run.ts";
+import { indexSession } from "../../src/eval/session-index.ts";
+import { BcError } from "../../src/util/errors.ts";
+import { REPO_DIR } from "../support/shared.ts";
+import { filler, pair, prompt, reply, session } from "./build.ts";
+
+const tmp = mkdtempSync(join(tmpdir(), "bc-eval-test-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** the example corpus on disk, plus extra files */
+const corpus = (name: string, extra: Record<string, string> = {}): string => {
+  const dir = join(tmp, name);
+  for (const [file, text] of Object.entries({ ...DEMO_FILES, ...extra })) {
+    const path = join(dir, file);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+  }
+  return dir;
+};
+
+const evalDir = async (dir: string) => {
+  const { files, skipped } = collectFiles([dir]);
+  return runEval({ files, skipped, kind: "files", cuts: [0.5, 0.7, 0.9], passes: [0.5, 0.6, 0.7, 0.8, 0.9], methods: METHOD_IDS, compact: rulesCompactor });
+};
+
+test("the same corpus gives the same report, byte for byte", async () => {
+  const dir = corpus("same");
+  const a = renderReport(await evalDir(dir));
+  const b = renderReport(await evalDir(dir));
+  expect(a["report.json"]).toBe(b["report.json"]);
+  expect(a["report.md"]).toBe(b["report.md"]);
+  expect(a["report.html"]).toBe(b["report.html"]);
+  const r = JSON.parse(a["report.json"]);
+  expect(r.corpus.sessions).toBe(3);
+  expect(r.hosts.map((h: { host: string }) => h.host)).toEqual(["claude", "codex"]);
+  expect(r.hosts[0].methods.map((m: { method: string }) => m.method)).toEqual(METHOD_IDS);
+  // every session has a row per cut and method
+  for (const s of r.sessions) for (const c of s.cuts) expect(Object.keys(c.methods)).toEqual(METHOD_IDS);
+  // the examples hold one host compaction each; the rules keep at least what the summaries kept
+  for (const h of r.hosts) {
+    expect(h.compactions.compactions).toBe(1);
+    expect(h.compactions.keptByRules).toBeGreaterThanOrEqual(h.compactions.keptByHost);
+    expect(h.passes.map((p: { fixedPointViolations: number }) => p.fixedPointViolations)).toEqual([0, 0, 0, 0, 0]);
+  }
+});
+
+test("a broken file is reported (file, line, why) and skipped; the run goes on and counts it", async () => {
+  const dir = corpus("broken", {
+    "demo/claude/broken.jsonl": "{not json\n{\"also\": \"not a session\"}\n",
+    "demo/claude/empty.jsonl": "",
+  });
+  const r = await evalDir(dir);
+  expect(r.corpus.sessions).toBe(3);
+  expect(r.corpus.files).toBe(5);
+  expect(r.corpus.skipped.map((s) => s.file)).toEqual(["broken/demo/claude/broken.jsonl", "broken/demo/claude/empty.jsonl"]);
+  expect(r.corpus.skipped[0]!.reason).toMatch(/^broken\/demo\/claude\/broken\.jsonl(:1)?: /);
+  expect(r.corpus.skipped[1]!.reason).toContain("empty");
+  for (const s of r.corpus.skipped) expect(s.reason).not.toContain(tmp);
+  expect(renderReport(r)["report.md"]).toContain("## Skipped files (2)");
+});
+
+test("host compactions: a result used after the compaction is kept by the rules and lost by a summary that drops it", () => {
+  const messages = [
+    prompt("go"),
+    ...pair("c1", "Read", { file_path: "src/a.ts" }, "export const loadWidgetConfig = () => 42;"),
+    ...filler(8),
+    reply("calling loadWidgetConfig now"),
+  ];
+  const index = indexSession(session(messages));
+  const summary = { role: "user" as const, kind: "summary" as const, text: "We read src/a.ts.", toolCalls: [], toolResults: [] };
+  const [c] = scoreHostCompactions(index, [{ from: 0, at: 11, kept: [summary] }], rulesCompactor);
+  expect(c).toMatchObject({ from: 0, at: 11, until: 12, results: 1, needed: 1, keptByHost: 0, keptByRules: 1 });
+});
+
+test("flag values are checked with one-line errors", () => {
+  expect(parseCuts("0.9,0.5")).toEqual([0.5, 0.9]);
+  expect(() => parseCuts("0.5,1.2")).toThrow(BcError);
+  expect(parseMethods("size-cap,rules")).toEqual(["rules", "size-cap"]);
+  expect(() => parseMethods("rules,magic")).toThrow("unknown method magic");
+});
+
+test("bc eval --demo --json writes the three report files and prints the summary", () => {
+  const out = join(tmp, "demo-report");
+  const p = Bun.spawnSync([process.execPath, join(REPO_DIR, "src", "main.ts"), "eval", "--demo", "--json", "--out", out], {
+    cwd: tmp,
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  expect(p.exitCode).toBe(0);
+  const summary = JSON.parse(p.stdout.toString());
+  expect(summary.corpus.kind).toBe("demo");
+  expect(summary.out).toEqual(["report.md", "report.json", "report.html"].map((f) => join(out, f)));
+  for (const f of summary.out) expect(existsSync(f)).toBe(true);
+  const html = readFileSync(join(out, "report.html"), "utf8");
+  expect(html).toContain("<svg");
+  expect(html.replace(/xmlns="http:\/\/www\.w3\.org\/2000\/svg"/g, "")).not.toMatch(/https?:\/\/|<link|<script/);
+  expect(readFileSync(join(out, "report.md"), "utf8")).toContain("EXAMPLE corpus");
+  expect(existsSync(join(tmp, "bc-eval-demo-tmp"))).toBe(false);
+});
