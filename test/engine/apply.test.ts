@@ -1,0 +1,83 @@
+import { describe, expect, test } from "bun:test";
+import { apply } from "../../src/engine/apply.ts";
+import { isAlreadyCut } from "../../src/engine/notes.ts";
+import { plan } from "../../src/engine/plan.ts";
+import { SessionBuilder } from "./support/build.ts";
+
+const LISTING = Array.from({ length: 40 }, (_, i) => `drwxr-xr-x  file${i}.txt  ${"é😀".repeat(i % 3)}`).join("\n");
+const BUILD = "compiling the modules, all of them, one after another\n".repeat(20);
+
+const build = () => {
+  const b = new SessionBuilder().user("Do the thing.");
+  const dropped = b.bash("./build", BUILD);
+  const truncated = b.bash("ls -la", LISTING);
+  b.assistant("Next is file39.txt, then the rest.");
+  b.filler(12);
+  return { session: b.session(), dropped, truncated };
+};
+
+describe("apply", () => {
+  const { session, dropped, truncated } = build();
+  const p = plan(session);
+  const out = apply(session, p);
+  const resultOf = (msgs: typeof out, id: string) => msgs.flatMap((m) => m.toolResults).find((r) => r.callId === id)!;
+
+  test("the plan drops one and truncates one", () => {
+    expect(p.decisions.find((d) => d.callId === dropped)).toMatchObject({ action: "drop" });
+    expect(p.decisions.find((d) => d.callId === truncated)).toMatchObject({ action: "truncate", headChars: 200 });
+  });
+
+  test("a dropped result becomes exactly the removal note", () => {
+    expect(resultOf(out, dropped).text).toBe(`[output removed by better-compaction: ${BUILD.length} chars; re-run the call to see it]`);
+  });
+
+  test("a truncated result keeps its head byte for byte and ends with a note giving the characters removed", () => {
+    const text = resultOf(out, truncated).text;
+    expect(text.startsWith(LISTING.slice(0, 200))).toBe(true);
+    expect(text.slice(200)).toBe(`\n[output truncated by better-compaction: ${LISTING.length - 200} chars removed; re-run the call to see it]`);
+    expect(isAlreadyCut(text)).toBe(true);
+  });
+
+  test("a head never splits a surrogate pair", () => {
+    const emoji = "a".repeat(199) + "😀" + "b".repeat(500);
+    const b = new SessionBuilder().user("go");
+    const id = b.bash("ls", emoji);
+    b.assistant("see " + "b".repeat(3));
+    b.filler(3);
+    const s = b.session();
+    const q = plan(s, { pinLastMessages: 0, recentResults: 100 });
+    const text = apply(s, { ...q, decisions: q.decisions.map((d) => (d.callId === id ? { ...d, action: "truncate" as const, headChars: 200 } : d)) })
+      .flatMap((m) => m.toolResults)
+      .find((r) => r.callId === id)!.text;
+    expect(text.startsWith("a".repeat(199) + "\n[output truncated")).toBe(true);
+  });
+
+  test("untouched messages come back as the same objects; calls and prose are never changed", () => {
+    expect(out.length).toBe(session.messages.length);
+    out.forEach((m, i) => {
+      const before = session.messages[i]!;
+      const touched = p.decisions.some((d) => d.messageIndex === i && d.action !== "keep");
+      if (!touched) expect(m).toBe(before);
+      expect(m.text).toBe(before.text);
+      expect(m.toolCalls).toBe(before.toolCalls);
+      expect(m.toolResults.map((r) => r.callId)).toEqual(before.toolResults.map((r) => r.callId));
+    });
+  });
+
+  test("the input session is not modified", () => {
+    expect(resultOf([...session.messages], dropped).text).toBe(BUILD);
+  });
+
+  test("a skipped plan returns the input messages unchanged", () => {
+    const skipped = plan(session, { minRemovalFraction: 0.99 });
+    expect(skipped.skipped).toBe(true);
+    const same = apply(session, skipped);
+    same.forEach((m, i) => expect(m).toBe(session.messages[i]!));
+  });
+
+  test("a plan for another session is refused", () => {
+    const other = build().session;
+    const changed = { ...other, messages: other.messages.map((m) => ({ ...m, toolResults: m.toolResults.map((r) => ({ ...r, text: r.text + "!" })) })) };
+    expect(() => apply(changed, p)).toThrow(/plan does not match/);
+  });
+});
