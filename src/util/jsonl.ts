@@ -4,6 +4,7 @@ import { closeSync, existsSync, fsyncSync, linkSync, openSync, statSync, unlinkS
 import { readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { BcError } from "./errors.ts";
+import { parseJsonLine } from "./huge-line.ts";
 
 export interface JsonlLine {
   /** 1-based line number in the file */
@@ -67,7 +68,7 @@ export const parseJsonl = (text: string, path: string): JsonlFile => {
         lines.push({ lineNo, raw, value: undefined });
       } else {
         try {
-          lines.push({ lineNo, raw, value: JSON.parse(body) });
+          lines.push({ lineNo, raw, value: parseJsonLine(body) });
         } catch (e) {
           const partial = isLast && !endsWithNewline;
           const error = partial ? "incomplete last line (the file is still being written)" : describeParseError(body, e);
