@@ -80,8 +80,10 @@ describe.skipIf(files.length === 0)("claude corpus", () => {
     expect(b.length).toBe(a.length);
     const record = s.timeline.messages[target.mi]!.source!.record;
     expect(a.flatMap((l, i) => (l === b[i] ? [] : [i]))).toEqual([record]);
-    const again = loadTranscript(parseTranscript(out, path));
-    expect(again.timeline.messages[target.mi]!.toolResults.find((r) => r.callId === target.callId)?.text).toBe(marker);
-    expect(again.timeline.messages.length).toBe(s.timeline.messages.length);
+    // the changed record reads back with the marker as that result's content (a full re-read is in transcript.test.ts)
+    const rec = JSON.parse(b[record]!);
+    const block = rec.message.content.find((x: { tool_use_id?: string }) => x.tool_use_id === target.callId);
+    expect(block.content).toBe(marker);
+    expect({ ...rec, message: { ...rec.message, content: [] } }).toEqual({ ...JSON.parse(a[record]!), message: { ...JSON.parse(a[record]!).message, content: [] } });
   });
 });
