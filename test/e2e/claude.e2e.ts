@@ -1,0 +1,295 @@
+// End to end with the real Claude Code 2.1.328 (installed by the test into test/e2e/.cache) and a
+// scripted Messages API on 127.0.0.1: the plugin answers /compact, auto and plugin-triggered
+// compactions itself, the next request carries the pruned history (notes where results were
+// dropped, everything else byte for byte), --resume keeps it, a failing hook skips cleanly, and
+// the plugin `bc claude install` writes behaves the same. Issue 6, points 2 to 4.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { pluginFiles, writePluginFiles } from "../../build/plugin.ts";
+import { ensureClaude } from "./support/claude-install.ts";
+import { startMock, type Mock, type MockOptions } from "./support/claude-mock.ts";
+import { comparePruned, notesOf, viewOf, type RequestView } from "./support/claude-requests.ts";
+import { claudeEnv, HeadlessSession, hookTimes, makeSandbox, readDebug, runPrint, waitFor, type Sandbox } from "./support/claude-session.ts";
+
+const REPO = join(import.meta.dir, "..", "..");
+const BC = join(REPO, "dist", process.platform === "win32" ? "bc.exe" : "bc");
+const T = 240_000;
+
+let bin = "";
+beforeAll(() => {
+  bin = ensureClaude();
+}, 600_000);
+
+const sandboxes: Sandbox[] = [];
+const mocks: Mock[] = [];
+afterAll(() => {
+  for (const m of mocks) m.stop();
+  if (!process.env.BC_E2E_KEEP) for (const s of sandboxes) s.cleanup();
+  else console.log(`kept: ${sandboxes.map((s) => s.dir).join(" ")}`);
+});
+
+const small = (name: string): string => Array.from({ length: 30 }, (_, i) => `${name} line ${i}: value_${name.replace(/\W/g, "_")}_${i * 7919}`).join("\n") + "\n";
+/** ~84k characters once Read numbers the lines (~21k tokens): under Read's own cap */
+const big = (name: string): string => Array.from({ length: 1000 }, (_, i) => `${name} line ${i} `.padEnd(79, "abcdefghij".charAt(i % 10))).join("\n") + "\n";
+
+const setup = (name: string, files: Record<string, string>, inputTokens?: MockOptions["inputTokens"]) => {
+  const sb = makeSandbox(name);
+  sandboxes.push(sb);
+  for (const [f, text] of Object.entries(files)) writeFileSync(join(sb.project, f), text);
+  const mock = startMock({ root: sb.project, inputTokens, lifetimeMs: 20 * 60_000 });
+  mocks.push(mock);
+  return { sb, mock, debug: join(sb.dir, "debug.log") };
+};
+
+const decisionRecords = (sb: Sandbox, sessionId: string): any[] => {
+  const p = join(sb.home, ".claude", "better-compaction", "logs", `${sessionId}.jsonl`);
+  return existsSync(p) ? readFileSync(p, "utf8").trim().split("\n").map((l) => JSON.parse(l)) : [];
+};
+const droppedIn = (record: any): Set<string> => new Set(record.results.filter((r: any) => r.action === "drop").map((r: any) => r.callId));
+
+const lastView = (mock: Mock, from = 0): RequestView => viewOf(mock.conversationRequests().filter((r) => r.n >= from).at(-1)!.body);
+const firstViewFrom = (mock: Mock, n: number): RequestView => viewOf(mock.requests.find((r) => r.n >= n && !r.summarization)!.body);
+
+const filesA = (): Record<string, string> => {
+  const files: Record<string, string> = {};
+  for (const f of ["a.txt", "b.txt", "c.txt", ...Array.from({ length: 12 }, (_, i) => `f${i}.txt`), ...Array.from({ length: 10 }, (_, i) => `g${i}.txt`)]) files[f] = small(f);
+  return files;
+};
+const F = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}.txt`).join(" ");
+const TURN1 = `READFILES a.txt ${F("f", 12)} a.txt`;
+const TURN2 = `READFILES b.txt f0.txt f1.txt f2.txt f3.txt ${F("g", 8)} b.txt`;
+const TURN3 = `READFILES c.txt ${F("g", 10)} c.txt`;
+
+/** After one /compact: the hook answered, no summary was requested, and the next request is the pruned history. */
+const expectCompacted = (o: { mock: Mock; debug: string; before: RequestView; after: RequestView; record: any; trigger: string }) => {
+  const debug = readDebug(o.debug);
+  expect(debug).toContain(`better-compaction: session.compact trigger=${o.trigger} compacted`);
+  expect(debug).toMatch(/better-compaction \(user\) answered session\.compact without next\(\) in [\d.]+ ?ms/);
+  expect(o.mock.summarizations().length).toBe(0);
+  expect(o.record.outcome).toBe("compacted");
+  const dropped = droppedIn(o.record);
+  expect(dropped.size).toBeGreaterThan(0);
+  expect(comparePruned(o.before, o.after, dropped)).toEqual([]);
+  for (const id of dropped) expect(notesOf(o.after).has(id)).toBe(true);
+};
+
+test("claude plugin validate passes on the checkout", () => {
+  const r = Bun.spawnSync([bin, "plugin", "validate", REPO], { env: { PATH: process.env.PATH ?? "", HOME: makeSandbox("validate").home, DISABLE_AUTOUPDATER: "1" }, stdout: "pipe", stderr: "pipe" });
+  const out = r.stdout.toString() + r.stderr.toString();
+  expect(out).toContain("gating hook with .catch: session.compact");
+  expect(out).toContain("hooks: session.compact, turn.complete");
+  expect(out).toContain("Validation passed");
+  expect(r.exitCode).toBe(0);
+}, T);
+
+describe("headless /compact, three times in a row, then --resume", () => {
+  test("(a) + point 3 + (c)", async () => {
+    const { sb, mock, debug } = setup("manual", filesA(), 1000);
+    const session = new HeadlessSession({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: REPO, debugFile: debug });
+    const notes: Map<string, string>[] = [];
+    try {
+      // pass 1 (a)
+      await session.send(TURN1);
+      const before1 = lastView(mock);
+      const c1 = await session.send("/compact");
+      expect(JSON.stringify(c1)).not.toContain("Not compacted");
+      const n1 = mock.requests.length;
+      const q1 = await session.send("What did a.txt say?");
+      expect(q1.at(-1).is_error).toBeFalsy();
+      const sid = session.sessionId!;
+      const recs1 = decisionRecords(sb, sid);
+      expect(recs1.length).toBe(1);
+      const after1 = firstViewFrom(mock, n1);
+      expectCompacted({ mock, debug, before: before1, after: after1, record: recs1[0], trigger: "manual" });
+      expect(after1.assistantTexts.at(-1)).toBe(`MOCK DONE: 14 tool calls.`);
+      notes.push(notesOf(after1));
+
+      // passes 2 and 3 (point 3): earlier notes byte-identical, a new one per pass
+      for (const turn of [TURN2, TURN3]) {
+        await session.send(turn);
+        const before = lastView(mock);
+        await session.send("/compact");
+        const n = mock.requests.length;
+        await session.send(`And now? (${notes.length})`);
+        const after = firstViewFrom(mock, n);
+        const record = decisionRecords(sb, sid).at(-1);
+        expectCompacted({ mock, debug, before, after, record, trigger: "manual" });
+        const now = notesOf(after);
+        for (const [id, note] of notes.at(-1)!) expect(now.get(id)).toBe(note);
+        expect([...now.keys()].filter((id) => !notes.at(-1)!.has(id)).length).toBeGreaterThan(0);
+        notes.push(now);
+      }
+      expect(decisionRecords(sb, sid).map((r) => r.outcome)).toEqual(["compacted", "compacted", "compacted"]);
+      console.log(`point 3: notes after each pass: ${notes.map((n) => n.size).join(", ")}; hook ms: ${hookTimes(readDebug(debug)).join(", ")}`);
+      await session.close();
+
+      // (c) a new process resuming the session sends the pruned history, not the original
+      const n = mock.requests.length;
+      const resumed = await runPrint({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: REPO, debugFile: join(sb.dir, "resume.log"), extraArgs: ["--resume", sid] }, "RESUMED: what now?");
+      expect(resumed.code).toBe(0);
+      const view = firstViewFrom(mock, n);
+      const last = notes.at(-1)!;
+      for (const [id, note] of last) expect(view.results.get(id)).toBe(note);
+      expect(view.duplicateResults).toEqual([]);
+      expect(view.userTexts.at(-1)).toBe("RESUMED: what now?");
+      expect(mock.summarizations().length).toBe(0);
+    } finally {
+      await session.close();
+    }
+  }, T);
+});
+
+describe("auto compaction mid-turn, over a ~230,000-token context (b) + point 4", () => {
+  test("the hook answers the auto trigger; the next request is pruned; hook time reported", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 8; i++) files[`big${i}.txt`] = big(`big${i}`);
+    for (let i = 0; i < 10; i++) files[`s${i}.txt`] = small(`s${i}`);
+    let high = false;
+    // low usage while the context is built; then high (over the 30% threshold) until a request carries bc's notes
+    const { sb, mock, debug } = setup("auto", files, (body: any) => (high && !JSON.stringify(body).includes("[output removed by better-compaction") ? 350_000 : 1000));
+    const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "30" });
+    const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
+    try {
+      await session.send(`READFILES big0.txt big1.txt big2.txt ${F("s", 10)} big0.txt big1.txt big2.txt big3.txt big4.txt big5.txt big6.txt big7.txt`);
+      const before = lastView(mock);
+      const chars = [...before.results.values()].reduce((n, t) => n + t.length, 0);
+      high = true;
+      const n = mock.requests.length;
+      const r = await session.send("READFILES s0.txt s1.txt");
+      expect(r.at(-1).is_error).toBeFalsy();
+      const sid = session.sessionId!;
+      const records = decisionRecords(sb, sid);
+      expect(records.map((x) => `${x.trigger}:${x.outcome}`)).toEqual(["auto:compacted"]);
+      // the turn's second request went out after the compaction
+      const afterReq = mock.requests.filter((q) => q.n > n && !q.summarization).find((q) => JSON.stringify(q.body).includes("[output removed by better-compaction"));
+      expect(afterReq).toBeDefined();
+      expectCompacted({ mock, debug, before, after: viewOf(afterReq!.body), record: records[0], trigger: "auto" });
+      const ms = hookTimes(readDebug(debug));
+      expect(ms.length).toBe(1);
+      console.log(
+        `point 4: session.compact (auto) over ${records[0].rowsIn} rows, ${chars} chars of tool output (~${records[0].tokensBefore} tokens estimated, ~${records[0].tokensAfter} after): ` +
+          `Claude Code's debug log says "answered session.compact without next() in ${ms[0]} ms"; the hook's own record says ${records[0].ms} ms`,
+      );
+      expect(records[0].tokensBefore).toBeGreaterThan(200_000);
+    } finally {
+      await session.close();
+    }
+  }, T);
+});
+
+describe("(d) a failing hook", () => {
+  test("gives 'Not compacted' and the session answers the next prompt", async () => {
+    const { sb, mock, debug } = setup("fail", filesA(), 1000);
+    // the real plugin, with compactRows replaced by one that throws (register.ts and its .catch unchanged)
+    const plugin = join(sb.dir, "plugin");
+    writePluginFiles(plugin, await pluginFiles());
+    renameSync(join(plugin, "hooks", "better-compaction.js"), join(plugin, "hooks", "bc-inner.js"));
+    writeFileSync(join(plugin, "hooks", "better-compaction.js"), `export * from "./bc-inner.js";\nexport function compactRows() { throw new Error("injected failure"); }\n`);
+    const session = new HeadlessSession({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: plugin, debugFile: debug });
+    try {
+      await session.send(TURN1);
+      const c = await session.send("/compact");
+      const said = JSON.stringify(c);
+      expect(said).toContain("Not compacted");
+      expect(said).toContain("better-compaction failed (injected failure); not compacted");
+      const q = await session.send("Still there?");
+      expect(q.at(-1).is_error).toBeFalsy();
+      expect(JSON.stringify(q)).toContain("MOCK ANSWER to: Still there?");
+      expect(mock.summarizations().length).toBe(0);
+      expect(readDebug(debug)).toContain("its .catch answered");
+    } finally {
+      await session.close();
+    }
+  }, T);
+});
+
+const tmuxAvailable = Bun.which("tmux") !== null;
+
+describe("(e) interactive: turn.complete compacts at compactAtPercent", () => {
+  test.skipIf(!tmuxAvailable)("under tmux, the loop's $.session.compact() runs the plugin with trigger plugin", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 3; i++) files[`big${i}.txt`] = big(`big${i}`);
+    for (let i = 0; i < 10; i++) files[`s${i}.txt`] = small(`s${i}`);
+    // 70% of the 1M window until bc's notes are in a request
+    const { sb, mock, debug } = setup("tmux", files, (body: any) => (JSON.stringify(body).includes("[output removed by better-compaction") ? 100_000 : 700_000));
+    const env = claudeEnv(sb, mock.url, { TERM: "xterm-256color" });
+    const socket = `bc-e2e-${process.pid}`;
+    const tmux = (...args: string[]) => Bun.spawnSync(["tmux", "-L", socket, ...args], { stdout: "pipe", stderr: "pipe" });
+    const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+    const cmd = ["env", "-i", ...envArgs, bin, "--plugin-dir", REPO, "--debug-file", debug, "--permission-mode", "acceptEdits"];
+    const quoted = cmd.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
+    const started = tmux("new-session", "-d", "-s", "main", "-x", "200", "-y", "50", "-c", sb.project, quoted);
+    expect(started.exitCode).toBe(0);
+    const screen = () => tmux("capture-pane", "-p", "-t", "main").stdout.toString();
+    try {
+      await waitFor(() => readDebug(debug).includes("hooks module better-compaction@inline loaded"), 60_000, "the plugin to load");
+      await waitFor(() => /❯|>/.test(screen()), 30_000, "the prompt");
+      await Bun.sleep(1500);
+      tmux("send-keys", "-t", "main", "-l", `READFILES big0.txt big1.txt big2.txt ${F("s", 10)} big0.txt big1.txt big2.txt`);
+      await Bun.sleep(300);
+      tmux("send-keys", "-t", "main", "Enter");
+      await waitFor(() => readDebug(debug).includes("session.compact trigger=plugin"), 120_000, `the loop's compaction; screen:\n${screen()}`).catch((e) => {
+        throw new Error(`${e.message}\n--- screen ---\n${screen()}\n--- debug tail ---\n${readDebug(debug).split("\n").slice(-30).join("\n")}`);
+      });
+      const debugText = readDebug(debug);
+      expect(debugText).toContain("better-compaction: session.compact trigger=plugin compacted");
+      expect(debugText).toMatch(/session\.compact \(plugin\): a hook's \d+ messages stand/);
+      expect(mock.summarizations().length).toBe(0);
+      // the next prompt's request carries the notes
+      const n = mock.requests.length;
+      tmux("send-keys", "-t", "main", "-l", "What now?");
+      await Bun.sleep(300);
+      tmux("send-keys", "-t", "main", "Enter");
+      await waitFor(() => mock.requests.some((r) => r.n >= n), 60_000, "the next request");
+      expect(notesOf(viewOf(mock.requests.find((r) => r.n >= n)!.body)).size).toBe(3);
+    } finally {
+      tmux("kill-server");
+    }
+  }, T);
+  if (!tmuxAvailable) test("tmux is not installed: the interactive check (e) is skipped (apt-get install -y tmux)", () => {});
+});
+
+describe("(f) the plugin installed from the binary with bc claude install --dir", () => {
+  test.skipIf(!existsSync(BC))("behaves the same, validates, shows in status and log, and uninstalls", async () => {
+    const { sb, mock, debug } = setup("installed", filesA(), 1000);
+    const env = claudeEnv(sb, mock.url, { PATH: `${dirname(bin)}:${process.env.PATH ?? ""}` });
+    const bc = (...args: string[]) => {
+      const r = Bun.spawnSync([BC, ...args], { env, stdout: "pipe", stderr: "pipe", timeout: 180_000 });
+      return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+    };
+    const market = join(sb.dir, "marketplace");
+    const inst = bc("claude", "install", "--dir", market);
+    expect(inst.stderr).toContain("installed better-compaction@better-compaction-local");
+    expect(inst.code).toBe(0);
+    const plugin = join(market, "plugins", "better-compaction");
+    const v = Bun.spawnSync([bin, "plugin", "validate", plugin], { env, stdout: "pipe", stderr: "pipe" });
+    expect(v.stdout.toString() + v.stderr.toString()).toContain("gating hook with .catch: session.compact");
+    expect(v.exitCode).toBe(0);
+    const status = JSON.parse(bc("claude", "status", "--json").stdout);
+    expect(status.installed).toMatchObject({ id: "better-compaction@better-compaction-local", enabled: true });
+    expect(status.claude.version).toBe("2.1.328");
+
+    const session = new HeadlessSession({ bin, sandbox: sb, env, debugFile: debug });
+    try {
+      await session.send(TURN1);
+      const before = lastView(mock);
+      await session.send("/compact");
+      const n = mock.requests.length;
+      await session.send("What did a.txt say?");
+      const sid = session.sessionId!;
+      expect(readDebug(debug)).toContain("hooks module better-compaction@better-compaction-local loaded");
+      expectCompacted({ mock, debug, before, after: firstViewFrom(mock, n), record: decisionRecords(sb, sid)[0], trigger: "manual" });
+    } finally {
+      await session.close();
+    }
+    const shown = bc("claude", "log");
+    expect(shown.stdout).toContain("manual  compacted:");
+    expect(shown.stdout).toContain("superseded-read");
+    const un = bc("claude", "uninstall");
+    expect(un.code).toBe(0);
+    expect(existsSync(market)).toBe(false);
+    expect(JSON.parse(bc("claude", "status", "--json").stdout).installed).toBeUndefined();
+  }, T);
+  if (!existsSync(BC)) test("dist/bc is missing: (f) is skipped (npm run test:e2e builds it first)", () => {});
+});
