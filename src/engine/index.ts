@@ -275,6 +275,18 @@ const hashBlock = (s: string, from: number): number => {
 
 const trimLine = (line: string): string => line.replace(/^\s*\d+→/, "").trim();
 
+/** Whether text[start, end) is shorter than a quoted run once its indentation (and a line-number prefix) is gone. */
+const shortWhenTrimmed = (text: string, start: number, end: number): boolean => {
+  let i = start;
+  while (i < end && text.charCodeAt(i) <= 32) i++;
+  let j = i;
+  while (j < end && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j++;
+  if (j > i && text.charCodeAt(j) === 0x2192) i = j + 1;
+  let k = end;
+  while (k > i && text.charCodeAt(k - 1) <= 32) k--;
+  return k - i < MIN_QUOTE_RUN;
+};
+
 const isQuotableLine = (line: string): boolean => line.length >= MIN_QUOTE_LINE && /[A-Za-z]/.test(line);
 
 const buildQuoteTables = (messages: readonly Message[]): QuoteTables => {
@@ -318,12 +330,12 @@ const commonRunAround = (r: string, rAt: number, p: string, pAt: number): number
 
 const findQuote = (q: QuoteTables, text: string, after: number): number => {
   if (q.lastReply <= after) return -1;
-  // whole lines
+  // whole lines shorter than a quoted run (a longer line quoted whole is a run, found below)
   let start = 0;
   while (start < text.length) {
     let end = text.indexOf("\n", start);
     if (end === -1) end = text.length;
-    if (end - start >= MIN_QUOTE_LINE) {
+    if (end - start >= MIN_QUOTE_LINE && (end - start < MIN_QUOTE_RUN || shortWhenTrimmed(text, start, end))) {
       const line = trimLine(text.slice(start, end));
       const at = q.lines.get(line);
       if (at !== undefined && at > after) return at;

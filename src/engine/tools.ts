@@ -306,7 +306,21 @@ export const shellWrites = (command: string, workdir?: string): string[] => {
       WRITING_COMMANDS.has(cmd) ||
       (cmd === "git" && (args[0] === "mv" || args[0] === "rm"));
     if (!inPlace) continue;
-    for (const a of args) if (looksLikePath(a)) out.add(normalizePath(a, wd));
+    // sed/perl/ruby: the script (after -e, or the first operand) is not a file
+    const scripted = cmd === "sed" || cmd === "perl" || cmd === "ruby";
+    let scriptSeen = scripted && args.some((a) => a === "-e" || a === "--expression");
+    for (let k = 0; k < args.length; k++) {
+      const a = args[k]!;
+      if (scripted && (a === "-e" || a === "--expression")) {
+        k++;
+        continue;
+      }
+      if (scripted && !scriptSeen && !a.startsWith("-")) {
+        scriptSeen = true;
+        continue;
+      }
+      if (looksLikePath(a)) out.add(normalizePath(a, wd));
+    }
   }
   return [...out];
 };

@@ -1,0 +1,83 @@
+// The laws every plan/apply pair must keep, as checks that return what broke (empty: all held).
+import { apply } from "../../../src/engine/apply.ts";
+import { isAlreadyCut } from "../../../src/engine/notes.ts";
+import { plan } from "../../../src/engine/plan.ts";
+import type { Message, Options, Plan, Session } from "../../../src/engine/types.ts";
+
+const ids = (msgs: readonly Message[]) => ({
+  calls: msgs.map((m) => m.toolCalls.map((c) => c.id).join(",")).join("|"),
+  results: msgs.map((m) => m.toolResults.map((r) => r.callId).join(",")).join("|"),
+});
+
+/** (c) calls and results pair up as before, (d) prose and calls are identical, untouched messages are the same objects. */
+export const checkApply = (session: Session, p: Plan, out: readonly Message[], label: string): string[] => {
+  const bad: string[] = [];
+  const before = ids(session.messages);
+  const after = ids(out);
+  if (before.calls !== after.calls) bad.push(`${label}: tool calls changed`);
+  if (before.results !== after.results) bad.push(`${label}: tool results changed places or went missing`);
+  out.forEach((m, i) => {
+    const o = session.messages[i]!;
+    if (m.text !== o.text || m.role !== o.role || m.kind !== o.kind) bad.push(`${label}: prose of #${i} changed`);
+    if (m.toolCalls !== o.toolCalls) bad.push(`${label}: calls of #${i} are not the same objects`);
+    const touched = p.decisions.some((d) => d.messageIndex === i && d.action !== "keep");
+    if (!touched && m !== o) bad.push(`${label}: untouched #${i} is not the same object`);
+  });
+  return bad;
+};
+
+/** (a) fixed point: planning apply's output removes nothing more, and applying that changes nothing. */
+export const checkFixedPoint = (session: Session, out: readonly Message[], label: string, options?: Partial<Options>): string[] => {
+  const next: Session = { ...session, messages: out };
+  const p2 = plan(next, options);
+  const bad = p2.decisions.filter((d) => d.action !== "keep").map((d) => `${label}: second pass would ${d.action} #${d.messageIndex} (${d.rule}: ${d.reason})`);
+  const out2 = apply(next, p2);
+  out2.forEach((m, i) => {
+    if (m !== out[i]) bad.push(`${label}: second pass rewrote #${i}`);
+  });
+  return bad;
+};
+
+/** A deep copy with new objects everywhere: no cache keyed by object can carry over. */
+export const deepCopy = (s: Session): Session => ({
+  ...s,
+  messages: s.messages.map((m) => ({
+    ...m,
+    toolCalls: m.toolCalls.map((c) => ({ ...c })),
+    toolResults: m.toolResults.map((r) => ({ ...r, text: (" " + r.text).slice(1) })),
+  })),
+});
+
+/** (e) determinism: the same input gives the same Plan, byte for byte. */
+export const checkDeterminism = (session: Session, p: Plan, label: string, options?: Partial<Options>): string[] =>
+  JSON.stringify(plan(deepCopy(session), options)) === JSON.stringify(p) ? [] : [`${label}: a copy of the session gave a different plan`];
+
+/**
+ * (b) monotonic over repeated passes: `texts` maps call id -> text after each pass; a cut
+ * result's note never changes, a result kept verbatim while pinned or never-drop stays
+ * verbatim, and no result ever grows back.
+ */
+export class PassHistory {
+  private readonly last = new Map<string, string>();
+  private readonly protectedIds = new Set<string>();
+  check(p: Plan, out: readonly Message[], label: string): string[] {
+    const bad: string[] = [];
+    const rules = new Map(p.decisions.map((d) => [d.callId, d.rule]));
+    for (const m of out)
+      for (const r of m.toolResults) {
+        const prev = this.last.get(r.callId);
+        if (prev !== undefined) {
+          if (isAlreadyCut(prev) && r.text !== prev) bad.push(`${label}: the note of ${r.callId} was rewritten`);
+          if (r.text.length > prev.length) bad.push(`${label}: ${r.callId} grew back`);
+          if (this.protectedIds.has(r.callId) && r.text !== prev) {
+            const rule = rules.get(r.callId);
+            if (rule === "pinned" || rule === "never-drop") bad.push(`${label}: protected ${r.callId} changed while still ${rule}`);
+          }
+        }
+        this.last.set(r.callId, r.text);
+        const rule = rules.get(r.callId);
+        if ((rule === "pinned" || rule === "never-drop") && !isAlreadyCut(r.text)) this.protectedIds.add(r.callId);
+      }
+    return bad;
+  }
+}

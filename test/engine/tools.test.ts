@@ -1,0 +1,111 @@
+import { describe, expect, test } from "bun:test";
+import { ANY_FILE, describeCall, exitCode, passed, rerunnableKind, resultBody, shellRead, shellWrites } from "../../src/engine/tools.ts";
+import type { ToolCall } from "../../src/engine/types.ts";
+
+const call = (name: string, input: unknown): ToolCall => ({ id: "c", name, input, inputText: JSON.stringify(input) });
+
+describe("what a call reads", () => {
+  test.each([
+    ["Read whole", call("Read", { file_path: "/r/a.ts" }), { path: "/r/a.ts" }],
+    ["Read ranged", call("Read", { file_path: "/r/a.ts", offset: 10, limit: 5 }), { path: "/r/a.ts", range: { start: 10, end: 14 } }],
+    ["exec_command cat (workdir)", call("exec_command", { cmd: "cat src/a.ts", workdir: "/r" }), { path: "/r/src/a.ts" }],
+    ["exec_command sed -n", call("exec_command", { cmd: "sed -n '1,240p' /r/a.ts" }), { path: "/r/a.ts", range: { start: 1, end: 240 } }],
+    ["nl -ba | sed -n", call("exec_command", { cmd: "nl -ba /r/a.ts | sed -n '20,40p'" }), { path: "/r/a.ts", range: { start: 20, end: 40 } }],
+    ["cd && head -n", call("exec_command", { cmd: "cd /r && head -n 30 a.ts" }), { path: "/r/a.ts", range: { start: 1, end: 30 } }],
+    ["shell argv", call("shell", { command: ["bash", "-lc", "cat /r/a.ts"] }), { path: "/r/a.ts" }],
+    ["shell_command", call("shell_command", { command: "cat /r/a.ts" }), { path: "/r/a.ts" }],
+    ["local_shell_call", call("local_shell_call", { action: { command: ["cat", "/r/a.ts"] } }), { path: "/r/a.ts" }],
+    ["code mode exec", call("exec", 'const r = await tools.exec_command({"cmd":"cat /r/a.ts"});\ntext(r.output);'), { path: "/r/a.ts" }],
+  ])("%s", (_name, c, read) => {
+    expect(describeCall(c).read).toEqual(read);
+  });
+
+  test.each([
+    ["two files", "cat a.ts b.ts"],
+    ["a read and more", "cat a.ts && rm a.ts"],
+    ["a grep", "grep -n foo a.ts"],
+    ["several code-mode calls", 'await tools.exec_command({"cmd":"cat a"}); await tools.exec_command({"cmd":"cat b"});'],
+  ])("not a single-file read: %s", (_name, cmd) => {
+    expect(describeCall(cmd.includes("tools.") ? call("exec", cmd) : call("Bash", { command: cmd })).read).toBeUndefined();
+  });
+});
+
+describe("what a call may write", () => {
+  test.each([
+    ["Edit", call("Edit", { file_path: "/r/a.ts" }), ["/r/a.ts"]],
+    ["MultiEdit", call("MultiEdit", { file_path: "/r/a.ts", edits: [] }), ["/r/a.ts"]],
+    ["NotebookEdit", call("NotebookEdit", { notebook_path: "/r/n.ipynb" }), ["/r/n.ipynb"]],
+    ["apply_patch", call("apply_patch", { input: "*** Begin Patch\n*** Update File: /r/a.ts\n*** Move to: /r/b.ts\n*** Add File: /r/c.ts\n*** Delete File: /r/d.ts\n*** End Patch" }), ["/r/a.ts", "/r/b.ts", "/r/c.ts", "/r/d.ts"]],
+  ])("%s", (_name, c, writes) => {
+    expect(describeCall(c)).toMatchObject({ writes, mutating: true });
+  });
+
+  test.each([
+    ["sed -i", "sed -i 's/a/b/' /r/a.ts", ["/r/a.ts"]],
+    ["redirect", "echo x > /r/a.ts", ["/r/a.ts"]],
+    ["append", "cd /r && echo x >> a.ts", ["/r/a.ts"]],
+    ["mv", "mv /r/a.ts /r/b.ts", ["/r/a.ts", "/r/b.ts"]],
+    ["rm", "rm -f /r/a.ts", ["/r/a.ts"]],
+    ["tee", "echo x | tee /r/a.ts", ["/r/a.ts"]],
+    ["git checkout", "git checkout -- src/a.ts", [ANY_FILE]],
+    ["a formatter", "npx prettier --write .", [ANY_FILE]],
+    ["stderr to /dev/null is no write", "ls 2>/dev/null", []],
+    ["a read-only command", "wc -l /r/a.ts", []],
+  ])("shell: %s", (_name, cmd, writes) => {
+    expect(shellWrites(cmd)).toEqual(writes);
+  });
+
+  test("a read is not a write", () => {
+    expect(shellRead("cat /r/a.ts")).toEqual({ path: "/r/a.ts" });
+    expect(describeCall(call("Bash", { command: "cat /r/a.ts" })).writes).toEqual([]);
+  });
+});
+
+describe("re-runnable commands and results", () => {
+  test.each([
+    ["ls -la", "listing"],
+    ["pwd", "listing"],
+    ["cd /r && git status --short", "git"],
+    ["git log --oneline -20 | head", "git"],
+    ["git diff --stat HEAD~1", "git"],
+    ["git branch", "git"],
+    ["npm test", "test"],
+    ["CI=1 bun test test/x.test.ts 2>&1 | tail -20", "test"],
+    ["python -m pytest -q", "test"],
+    ["cargo test --all", "test"],
+    ["go test ./...", "test"],
+    ["git diff", undefined],
+    ["git branch -D x", undefined],
+    ["ls > out.txt", undefined],
+    ["./run.sh", undefined],
+  ])("%s", (cmd, kind) => {
+    expect(rerunnableKind(cmd)).toBe(kind as never);
+  });
+
+  test.each([
+    ["Chunk ID: 1\nWall time: 0 seconds\nProcess exited with code 3\nOutput:\nx", 3],
+    ["Exit code: 0\nWall time: 0 seconds\nOutput:\nx", 0],
+    ["Exit code 1\nboom", 1],
+    ['{"output":"x","metadata":{"exit_code":2,"duration_seconds":0.1}}', 2],
+    ["plain output", undefined],
+  ])("exit status of %p", (text, code) => {
+    expect(exitCode(text)).toBe(code as never);
+  });
+
+  test("the body of a Codex result leaves out the header", () => {
+    expect(resultBody("Chunk ID: 1\nWall time: 0 seconds\nProcess exited with code 0\nOriginal token count: 1\nOutput:\nhello")).toBe("hello");
+    expect(resultBody('{"output":"hello","metadata":{"exit_code":0}}')).toBe("hello");
+  });
+
+  test.each([
+    ["bun: 0 fail", " 12 pass\n 0 fail", false, true],
+    ["bun: 1 fail", " 11 pass\n 1 fail", false, false],
+    ["pytest: passed", "30 passed in 1.2s", false, true],
+    ["pytest: failed", "1 failed, 29 passed", false, false],
+    ["cargo: 0 failed", "test result: ok. 3 passed; 0 failed", false, true],
+    ["an error flag", "anything", true, false],
+    ["a non-zero exit", "Exit code: 1\nOutput:\nok", false, false],
+  ])("passed: %s", (_name, text, isError, expected) => {
+    expect(passed(text, isError)).toBe(expected);
+  });
+});
