@@ -190,18 +190,144 @@ test/list.test.ts
 package.json
 README.md`;
 
+const PACKAGE_JSON = `{
+  "name": "todo-cli",
+  "version": "0.4.2",
+  "description": "A tiny task list for the terminal",
+  "type": "module",
+  "bin": { "todo": "src/cli.ts" },
+  "scripts": {
+    "test": "bun test",
+    "lint": "biome check src test",
+    "format": "biome format --write src test",
+    "release": "npm version patch && git push --follow-tags"
+  },
+  "dependencies": {
+    "kleur": "4.1.5",
+    "mri": "1.2.0"
+  },
+  "devDependencies": {
+    "@biomejs/biome": "1.9.4",
+    "@types/bun": "1.1.14",
+    "typescript": "5.6.3"
+  },
+  "engines": { "bun": ">=1.1.0" },
+  "license": "MIT"
+}
+`;
+
+const CLI_TS = `#!/usr/bin/env bun
+import mri from "mri";
+import kleur from "kleur";
+import { runAdd } from "./commands/add";
+import { runDone } from "./commands/done";
+import { runList } from "./commands/list";
+
+const USAGE = \`todo <command> [options]
+
+Commands:
+  add <title> [--tag <tag>]     add a task
+  list [--all] [--tag <tag>]    list open tasks (--all: done ones too)
+  done <id>                     mark a task done
+
+Options:
+  -h, --help                    this text
+  -v, --version                 print the version\`;
+
+async function main(argv: string[]): Promise<number> {
+  const args = mri(argv, { alias: { h: "help", v: "version" }, boolean: ["help", "version"] });
+  const [command, ...rest] = args._.map(String);
+  if (args.help || !command) {
+    console.log(USAGE);
+    return command ? 0 : 1;
+  }
+  switch (command) {
+    case "add": {
+      const task = await runAdd(rest, () => new Date());
+      console.log(kleur.green(\`added \${task.id}\`));
+      return 0;
+    }
+    case "list":
+      for (const line of await runList(rest)) console.log(line);
+      return 0;
+    case "done":
+      await runDone(rest[0] ?? "");
+      return 0;
+    default:
+      console.error(kleur.red(\`unknown command: \${command}\`));
+      console.error(USAGE);
+      return 2;
+  }
+}
+
+process.exit(await main(process.argv.slice(2)));
+`;
+
+const LS_LONG = `total 48
+drwxr-xr-x  7 demo demo 4096 Jun  1 08:58 .
+drwxr-xr-x 31 demo demo 4096 May 28 17:02 ..
+drwxr-xr-x  8 demo demo 4096 Jun  1 08:59 .git
+-rw-r--r--  1 demo demo   31 Apr  2 10:11 .gitignore
+-rw-r--r--  1 demo demo  356 May 30 16:40 README.md
+-rw-r--r--  1 demo demo  412 Apr  2 10:11 biome.json
+-rw-r--r--  1 demo demo 2810 May 30 16:40 bun.lockb
+drwxr-xr-x 68 demo demo 4096 May 30 16:41 node_modules
+-rw-r--r--  1 demo demo  712 May 30 16:40 package.json
+drwxr-xr-x  5 demo demo 4096 May 12 09:20 src
+drwxr-xr-x  2 demo demo 4096 May 30 16:40 test
+-rw-r--r--  1 demo demo  302 Apr  2 10:11 tsconfig.json`;
+
+const GIT_LOG = `a41c9e2 list: align the id column
+77d0b13 add: --tag may be given more than once
+e2f9a55 store: migrate v2 files (tags default to [])
+5b1e0c4 done: accept a unique id prefix
+c90d7aa README: document TODO_STORE
+3f4e8a1 cli: exit 2 on an unknown command
+9ad2210 store: create ~/.todo on first write
+d1c07be list: --tag filter
+61b3f09 tests: list formatting
+0c5e7d2 model: newTaskId pads to four digits
+8be4a16 add: MissingTitleError instead of a bare Error
+4417c3a store: write atomically enough for one user
+f02a9d8 first version: add, list, done`;
+
+const testRun = (pass: number): string => {
+  const names = [
+    "parseAddArgs joins the title words",
+    "parseAddArgs collects every --tag",
+    "parseAddArgs throws MissingTitleError without a title",
+    "newTaskId pads to four digits",
+    "newTaskId continues after the highest id",
+    "appendTask writes the current file version",
+    "loadTasks migrates version 2 files",
+    "formatTaskLine shows a box, the id and the title",
+    "formatTaskLine lists tags after the title",
+    "runList hides done tasks unless --all",
+    "runList filters by --tag",
+    "runDone accepts a unique id prefix",
+  ];
+  const lines = names.slice(0, Math.min(pass, names.length)).map((n) => `(pass) ${n} [0.${(n.length % 9) + 1}0ms]`);
+  return `bun test v1.2.0\n\ntest/add.test.ts:\n${lines.slice(0, 5).join("\n")}\n\ntest/list.test.ts:\n${lines.slice(5).join("\n")}\n\n ${pass} pass\n 0 fail\n ${pass * 2} expect() calls\nRan ${pass} tests across 2 files. [41.00ms]`;
+};
+
 // ------------------------------------------------------------------------------------------------
 // The scripts
 
 const DUE_SESSION: Step[] = [
   prompt("Add a `--due <date>` option to `todo add`: store it on the task and show it in `todo list`. The tests must pass."),
   bash("git ls-files", LS),
+  bash("ls -la", LS_LONG),
   read("README.md", README_MD),
+  read("package.json", PACKAGE_JSON),
+  read("src/cli.ts", CLI_TS),
+  bash("git log --oneline -15", GIT_LOG),
+  bash("bun test", testRun(8)),
   read("src/model/task.ts", TASK_TS),
   read("src/commands/add.ts", ADD_TS),
   read("src/store/taskStore.ts", STORE_TS),
   grep("createdAt", "src/model/task.ts:7:  createdAt: string;\nsrc/commands/add.ts:27:    createdAt: now().toISOString(),\ntest/list.test.ts:9:  createdAt: FIXED_NOW,"),
   read("src/commands/list.ts", LIST_TS),
+  read("src/model/task.ts", TASK_TS),
   say("Plan: add an optional `due` field to TaskRecord, parse `--due` in parseAddArgs, and show it in formatTaskLine."),
   edit("src/model/task.ts", "  tags: string[];\n}", "  tags: string[];\n  due?: string;\n}"),
   edit("src/commands/add.ts", '    if (a === "--tag") tags.push(argv[++i] ?? "");', '    if (a === "--tag") tags.push(argv[++i] ?? "");\n    else if (a === "--due") due = argv[++i];'),
@@ -213,7 +339,7 @@ const DUE_SESSION: Step[] = [
   read("src/commands/add.ts", ADD_TS.replace('if (a === "--tag") tags.push(argv[++i] ?? "");', 'if (a === "--tag") tags.push(argv[++i] ?? "");\n    else if (a === "--due") due = argv[++i];')),
   say("The test wants an `InvalidDueDate` error for impossible dates such as 2025-13-01. I'll validate with a small isValidIsoDate helper."),
   edit("src/commands/add.ts", "export class MissingTitleError extends Error {}", "export class MissingTitleError extends Error {}\nexport class InvalidDueDate extends Error {}\n\nexport const isValidIsoDate = (s: string): boolean => !Number.isNaN(Date.parse(s)) && /^\\d{4}-\\d{2}-\\d{2}$/.test(s);"),
-  bash("bun test", "bun test v1.2.0\n\n 8 pass\n 0 fail\nRan 8 tests across 2 files. [38.00ms]"),
+  bash("bun test", testRun(8)),
   edit("src/commands/list.ts", '${t.title}${t.tags.length', '${t.title}${t.due ? "  due " + t.due : ""}${t.tags.length'),
   bash("git status --short", " M src/commands/add.ts\n M src/commands/list.ts\n M src/model/task.ts"),
   say("Done: `todo add buy milk --due 2025-06-30` stores the date and `todo list` shows it."),
@@ -228,20 +354,29 @@ const DUE_SESSION: Step[] = [
   edit("src/commands/list.ts", "  all: boolean;\n  tag?: string;", "  all: boolean;\n  tag?: string;\n  overdue: boolean;"),
   edit("src/commands/list.ts", 'return { all: argv.includes("--all"),', 'return { overdue: argv.includes("--overdue"), all: argv.includes("--all"),'),
   edit("test/list.test.ts", "test(\"formatTaskLine", 'test("--overdue keeps past due dates only", () => {\n  expect(isOverdue(makeTask_fixture({ due: "2025-05-31" }), new Date(FIXED_NOW))).toBe(true);\n});\n\ntest("formatTaskLine'),
-  bash("bun test", "bun test v1.2.0\n\n 9 pass\n 0 fail\nRan 9 tests across 2 files. [40.00ms]"),
+  bash("bun test", testRun(9)),
+  bash("git status --short", " M src/commands/add.ts\n M src/commands/list.ts\n M src/model/task.ts\n M test/list.test.ts"),
+  read("src/commands/list.ts", LIST_TS.replace("  all: boolean;\n  tag?: string;", "  all: boolean;\n  tag?: string;\n  overdue: boolean;")),
+  read("src/commands/list.ts", LIST_TS.replace("  all: boolean;\n  tag?: string;", "  all: boolean;\n  tag?: string;\n  overdue: boolean;")),
   say("`todo list --overdue` now filters on the due date (isOverdue in src/commands/list.ts), with a test using makeTask_fixture."),
   prompt("Records changed shape, so bump the file version and migrate old files."),
+  read("src/store/taskStore.ts", STORE_TS),
+  bash("git log --oneline -15", GIT_LOG),
   say("TASK_FILE_VERSION is 3 in src/model/task.ts. I'll bump it to 4 and add migrateRecord_v3 next to migrateRecord_v2 in src/store/taskStore.ts."),
   edit("src/model/task.ts", "export const TASK_FILE_VERSION = 3;", "export const TASK_FILE_VERSION = 4;"),
   edit("src/store/taskStore.ts", "export function migrateRecord_v2(", "export function migrateRecord_v3(t: TaskRecord): TaskRecord {\n  return { ...migrateRecord_v2(t), due: t.due };\n}\n\nexport function migrateRecord_v2("),
-  bash("bun test", "bun test v1.2.0\n\n 9 pass\n 0 fail\nRan 9 tests across 2 files. [39.00ms]"),
+  bash("bun test", testRun(9)),
+  bash("bun test", testRun(9)),
   bash("git diff --stat", " src/commands/add.ts    | 9 ++++++++-\n src/commands/list.ts   | 7 +++++--\n src/model/task.ts      | 3 ++-\n src/store/taskStore.ts | 4 ++++\n test/list.test.ts      | 4 ++++\n 5 files changed, 23 insertions(+), 4 deletions(-)"),
   say("Bumped TASK_FILE_VERSION to 4; loadTasks now runs migrateRecord_v3 on older files. 9 tests pass."),
 ];
 
 const TAGS_SESSION: Step[] = [
   prompt("`todo list --tag` crashes when --tag is the last argument. Find out why and fix it."),
+  bash("ls -la", LS_LONG),
+  read("src/cli.ts", CLI_TS),
   read("src/commands/list.ts", LIST_TS),
+  read("package.json", PACKAGE_JSON),
   say("parseListArgs reads `argv[argv.indexOf(\"--tag\") + 1]`; with --tag last that is undefined, and with no --tag it reads argv[0]."),
   bash("bun src/cli.ts list --tag", "TypeError: undefined is not an object (evaluating 't.tags.includes')\n    at runList (src/commands/list.ts:26:72)", true),
   read("src/store/taskStore.ts", STORE_TS),
@@ -251,10 +386,13 @@ const TAGS_SESSION: Step[] = [
   edit("src/commands/list.ts", 'tag: argv[argv.indexOf("--tag") + 1] };', 'tag: argv.includes("--tag") ? argv[argv.indexOf("--tag") + 1] : undefined };'),
   edit("src/commands/list.ts", "!opts.tag || t.tags.includes(opts.tag)", "!opts.tag || (t.tags ?? []).includes(opts.tag)"),
   bash("bun src/cli.ts list --tag", "[ ] t-0001  water the plants"),
-  bash("bun test", "bun test v1.2.0\n\n 8 pass\n 0 fail\nRan 8 tests across 2 files. [37.00ms]"),
+  bash("bun test", testRun(8)),
+  bash("git log --oneline -15", GIT_LOG),
   read("test/list.test.ts", LIST_TEST_TS),
   edit("test/list.test.ts", "test(\"formatTaskLine", 'test("--tag as the last argument lists everything", () => {\n  expect(parseListArgs(["--tag"]).tag).toBeUndefined();\n});\n\ntest("formatTaskLine'),
-  bash("bun test", "bun test v1.2.0\n\n 9 pass\n 0 fail\nRan 9 tests across 2 files. [38.00ms]"),
+  bash("bun test", testRun(9)),
+  read("src/commands/list.ts", LIST_TS.replace('tag: argv[argv.indexOf("--tag") + 1] };', 'tag: argv.includes("--tag") ? argv[argv.indexOf("--tag") + 1] : undefined };')),
+  bash("bun test", testRun(9)),
   say("Fixed: parseListArgs no longer reads past the end, and runList treats a missing tags array as empty (t-0001 in your store had none). Added a test."),
   prompt("Should we also fix the stored file?"),
   say("Yes: a one-off migration would add `tags: []` to t-0001. migrateRecord_v2 already does that; it just never runs at version 3."),
