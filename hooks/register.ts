@@ -3,7 +3,7 @@
 // Rules kept here: `register` is a function declared at the top; `$` is only ever spelled
 // `$.noun.event(...)` at the call site; each `on(...)` takes its `.catch` where it is called.
 // Every `$` call happens in this file; the engine gets plain data (rows, usage, options).
-import { appendRecord, claudeDirOf, compactRows, debugLine, failureSkip, logPathFor, pluginOptions, shouldCompactAfterTurn, TURN_COOLDOWN } from "../src/hosts/claude/plugin.ts";
+import { appendRecord, claudeDirOf, compactRows, debugLine, failureSkip, logPathFor, pluginOptions, shouldCompactAfterTurn, TURN_COOLDOWN, warmUp } from "../src/hosts/claude/plugin.ts";
 import type { SessionRow as Row } from "../src/hosts/claude/plugin.ts";
 
 // The few shapes of Claude Code's hook API used here (the full declarations live in Claude Code's
@@ -35,6 +35,11 @@ export function register(on: On, options: Record<string, unknown>) {
   const opts = pluginOptions(options);
   let turnsSinceLast = TURN_COOLDOWN + 1;
   let headless = false;
+  try {
+    warmUp();
+  } catch {
+    // only a head start for the first compaction; the hook itself reports real failures
+  }
 
   on("session.compact", async ($, e, next) => {
     const usage = e.trigger === "precompute" ? undefined : await $.session.usage();

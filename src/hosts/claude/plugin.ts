@@ -194,3 +194,23 @@ export const failureSkip = (error: unknown): { skip: string } => {
 // that one import at the bundle).
 export { appendRecord, claudeDirOf, logPathFor } from "./decision-log.ts";
 export type { SessionRow } from "./rows.ts";
+
+/**
+ * Run the engine once over a small made-up session, at load time, so the first real compaction
+ * does not also pay for cold code (Claude Code counts the hook's own milliseconds per dispatch).
+ */
+export const warmUp = (): void => {
+  const rows: SessionRow[] = [{ role: "user", text: "warm up", toolUses: [] }];
+  const line = (f: string, i: number): string => `${i}\t${f}: const value_${i} = compute("${f}", ${i * 7919}); // src/${f}/index.ts`;
+  for (let i = 0; i < 40; i++) {
+    const f = `file${i % 12}`;
+    const text = Array.from({ length: 60 }, (_, j) => line(f, j)).join("\n");
+    const id = `warm_${i}`;
+    const tool = i % 5 === 4 ? "Bash" : "Read";
+    const input = tool === "Bash" ? { command: i % 10 === 4 ? "git status" : `grep -rn value_${i} src` } : { file_path: `/w/${f}.ts` };
+    rows.push({ role: "assistant", text: i % 3 === 0 ? `Looking at ${f} and value_${i}.` : "", toolUses: [{ tool_use_id: id, tool, input }] });
+    rows.push({ role: "user", text: "", toolUses: [], toolResults: [{ tool_use_id: id, text, isError: i % 13 === 12 }] });
+  }
+  rows.push({ role: "assistant", text: "Done: you must keep value_3.", toolUses: [] });
+  for (const trigger of ["manual", "auto"]) compactRows({ trigger, sessionId: "warm-up", rows, usage: { window: 200_000 }, options: DEFAULT_PLUGIN_OPTIONS, now: () => 0 });
+};

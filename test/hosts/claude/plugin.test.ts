@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { compactRows, DEFAULT_PLUGIN_OPTIONS, failureSkip, pluginOptions, shouldCompactAfterTurn, type CompactInput, type PluginOptions } from "../../../src/hosts/claude/plugin.ts";
+import { compactRows, DEFAULT_PLUGIN_OPTIONS, failureSkip, warmUp, pluginOptions, shouldCompactAfterTurn, type CompactInput, type PluginOptions } from "../../../src/hosts/claude/plugin.ts";
 import type { SessionRow } from "../../../src/hosts/claude/rows.ts";
 import { readRows, turnRows } from "../../e2e/support/claude-fixtures.ts";
 import { claudeResultProblems, pairingProblems } from "../../e2e/support/claude-validate.ts";
@@ -208,6 +208,10 @@ describe("options", () => {
     expect(at(90, 2)).toBe(false);
     expect(at(90, 3)).toBe(true);
     expect(shouldCompactAfterTurn({ usage: { window: 1000, tokens: 700 }, options: o, turnsSinceLast: 9 })).toBe(true);
+  });
+
+  test("the load-time warm-up runs the engine without throwing", () => {
+    expect(() => warmUp()).not.toThrow();
   });
 
   test("a failure becomes a skip Claude Code accepts", () => {
