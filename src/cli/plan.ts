@@ -1,10 +1,167 @@
+// `bc plan <file | session id>`: a dry run of the rules. Prints, for every tool result, what
+// the rules would do and why, then the totals. Reads the session; writes nothing.
 import { defineCommand } from "citty";
+import { applyToSession } from "../engine/apply.ts";
+import { plan } from "../engine/plan.ts";
+import { type Options, type Plan, type RuleId, type Session, DEFAULT_OPTIONS } from "../engine/types.ts";
+import { loadSessionFile, resolveSession } from "../hosts/load.ts";
 import { BcError } from "../util/errors.ts";
 
+export interface PassReport {
+  readonly pass: number;
+  /** messages this pass saw (the session as it had grown by then) */
+  readonly messages: number;
+  readonly plan: Plan;
+}
+
+export interface PlanReport {
+  readonly path: string;
+  readonly host: string;
+  readonly id: string;
+  /** "live": the model-visible history now; "timeline": everything, across host compactions */
+  readonly history: "live" | "timeline";
+  readonly options: Options;
+  readonly passes: readonly PassReport[];
+}
+
+/**
+ * Repeated compaction as a growing session sees it: pass k plans the first k/N of the
+ * messages, with every earlier pass's rewrites in place. One pass: the whole session.
+ */
+export const planPasses = (session: Session, passes: number, options: Options): PassReport[] => {
+  const out: PassReport[] = [];
+  const all = session.messages;
+  let done: Session["messages"] = [];
+  for (let k = 1; k <= passes; k++) {
+    const upTo = k === passes ? all.length : Math.floor((all.length * k) / passes);
+    const current: Session = { ...session, messages: [...done, ...all.slice(done.length, upTo)] };
+    const p = plan(current, options);
+    out.push({ pass: k, messages: upTo, plan: p });
+    done = applyToSession(current, p).messages;
+  }
+  return out;
+};
+
+const fmtK = (n: number): string => (n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n));
+
+const pct = (part: number, whole: number): string => (whole === 0 ? "0.0%" : `${((100 * part) / whole).toFixed(1)}%`);
+
+export const renderPlan = (p: Plan, opts: { table: boolean } = { table: true }): string => {
+  const lines: string[] = [];
+  if (opts.table) {
+    const rows = p.decisions.map((d) => [`#${d.messageIndex}`, d.tool, fmtK(d.chars), d.action, d.rule, d.reason]);
+    const head = ["index", "tool", "chars", "action", "rule", "reason"];
+    const widths = head.map((h, i) => Math.min(i === 1 ? 24 : 40, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
+    const fit = (s: string, w: number): string => (s.length > w ? s.slice(0, w - 1) + "…" : s.padEnd(w));
+    const row = (r: string[]): string => r.map((c, i) => (i === r.length - 1 ? c : i === 2 ? c.padStart(widths[i]!) : fit(c, widths[i]!))).join("  ");
+    lines.push(row(head));
+    for (const r of rows) lines.push(row(r));
+    lines.push("");
+  }
+  const t = p.totals;
+  lines.push(
+    `results: ${t.results} (kept ${t.resultsKept}, truncated ${t.resultsTruncated}, dropped ${t.resultsDropped})`,
+    `tool output: ${fmtK(t.toolTokensBefore)} -> ${fmtK(t.toolTokensAfter)} tokens (${pct(t.toolTokensBefore - t.toolTokensAfter, t.toolTokensBefore)} freed)`,
+    `whole history: ${fmtK(t.tokensBefore)} -> ${fmtK(t.tokensAfter)} tokens (${pct(t.tokensBefore - t.tokensAfter, t.tokensBefore)} freed)`,
+  );
+  const byRule = Object.entries(t.byRule) as [RuleId, { results: number; tokensFreed: number }][];
+  if (byRule.length > 0) {
+    lines.push("by rule:");
+    for (const [rule, r] of byRule.sort((a, b) => b[1].tokensFreed - a[1].tokensFreed || b[1].results - a[1].results))
+      lines.push(`  ${rule.padEnd(16)} ${String(r.results).padStart(5)} results  ${fmtK(r.tokensFreed).padStart(7)} tokens freed`);
+  }
+  if (p.budget) lines.push(`budget: ${fmtK(p.budget.tokens)} tokens, ${p.budget.reached ? "reached" : "NOT reached: the host should fall back to its own summary"}`);
+  if (p.skipped) lines.push("skipped: the pass removes less than --min-removal; applying it would change nothing");
+  return lines.join("\n");
+};
+
+export const renderReport = (r: PlanReport): string => {
+  const out: string[] = [`${r.host} session ${r.id} (${r.history} history): ${r.path}`, ""];
+  if (r.passes.length > 1) {
+    for (const p of r.passes) {
+      const t = p.plan.totals;
+      out.push(
+        `pass ${p.pass}: ${p.messages} messages, ${t.results} results, ${t.resultsDropped} dropped + ${t.resultsTruncated} truncated now, ` +
+          `tool output ${fmtK(t.toolTokensBefore)} -> ${fmtK(t.toolTokensAfter)} tokens${p.plan.skipped ? " (skipped)" : ""}`,
+      );
+    }
+    out.push("", `last pass:`);
+  }
+  const last = r.passes[r.passes.length - 1]!;
+  out.push(renderPlan(last.plan));
+  return out.join("\n");
+};
+
+const intArg = (name: string, v: unknown, min: number, max: number): number | undefined => {
+  if (v === undefined || v === "") return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new BcError("usage", `--${name} must be a whole number from ${min} to ${max}, got '${String(v)}'`);
+  return n;
+};
+
+const fractionArg = (name: string, v: unknown): number | undefined => {
+  if (v === undefined || v === "") return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new BcError("usage", `--${name} must be a number from 0 to 1, got '${String(v)}'`);
+  return n;
+};
+
+export const planReport = (
+  arg: string,
+  flags: { passes?: number; timeline?: boolean; budget?: number; minRemoval?: number; pinLast?: number },
+): PlanReport => {
+  const path = resolveSession(arg);
+  const loaded = loadSessionFile(path);
+  const session = flags.timeline ? loaded.timeline : loaded.live;
+  const options: Options = {
+    ...DEFAULT_OPTIONS,
+    ...(flags.minRemoval !== undefined ? { minRemovalFraction: flags.minRemoval } : {}),
+    ...(flags.pinLast !== undefined ? { pinLastMessages: flags.pinLast } : {}),
+    ...(flags.budget !== undefined ? { budgetTokens: flags.budget } : {}),
+  };
+  return {
+    path,
+    host: loaded.host,
+    id: loaded.id,
+    history: flags.timeline ? "timeline" : "live",
+    options,
+    passes: planPasses(session, flags.passes ?? 1, options),
+  };
+};
+
 export default defineCommand({
-  meta: { name: "plan", description: "Dry run: show what the rules would keep, truncate or drop, and why" },
-  args: {},
-  run() {
-    throw new BcError("usage", "'bc plan' is not available in this build yet");
+  meta: {
+    name: "plan",
+    description:
+      "Dry run: show what the rules would keep, truncate or drop in a session, and why (one line per tool result, then totals). Writes nothing.",
+  },
+  args: {
+    session: {
+      type: "positional",
+      required: true,
+      description:
+        "A Claude Code transcript (~/.claude/projects/<project>/<id>.jsonl), a Codex rollout ($CODEX_HOME/sessions/**/rollout-*.jsonl), or a session id to look up in those places",
+    },
+    json: { type: "boolean", description: "Print the plan(s) as JSON on stdout, for scripts" },
+    passes: {
+      type: "string",
+      description: "Show repeated compaction: replay the session as if compacted N times as it grew (pass k sees the first k/N of the messages, earlier rewrites in place). Default 1",
+    },
+    timeline: { type: "boolean", description: "Plan the whole timeline (across the host's own compactions) instead of the live history" },
+    budget: { type: "string", description: "Escalate toward this many tokens of history (re-runnable output first, then re-read files, then recent unreferenced results) and say whether it was reached" },
+    "min-removal": { type: "string", description: "Skip a pass that would free less than this share (0-1) of tool-output tokens. Default 0" },
+    "pin-last": { type: "string", description: `Messages at the end never touched. Default ${DEFAULT_OPTIONS.pinLastMessages}` },
+  },
+  run({ args }) {
+    const report = planReport(String(args.session), {
+      passes: intArg("passes", args.passes, 1, 100),
+      timeline: Boolean(args.timeline),
+      budget: intArg("budget", args.budget, 1, Number.MAX_SAFE_INTEGER),
+      minRemoval: fractionArg("min-removal", args["min-removal"]),
+      pinLast: intArg("pin-last", args["pin-last"], 0, 1_000_000),
+    });
+    // straight to stdout (data); nothing is written anywhere else
+    process.stdout.write((args.json ? JSON.stringify(report, null, 2) : renderReport(report)) + "\n");
+    return 0;
   },
 });
