@@ -1,0 +1,48 @@
+// The laws over every real session in ../shared/corpus (skipped cleanly without it). Each
+// session is compacted as it grows: pass k plans the first 40/50/60/70/80/90% of its
+// messages with the earlier passes' rewrites in place (so the 50/70/90% cuts are among
+// them), and every pass must keep the laws. Each file is parsed once; passes share objects,
+// so the engine's per-object caches keep this lean.
+import { describe, expect, test } from "bun:test";
+import { statSync } from "node:fs";
+import { apply } from "../../src/engine/apply.ts";
+import { plan } from "../../src/engine/plan.ts";
+import type { Message, Session } from "../../src/engine/types.ts";
+import { loadSessionFile } from "../../src/hosts/load.ts";
+import { SKIP_NOTE, corpusFiles, hasCorpus } from "../support/shared.ts";
+import { PassHistory, checkApply, checkDeterminism, checkFixedPoint } from "./support/laws.ts";
+
+const CUTS = [0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+/** a cold copy (no cache can help) costs a full re-tokenization: done on files up to this size */
+const DETERMINISM_MAX_BYTES = 700_000;
+
+describe.skipIf(!hasCorpus())("corpus sessions, compacted six times as they grow", () => {
+  for (const host of ["claude", "codex"] as const) {
+    test(`${host}: every pass keeps pairs, prose, a fixed point, only tightens; deterministic`, () => {
+      const files = corpusFiles(host);
+      expect(files.length).toBeGreaterThan(0);
+      const bad: string[] = [];
+      let removed = 0;
+      for (const f of files) {
+        const live = loadSessionFile(f).live;
+        const history = new PassHistory();
+        let done: readonly Message[] = [];
+        for (const cut of CUTS) {
+          const upTo = Math.floor(live.messages.length * cut);
+          const s: Session = { ...live, messages: [...done, ...live.messages.slice(done.length, upTo)] };
+          const label = `${f.split("/").pop()} @${cut}`;
+          const p = plan(s);
+          const out = apply(s, p);
+          removed += p.totals.resultsDropped + p.totals.resultsTruncated;
+          bad.push(...checkApply(s, p, out, label), ...checkFixedPoint(s, out, label), ...history.check(p, out, label));
+          if (cut === 0.7 && statSync(f).size <= DETERMINISM_MAX_BYTES) bad.push(...checkDeterminism(s, p, label));
+          done = out;
+        }
+      }
+      expect(bad).toEqual([]);
+      expect(removed).toBeGreaterThan(0);
+    });
+  }
+});
+
+if (!hasCorpus()) test.skip(SKIP_NOTE, () => {});
