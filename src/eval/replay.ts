@@ -56,7 +56,10 @@ export interface RulesMiss {
   readonly share: number;
   readonly message: number;
   readonly tool: string;
+  /** removed tokens used after the cut */
   readonly tokens: readonly string[];
+  /** of those, the ones nothing left in the history shows (non-empty: lost) */
+  readonly invisible: readonly string[];
   readonly lost: boolean;
 }
 
@@ -91,7 +94,7 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
     const rulesScore = run(rules, 0);
     if (options.methods.includes(RULES_ID)) rows[RULES_ID] = rulesScore.tally;
     for (const miss of rulesScore.misses)
-      rulesMisses.push({ share, message: miss.message, tool: miss.tool, tokens: miss.tokens, lost: miss.invisible.length > 0 });
+      rulesMisses.push({ share, message: miss.message, tool: miss.tool, tokens: miss.tokens, invisible: miss.invisible, lost: miss.invisible.length > 0 });
     for (const m of selected) rows[m.id] = run(m, rulesScore.tally.tokensFreed).tally;
     cuts.push({ share, at: ctx.at, methods: rows });
   }

@@ -128,8 +128,19 @@ export const renderMarkdown = (r: EvalReport): string => {
       "- lost: a miss with a used token that appears nowhere in what the method left (prose, call inputs, kept results and heads).",
       "- number-only: a miss (or loss) matched only by number-like tokens (years, versions, decimals, long numbers).",
       "- rates are pooled: lost rate = lost / removed over all cuts of all sessions of the host.",
+      "- pins hold for every method: a change a method makes to a pinned result is undone before scoring and counted as `pinnedTouched` in report.json.",
     ].join("\n"),
   );
+  out.push("");
+  const lost = r.sessions.flatMap((s) => s.rulesMisses.filter((m) => m.lost).map((m) => ({ s, m })));
+  out.push(`## What the rules lost (${lost.length})`);
+  out.push("");
+  out.push("Removed results whose tokens the session used after the cut and that nothing left in the history shows (every cut; all misses are in report.json).");
+  out.push("");
+  if (lost.length === 0) out.push("Nothing.");
+  for (const { s, m } of lost.slice(0, 40))
+    out.push(`- ${s.file} at ${pct(m.share, 0)}: message #${m.message} (${m.tool || "unknown tool"}): ${m.invisible.slice(0, 4).map((t) => "`" + t.replace(/`/g, "'").slice(0, 80) + "`").join(", ")}`);
+  if (lost.length > 40) out.push(`- … and ${lost.length - 40} more in report.json`);
   out.push("");
   out.push(`## Skipped files (${r.corpus.skipped.length})`);
   out.push("");
