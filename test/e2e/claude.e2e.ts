@@ -204,6 +204,26 @@ describe("(d) a failing hook", () => {
   }, T);
 });
 
+describe("headless sessions: the turn.complete loop stays quiet", () => {
+  test("at 70% of the window the loop's $.session.compact() is refused once, caught, and not tried again", async () => {
+    const { sb, mock, debug } = setup("quiet", filesA(), 700_000);
+    const session = new HeadlessSession({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: REPO, debugFile: debug });
+    try {
+      for (const p of ["First question", "Second question", "Third question", "Fourth question"]) {
+        const r = await session.send(p);
+        expect(r.at(-1).is_error).toBeFalsy();
+        expect(JSON.stringify(r)).toContain(`MOCK ANSWER to: ${p}`);
+      }
+      const tries = readDebug(debug).split("\n").filter((l) => l.includes("better-compaction: the loop did not compact"));
+      expect(tries.length).toBe(1);
+      expect(tries[0]).toContain("headless");
+      expect(readDebug(debug)).not.toContain("session.compact trigger=");
+    } finally {
+      await session.close();
+    }
+  }, T);
+});
+
 const tmuxAvailable = Bun.which("tmux") !== null;
 
 describe("(e) interactive: turn.complete compacts at compactAtPercent", () => {
