@@ -60,6 +60,8 @@ export const renderChart = (hosts: readonly HostSummary[], methodIds: readonly s
       const title = `<title>${esc(`${HOST_NAMES[h.host] ?? h.host} · ${m.method}: freed ${pct(m.freedShare)}, lost ${pct(m.lostRate, 2)} (${m.lost}/${m.removed})`)}</title>`;
       if (hi === 0) parts.push(`<circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="5" fill="${color(m.method)}" stroke="#000" stroke-width="0.5">${title}</circle>`);
       else parts.push(`<rect x="${(cx - 4.5).toFixed(1)}" y="${(cy - 4.5).toFixed(1)}" width="9" height="9" fill="${color(m.method)}" stroke="#000" stroke-width="0.5">${title}</rect>`);
+      if (m.method !== "keep-all")
+        parts.push(`<text x="${(cx + 7).toFixed(1)}" y="${(cy + (hi === 0 ? -4 : 11)).toFixed(1)}" font-size="9" fill="#555">${esc(m.method)}</text>`);
     }
   });
   // legend: methods by colour, hosts by shape
