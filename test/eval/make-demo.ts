@@ -206,11 +206,6 @@ const PACKAGE_JSON = `{
     "kleur": "4.1.5",
     "mri": "1.2.0"
   },
-  "devDependencies": {
-    "@biomejs/biome": "1.9.4",
-    "@types/bun": "1.1.14",
-    "typescript": "5.6.3"
-  },
   "engines": { "bun": ">=1.1.0" },
   "license": "MIT"
 }
