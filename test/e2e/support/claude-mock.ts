@@ -16,6 +16,8 @@ export const SUMMARIZE_MARK = "CRITICAL: Respond with TEXT ONLY";
 export interface ToolStep {
   readonly name: string;
   readonly input: Record<string, unknown>;
+  /** the assistant's text before the call (default: "Step k of n: <tool>.") */
+  readonly say?: string;
 }
 
 export interface MockRequest {
@@ -30,6 +32,8 @@ export interface MockOptions {
   /** reported input tokens: a number, or the request's size estimate (chars / 4, the default) */
   readonly inputTokens?: number | "estimate" | ((body: any) => number);
   readonly lifetimeMs?: number;
+  /** prompts (exact text) answered by a given list of tool calls, then a given answer */
+  readonly scripts?: Readonly<Record<string, { readonly steps: readonly ToolStep[]; readonly answer: string }>>;
 }
 
 export interface Mock {
@@ -97,7 +101,7 @@ export const startMock = (opts: MockOptions): Mock => {
     const messages: any[] = body?.messages ?? [];
     const prompt = currentPrompt(messages);
     if (!prompt) return { blocks: [{ type: "text", text: "MOCK: no prompt found" }], stop: "end_turn" };
-    const steps = stepsOf(prompt.text, opts.root);
+    const steps = opts.scripts?.[prompt.text.trim()]?.steps ?? stepsOf(prompt.text, opts.root);
     if (steps) {
       // how many calls of this turn were already made: tool_use blocks after the prompt
       const done = messages.slice(prompt.index + 1).filter((m) => m.role === "assistant").flatMap(blocksOf).filter((b) => b.type === "tool_use").length;
@@ -106,13 +110,14 @@ export const startMock = (opts: MockOptions): Mock => {
         const id = `toolu_bcmock_${String(++ids).padStart(4, "0")}`;
         return {
           blocks: [
-            { type: "text", text: `Step ${done + 1} of ${steps.length}: ${step.name}.` },
+            { type: "text", text: step.say ?? `Step ${done + 1} of ${steps.length}: ${step.name}.` },
             { type: "tool_use", id, name: step.name, input: step.input },
           ],
           stop: "tool_use",
         };
       }
-      return { blocks: [{ type: "text", text: `MOCK DONE: ${steps.length} tool calls.` }], stop: "end_turn" };
+      const closing = opts.scripts?.[prompt.text.trim()]?.answer;
+      return { blocks: [{ type: "text", text: closing ?? `MOCK DONE: ${steps.length} tool calls.` }], stop: "end_turn" };
     }
     const head = prompt.text.replace(/\s+/g, " ").slice(0, 60);
     return { blocks: [{ type: "text", text: `MOCK ANSWER to: ${head}` }], stop: "end_turn" };
