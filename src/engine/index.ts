@@ -73,6 +73,7 @@ export const MIN_QUOTE_RUN = 40;
 export const MIN_QUOTE_LINE = 12;
 const BLOCK = MIN_QUOTE_RUN / 2;
 const BLOOM_BITS = 1 << 20;
+const MAX_BLOCK_CHECKS = 8;
 const HASH_BASE = 31;
 
 export class SessionIndex {
@@ -351,9 +352,13 @@ const findQuote = (q: QuoteTables, text: string, after: number): number => {
     if ((q.bloom[b >>> 5]! & (1 << (b & 31))) !== 0) {
       const hits = q.blocks.get(text.slice(i, i + BLOCK));
       if (hits) {
-        for (let k = 0; k < hits.length; k += 2) {
+        // entries are in message order: walk back from the latest, stop at the result; a
+        // block repeated in many replies is checked in its latest MAX_BLOCK_CHECKS places only
+        // (otherwise a much-quoted line would make the check quadratic)
+        const stop = Math.max(0, hits.length - 2 * MAX_BLOCK_CHECKS);
+        for (let k = hits.length - 2; k >= stop; k -= 2) {
           const msg = hits[k]!;
-          if (msg <= after) continue;
+          if (msg <= after) break;
           if (commonRunAround(text, i, q.texts[msg]!, hits[k + 1]!) >= MIN_QUOTE_RUN) return msg;
         }
       }

@@ -1,0 +1,122 @@
+#!/usr/bin/env bun
+// Speed of the rules engine, in process: plan() on the largest corpus session of each host
+// and on generated sessions of 2,000 and 4,000 tool results (about 20 MB and 40 MB: doubling
+// the size should about double the time), each beside JSON.parse of the same bytes. Then
+// the whole `bc plan --json` process on the largest corpus file, beside a bun process that
+// only reads and parses it. Goals: < 50 ms for 20 MB in process; < 300 ms for the process.
+//
+//   bun test/bench/engine.bench.ts [--runs N]
+//
+// "cold" plans a fresh copy (no per-object cache can help: the first compaction of a
+// session); "warm" plans the same objects again (a later pass over unchanged history).
+// Figures, not assertions.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { plan } from "../../src/engine/plan.ts";
+import type { Session } from "../../src/engine/types.ts";
+import { loadSessionFile } from "../../src/hosts/load.ts";
+import { generateSession } from "../engine/support/generate.ts";
+import { deepCopy } from "../engine/support/laws.ts";
+import { SKIP_NOTE, hasCorpus, largestCorpusFile } from "../support/shared.ts";
+
+const REPO = join(import.meta.dir, "..", "..");
+const BIN = join(REPO, "dist", "bc");
+
+const runsArg = (): number => {
+  const i = process.argv.indexOf("--runs");
+  const n = i === -1 ? 5 : Number(process.argv[i + 1]);
+  if (!Number.isInteger(n) || n < 1) {
+    process.stderr.write("engine.bench: --runs needs a positive whole number\n");
+    process.exit(2);
+  }
+  return n;
+};
+const RUNS = runsArg();
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+const timeMs = (f: () => void, runs = RUNS, prepare?: () => void): number => {
+  const xs: number[] = [];
+  for (let i = 0; i <= runs; i++) {
+    prepare?.();
+    const t0 = performance.now();
+    f();
+    const ms = performance.now() - t0;
+    if (i > 0) xs.push(ms); // the first run warms the JIT
+  }
+  return median(xs);
+};
+
+const resultBytes = (s: Session): number => s.messages.reduce((a, m) => a + m.toolResults.reduce((b, r) => b + r.text.length, 0), 0);
+
+const parseLines = (text: string): void => {
+  for (const line of text.split("\n")) if (line.length > 0) JSON.parse(line);
+};
+
+const row = (label: string, s: Session, bytesText: string): string => {
+  let copy = deepCopy(s);
+  const cold = timeMs(
+    () => plan(copy),
+    RUNS,
+    () => {
+      copy = deepCopy(s);
+    },
+  );
+  const warm = timeMs(() => plan(s));
+  const parse = timeMs(() => parseLines(bytesText));
+  const mb = Buffer.byteLength(bytesText) / 1e6;
+  const results = s.messages.reduce((a, m) => a + m.toolResults.length, 0);
+  return `${label.padEnd(34)} ${mb.toFixed(1).padStart(5)} MB  ${String(results).padStart(5)} results  plan cold ${cold.toFixed(1).padStart(7)} ms  warm ${warm.toFixed(1).padStart(6)} ms  JSON.parse ${parse.toFixed(1).padStart(6)} ms  (${(mb / (cold / 1000)).toFixed(1)} MB/s cold)`;
+};
+
+const main = (): void => {
+  const lines: string[] = [];
+  process.stderr.write("engine.bench: generating sessions...\n");
+  for (const results of [2000, 4000]) {
+    const s = generateSession({ seed: 7, host: "claude", results, outputChars: 12_500 });
+    const text = s.messages.map((m) => JSON.stringify(m)).join("\n");
+    const line = row(`generated ${results} results`, s, text);
+    lines.push(line);
+    process.stdout.write(line + "\n");
+    process.stdout.write(`  (tool output ${(resultBytes(s) / 1e6).toFixed(1)} M chars)\n`);
+  }
+  if (!hasCorpus()) {
+    process.stdout.write(`${SKIP_NOTE}\n`);
+  } else {
+    for (const host of ["claude", "codex"] as const) {
+      const f = largestCorpusFile(host);
+      if (!f) continue;
+      const loaded = loadSessionFile(f);
+      const text = readFileSync(f, "utf8");
+      for (const which of ["live", "timeline"] as const) {
+        const line = row(`${host} largest (${which})`, loaded[which], text);
+        lines.push(line);
+        process.stdout.write(line + "\n");
+      }
+    }
+    // the whole process
+    const cmd = existsSync(BIN) ? [BIN] : [process.execPath, join(REPO, "src", "main.ts")];
+    const floorScript = `const t=await Bun.file(process.argv[1]).text();for(const l of t.split("\\n"))if(l.length>0)JSON.parse(l);`;
+    for (const host of ["claude", "codex"] as const) {
+      const f = largestCorpusFile(host);
+      if (!f) continue;
+      const proc = timeMs(() => {
+        const r = Bun.spawnSync([...cmd, "plan", f, "--json"], { cwd: REPO, stdout: "pipe", stderr: "pipe" });
+        if (r.exitCode !== 0) throw new Error(`bc plan exited ${r.exitCode}: ${r.stderr.toString().split("\n")[0]}`);
+      });
+      const floor = timeMs(() => {
+        Bun.spawnSync([process.execPath, "-e", floorScript, f], { stdout: "pipe", stderr: "pipe" });
+      });
+      const line = `process: bc plan --json ${host} largest (${(statSync(f).size / 1e6).toFixed(1)} MB): ${proc.toFixed(0)} ms, read+JSON.parse process ${floor.toFixed(0)} ms (${cmd.length === 1 ? "dist/bc" : "bun src/main.ts"})`;
+      lines.push(line);
+      process.stdout.write(line + "\n");
+    }
+  }
+  for (const l of lines) process.stdout.write(`summary: ${l.trim()}\n`);
+};
+
+main();
