@@ -1,0 +1,75 @@
+// `bc plan`: as a function, and once as a user runs it (a child process): the table, the
+// JSON, repeated passes, one-line errors, and nothing written.
+import { afterAll, describe, expect, test } from "bun:test";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { planReport, renderReport } from "../../src/cli/plan.ts";
+
+const REPO = join(import.meta.dir, "..", "..");
+const MAIN = join(REPO, "src", "main.ts");
+const TMP = mkdtempSync(join(tmpdir(), "bc-plan-"));
+afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+
+const fixture = (host: string, name: string): string => {
+  const to = join(TMP, `${host}-${name}`);
+  copyFileSync(join(REPO, "test", "fixtures", host, name), to);
+  return to;
+};
+
+const run = (args: string[]) => {
+  const r = Bun.spawnSync([process.execPath, MAIN, "plan", ...args], { cwd: REPO, stdout: "pipe", stderr: "pipe" });
+  return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+};
+
+describe("bc plan", () => {
+  test.each([
+    ["claude", "parallel-tool-calls.jsonl"],
+    ["codex", "legacy-every-item-variant.jsonl"],
+  ])("%s %s: one decision per tool result, the table and the totals", (host, name) => {
+    const f = fixture(host, name);
+    const r = planReport(f, {});
+    const p = r.passes[0]!.plan;
+    expect(r.host).toBe(host);
+    expect(p.decisions.length).toBe(p.totals.results);
+    expect(p.totals.resultsKept + p.totals.resultsTruncated + p.totals.resultsDropped).toBe(p.totals.results);
+    const text = renderReport(r);
+    expect(text).toContain("index  tool");
+    for (const d of p.decisions) expect(text).toContain(`#${d.messageIndex}`);
+    expect(text).toMatch(/results: \d+ \(kept \d+, truncated \d+, dropped \d+\)/);
+  });
+
+  test("--passes N gives N passes; the last sees every message", () => {
+    const f = fixture("claude", "compacted-twice.jsonl");
+    const one = planReport(f, { timeline: true });
+    const three = planReport(f, { timeline: true, passes: 3 });
+    expect(three.passes.map((p) => p.pass)).toEqual([1, 2, 3]);
+    expect(three.passes[2]!.messages).toBe(one.passes[0]!.messages);
+    expect(three.passes[0]!.messages).toBeLessThan(three.passes[2]!.messages);
+  });
+
+  test("as a child process: --json parses, the file is untouched, nothing new is written", () => {
+    const f = fixture("claude", "errors-images-meta.jsonl");
+    const before = readFileSync(f, "utf8");
+    const mtime = statSync(f).mtimeMs;
+    const files = readdirSync(TMP).sort();
+    const r = run([f, "--json", "--passes", "2"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.passes.length).toBe(2);
+    expect(report.passes[1].plan.decisions.length).toBe(report.passes[1].plan.totals.results);
+    expect(readFileSync(f, "utf8")).toBe(before);
+    expect(statSync(f).mtimeMs).toBe(mtime);
+    expect(readdirSync(TMP).sort()).toEqual(files);
+  });
+
+  test("a bad value is one line and a hint-free usage error (exit 2); a missing file, one line (exit 1)", () => {
+    const bad = run([join(TMP, "x.jsonl"), "--passes", "0"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe("bc: --passes must be a whole number from 1 to 100, got '0'\n");
+    const missing = run([join(TMP, "nope.jsonl")]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr.split("\n")[0]).toBe(`bc: ${join(TMP, "nope.jsonl")}: no such file`);
+  });
+});
