@@ -182,6 +182,8 @@ export const startMock = (options: MockOptions = {}): MockServer => {
       requests.push(logged);
       if (options.logDir) writeFileSync(join(options.logDir, `req-${String(logged.n).padStart(3, "0")}.json`), JSON.stringify(logged, null, 1));
       if (!isResponses) {
+        // the built-in openai provider tries a Responses WebSocket first; refuse so it falls back to HTTPS
+        if (req.headers.get("upgrade")?.toLowerCase() === "websocket") return new Response("websockets not supported", { status: 426 });
         if (url.pathname.endsWith("/models")) return Response.json({ object: "list", data: [], models: [] });
         return new Response("not found", { status: 404 });
       }

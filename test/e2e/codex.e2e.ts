@@ -1,0 +1,353 @@
+// End to end with the real Codex (issue 4 point 6): pinned @openai/codex releases installed into
+// test/e2e/.cache, a temp CODEX_HOME whose provider is the scripted Responses mock on 127.0.0.1,
+// `codex exec` over real files, `bc codex-fork`, then `codex exec resume <new id>`: the mock's
+// logged request bodies must carry exactly the pruned history.
+//
+// Run: npm run test:e2e (or: bun test ./test/e2e/codex.e2e.ts). Uses dist/bc when present, else bun src/main.ts.
+import { afterAll, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { dropNote, truncatedText } from "../../src/engine/notes.ts";
+import { CANONICAL_NAME_RE, isInjectedContext } from "../../src/hosts/codex/fork.ts";
+import { rebuildHistory } from "../../src/hosts/codex/history.ts";
+import { contentText, isOutputItem, isPersonMessage, outputText, sentForm } from "../../src/hosts/codex/items.ts";
+import { lastOrdinal, readRollout } from "../../src/hosts/codex/rollout.ts";
+import { corpusFiles, SKIP_NOTE } from "../support/shared.ts";
+import { codexExec, codexResume, type CodexEnv, listRollouts, makeCodexEnv, run, WORK_FILES } from "./support/codex-env.ts";
+import { installCodex, type InstalledCodex } from "./support/codex-install.ts";
+import { type LoggedRequest, type MockServer, startMock } from "./support/codex-mock.ts";
+
+const REPO = join(import.meta.dir, "..", "..");
+const DIST = join(REPO, "dist", process.platform === "win32" ? "bc.exe" : "bc");
+const BC = existsSync(DIST) ? [DIST] : [process.execPath, join(REPO, "src", "main.ts")];
+const SLOW = 240_000;
+const CANARY = "CANARY-7f3a-PELICAN";
+
+/** Enough shell calls, with re-reads, that the default rules have something to remove. */
+const COMMANDS = [
+  "cat a.txt",
+  "cat b.txt",
+  "ls",
+  "cat notes.md",
+  "wc -c b.txt",
+  "cat a.txt",
+  "grep -n alpha a.txt",
+  "cat b.txt",
+  "ls -la",
+  "echo step-10",
+  "cat notes.md",
+  "head -c 20 b.txt",
+  "echo step-13",
+  "cat a.txt",
+  "ls",
+  "echo step-16",
+];
+const PROMPT = COMMANDS.map((c) => `RUN: ${c}`).join(" ");
+
+type Item = Record<string, any>;
+
+const bc = (args: string[], e: CodexEnv) => run([...BC, ...args], { cwd: e.work, env: e.env, timeoutMs: 60_000 });
+
+const fileState = (p: string) => ({ bytes: readFileSync(p), mtimeMs: statSync(p).mtimeMs });
+
+const show = (v: unknown): string => {
+  const s = JSON.stringify(v, null, 1);
+  return s.length > 1500 ? s.slice(0, 1500) + "…" : s;
+};
+
+/**
+ * Codex re-serializes the items it reads: its own key order, absent optional fields written as
+ * null (e.g. an old reasoning item gains "content": null). Compare values, not serializations:
+ * keys sorted, null fields set aside; every string (prose, arguments, outputs) still compared whole.
+ */
+const normalize = (v: unknown): unknown => {
+  if (Array.isArray(v)) return v.map(normalize);
+  if (typeof v !== "object" || v === null) return v;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v).sort()) {
+    const x = (v as Record<string, unknown>)[k];
+    if (x !== null && x !== undefined) out[k] = normalize(x);
+  }
+  return out;
+};
+
+/**
+ * Compare the items sent with the items expected; on a difference, fail with the first differing
+ * item of each, readably. Codex's own `internal_chat_message_metadata_passthrough` is set aside:
+ * with the built-in openai provider Codex adds it to requests itself (it is not in the fork).
+ */
+const expectSameItems = (label: string, sent: readonly Item[], expected: readonly Item[]): void => {
+  const actual = sent.map((it) => sentForm(it as any) as Item);
+  const n = Math.max(actual.length, expected.length);
+  for (let i = 0; i < n; i++) {
+    if (JSON.stringify(normalize(actual[i])) === JSON.stringify(normalize(expected[i]))) continue;
+    throw new Error(
+      `${label}: item ${i} of ${actual.length} (expected ${expected.length}) differs\n--- expected\n${show(expected[i])}\n--- sent\n${show(actual[i])}`,
+    );
+  }
+};
+
+const textOf = (item: Item): string => (Array.isArray(item.content) ? contentText(item.content) : "");
+
+/** The base instructions a request carries: 0.169 as the first developer input message, 0.150–0.156 in `instructions`. */
+const baseInstructionsOf = (body: Item): string =>
+  typeof body.instructions === "string" && body.instructions.length > 0 ? body.instructions : textOf((body.input as Item[])[0]!);
+
+/** Check the base instructions are there, and return the input after them. */
+const splitBaseInstructions = (body: Item, baseText: string): { input: Item[] } => {
+  const input = body.input as Item[];
+  if (typeof body.instructions === "string" && body.instructions.length > 0) {
+    expect(body.instructions).toBe(baseText);
+    return { input };
+  }
+  const first = input[0]!;
+  expect(first.role).toBe("developer");
+  expect(textOf(first)).toBe(baseText);
+  return { input: input.slice(1) };
+};
+
+/** The resumed request must be: [base] + replacement history verbatim + (fresh: re-injected context) + prompt. */
+const expectResumeRequest = (req: LoggedRequest, fork: { path: string }, context: "fresh" | "keep", prompt: string, base: string): Item[] => {
+  const f = readRollout(fork.path);
+  const compacted = [...f.lines].reverse().find((l) => l.kind === "compacted") as any;
+  const rh = compacted.payload.replacement_history as Item[];
+  const { input } = splitBaseInstructions(req.body, base);
+  expectSameItems("the resumed request's history", input.slice(0, rh.length), rh);
+  const rest = input.slice(rh.length);
+  const last = rest.at(-1)!;
+  expect(last.role).toBe("user");
+  expect(textOf(last)).toBe(prompt);
+  const between = rest.slice(0, -1);
+  if (context === "keep") expect(between).toEqual([]);
+  else {
+    expect(between.length).toBeGreaterThan(0);
+    for (const it of between) expect(isInjectedContext(it as any)).toBe(true);
+  }
+  return input.slice(0, rh.length).map((it) => sentForm(it as any) as Item);
+};
+
+/** Each output sent is the source's byte for byte, or bc's note for it; user prompts are intact. */
+const expectPrunedVerbatim = (sent: readonly Item[], sourcePath: string): { kept: number; dropped: number; truncated: number } => {
+  const src = rebuildHistory(readRollout(sourcePath)).items.map((h) => sentForm(h.item) as Item);
+  const srcOutputs = new Map(src.filter((it) => isOutputItem(it as any)).map((it) => [it.call_id as string, outputText(it.output).text]));
+  let kept = 0;
+  let dropped = 0;
+  let truncated = 0;
+  for (const it of sent) {
+    if (!isOutputItem(it as any)) continue;
+    const original = srcOutputs.get(it.call_id);
+    expect(original).toBeDefined();
+    const text = outputText(it.output).text;
+    if (text === original) kept++;
+    else if (text === dropNote(original!.length)) dropped++;
+    else {
+      expect(text.startsWith(original!.slice(0, 20))).toBe(true);
+      expect(text.length).toBeLessThan(original!.length);
+      truncated++;
+    }
+  }
+  const people = (items: readonly Item[]) => items.filter((it) => isPersonMessage(it as any)).map((it) => JSON.stringify(it));
+  expect(people(sent)).toEqual(people(src));
+  return { kept, dropped, truncated };
+};
+
+/** A canary source: the real rollout plus a newer compacted record whose history is only a codeword. */
+const writeCanarySource = (sourcePath: string, dest: string): void => {
+  const src = readRollout(sourcePath);
+  const ord = lastOrdinal(src);
+  const rec: Item = {
+    timestamp: new Date().toISOString(),
+    ...(ord === undefined ? {} : { ordinal: ord + 1 }),
+    type: "compacted",
+    payload: { message: "", replacement_history: [{ type: "message", role: "user", content: [{ type: "input_text", text: `Remember this codeword: ${CANARY}` }] }] },
+  };
+  writeFileSync(dest, readFileSync(sourcePath, "utf8") + JSON.stringify(rec) + "\n");
+};
+
+const forkJson = async (e: CodexEnv, args: string[]): Promise<Item> => {
+  const r = await bc(["codex-fork", ...args, "--json"], e);
+  if (r.exitCode !== 0) throw new Error(`bc codex-fork ${args.join(" ")} failed (${r.exitCode}):\n${r.stderr}`);
+  return JSON.parse(r.stdout);
+};
+
+const mocks: MockServer[] = [];
+const envs: CodexEnv[] = [];
+afterAll(() => {
+  for (const m of mocks) m.stop();
+  if (!process.env.BC_E2E_KEEP) for (const e of envs) e.cleanup();
+  else for (const e of envs) console.log(`kept ${e.root}`);
+});
+
+const suite = (version: string, opts: { legacyCorpus: boolean }) =>
+  describe(`Codex ${version}`, () => {
+    let codex: InstalledCodex;
+    let mock: MockServer;
+    let env: CodexEnv;
+    let source = "";
+    let before: ReturnType<typeof fileState>;
+    let fresh: Item;
+    /** the fork's text as bc wrote it (resuming appends to it) */
+    let freshText = "";
+    /** the base instructions Codex sent in the original session */
+    let base = "";
+
+    test("(a) codex exec produces a real rollout with several shell calls over real files", async () => {
+      codex = installCodex(version);
+      mock = startMock({ lifetimeMs: 15 * 60_000 });
+      mocks.push(mock);
+      env = makeCodexEnv(mock.url);
+      envs.push(env);
+      const r = await codexExec(codex.bin, env, PROMPT);
+      if (r.exitCode !== 0) throw new Error(`codex exec failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+      expect(r.stdout).toContain(`Done: ran ${COMMANDS.length} command(s).`);
+      const files = listRollouts(env.home);
+      expect(files).toHaveLength(1);
+      source = files[0]!;
+      before = fileState(source);
+      const rollout = readRollout(source);
+      expect(rollout.format).toBe("paginated");
+      expect(rollout.malformed).toEqual([]);
+      expect(rollout.lines.map((l) => (l as any).ordinal)).toEqual(rollout.lines.map((_, i) => i));
+      const items = rebuildHistory(rollout).items.map((h) => h.item as Item);
+      const calls = items.filter((it) => it.type === "function_call");
+      const outputs = items.filter((it) => it.type === "function_call_output");
+      expect(calls.map((c) => JSON.parse(c.arguments).cmd ?? JSON.parse(c.arguments).command)).toEqual(COMMANDS);
+      expect(outputs.map((o) => o.call_id)).toEqual(calls.map((c) => c.call_id));
+      // the outputs are the real files' contents
+      expect(outputText(outputs[0]!.output).text).toContain(WORK_FILES["a.txt"]!);
+      expect(mock.compactionRequests()).toHaveLength(0);
+      base = baseInstructionsOf(mock.responses()[0]!.body);
+      expect(base.length).toBeGreaterThan(1000);
+    }, SLOW);
+
+    test("(b) bc codex-fork forks it (by session id), removing some results", async () => {
+      const id = readRollout(source).lines[0]!.kind === "session_meta" ? ((readRollout(source).lines[0] as any).payload.id as string) : "";
+      fresh = await forkJson(env, [id]);
+      freshText = readFileSync(fresh.path, "utf8");
+      expect(fresh.sourceId).toBe(id);
+      expect(fresh.written).toBe(true);
+      expect(fresh.path.startsWith(join(env.home, "sessions"))).toBe(true);
+      expect(CANONICAL_NAME_RE.exec(basename(fresh.path))?.[7]).toBe(fresh.newId);
+      expect(fresh.results.dropped + fresh.results.truncated).toBeGreaterThan(0);
+      expect(fresh.tokens.after).toBeLessThan(fresh.tokens.before);
+      expect(fileState(source)).toEqual(before);
+    }, SLOW);
+
+    test("(c) codex exec resume <new id> sends exactly the pruned history, with no compaction first", async () => {
+      const sizeBefore = mock.requests.length;
+      const prompt = "Summarize what you found.";
+      // an auto-compact limit under the source's context size: without bc's fresh token_count,
+      // Codex would summarize the pruned history before this turn
+      const srcTokens = (readRollout(source).lines.filter((l) => l.kind === "event_msg" && (l as any).payload.type === "token_count").at(-1) as any).payload.info.last_token_usage.total_tokens as number;
+      const r = await codexResume(codex.bin, env, fresh.newId, prompt, ["-c", `model_auto_compact_token_limit=${srcTokens - 100}`]);
+      if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+      const reqs = mock.responses().filter((q) => q.n > sizeBefore);
+      expect(reqs.length).toBeGreaterThan(0);
+      expect(reqs[0]!.kind).not.toBe("compaction");
+      const turnMeta = JSON.parse(reqs[0]!.headers["x-codex-turn-metadata"] ?? "{}");
+      if ("history_initialization" in turnMeta) expect(turnMeta.history_initialization).toBe("cold_resume");
+      const sent = expectResumeRequest(reqs[0]!, fresh, "fresh", prompt, base);
+      const counts = expectPrunedVerbatim(sent, source);
+      expect(counts.dropped).toBe(fresh.results.dropped);
+      expect(counts.truncated).toBe(fresh.results.truncated);
+      expect(counts.kept).toBe(fresh.results.kept);
+      // a truncated output keeps its head byte for byte and ends with bc's note
+      for (const it of sent)
+        if (isOutputItem(it as any)) {
+          const t = outputText(it.output).text;
+          if (t.includes("better-compaction") && !t.startsWith("[output removed")) {
+            const src = rebuildHistory(readRollout(source)).items.find((h) => isOutputItem(h.item) && h.item.call_id === it.call_id)!.item as Item;
+            const orig = outputText(src.output).text;
+            expect([...Array(orig.length).keys()].some((h) => truncatedText(orig, h) === t)).toBe(true);
+          }
+        }
+      expect(fileState(source)).toEqual(before);
+    }, SLOW);
+
+    test("(c, control) the same fork without bc's fresh token_count IS summarized first at that limit", async () => {
+      // shows the limit used in (c) bites: only the appended token_count kept Codex from compacting
+      const lines = freshText.trimEnd().split("\n");
+      expect(JSON.parse(lines.at(-1)!).payload.type).toBe("token_count");
+      const controlId = "01a20000-0000-7000-8000-00000000c0c0";
+      const control = [lines[0]!.replaceAll(fresh.newId, controlId), ...lines.slice(1, -1)].join("\n") + "\n";
+      writeFileSync(join(env.home, "sessions", `rollout-2026-01-01T00-00-00-${controlId}.jsonl`), control);
+      const srcTokens = (readRollout(source).lines.filter((l) => l.kind === "event_msg" && (l as any).payload.type === "token_count").at(-1) as any).payload.info.last_token_usage.total_tokens as number;
+      const sizeBefore = mock.requests.length;
+      const r = await codexResume(codex.bin, env, controlId, "Summarize what you found.", ["-c", `model_auto_compact_token_limit=${srcTokens - 100}`]);
+      if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+      const reqs = mock.responses().filter((q) => q.n > sizeBefore);
+      expect(reqs[0]!.kind).toBe("compaction");
+    }, SLOW);
+
+    test("(c, keep) with --context keep the request is base instructions + the history + the prompt, nothing re-injected", async () => {
+      const keep = await forkJson(env, [source, "--context", "keep"]);
+      const sizeBefore = mock.requests.length;
+      const prompt = "And now?";
+      const r = await codexResume(codex.bin, env, keep.newId, prompt);
+      if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+      const reqs = mock.responses().filter((q) => q.n > sizeBefore);
+      expect(reqs[0]!.kind).not.toBe("compaction");
+      const sent = expectResumeRequest(reqs[0]!, keep, "keep", prompt, base);
+      expect(sent.some((it) => it.role === "developer")).toBe(true);
+      expectPrunedVerbatim(sent, source);
+    }, SLOW);
+
+    test("(d) the canary: a fork whose history is only a codeword sends the codeword and nothing of the original", async () => {
+      const canarySource = join(env.root, basename(source).replace(/\.jsonl$/, "-canary.jsonl"));
+      writeCanarySource(source, canarySource);
+      const canary = await forkJson(env, [canarySource]);
+      expect(canary.historyItems).toBe(1);
+      const sizeBefore = mock.requests.length;
+      const r = await codexResume(codex.bin, env, canary.newId, "What is the codeword?");
+      if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+      expect(r.stdout).toContain(`The codeword is ${CANARY}.`);
+      const reqs = mock.responses().filter((q) => q.n > sizeBefore);
+      expect(reqs[0]!.kind).toBe("codeword");
+      const body = JSON.stringify(reqs[0]!.body);
+      expect(body).toContain(CANARY);
+      for (const absent of ["RUN: cat a.txt", WORK_FILES["a.txt"]!, "The build uses", "Done: ran"]) expect(body).not.toContain(JSON.stringify(absent).slice(1, -1));
+      expect(reqs.filter((q) => q.kind === "compaction")).toHaveLength(0);
+    }, SLOW);
+
+    test("(e) the source rollout is byte-identical afterwards", () => {
+      expect(source).not.toBe("");
+      expect(fileState(source)).toEqual(before);
+    });
+
+    if (opts.legacyCorpus) {
+      const corpus = corpusFiles("codex")
+        .filter((f) => readFileSync(f, "utf8").includes('"function_call_output"'))
+        .sort((a, b) => statSync(a).size - statSync(b).size);
+      test.skipIf(corpus.length === 0)(
+        `(f) a real legacy rollout from the corpus, forked and resumed on ${version}, sends exactly its pruned history`,
+        async () => {
+          const file = corpus[0]!;
+          const copy = join(env.root, basename(file));
+          copyFileSync(file, copy);
+          const legacyBefore = fileState(copy);
+          expect(readRollout(copy).format).toBe("legacy");
+          const fork = await forkJson(env, [copy]);
+          expect(fork.format).toBe("legacy");
+          const sizeBefore = mock.requests.length;
+          const prompt = "Continue.";
+          // Codex refuses to move a thread to another provider: resume with the built-in `openai`
+          // provider (the rollout's), pointed at the mock
+          const openai = { ...env, env: { ...env.env, OPENAI_API_KEY: "mock-key" } };
+          const r = await codexResume(codex.bin, openai, fork.newId, prompt, ["-c", "model_provider=openai", "-c", `openai_base_url=${JSON.stringify(mock.url)}`]);
+          if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+          const reqs = mock.responses().filter((q) => q.n > sizeBefore);
+          expect(reqs[0]!.kind).not.toBe("compaction");
+          const meta = readRollout(copy).lines[0] as any;
+          const sent = expectResumeRequest(reqs[0]!, fork, "fresh", prompt, meta.payload.base_instructions.text);
+          const counts = expectPrunedVerbatim(sent, copy);
+          expect(counts.dropped).toBe(fork.results.dropped);
+          expect(fileState(copy)).toEqual(legacyBefore);
+        },
+        SLOW,
+      );
+      if (corpus.length === 0) console.warn(`(f) skipped: ${SKIP_NOTE}`);
+    }
+  });
+
+suite("0.169.0", { legacyCorpus: true });
+suite("0.150.1", { legacyCorpus: false });
