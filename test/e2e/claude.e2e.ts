@@ -75,7 +75,9 @@ const expectCompacted = (o: { mock: Mock; debug: string; before: RequestView; af
 };
 
 test("claude plugin validate passes on the checkout", () => {
-  const r = Bun.spawnSync([bin, "plugin", "validate", REPO], { env: { PATH: process.env.PATH ?? "", HOME: makeSandbox("validate").home, DISABLE_AUTOUPDATER: "1" }, stdout: "pipe", stderr: "pipe" });
+  const sb = makeSandbox("validate");
+  sandboxes.push(sb);
+  const r = Bun.spawnSync([bin, "plugin", "validate", REPO], { env: { PATH: process.env.PATH ?? "", HOME: sb.home, DISABLE_AUTOUPDATER: "1" }, stdout: "pipe", stderr: "pipe" });
   const out = r.stdout.toString() + r.stderr.toString();
   expect(out).toContain("gating hook with .catch: session.compact");
   expect(out).toContain("hooks: session.compact, turn.complete");
