@@ -18,7 +18,7 @@ const BIN = join(REPO, "dist", process.platform === "win32" ? "bc.exe" : "bc");
 const GOAL_MS = 1000;
 
 const FLOOR = `
-const text = await Bun.file(process.argv[1]).text();
+const text = await Bun.file(process.argv[2]).text();
 let n = 0;
 for (const line of text.split("\\n")) if (line.length > 0) { JSON.parse(line); n++; }
 process.stdout.write(String(n) + "\\n");
