@@ -114,7 +114,7 @@ export default defineCommand({
       required: false,
       description: "Session files or folders of them (default: your sessions under ~/.claude/projects and $CODEX_HOME/sessions)",
     },
-    demo: { type: "boolean", description: "Run on the built-in example corpus (small synthetic sessions, used when none of yours are found)" },
+    demo: { type: "boolean", description: "Run on the built-in example corpus (small example sessions made by the bc project; used when none of yours are found)" },
     host: { type: "string", description: "Only sessions of this host: claude or codex" },
     cuts: { type: "string", description: `Where to cut each session, as shares of its messages (default ${DEFAULT_CUTS.join(",")})` },
     methods: { type: "string", description: `Methods to compare, comma-separated (default all: ${METHOD_IDS.join(", ")})` },
@@ -142,7 +142,7 @@ export default defineCommand({
     } else {
       const found = discoverSessions(host === undefined ? {} : { host });
       if (found.length === 0) {
-        log.info("No sessions found under ~/.claude/projects or $CODEX_HOME/sessions: running on the built-in example corpus (synthetic sessions; see --demo).");
+        log.info("No sessions found under ~/.claude/projects or $CODEX_HOME/sessions: running on the built-in example corpus (small example sessions made by the bc project; see --demo).");
         kind = "demo";
       } else {
         files = sortFiles(found.map((f) => ({ path: f.path, name: homeName(f.path) })));

@@ -99,13 +99,13 @@ test("bc eval --demo writes the three report files, and the same corpus gives th
   for (const f of ["report.json", "report.md", "report.html"] as const) expect(again[f]).toBe(readFileSync(join(out, f), "utf8"));
 
   const r = JSON.parse(again["report.json"]);
-  expect(r.corpus.sessions).toBe(3);
+  expect(r.corpus.sessions).toBe(Object.keys(DEMO_FILES).length);
   expect(r.hosts.map((h: { host: string }) => h.host)).toEqual(["claude", "codex"]);
   expect(r.hosts[0].methods.map((m: { method: string }) => m.method)).toEqual(METHOD_IDS);
   for (const s of r.sessions) for (const c of s.cuts) expect(Object.keys(c.methods)).toEqual([...METHOD_IDS]);
-  // the examples hold one host compaction each; the rules keep more than the summaries did
+  // the synthetic examples hold one host compaction per host; the rules keep more than the summaries did
   for (const h of r.hosts) {
-    expect(h.compactions.compactions).toBe(1);
+    expect(h.compactions.compactions).toBeGreaterThanOrEqual(1);
     expect(h.compactions.keptByRules).toBeGreaterThan(h.compactions.keptByHost);
     expect(h.passes.map((q: { fixedPointViolations: number }) => q.fixedPointViolations)).toEqual([0, 0, 0, 0, 0]);
   }

@@ -56,7 +56,7 @@ export const corpusLine = (r: EvalReport): string => {
   const perHost = r.hosts.map((h) => `${h.sessions} ${HOST_NAMES[h.host] ?? h.host}`).join(", ");
   const what =
     r.corpus.kind === "demo"
-      ? "the built-in EXAMPLE corpus (small synthetic sessions written by the bc project to show the report; not real work)"
+      ? "the built-in EXAMPLE corpus (small sessions the bc project made to show the report: synthetic scripts, and Claude Code driven by a scripted mock model; not real work)"
       : r.corpus.kind === "user"
         ? "your own sessions"
         : "the files given";
