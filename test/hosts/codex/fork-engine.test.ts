@@ -127,6 +127,22 @@ describe("bc codex-fork (the command)", () => {
     expect(existsSync(join(home, "sessions"))).toBe(false);
   });
 
+  test("--resume runs `codex resume <new id>` with the terminal inherited, and passes its exit code on", () => {
+    const home = tempDir();
+    const bin = tempDir();
+    const log = join(bin, "args.txt");
+    // a stand-in for the codex program (an external binary, not our code): records its arguments
+    Bun.write(join(bin, "codex"), `#!/bin/sh\necho "$@" > '${log}'\nexit 7\n`);
+    Bun.spawnSync(["chmod", "+x", join(bin, "codex")]);
+    const r = bc([LEGACY, "--resume"], { CODEX_HOME: home, PATH: `${bin}:${process.env.PATH ?? ""}` });
+    expect(r.exitCode).toBe(7);
+    const newId = /forked \S+ -> (\S+)/.exec(r.stdout.toString())?.[1];
+    expect(readFileSync(log, "utf8").trim()).toBe(`resume ${newId}`);
+    const missing = bc([LEGACY, "--resume"], { CODEX_HOME: home, PATH: tempDir() });
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr.toString()).toMatch(/cannot run codex[\s\S]*hint: the fork is written; run: codex resume/);
+  });
+
   test.each([
     [["--context", "fast", LEGACY], /--context must be 'fresh' or 'keep'/, 2],
     [["/no/such/rollout.jsonl"], /no such file/, 1],
