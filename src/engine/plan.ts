@@ -7,6 +7,7 @@ import { DEFAULT_KEEP, mergeVerdict, settle } from "./merge.ts";
 import { dropNote, truncatedText } from "./notes.ts";
 import { LADDER } from "./rules/ladder.ts";
 import { neverDropUnquoted, quotedLater } from "./rules/never-drop.ts";
+import { lookup } from "./rules/referenced.ts";
 import type { Verdict } from "./rules/rule.ts";
 import { type Decision, type Options, type Plan, type PlanTotals, type RuleId, type RuleTotals, type Session, DEFAULT_OPTIONS } from "./types.ts";
 
@@ -72,7 +73,7 @@ const escalationClass = (index: SessionIndex, item: ResultItem, v: Verdict): num
   if (item.cut || !item.call) return undefined;
   if (item.meaning.rerunnable !== undefined) return 0;
   if (item.meaning.read !== undefined && index.laterReads(item).length > 0) return 1;
-  if (v.rule === "too-recent" || v.rule === "default-keep") return 2;
+  if (v.rule === "too-recent" && !("token" in lookup(index, item))) return 2;
   return undefined;
 };
 
