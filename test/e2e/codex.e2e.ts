@@ -107,7 +107,7 @@ const splitBaseInstructions = (body: Item, baseText: string): { input: Item[] } 
 };
 
 /** The resumed request must be: [base] + replacement history verbatim + (fresh: re-injected context) + prompt. */
-const expectResumeRequest = (req: LoggedRequest, fork: { path: string }, context: "fresh" | "keep", prompt: string, base: string): Item[] => {
+const expectResumeRequest = (req: LoggedRequest, fork: Item, context: "fresh" | "keep", prompt: string, base: string): Item[] => {
   const f = readRollout(fork.path);
   const compacted = [...f.lines].reverse().find((l) => l.kind === "compacted") as any;
   const rh = compacted.payload.replacement_history as Item[];
