@@ -31,12 +31,20 @@ export interface CallMeaning {
   readonly rerunnable?: RerunnableKind;
   /** a person's answer or an approved plan: re-running does not bring it back */
   readonly asksPerson: boolean;
+  /** a search or listing (Glob, Grep, find, rg, tree, --help): later steps reach for the names it shows */
+  readonly discovery?: boolean;
+  /** a result re-running would not reproduce: a subagent's report, a web search or fetch */
+  readonly unrepeatable?: boolean;
 }
 
 export const ANY_FILE = "*";
 
 const MUTATING_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch"]);
 const PERSON_TOOLS = new Set(["AskUserQuestion", "ExitPlanMode", "request_user_input"]);
+const DISCOVERY_TOOLS = new Set(["Glob", "Grep", "LS", "ToolSearch", "tool_search"]);
+const UNREPEATABLE_TOOLS = new Set(["Task", "Agent", "WebSearch", "WebFetch", "web_search", "spawn_agent", "wait_agent"]);
+// a search or listing command (ls and git log are re-runnable instead: see rerunnableKind)
+const DISCOVERY_RE = /^(?:find|fd|rg|grep|egrep|fgrep|ag|tree|git\s+(?:ls-files|grep)|ls\s+(?:-\w*R|--recursive))\b|\s--help\b|\s-h$|^\S+\s+help\b/;
 const SHELL_TOOLS = new Set(["Bash", "exec_command", "shell", "shell_command", "local_shell_call", "exec", "container.exec"]);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -414,10 +422,19 @@ const patchText = (input: unknown): string | undefined => {
   return str(input.input) ?? str(input.patch);
 };
 
+/** Whether a shell command is a search or listing, after `cd X &&` and through filters. */
+export const isDiscoveryCommand = (command: string): boolean => {
+  const first = stripPreamble(pipelineParts(shellWords(command)), undefined).parts[0];
+  return first !== undefined && DISCOVERY_RE.test(first.words.join(" "));
+};
+
 export const describeCall = (call: ToolCall): CallMeaning => {
   const name = call.name;
   const input = call.input;
   const asksPerson = PERSON_TOOLS.has(name);
+  if (DISCOVERY_TOOLS.has(name)) return { writes: [], mutating: false, asksPerson, discovery: true };
+  if (UNREPEATABLE_TOOLS.has(name) || (name === "exec" && /\btools\.web__/.test(call.inputText)))
+    return { writes: [], mutating: false, asksPerson, unrepeatable: true };
   if (MUTATING_TOOLS.has(name)) {
     let writes: string[] = [];
     if (name === "apply_patch") {
@@ -449,9 +466,11 @@ export const describeCall = (call: ToolCall): CallMeaning => {
     let writes = read ? [] : shellWrites(command, sh.workdir);
     if (/\bapply_patch\b/.test(command)) writes = [...writes, ...patchFiles(command, sh.workdir)];
     const rerunnable = read ? undefined : rerunnableKind(command);
+    const discovery = !read && rerunnable === undefined && writes.length === 0 && isDiscoveryCommand(command);
     const base = { command, writes, mutating: false, asksPerson };
     return {
       ...base,
+      ...(discovery ? { discovery } : {}),
       ...(read ? { read } : {}),
       ...(rerunnable ? { rerunnable } : {}),
     };

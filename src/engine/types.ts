@@ -75,6 +75,7 @@ export type RuleId =
   | "referenced"
   | "unreferenced"
   | "too-recent"
+  | "discovery"
   | "re-runnable"
   | "already-cut"
   | "escalation"
@@ -133,6 +134,8 @@ export interface Options {
   readonly recentResults: number;
   /** a token seen in more than this many results is too generic to count */
   readonly genericTokenResults: number;
+  /** a search or listing output up to this many characters is kept: later steps reach for its names */
+  readonly discoveryKeepChars: number;
   /** a pass removing less than this share of tool-output tokens is not taken (0: always) */
   readonly minRemovalFraction: number;
   /** escalation: cut further until the history is at most this many tokens (undefined: no escalation) */
@@ -144,5 +147,6 @@ export const DEFAULT_OPTIONS: Options = {
   truncateHeadChars: 200,
   recentResults: 10,
   genericTokenResults: 10,
+  discoveryKeepChars: 4_000,
   minRemovalFraction: 0,
 };

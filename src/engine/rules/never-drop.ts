@@ -8,6 +8,8 @@ export const neverDropUnquoted = ({ index, item }: RuleContext): Verdict | undef
   if (item.error) return { action: "keep", rule: "never-drop", reason: "an error result" };
   if (item.meaning.asksPerson)
     return { action: "keep", rule: "never-drop", reason: `a person's answer (${item.call?.name ?? "?"}): re-running does not bring it back` };
+  if (item.meaning.unrepeatable)
+    return { action: "keep", rule: "never-drop", reason: `${item.call?.name ?? "?"} output: re-running would not reproduce it` };
   const next = index.nextReplyAfter(item.messageIndex);
   if (next !== -1) {
     const m = RULE_WORD_RE.exec(index.session.messages[next]!.text);

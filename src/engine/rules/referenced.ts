@@ -33,6 +33,9 @@ export const referenced: Rule = {
     if (after < index.options.recentResults)
       return { action: "keep", rule: "too-recent", reason: `only ${after} tool result${after === 1 ? "" : "s"} after it` };
     if (!item.call) return { action: "keep", rule: "default-keep", reason: "no matching call: nothing would re-run it" };
+    const chars = item.result.text.length;
+    if (item.meaning.discovery && chars <= index.options.discoveryKeepChars)
+      return { action: "keep", rule: "discovery", reason: `a search or listing (${chars} chars): later steps reach for the names it shows` };
     const found = lookup(index, item);
     if ("token" in found) return { action: "keep", rule: "referenced", reason: `${quoteToken(found.token)} used at ${at(found.at)}` };
     const why =

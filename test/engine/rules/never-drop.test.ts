@@ -109,3 +109,21 @@ describe("never-drop", () => {
     expect(after.toolCalls[0]!.input).toEqual(input);
   });
 });
+
+describe("never-drop: results re-running would not reproduce", () => {
+  test.each([
+    ["Task", { description: "explore", subagent_type: "Explore", prompt: "map the repo" }],
+    ["Agent", { description: "explore", prompt: "map the repo" }],
+    ["WebSearch", { query: "rfc 8693 token exchange" }],
+    ["WebFetch", { url: "https://example.org/spec", prompt: "summarize" }],
+    ["exec", 'const r = await tools.web__run({"search_query":[{"q":"oauth token exchange"}]});'],
+  ])("an unreferenced %s result is kept", (tool, input) => {
+    const { session, id } = scenario((b) => b.assistant("ok"), { tool, input });
+    expect(decisionFor(session, id)).toMatchObject({ action: "keep", rule: "never-drop", reason: `${tool} output: re-running would not reproduce it` });
+  });
+
+  test("a plain shell command's unreferenced result still goes", () => {
+    const { session, id } = scenario((b) => b.assistant("ok"), { tool: "Bash", input: { command: "./nightly" } });
+    expect(verdictFor(session, id)).toBe("drop unreferenced");
+  });
+});

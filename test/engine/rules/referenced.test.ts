@@ -90,3 +90,46 @@ describe("referenced", () => {
     expect(decisionFor(b.session(), "orphan")).toMatchObject({ action: "keep", rule: "default-keep", tool: "?" });
   });
 });
+
+describe("referenced: a small search or listing is kept (later steps reach for its names)", () => {
+  const LISTING = ["src/app/layout.tsx", "src/app/globals.css", "src/lib/session-store.ts"].join("\n");
+  const discovered = (name: string, input: unknown, text = LISTING) => {
+    const b = new SessionBuilder().user("where is the layout?");
+    const id = b.call(name, input, text);
+    b.assistant("Found the app folder.");
+    b.filler(12);
+    return { session: b.session(), id };
+  };
+
+  test.each([
+    ["Glob", { pattern: "src/**/*.tsx" }],
+    ["Grep", { pattern: "createSession", output_mode: "files_with_matches" }],
+    ["Bash", { command: "find src -name '*.ts'" }],
+    ["Bash", { command: "cd /repo && rg -n createSession src | head -50" }],
+    ["Bash", { command: "tree -L 2" }],
+    ["Bash", { command: "git ls-files" }],
+    ["Bash", { command: "mytool --help" }],
+    ["exec_command", { cmd: "rg --files packages" }],
+  ])("%s %j, unreferenced: kept", (name, input) => {
+    const { session, id } = discovered(name, input);
+    expect(decisionFor(session, id)).toMatchObject({ action: "keep", rule: "discovery" });
+  });
+
+  test("over discoveryKeepChars it is judged like any result: dropped when unreferenced", () => {
+    const big = Array.from({ length: 400 }, (_, i) => `src/generated/file_${i}.ts`).join("\n");
+    const { session, id } = discovered("Glob", { pattern: "src/**/*.ts" }, big);
+    expect(big.length).toBeGreaterThan(4_000);
+    expect(verdictFor(session, id)).toBe("drop unreferenced");
+  });
+
+  test("ls is re-runnable, not discovery: its spec'd truncation/drop stands", () => {
+    const lsLa = LISTING.split("\n").map((f) => `-rw-r--r--  1 dev  staff  1024 Nov 30 02:19 ${f}`).join("\n");
+    const { session, id } = discovered("Bash", { command: "ls -la src/app" }, lsLa);
+    expect(verdictFor(session, id)).toBe("drop unreferenced");
+  });
+
+  test("a search that writes (find -delete through a redirect) is not kept as discovery", () => {
+    const { session, id } = discovered("Bash", { command: "find src -name '*.orig' > /tmp/orig-files.txt" });
+    expect(verdictFor(session, id)).not.toBe("keep discovery");
+  });
+});
