@@ -127,3 +127,26 @@ describe("never-drop: results re-running would not reproduce", () => {
     expect(verdictFor(session, id)).toBe("drop unreferenced");
   });
 });
+
+describe("never-drop: the rule word must come right after the result", () => {
+  test("a reply with a rule word after the assistant called another tool does not count", () => {
+    const { session, id } = scenario((b) => {
+      b.bash("./other-step", "unrelated output of another step, long enough to be worth removing here");
+      b.assistant("You must never do that.");
+    });
+    expect(verdictFor(session, id)).toBe("drop unreferenced");
+  });
+
+  test("other results of the same batch may stand between the result and the reply", () => {
+    const b = new SessionBuilder("codex").user("please check the nightly job");
+    const first = "call_a";
+    b.messages.push({ role: "assistant", kind: "reply", text: "", toolCalls: [{ id: first, name: "exec_command", input: { cmd: "./nightly" }, inputText: '{"cmd":"./nightly"}' }], toolResults: [] });
+    b.messages.push({ role: "assistant", kind: "reply", text: "", toolCalls: [{ id: "call_b", name: "exec_command", input: { cmd: "./weekly" }, inputText: '{"cmd":"./weekly"}' }], toolResults: [] });
+    b.messages.push({ role: "user", kind: "tool", text: "", toolCalls: [], toolResults: [{ callId: first, text: OUTPUT, isError: false, images: 0 }] });
+    b.messages.push({ role: "user", kind: "tool", text: "", toolCalls: [], toolResults: [{ callId: "call_b", text: "weekly ok", isError: false, images: 0 }] });
+    b.messages.push({ role: "assistant", kind: "reasoning", text: "thinking", toolCalls: [], toolResults: [] });
+    b.assistant("The nightly job must always run first.");
+    b.filler(12);
+    expect(decisionFor(b.session(), first)).toMatchObject({ action: "keep", rule: "never-drop" });
+  });
+});
