@@ -23,6 +23,8 @@ export interface CallMeaning {
   readonly read?: FileRead;
   /** files this call may change; "*" when it may change any file (git checkout ., a formatter) */
   readonly writes: readonly string[];
+  /** files this call replaces or deletes whole (Write, apply_patch Add/Delete File, `> file`): an earlier read of them is obsolete */
+  readonly rewrites?: readonly string[];
   /** an Edit/Write/MultiEdit/NotebookEdit/apply_patch call: its input is never touched */
   readonly mutating: boolean;
   /** the shell command line, for shell tools */
@@ -416,6 +418,28 @@ export const patchFiles = (patch: string, workdir?: string): string[] => {
   return out;
 };
 
+const WHOLE_FILE_PATCH_RE = /^\*\*\* (?:Add|Delete) File: (.+)$/gm;
+
+/** Files an apply_patch body creates or deletes whole. */
+export const patchRewrites = (patch: string, workdir?: string): string[] => {
+  const out: string[] = [];
+  for (const m of patch.matchAll(WHOLE_FILE_PATCH_RE)) out.push(normalizePath(m[1]!.trim(), workdir));
+  return out;
+};
+
+/** Targets of `>` / `>|` redirections (not `>>`): files a shell command replaces whole. */
+export const shellRewrites = (command: string, workdir?: string): string[] => {
+  const words = shellWords(command);
+  const wd = stripPreamble(pipelineParts(words), workdir).workdir;
+  const out: string[] = [];
+  for (let i = 0; i < words.length - 1; i++) {
+    const w = words[i]!;
+    const target = words[i + 1]!;
+    if ((w === ">" || w === ">|") && target !== "/dev/null" && !target.startsWith("&")) out.push(normalizePath(target, wd));
+  }
+  return out;
+};
+
 const patchText = (input: unknown): string | undefined => {
   if (typeof input === "string") return input;
   if (!isRecord(input)) return undefined;
@@ -437,16 +461,19 @@ export const describeCall = (call: ToolCall): CallMeaning => {
     return { writes: [], mutating: false, asksPerson, unrepeatable: true };
   if (MUTATING_TOOLS.has(name)) {
     let writes: string[] = [];
+    let rewrites: string[] = [];
     if (name === "apply_patch") {
       const p = patchText(input);
       const wd = isRecord(input) ? str(input.workdir) : undefined;
       writes = p === undefined ? [ANY_FILE] : patchFiles(p, wd);
       if (writes.length === 0) writes = [ANY_FILE];
+      if (p !== undefined) rewrites = patchRewrites(p, wd);
     } else if (isRecord(input)) {
       const f = str(input.file_path) ?? str(input.notebook_path) ?? str(input.path);
       writes = f === undefined ? [ANY_FILE] : [normalizePath(f)];
+      if (name === "Write" && f !== undefined) rewrites = writes;
     } else writes = [ANY_FILE];
-    return { writes, mutating: true, asksPerson };
+    return { writes, mutating: true, asksPerson, ...(rewrites.length > 0 ? { rewrites } : {}) };
   }
   if (name === "Read" && isRecord(input)) {
     const f = str(input.file_path) ?? str(input.path);
@@ -465,12 +492,14 @@ export const describeCall = (call: ToolCall): CallMeaning => {
     const read = shellRead(command, sh.workdir);
     let writes = read ? [] : shellWrites(command, sh.workdir);
     if (/\bapply_patch\b/.test(command)) writes = [...writes, ...patchFiles(command, sh.workdir)];
+    const rewrites = read ? [] : [...shellRewrites(command, sh.workdir), ...(/\bapply_patch\b/.test(command) ? patchRewrites(command, sh.workdir) : [])];
     const rerunnable = read ? undefined : rerunnableKind(command);
     const discovery = !read && rerunnable === undefined && writes.length === 0 && isDiscoveryCommand(command);
     const base = { command, writes, mutating: false, asksPerson };
     return {
       ...base,
       ...(discovery ? { discovery } : {}),
+      ...(rewrites.length > 0 ? { rewrites } : {}),
       ...(read ? { read } : {}),
       ...(rerunnable ? { rerunnable } : {}),
     };

@@ -109,3 +109,18 @@ describe("re-runnable commands and results", () => {
     expect(passed(text, isError)).toBe(expected);
   });
 });
+
+describe("what a call replaces whole (rewrites)", () => {
+  const call = (name: string, input: unknown) => ({ id: "c", name, input, inputText: typeof input === "string" ? input : JSON.stringify(input) });
+  test.each([
+    ["Write", { file_path: "/repo/a.ts", content: "x" }, ["/repo/a.ts"]],
+    ["Edit", { file_path: "/repo/a.ts", old_string: "a", new_string: "b" }, []],
+    ["apply_patch", "*** Begin Patch\n*** Add File: src/new.ts\n+x\n*** Update File: src/old.ts\n@@\n-a\n+b\n*** Delete File: src/gone.ts\n*** End Patch", ["src/new.ts", "src/gone.ts"]],
+    ["Bash", { command: "cat > /repo/a.ts <<'EOF'\nx\nEOF" }, ["/repo/a.ts"]],
+    ["Bash", { command: "echo x >> /repo/a.ts" }, []],
+    ["exec_command", { cmd: "printf 'x' > out.txt", workdir: "/repo" }, ["/repo/out.txt"]],
+    ["Bash", { command: "ls > /dev/null" }, []],
+  ])("%s %j", (name, input, expected) => {
+    expect(describeCall(call(name, input)).rewrites ?? []).toEqual(expected);
+  });
+});

@@ -32,9 +32,9 @@ describe("superseded-read", () => {
     ["a whole read, then a ranged read", read(WHOLE), [read(RANGE_10_19, { offset: 10, limit: 10 })], "drop unreferenced"],
     ["re-read after the file changed (no write seen)", read(WHOLE), [read(CHANGED)], "drop unreferenced"],
     ["re-read after an Edit of the file", read(WHOLE), [(b) => void b.call("Edit", { file_path: PATH, old_string: "a", new_string: "b" }, "ok"), read(WHOLE)], "drop unreferenced"],
-    ["re-read after a Write of the file", read(WHOLE), [(b) => void b.call("Write", { file_path: PATH, content: "x" }, "ok"), read(WHOLE)], "drop unreferenced"],
+    ["re-read after a Write of the file (replaced whole)", read(WHOLE), [(b) => void b.call("Write", { file_path: PATH, content: "x" }, "ok"), read(WHOLE)], "drop superseded-read"],
     ["re-read after a shell command that edits the file", read(WHOLE), [(b) => void b.bash(`sed -i 's/a/b/' ${PATH}`, ""), read(WHOLE)], "drop unreferenced"],
-    ["re-read after a redirect into the file", read(WHOLE), [(b) => void b.bash(`echo x >> ${PATH}`, ""), read(WHOLE)], "drop unreferenced"],
+    ["re-read after an append to the file", read(WHOLE), [(b) => void b.bash(`echo x >> ${PATH}`, ""), read(WHOLE)], "drop unreferenced"],
     ["re-read after git checkout .", read(WHOLE), [(b) => void b.bash("git checkout .", ""), read(WHOLE)], "drop unreferenced"],
     ["re-read after an edit of another file", read(WHOLE), [(b) => void b.call("Edit", { file_path: "/repo/src/other.ts", old_string: "a", new_string: "b" }, "ok"), read(WHOLE)], "drop superseded-read"],
     ["re-read after a read-only shell command naming the file", read(WHOLE), [(b) => void b.bash(`wc -l ${PATH}`, "60"), read(WHOLE)], "drop superseded-read"],
@@ -67,5 +67,35 @@ describe("superseded-read", () => {
     b.assistant("read it");
     b.filler(12);
     expect(verdictFor(b.session(), id)).toBe("drop unreferenced");
+  });
+});
+
+describe("superseded-read: a file later replaced or deleted whole", () => {
+  const cases: [string, Step, Step, string][] = [
+    ["the latest read, then a Write of the file", read(WHOLE), (b) => void b.call("Write", { file_path: PATH, content: "export const x = 1;\n" }, "File created successfully"), "drop superseded-read"],
+    ["a ranged read, then a Write of the file", read(RANGE_10_19, { offset: 10, limit: 10 }), (b) => void b.call("Write", { file_path: PATH, content: "x" }, "ok"), "drop superseded-read"],
+    ["the latest read, then a shell `>` into the file", read(WHOLE), (b) => void b.bash(`cat > ${PATH} <<'EOF'\nexport {};\nEOF`, ""), "drop superseded-read"],
+    ["the latest read, then an apply_patch deleting the file", read(WHOLE), (b) => void b.call("apply_patch", `*** Begin Patch\n*** Delete File: ${PATH}\n*** End Patch`, "Done"), "drop superseded-read"],
+    ["the latest read, then an Edit (a partial change): still the latest read", read(WHOLE), (b) => void b.call("Edit", { file_path: PATH, old_string: "a", new_string: "b" }, "ok"), "keep latest-read"],
+    ["the latest read, then `>>` (an append): still the latest read", read(WHOLE), (b) => void b.bash(`echo x >> ${PATH}`, ""), "keep latest-read"],
+    ["the latest read, then a Write of another file", read(WHOLE), (b) => void b.call("Write", { file_path: "/repo/src/other.ts", content: "x" }, "ok"), "keep latest-read"],
+  ];
+  test.each(cases)("%s: %s", (_name, first, after, expected) => {
+    const { session, id } = scenario(first, [after], []);
+    expect(verdictFor(session, id)).toBe(expected);
+  });
+
+  test("the reason names the call that replaced the file", () => {
+    const { session, id } = scenario(read(WHOLE), [(b) => void b.call("Write", { file_path: PATH, content: "x" }, "ok")], []);
+    expect(decisionFor(session, id)).toMatchObject({ action: "drop", rule: "superseded-read", reason: "replaced whole by Write at #3" });
+  });
+
+  test("a Write before the read does not make it obsolete", () => {
+    const { session, id } = scenario((b) => {
+      b.call("Write", { file_path: PATH, content: "x" }, "ok");
+      read(WHOLE)(b);
+    }, [], []);
+    expect(verdictFor(session, "call_2")).toBe("keep latest-read");
+    void id;
   });
 });
