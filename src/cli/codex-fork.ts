@@ -1,6 +1,7 @@
 // `bc codex-fork`: write a fork of a Codex rollout whose history is the pruned verbatim one, then
 // (optionally) resume it. Parse flags, call forkRollout, print.
 import { defineCommand } from "citty";
+import { SESSION_ARG } from "./args.ts";
 import { join, relative, resolve as resolvePath, sep } from "node:path";
 import { type ContextMode, defaultCodexHome, enginePruner, type ForkResult, forkRollout } from "../hosts/codex/fork.ts";
 import { resolveSession } from "../hosts/load.ts";
@@ -58,7 +59,7 @@ export default defineCommand({
       "checked strictly, then made visible; resume it with `codex resume <new id>`. The source is never modified.",
   },
   args: {
-    session: { type: "positional", required: true, description: "a rollout path (rollout-*.jsonl) or a Codex session id" },
+    session: { ...SESSION_ARG, description: "A Codex rollout ($CODEX_HOME/sessions/**/rollout-*.jsonl) or a Codex session id to look up there" },
     context: {
       type: "string",
       default: "fresh",

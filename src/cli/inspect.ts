@@ -1,5 +1,6 @@
 // `bc inspect <file | session id>`: what a session is made of, before any rule touches it.
 import { defineCommand } from "citty";
+import { SESSION_ARG } from "./args.ts";
 import { statSync } from "node:fs";
 import { estimateTokens } from "../engine/estimate.ts";
 import type { Host, Message, MessageKind, Role } from "../engine/types.ts";
@@ -252,12 +253,7 @@ export default defineCommand({
     description: "Print a session's shape: messages, tool calls by tool, output size, host compactions",
   },
   args: {
-    session: {
-      type: "positional",
-      required: true,
-      description:
-        "A Claude Code transcript (~/.claude/projects/<project>/<id>.jsonl), a Codex rollout ($CODEX_HOME/sessions/**/rollout-*.jsonl), or a session id to look up in those places",
-    },
+    session: SESSION_ARG,
     json: { type: "boolean", description: "Print the report as JSON on stdout, for scripts" },
   },
   run({ args }) {

@@ -1,6 +1,7 @@
 // `bc plan <file | session id>`: a dry run of the rules. Prints, for every tool result, what
 // the rules would do and why, then the totals. Reads the session; writes nothing.
 import { defineCommand } from "citty";
+import { SESSION_ARG } from "./args.ts";
 import { applyToSession } from "../engine/apply.ts";
 import { plan } from "../engine/plan.ts";
 import { type Options, type Plan, type RuleId, type Session, DEFAULT_OPTIONS } from "../engine/types.ts";
@@ -136,12 +137,7 @@ export default defineCommand({
       "Dry run: show what the rules would keep, truncate or drop in a session, and why (one line per tool result, then totals). Writes nothing.",
   },
   args: {
-    session: {
-      type: "positional",
-      required: true,
-      description:
-        "A Claude Code transcript (~/.claude/projects/<project>/<id>.jsonl), a Codex rollout ($CODEX_HOME/sessions/**/rollout-*.jsonl), or a session id to look up in those places",
-    },
+    session: SESSION_ARG,
     json: { type: "boolean", description: "Print the plan(s) as JSON on stdout, for scripts" },
     passes: {
       type: "string",
