@@ -1,10 +1,23 @@
 // Facts about a session that the rules read: every tool result with its call and what the
 // call means, file reads and writes in order, and (computed on first use) the token tables,
 // quotes and rule words. Built once per plan; rules only look things up.
+import { CandidateMatcher } from "./candidate-tokens.ts";
 import { isAlreadyCut } from "./notes.ts";
+import { type FastQuoteTables, type QuoteTables, buildFastQuoteTables, buildQuoteTables, findQuote, findQuoteFast, isAssistantReply } from "./quotes.ts";
 import { extractTokens } from "./tokens.ts";
 import { type CallMeaning, ANY_FILE, describeCall, exitCode, inputStrings, rangeWithin, resultBody } from "./tools.ts";
 import type { Message, Options, Session, ToolCall, ToolResult } from "./types.ts";
+
+export { MIN_QUOTE_LINE, MIN_QUOTE_RUN } from "./quotes.ts";
+
+/**
+ * How the lookup and the quote check find what they need. "fast": only the tokens that
+ * later prose or inputs hold are looked for in each result (candidate-tokens.ts), and only
+ * likely places are checked for quotes (quotes.ts). "reference": every token of every result
+ * is extracted and every place is checked, the plain definition the fast path is tested
+ * against. Both give the same Plan.
+ */
+export type LookupMode = "fast" | "reference";
 
 export interface ResultItem {
   /** position among all tool results, in message order */
@@ -63,18 +76,15 @@ const messageTokens = (m: Message): readonly string[] => {
   return t;
 };
 
-const isAssistantReply = (m: Message): boolean => m.role === "assistant" && m.kind === "reply" && m.text !== "";
-
 export const RULE_WORD_RE = /\b(?:must|never|always|do not|don't|don’t)\b/i;
 
-/** A quoted run must be at least this long. */
-export const MIN_QUOTE_RUN = 40;
-/** A quoted whole line must be at least this long (shorter lines are too common: "}", "OK"). */
-export const MIN_QUOTE_LINE = 12;
-const BLOCK = MIN_QUOTE_RUN / 2;
-const BLOOM_BITS = 1 << 20;
-const MAX_BLOCK_CHECKS = 8;
-const HASH_BASE = 31;
+interface TokenTables {
+  firstSeen: Map<string, number>;
+  lastSeen: Map<string, number>;
+  resultCount: Map<string, number>;
+}
+
+const NO_TOKENS: readonly string[] = [];
 
 export class SessionIndex {
   readonly session: Session;
@@ -85,13 +95,19 @@ export class SessionIndex {
   /** message indices of calls that may write each file (ANY_FILE: any file) */
   private readonly writesByPath = new Map<string, number[]>();
   private superseded?: Map<ResultItem, ResultItem>;
-  private tokenTables?: { firstSeen: Map<string, number>; lastSeen: Map<string, number>; resultCount: Map<string, number> };
+  private tokenTables?: TokenTables;
+  /** fast mode: each result's tokens that later prose or inputs hold, in extractTokens order */
+  private candidateTokens?: (readonly string[])[];
   private quoteTables?: QuoteTables;
+  private fastQuoteTables?: FastQuoteTables;
   private nextReply?: Int32Array;
+  private supersedingReads?: Set<ResultItem>;
+  readonly mode: LookupMode;
 
-  constructor(session: Session, options: Options) {
+  constructor(session: Session, options: Options, mode: LookupMode = "fast") {
     this.session = session;
     this.options = options;
+    this.mode = mode;
     const calls = new Map<string, { call: ToolCall; at: number }>();
     const items: ResultItem[] = [];
     session.messages.forEach((m, i) => {
@@ -164,9 +180,11 @@ export class SessionIndex {
 
   /** Whether this read made an earlier read redundant (it cannot be truncated). */
   supersedesAnother(item: ResultItem): boolean {
-    if (this.superseded === undefined) this.superseded = this.findSuperseded();
-    for (const v of this.superseded.values()) if (v === item) return true;
-    return false;
+    if (this.supersedingReads === undefined) {
+      if (this.superseded === undefined) this.superseded = this.findSuperseded();
+      this.supersedingReads = new Set(this.superseded.values());
+    }
+    return this.supersedingReads.has(item);
   }
 
   private findSuperseded(): Map<ResultItem, ResultItem> {
@@ -196,8 +214,9 @@ export class SessionIndex {
   /**
    * Token tables: where each prose/input token was first seen (any message), where it was
    * last seen in an assistant reply or a tool input, and in how many results it occurs.
+   * Only tokens seen in prose or inputs can ever match, so results are counted for those alone.
    */
-  tokens(): { firstSeen: Map<string, number>; lastSeen: Map<string, number>; resultCount: Map<string, number> } {
+  tokens(): TokenTables {
     if (this.tokenTables) return this.tokenTables;
     const firstSeen = new Map<string, number>();
     const lastSeen = new Map<string, number>();
@@ -211,15 +230,29 @@ export class SessionIndex {
         if (later) lastSeen.set(t, i);
       }
     });
-    // only tokens seen in prose or inputs can ever match: count results for those alone
+    if (this.mode === "fast") {
+      const matcher = new CandidateMatcher(lastSeen.keys());
+      this.candidateTokens = this.items.map((item) => (item.cut ? NO_TOKENS : matcher.tokensIn(item.result.text)));
+    }
     for (const item of this.items) {
-      for (const t of resultTokens(item.result)) {
+      for (const t of this.resultTokens(item)) {
         if (!lastSeen.has(t)) continue;
         resultCount.set(t, (resultCount.get(t) ?? 0) + 1);
       }
     }
     this.tokenTables = { firstSeen, lastSeen, resultCount };
     return this.tokenTables;
+  }
+
+  /**
+   * The result's distinctive tokens that the lookup can use, in extractTokens order: in
+   * "reference" mode all of them, in "fast" mode those that later prose or inputs hold (the
+   * lookup passes over the others).
+   */
+  resultTokens(item: ResultItem): readonly string[] {
+    if (this.mode === "reference") return resultTokens(item.result);
+    if (this.candidateTokens === undefined) this.tokens();
+    return this.candidateTokens![item.ordinal]!;
   }
 
   /** Index of the first assistant reply with prose after message i, in the same turn; -1 if none. */
@@ -242,129 +275,8 @@ export class SessionIndex {
   /** The index of a later assistant reply that quotes this result (a run of 40+ characters or a whole line), or -1. */
   quotedAt(item: ResultItem): number {
     if (this.quoteTables === undefined) this.quoteTables = buildQuoteTables(this.session.messages);
-    return findQuote(this.quoteTables, item.result.text, item.messageIndex);
+    if (this.mode === "reference") return findQuote(this.quoteTables, item.result.text, item.messageIndex);
+    if (this.fastQuoteTables === undefined) this.fastQuoteTables = buildFastQuoteTables(this.quoteTables);
+    return findQuoteFast(this.fastQuoteTables, item.result.text, item.messageIndex);
   }
 }
-
-// ---------------------------------------------------------------- quotes
-
-interface QuoteTables {
-  readonly texts: readonly string[];
-  /** 20-character blocks at aligned offsets of every assistant reply -> [message, offset] pairs */
-  readonly blocks: Map<string, number[]>;
-  readonly bloom: Uint32Array;
-  /** whole lines and `code spans` of assistant replies (trimmed) -> last message index */
-  readonly lines: Map<string, number>;
-  readonly lastReply: number;
-}
-
-let powCache = 0;
-const hashPow = (): number => {
-  if (powCache === 0) {
-    let p = 1;
-    for (let i = 0; i < BLOCK - 1; i++) p = Math.imul(p, HASH_BASE);
-    powCache = p;
-  }
-  return powCache;
-};
-
-const hashBlock = (s: string, from: number): number => {
-  let h = 0;
-  for (let i = from; i < from + BLOCK; i++) h = (Math.imul(h, HASH_BASE) + s.charCodeAt(i)) | 0;
-  return h;
-};
-
-const trimLine = (line: string): string => line.replace(/^\s*\d+→/, "").trim();
-
-/** Whether text[start, end) is shorter than a quoted run once its indentation (and a line-number prefix) is gone. */
-const shortWhenTrimmed = (text: string, start: number, end: number): boolean => {
-  let i = start;
-  while (i < end && text.charCodeAt(i) <= 32) i++;
-  let j = i;
-  while (j < end && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j++;
-  if (j > i && text.charCodeAt(j) === 0x2192) i = j + 1;
-  let k = end;
-  while (k > i && text.charCodeAt(k - 1) <= 32) k--;
-  return k - i < MIN_QUOTE_RUN;
-};
-
-const isQuotableLine = (line: string): boolean => line.length >= MIN_QUOTE_LINE && /[A-Za-z]/.test(line);
-
-const buildQuoteTables = (messages: readonly Message[]): QuoteTables => {
-  const texts: string[] = [];
-  const blocks = new Map<string, number[]>();
-  const bloom = new Uint32Array(BLOOM_BITS >>> 5);
-  const lines = new Map<string, number>();
-  let lastReply = -1;
-  messages.forEach((m, i) => {
-    texts.push(isAssistantReply(m) ? m.text : "");
-    if (!isAssistantReply(m)) return;
-    lastReply = i;
-    const t = m.text;
-    for (let off = 0; off + BLOCK <= t.length; off += BLOCK) {
-      const b = t.slice(off, off + BLOCK);
-      const list = blocks.get(b);
-      if (list) list.push(i, off);
-      else blocks.set(b, [i, off]);
-      const h = hashBlock(t, off) & (BLOOM_BITS - 1);
-      bloom[h >>> 5]! |= 1 << (h & 31);
-    }
-    for (const raw of t.split("\n")) {
-      const line = trimLine(raw.replace(/^[>*-]\s+/, ""));
-      if (isQuotableLine(line)) lines.set(line, i);
-    }
-    for (const span of t.matchAll(/`([^`\n]+)`/g)) {
-      const s = span[1]!.trim();
-      if (isQuotableLine(s)) lines.set(s, i);
-    }
-  });
-  return { texts, blocks, bloom, lines, lastReply };
-};
-
-const commonRunAround = (r: string, rAt: number, p: string, pAt: number): number => {
-  let left = 0;
-  while (rAt - left - 1 >= 0 && pAt - left - 1 >= 0 && r.charCodeAt(rAt - left - 1) === p.charCodeAt(pAt - left - 1)) left++;
-  let right = BLOCK;
-  while (rAt + right < r.length && pAt + right < p.length && r.charCodeAt(rAt + right) === p.charCodeAt(pAt + right)) right++;
-  return left + right;
-};
-
-const findQuote = (q: QuoteTables, text: string, after: number): number => {
-  if (q.lastReply <= after) return -1;
-  // whole lines shorter than a quoted run (a longer line quoted whole is a run, found below)
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf("\n", start);
-    if (end === -1) end = text.length;
-    if (end - start >= MIN_QUOTE_LINE && (end - start < MIN_QUOTE_RUN || shortWhenTrimmed(text, start, end))) {
-      const line = trimLine(text.slice(start, end));
-      const at = q.lines.get(line);
-      if (at !== undefined && at > after) return at;
-    }
-    start = end + 1;
-  }
-  // runs of 40+ characters: any such run contains one aligned 20-character block of the reply
-  if (text.length < MIN_QUOTE_RUN) return -1;
-  const pow = hashPow();
-  let h = hashBlock(text, 0);
-  for (let i = 0; ; i++) {
-    const b = h & (BLOOM_BITS - 1);
-    if ((q.bloom[b >>> 5]! & (1 << (b & 31))) !== 0) {
-      const hits = q.blocks.get(text.slice(i, i + BLOCK));
-      if (hits) {
-        // entries are in message order: walk back from the latest, stop at the result; a
-        // block repeated in many replies is checked in its latest MAX_BLOCK_CHECKS places only
-        // (otherwise a much-quoted line would make the check quadratic)
-        const stop = Math.max(0, hits.length - 2 * MAX_BLOCK_CHECKS);
-        for (let k = hits.length - 2; k >= stop; k -= 2) {
-          const msg = hits[k]!;
-          if (msg <= after) break;
-          if (commonRunAround(text, i, q.texts[msg]!, hits[k + 1]!) >= MIN_QUOTE_RUN) return msg;
-        }
-      }
-    }
-    if (i + BLOCK >= text.length) break;
-    h = (Math.imul(h - Math.imul(text.charCodeAt(i), pow), HASH_BASE) + text.charCodeAt(i + BLOCK)) | 0;
-  }
-  return -1;
-};

@@ -2,7 +2,7 @@
 // fixed-point laws, optionally escalate toward a token budget, and total it all up.
 // Pure: the same session and options give the same Plan, byte for byte.
 import { estimateTextTokens } from "./estimate.ts";
-import { type ResultItem, SessionIndex } from "./index.ts";
+import { type LookupMode, type ResultItem, SessionIndex } from "./index.ts";
 import { DEFAULT_KEEP, mergeVerdict, settle } from "./merge.ts";
 import { dropNote, truncatedText } from "./notes.ts";
 import { LADDER } from "./rules/ladder.ts";
@@ -83,9 +83,12 @@ const ESCALATION_REASONS = [
   "over budget: recent and not yet referenced",
 ];
 
-export const plan = (session: Session, options?: Partial<Options>): Plan => {
+export const plan = (session: Session, options?: Partial<Options>): Plan => planWith(session, options, "fast");
+
+/** plan() with a chosen lookup mode: "reference" is the plain definition the tests hold the fast path to. */
+export const planWith = (session: Session, options: Partial<Options> | undefined, mode: LookupMode): Plan => {
   const opts: Options = { ...DEFAULT_OPTIONS, ...options };
-  const index = new SessionIndex(session, opts);
+  const index = new SessionIndex(session, opts, mode);
   const verdicts = index.items.map((item) => decideResult(index, item));
 
   const before = sessionTokens(session);

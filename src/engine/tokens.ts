@@ -32,7 +32,7 @@ const FILE_EXTENSIONS =
 // in a file extension. A bare file name with a known extension also counts.
 // The lookaheads only say what a match must contain (a "/", a "."): they change no result,
 // but spare the engine from trying the whole pattern at every word.
-const PATH_RE = new RegExp(
+export const PATH_RE = new RegExp(
   String.raw`(?<![\w.@+~/-])(?=[\w.@+~:-]*\/)(?:[A-Za-z][A-Za-z0-9+.-]*:\/\/)?(?:~|\.{1,2})?[\w.@+-]*(?:\/[\w.@+-]+)+\/?` +
     String.raw`|(?<![\w.@+~/-])(?=[\w@+-][\w@+-]*\.)[\w@+-][\w.@+-]*\.(?:${FILE_EXTENSIONS})(?![\w/])`,
   "g",
@@ -40,9 +40,9 @@ const PATH_RE = new RegExp(
 const PATH_EXT_RE = new RegExp(String.raw`\.(?:${FILE_EXTENSIONS})\/?$`);
 
 // The lookahead skips words with no "_", "-" or camelCase hump (most words) without a match.
-const IDENTIFIER_RE = /(?<![\w$])(?=[\w$-]{6})(?=[\w$-]*?(?:[_-]|[a-z][A-Z]))[A-Za-z_$][\w$]*(?:-[\w$]+)*/g;
-const NUMBER_RE = /(?<![\w.])\d{4,}(?!\w)/g;
-const QUOTED_RE = /(?<![\w\\])(?:"([^"\n]{8,200})"|'([^'\n]{8,200})'|`([^`\n]{8,200})`)(?!\w)/g;
+export const IDENTIFIER_RE = /(?<![\w$])(?=[\w$-]{6})(?=[\w$-]*?(?:[_-]|[a-z][A-Z]))[A-Za-z_$][\w$]*(?:-[\w$]+)*/g;
+export const NUMBER_RE = /(?<![\w.])\d{4,}(?!\w)/g;
+export const QUOTED_RE = /(?<![\w\\])(?:"([^"\n]{8,200})"|'([^'\n]{8,200})'|`([^`\n]{8,200})`)(?!\w)/g;
 
 /** What makes a line an error line. Case matters where a word would be too common otherwise. */
 export const ERROR_MARKER_RE =
@@ -50,12 +50,12 @@ export const ERROR_MARKER_RE =
 
 // Literal strings one of which every error line holds (searched with indexOf: far faster
 // than one alternation over the whole text).
-const ERROR_SCAN_LITERALS = ["error", "Error", "ERROR", "exception", "Exception", "EXCEPTION", "FAIL", "FATAL", "Traceback", "panic:", "fatal:", "ERR!"];
+export const ERROR_SCAN_LITERALS = ["error", "Error", "ERROR", "exception", "Exception", "EXCEPTION", "FAIL", "FATAL", "Traceback", "panic:", "fatal:", "ERR!"];
 
 // Claude Code's Read output numbers lines as "    12→"; the number is not part of the line.
 const LINE_NUMBER_PREFIX_RE = /^\s*\d+→/;
 
-const isDistinctivePath = (p: string): boolean => {
+export const isDistinctivePath = (p: string): boolean => {
   if (p.length < 4 || !/[A-Za-z]/.test(p)) return false;
   if (/^(?:~|\.{1,2})?\//.test(p) || p.includes("://")) return p.length >= 4;
   const slashes = p.split("/").length - 1;
@@ -63,11 +63,11 @@ const isDistinctivePath = (p: string): boolean => {
   return PATH_EXT_RE.test(p);
 };
 
-const isDistinctiveIdentifier = (id: string): boolean =>
+export const isDistinctiveIdentifier = (id: string): boolean =>
   id.length >= MIN_IDENTIFIER_CHARS && /[A-Za-z]/.test(id) && (id.includes("_") || id.includes("-") || /[a-z][A-Z]/.test(id));
 
 /** The error line around position `at`, trimmed and without a line-number prefix; undefined when too short. */
-const errorLineAt = (text: string, at: number): { line: string | undefined; end: number } => {
+export const errorLineAt = (text: string, at: number): { line: string | undefined; end: number } => {
   const start = text.lastIndexOf("\n", at) + 1;
   let end = text.indexOf("\n", at);
   if (end === -1) end = text.length;

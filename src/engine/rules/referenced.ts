@@ -1,7 +1,7 @@
 // Referenced later (the lookup): a result is used if one of its distinctive tokens appears
 // in a later assistant reply or tool input. Tokens known before the result existed, and
 // tokens found in too many results, prove nothing. Too recent a result is not judged.
-import { type ResultItem, type SessionIndex, resultTokens } from "../index.ts";
+import type { ResultItem, SessionIndex } from "../index.ts";
 import { type Rule, at, quoteToken } from "./rule.ts";
 
 /** The lookup on its own: the first token of the result used later, or why none counts. */
@@ -10,7 +10,7 @@ export const lookup = (index: SessionIndex, item: ResultItem): { token: string; 
   const i = item.messageIndex;
   let generic = 0;
   let known = 0;
-  for (const t of resultTokens(item.result)) {
+  for (const t of index.resultTokens(item)) {
     const seenAt = lastSeen.get(t);
     if (seenAt === undefined || seenAt <= i) continue;
     if (firstSeen.get(t)! < i) {

@@ -1,0 +1,398 @@
+// The lookup's fast path: which of a set of candidate strings (the tokens of later prose and
+// tool inputs) are distinctive tokens of a result, listed in the order extractTokens would
+// list them, without extracting every token of the result.
+//
+// Why it is exact. Every token is a substring of the text, and each kind of token is flanked
+// by characters outside \w ([A-Za-z0-9_]) on both sides (an error line clipped to its first
+// MAX_ERROR_LINE_CHARS characters is the one exception, on its right). So every run of \w
+// characters inside a candidate is a whole run of \w characters in the text wherever the
+// candidate occurs as a token. One pass over the text hashes each run of \w characters and
+// looks it up among the candidates' "anchor" runs; a hit whose candidate really occurs there
+// is then confirmed with tokens.ts's own regexes, run only over the stretch of text that can
+// affect a match at that place (the run of path or identifier characters around it, or the
+// line). Candidates with no usable anchor (no \w character) are found with indexOf.
+// test/engine/speed-equivalence.test.ts holds this against extractTokens.
+import {
+  ERROR_MARKER_RE,
+  IDENTIFIER_RE,
+  MAX_ERROR_LINE_CHARS,
+  MAX_QUOTED_CHARS,
+  MIN_ERROR_LINE_CHARS,
+  MIN_QUOTED_CHARS,
+  PATH_RE,
+  errorLineAt,
+  isDistinctiveIdentifier,
+  isDistinctivePath,
+} from "./tokens.ts";
+
+// Ranks: the order in which extractTokenList lists kinds. NONE: not (yet) found as a token.
+const PATH = 0;
+const IDENTIFIER = 1;
+const NUMBER = 2;
+const QUOTED = 3;
+const ERROR_LINE = 4;
+const NONE = 5;
+
+const HASH_BASE = 31;
+
+const classTable = (re: RegExp): Uint8Array => {
+  const t = new Uint8Array(65_536);
+  for (let c = 0; c < 128; c++) if (re.test(String.fromCharCode(c))) t[c] = 1;
+  return t;
+};
+/** \w without the u flag: ASCII letters, digits, underscore */
+const WORD = classTable(/\w/);
+/** characters a path match can consume */
+const PATH_CHARS = classTable(/[\w.@+~:/-]/);
+/** characters an identifier match can consume */
+const IDENTIFIER_CHARS = classTable(/[\w$-]/);
+
+const PATH_SCAN = new RegExp(PATH_RE.source, "g");
+const IDENTIFIER_SCAN = new RegExp(IDENTIFIER_RE.source, "g");
+
+const PATH_SHAPE_RE = /^[\w.@+~:/-]+$/;
+const IDENTIFIER_SHAPE_RE = /^[A-Za-z_$][\w$]*(?:-[\w$]+)*$/;
+const NUMBER_SHAPE_RE = /^\d+$/;
+
+/** The ranks `c` could have as a token of some text, from its shape alone (bit r: rank r); 0: never a token. */
+const possibleRanks = (c: string): number => {
+  let mask = 0;
+  if (PATH_SHAPE_RE.test(c) && (c.includes("/") || c.includes(".")) && isDistinctivePath(c)) mask |= 1 << PATH;
+  if (IDENTIFIER_SHAPE_RE.test(c) && isDistinctiveIdentifier(c)) mask |= 1 << IDENTIFIER;
+  if (c.length >= 4 && NUMBER_SHAPE_RE.test(c)) mask |= 1 << NUMBER;
+  if (quotedPossible(c)) mask |= 1 << QUOTED;
+  if (errorLinePossible(c)) mask |= 1 << ERROR_LINE;
+  return mask;
+};
+
+const quotedPossible = (c: string): boolean =>
+  c.length >= MIN_QUOTED_CHARS &&
+  c.length <= MAX_QUOTED_CHARS &&
+  !c.includes("\n") &&
+  c.trim().length >= MIN_QUOTED_CHARS &&
+  (!c.includes('"') || !c.includes("'") || !c.includes("`"));
+
+// a clipped error line is the first MAX_ERROR_LINE_CHARS characters of a line whose marker may lie beyond them
+const errorLinePossible = (c: string): boolean =>
+  c.length >= MIN_ERROR_LINE_CHARS && c.length <= MAX_ERROR_LINE_CHARS && !c.includes("\n") && (c.length === MAX_ERROR_LINE_CHARS || ERROR_MARKER_RE.test(c));
+
+const mix = (h: number, shift: number): number => Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> shift;
+
+/**
+ * A set of candidate strings, prepared once per plan; tokensIn(text) answers for one result.
+ * Not reentrant (it keeps per-call scratch state), and pure: answers depend only on its arguments.
+ */
+export class CandidateMatcher {
+  private readonly texts: string[] = [];
+  private readonly possible: number[] = [];
+  /** the lowest possible rank: once found with it, a candidate is settled for this text */
+  private readonly lowest: number[] = [];
+  private readonly anchorOffset: number[] = [];
+  private readonly anchorLength: number[] = [];
+  /** next candidate with the same anchor hash, or -1 */
+  private readonly chain: number[] = [];
+  /** candidates found with indexOf (no \w run usable as an anchor) */
+  private readonly unanchored: number[] = [];
+  // open addressing: anchor hash -> first candidate (+1; 0 = empty slot)
+  private readonly slotHash: Int32Array;
+  private readonly slotHead: Int32Array;
+  private readonly slotShift: number;
+  // per-call state, indexed by candidate; valid where stamp === this.call
+  private readonly stamp: Int32Array;
+  private readonly rank: Uint8Array;
+  private readonly pos: Float64Array;
+  private call = 0;
+  private found: number[] = [];
+  // where the simulated quoted-string scan of one line stopped (see quotedAt)
+  private quoteLine = -1;
+  private quoteCursor = 0;
+
+  constructor(candidates: Iterable<string>) {
+    // each candidate's usable runs; the anchor is the run fewest candidates share (then the
+    // longest), so that a run common to many candidates does not send each hit down a long chain
+    const runsOf: { offset: number; length: number }[][] = [];
+    const shared = new Map<string, number>();
+    for (const c of candidates) {
+      const possible = possibleRanks(c);
+      if (possible === 0) continue;
+      this.texts.push(c);
+      this.possible.push(possible);
+      this.lowest.push(31 - Math.clz32(possible & -possible));
+      this.chain.push(-1);
+      const runs = usableRuns(c);
+      runsOf.push(runs);
+      for (const r of new Set(runs.map((r) => c.slice(r.offset, r.offset + r.length)))) shared.set(r, (shared.get(r) ?? 0) + 1);
+    }
+    const anchors: { id: number; hash: number }[] = [];
+    this.texts.forEach((c, id) => {
+      let best: { offset: number; length: number } | undefined;
+      let bestShared = Infinity;
+      for (const r of runsOf[id]!) {
+        const n = shared.get(c.slice(r.offset, r.offset + r.length))!;
+        if (n < bestShared || (n === bestShared && r.length > best!.length)) {
+          best = r;
+          bestShared = n;
+        }
+      }
+      if (best === undefined) {
+        this.anchorOffset.push(-1);
+        this.anchorLength.push(0);
+        this.unanchored.push(id);
+        return;
+      }
+      this.anchorOffset.push(best.offset);
+      this.anchorLength.push(best.length);
+      anchors.push({ id, hash: hashRange(c, best.offset, best.offset + best.length) });
+    });
+    let bits = 4;
+    while (1 << bits < anchors.length * 2) bits++;
+    this.slotShift = 32 - bits;
+    this.slotHash = new Int32Array(1 << bits);
+    this.slotHead = new Int32Array(1 << bits);
+    for (const { id, hash } of anchors) {
+      let s = mix(hash, this.slotShift);
+      while (this.slotHead[s] !== 0 && this.slotHash[s] !== hash) s = (s + 1) & ((1 << bits) - 1);
+      if (this.slotHead[s] !== 0) this.chain[id] = this.slotHead[s]! - 1;
+      this.slotHash[s] = hash;
+      this.slotHead[s] = id + 1;
+    }
+    const n = this.texts.length;
+    this.stamp = new Int32Array(n);
+    this.rank = new Uint8Array(n);
+    this.pos = new Float64Array(n);
+  }
+
+  get size(): number {
+    return this.texts.length;
+  }
+
+  /** The candidates that are distinctive tokens of `text`, in extractTokens order. */
+  tokensIn(text: string): string[] {
+    if (this.texts.length === 0) return [];
+    this.call++;
+    this.found = [];
+    this.quoteLine = -1;
+    this.scan(text);
+    for (const id of this.unanchored) {
+      for (let s = text.indexOf(this.texts[id]!); s !== -1; s = text.indexOf(this.texts[id]!, s + 1)) {
+        this.confirm(text, id, s);
+        if (this.rank[id] === this.lowest[id]) break;
+      }
+    }
+    const found = this.found;
+    if (found.length === 0) return [];
+    found.sort((a, b) => this.rank[a]! - this.rank[b]! || this.pos[a]! - this.pos[b]!);
+    return found.map((id) => this.texts[id]!);
+  }
+
+  /** One pass over the text: every maximal run of \w characters, hashed and looked up. */
+  private scan(text: string): void {
+    const n = text.length;
+    const heads = this.slotHead;
+    const hashes = this.slotHash;
+    const shift = this.slotShift;
+    const mask = heads.length - 1;
+    let start = -1;
+    let h = 0;
+    for (let i = 0; i < n; i++) {
+      const ch = text.charCodeAt(i);
+      if (WORD[ch] === 1) {
+        if (start < 0) {
+          start = i;
+          h = ch;
+        } else h = (Math.imul(h, HASH_BASE) + ch) | 0;
+      } else if (start >= 0) {
+        let s = mix(h, shift);
+        while (heads[s] !== 0) {
+          if (hashes[s] === h) {
+            this.anchorHit(text, heads[s]! - 1, start, i);
+            break;
+          }
+          s = (s + 1) & mask;
+        }
+        start = -1;
+      }
+    }
+    if (start >= 0) {
+      let s = mix(h, shift);
+      while (heads[s] !== 0) {
+        if (hashes[s] === h) {
+          this.anchorHit(text, heads[s]! - 1, start, n);
+          break;
+        }
+        s = (s + 1) & mask;
+      }
+    }
+  }
+
+  private anchorHit(text: string, first: number, start: number, end: number): void {
+    for (let id = first; id !== -1; id = this.chain[id]!) {
+      if (this.anchorLength[id] !== end - start) continue;
+      if (this.stamp[id] === this.call && this.rank[id] === this.lowest[id]) continue;
+      const s = start - this.anchorOffset[id]!;
+      if (s < 0 || !text.startsWith(this.texts[id]!, s)) continue;
+      this.confirm(text, id, s);
+    }
+  }
+
+  /** `texts[id]` occurs at s: record the best kind it has there, if better than what was found before. */
+  private confirm(text: string, id: number, s: number): void {
+    if (this.stamp[id] !== this.call) {
+      this.stamp[id] = this.call;
+      this.rank[id] = NONE;
+    }
+    const c = this.texts[id]!;
+    const better = this.rank[id]!;
+    const possible = this.possible[id]!;
+    for (let r = this.lowest[id]!; r < better; r++) {
+      if ((possible & (1 << r)) === 0) continue;
+      const at = this.tokenAt(text, c, s, r);
+      if (at === -1) continue;
+      if (better === NONE) this.found.push(id);
+      this.rank[id] = r;
+      this.pos[id] = at;
+      return;
+    }
+  }
+
+  /** Where extractTokenList would place `c` as a token of kind `r` occurring at s (its match's position), or -1. */
+  private tokenAt(text: string, c: string, s: number, r: number): number {
+    switch (r) {
+      case PATH:
+        return pathAt(text, c, s) ? s : -1;
+      case IDENTIFIER:
+        return identifierAt(text, c, s) ? s : -1;
+      case NUMBER:
+        return numberAt(text, c, s) ? s : -1;
+      case QUOTED:
+        return this.quotedAt(text, c, s) ? s - 1 : -1;
+      case ERROR_LINE: {
+        const lineStart = s === 0 ? 0 : text.lastIndexOf("\n", s - 1) + 1;
+        return errorLineAt(text, lineStart).line === c ? lineStart : -1;
+      }
+      default:
+        return -1;
+    }
+  }
+
+  /**
+   * Whether the quoted-string scan of the line holding s has a match opening just before s
+   * whose string is `c`. The scan is simulated (a match at a quote is fully determined by the
+   * next same quote on the line), resuming where the last call on this line stopped.
+   */
+  private quotedAt(text: string, c: string, s: number): boolean {
+    const open = s - 1;
+    if (open < 0) return false;
+    const q = text.charCodeAt(open);
+    if ((q !== 34 && q !== 39 && q !== 96) || text.charCodeAt(s + c.length) !== q) return false;
+    const lineStart = text.lastIndexOf("\n", open) + 1;
+    let p = this.quoteLine === lineStart && this.quoteCursor <= open ? this.quoteCursor : lineStart;
+    while (p < open) {
+      const end = quotedMatchEnd(text, p);
+      if (end === -1) p++;
+      else if (end > open) {
+        this.quoteLine = lineStart;
+        this.quoteCursor = end + 1;
+        return false;
+      } else p = end + 1;
+    }
+    this.quoteLine = lineStart;
+    this.quoteCursor = open;
+    return quotedMatchEnd(text, open) === s + c.length;
+  }
+}
+
+/**
+ * Where QUOTED_RE's match starting at p ends (the closing quote's index), or -1 when none
+ * starts there. Exact because the string cannot hold its own quote: it runs to the next one.
+ */
+const quotedMatchEnd = (text: string, p: number): number => {
+  const q = text.charCodeAt(p);
+  if (q !== 34 && q !== 39 && q !== 96) return -1;
+  if (p > 0) {
+    const before = text.charCodeAt(p - 1);
+    if (WORD[before] === 1 || before === 92) return -1;
+  }
+  const limit = Math.min(text.length, p + 1 + MAX_QUOTED_CHARS + 1);
+  let e = p + 1;
+  while (e < limit) {
+    const ch = text.charCodeAt(e);
+    if (ch === q || ch === 10) break;
+    e++;
+  }
+  if (e >= text.length || text.charCodeAt(e) !== q) return -1;
+  const len = e - p - 1;
+  if (len < MIN_QUOTED_CHARS || len > MAX_QUOTED_CHARS) return -1;
+  if (e + 1 < text.length && WORD[text.charCodeAt(e + 1)] === 1) return -1;
+  return e;
+};
+
+// NUMBER_RE at s: not after \w or ".", digits (c is all digits), then no \w: the match is c.
+const numberAt = (text: string, c: string, s: number): boolean => {
+  if (s > 0) {
+    const before = text.charCodeAt(s - 1);
+    if (WORD[before] === 1 || before === 46) return false;
+  }
+  const after = s + c.length;
+  return after >= text.length || WORD[text.charCodeAt(after)] !== 1;
+};
+
+const hashRange = (s: string, from: number, to: number): number => {
+  let h = 0;
+  for (let i = from; i < to; i++) h = (Math.imul(h, HASH_BASE) + s.charCodeAt(i)) | 0;
+  return h;
+};
+
+/**
+ * The runs of \w characters in `c` that are whole runs wherever `c` occurs as a token. A run
+ * touching the end of a string as long as a clipped error line may continue past the clip,
+ * so it is left out.
+ */
+const usableRuns = (c: string): { offset: number; length: number }[] => {
+  const out: { offset: number; length: number }[] = [];
+  let i = 0;
+  while (i < c.length) {
+    if (WORD[c.charCodeAt(i)] !== 1) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < c.length && WORD[c.charCodeAt(j)] === 1) j++;
+    if (!(j === c.length && c.length === MAX_ERROR_LINE_CHARS)) out.push({ offset: i, length: j - i });
+    i = j;
+  }
+  return out;
+};
+
+/** The stretch of `table` characters around s: matches of a pattern that consumes only those cannot cross its ends. */
+const runAround = (text: string, s: number, table: Uint8Array): { start: number; end: number } => {
+  let start = s;
+  while (start > 0 && table[text.charCodeAt(start - 1)] === 1) start--;
+  let end = s;
+  while (end < text.length && table[text.charCodeAt(end)] === 1) end++;
+  return { start, end };
+};
+
+// The path scan over the stretch of path characters around s, from its start (where the
+// scan over the whole text also starts afresh): is there a match at s that is `c`?
+const pathAt = (text: string, c: string, s: number): boolean => {
+  const { start, end } = runAround(text, s, PATH_CHARS);
+  const run = text.slice(start, end);
+  for (const m of run.matchAll(PATH_SCAN)) {
+    if (start + m.index < s) continue;
+    if (start + m.index > s) return false;
+    return m[0].replace(/[.]+$/, "") === c;
+  }
+  return false;
+};
+
+const identifierAt = (text: string, c: string, s: number): boolean => {
+  const { start, end } = runAround(text, s, IDENTIFIER_CHARS);
+  const run = text.slice(start, end);
+  for (const m of run.matchAll(IDENTIFIER_SCAN)) {
+    if (start + m.index < s) continue;
+    if (start + m.index > s) return false;
+    return m[0] === c;
+  }
+  return false;
+};
