@@ -112,7 +112,7 @@ export class CandidateMatcher {
     // longest), so that a run common to many candidates does not send each hit down a long chain
     const runsOf: { offset: number; length: number }[][] = [];
     const shared = new Map<string, number>();
-    for (const c of candidates) {
+    for (const c of new Set(candidates)) {
       const possible = possibleRanks(c);
       if (possible === 0) continue;
       this.texts.push(c);

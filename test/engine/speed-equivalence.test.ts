@@ -1,0 +1,294 @@
+// The engine's fast paths against the plain definitions they replace: the candidate-token
+// scan against extractTokens on the whole text, the quote check against its full scan, and
+// whole Plans (JSON) of the fast mode against the "reference" mode, on adversarial strings,
+// seeded random text, generated sessions and (where present) every corpus session.
+import { describe, expect, test } from "bun:test";
+import { CandidateMatcher } from "../../src/engine/candidate-tokens.ts";
+import { planWith } from "../../src/engine/plan.ts";
+import { buildFastQuoteTables, buildQuoteTables, findQuote, findQuoteFast, isSpace } from "../../src/engine/quotes.ts";
+import { extractTokenList, extractTokens } from "../../src/engine/tokens.ts";
+import type { Message, Session } from "../../src/engine/types.ts";
+import { loadSessionFile } from "../../src/hosts/load.ts";
+import { SKIP_NOTE, corpusFiles, hasCorpus } from "../support/shared.ts";
+import { SessionBuilder } from "./support/build.ts";
+import { Generator, generateSession, prng } from "./support/generate.ts";
+
+const ADVERSARIAL = [
+  // paths inside identifiers, identifiers inside paths
+  "see foo_bar/baz_qux.ts and my-lib/src/index.ts then x.y.z/foo_bar",
+  "/repo/src/alpha_module3.ts imports alpha_module3 from ./alpha_module3",
+  "pkg/git/internal and pkg/git/internal/config_loader.go:12:5",
+  // trailing dots, trailing slashes
+  "see /a/b/c. and src/app.ts... then ~/proj/x.ts. and lib/ and lib/util/",
+  // unicode
+  "файл /tmp/данные.txt и café_au_lait, naïve-string 🚀 launch_rocket_now «quoted_guillemets»",
+  "全角スペース　error　全角 processIncomingOrder　/usr/lib/日本/x.py",
+  // CRLF
+  "line one error: failed\r\nfoo_bar_baz\r\n\"crlf quoted text\"\r\n12345\r\n",
+  // numbers glued to letters
+  "abc12345 12345abc v1.2345 $12345 #12345 1234.5678 x_12345 12345_x 0x1234ABCD 98765",
+  // quotes
+  `"nested 'quote' string" and 'a "b" c d e f g' and \`code span here\` and \\"not a quote start\\"`,
+  `prefix"glued string here" "" "" "exactly8" "seven77" x"y z w v u t s"z`,
+  `"${"long ".repeat(45)}" '${"x".repeat(200)}' '${"y".repeat(201)}'`,
+  `he said "processOrder_v2" then processOrder_v2 and "src/app.ts" then src/app.ts`,
+  `"a" "bbbbbbbbbbb" "cccccccccc"d "eeeeeeeeee" "      x      "`,
+  `'outer "inner quoted text" outer' and "outer 'inner quoted text' outer" then 'inner quoted text' and "inner quoted text"`,
+  "`span 'inner quoted text' span` x\"inner quoted text\" 'unclosed \"inner quoted text\"",
+  // error lines
+  "Error: something failed here\nTypeError: x is not a function\n  at foo (/app/src/x.js:10:5)",
+  "    12→  throw new Error(\"bad\");\n    13→  // no error here? error indeed",
+  `${"word ".repeat(80)}error at the end of a very long line`,
+  `E${"r".repeat(299)}ror: clipped error line\n${"z".repeat(310)} Error`,
+  "Traceback (most recent call last):\n  File \"/usr/lib/python3/x.py\", line 3\npanic: runtime error: index out of range\nnpm ERR! code ELIFECYCLE",
+  "FAILED tests/test_x.py::test_parse - AssertionError\nFAIL src/app.test.ts\nfatal: not a git repository",
+  // line-number prefixes
+  "    12→foo_bar_baz\n  7→  const x_y_z = 1\n100→\"quoted after prefix\"\n 3→/abs/path/file.ts",
+  // URLs, schemes, home, dot paths
+  "https://example.com/a/b?c=d file:///etc/hosts git@github.com:org/repo.git http://x.io/y_z-w",
+  "$HOME/.config/app_name/settings.json ../../lib/util.ts ./run.sh @scope/pkg-name/dist/index.js",
+  // kebab, camel, flags
+  "--no-verify-ssl a-b-c-d-e-f foo--bar_baz foo- -foo-bar getHTTPResponse aB iPhone $jq_var x-$y-z",
+  "a_b c-d fooB short_ x__y__z ___init___ __proto__ foo.barBaz_qux",
+  // repeated tokens in several kinds and places
+  "config_value_x 'config_value_x' \"config_value_x\" /config_value_x/a.ts config_value_x.json",
+  "12345 '12345678' \"src/app.ts\" src/app.ts 'src/app.ts'",
+  // empty, whitespace, separators only
+  "",
+  " \n\t\r\n",
+  "////....----____$$$$",
+];
+
+/** Strings that occur in `text` but are not necessarily tokens: words, pieces of tokens, tokens with a character more or less. */
+const decoys = (text: string): string[] => {
+  const out = new Set<string>();
+  for (const w of text.split(/[^\w$.\/-]+/)) if (w.length >= 3) out.add(w);
+  for (const t of extractTokens(text)) {
+    out.add(t.slice(1));
+    out.add(t.slice(0, -1));
+    out.add(t + "x");
+    out.add("x" + t);
+    for (const piece of t.split(/[^\w]+/)) if (piece.length >= 2) out.add(piece);
+  }
+  for (let i = 0; i + 12 <= text.length; i += 7) out.add(text.slice(i, i + 12));
+  return [...out];
+};
+
+/** What the fast scan must give: extractTokens, keeping only the candidates. */
+const expected = (text: string, candidates: Iterable<string>): string[] => {
+  const set = new Set(candidates);
+  return extractTokens(text).filter((t) => set.has(t));
+};
+
+const ALPHABET = [
+  "a", "b", "Z", "q", "_", "-", ".", "/", "$", "@", "+", "~", ":", '"', "'", "`", "\\", " ", " ", " ", "\n", "\r\n", "\t", "→", "1", "23", "4567",
+  "error", "Error:", "FAILED", "foo", "Bar", "fooBar", "src/", ".ts", ".json", "é", "日本", "🚀", "\u00a0", "  12→", "http://", "x_y", "-z",
+];
+
+const randomText = (rnd: () => number, pieces: number): string => {
+  let s = "";
+  for (let i = 0; i < pieces; i++) s += ALPHABET[Math.floor(rnd() * ALPHABET.length)]!;
+  return s;
+};
+
+describe("candidate tokens: the same tokens, in the same order, as extractTokens", () => {
+  test("adversarial strings, every token a candidate, with decoys", () => {
+    const bad: string[] = [];
+    for (const text of ADVERSARIAL) {
+      const candidates = [...extractTokens(text), ...decoys(text)];
+      const got = new CandidateMatcher(candidates).tokensIn(text);
+      if (JSON.stringify(got) !== JSON.stringify(expected(text, candidates))) bad.push(`${JSON.stringify(text)}: ${JSON.stringify(got)}`);
+    }
+    expect(bad).toEqual([]);
+    // the check is not empty: these strings hold tokens of every kind
+    expect(new Set(ADVERSARIAL.flatMap((t) => extractTokenList(t).map((k) => k.kind)))).toEqual(new Set(["path", "identifier", "number", "quoted", "error-line"]));
+  });
+
+  test("adversarial strings against each other's tokens (candidates that occur in other kinds or not at all)", () => {
+    const all = ADVERSARIAL.flatMap((t) => [...extractTokens(t), ...decoys(t)]);
+    const m = new CandidateMatcher(all);
+    const bad = ADVERSARIAL.filter((text) => JSON.stringify(m.tokensIn(text)) !== JSON.stringify(expected(text, all)));
+    expect(bad).toEqual([]);
+  });
+
+  test("seeded random text over a hostile alphabet", () => {
+    const rnd = prng(2024);
+    const bad: string[] = [];
+    let compared = 0;
+    for (let round = 0; round < 60; round++) {
+      const texts = Array.from({ length: 8 }, () => randomText(rnd, 40 + Math.floor(rnd() * 200)));
+      const candidates = texts.flatMap((t) => [...extractTokens(t), ...decoys(t)]);
+      const m = new CandidateMatcher(candidates);
+      for (const text of texts) {
+        const want = expected(text, candidates);
+        compared += want.length;
+        const got = m.tokensIn(text);
+        if (JSON.stringify(got) !== JSON.stringify(want)) bad.push(`${JSON.stringify(text)}\n  got  ${JSON.stringify(got)}\n  want ${JSON.stringify(want)}`);
+      }
+    }
+    expect(bad.slice(0, 3)).toEqual([]);
+    expect(compared).toBeGreaterThan(1000);
+  });
+
+  test("no candidates, or none that can be a token", () => {
+    expect(new CandidateMatcher([]).tokensIn("src/app.ts fooBar_baz")).toEqual([]);
+    expect(new CandidateMatcher(["ab", "   ", "x\ny"]).size).toBe(0);
+  });
+});
+
+describe("quote check: the fast scan finds the same reply as the full one", () => {
+  test("isSpace is JavaScript's \\s", () => {
+    const bad: number[] = [];
+    for (let c = 0; c < 65_536; c++) if (isSpace(c) !== /\s/.test(String.fromCharCode(c))) bad.push(c);
+    expect(bad).toEqual([]);
+  });
+
+  test("a run of 39, 40 or 41 characters at every offset of the result and every alignment in the reply", () => {
+    const rnd = prng(7);
+    let text = "";
+    while (text.length < 160) text += ALPHABET[Math.floor(rnd() * 20)]!.replace(/\n|\r/g, "");
+    const msg = (role: "user" | "assistant", kind: Message["kind"], t: string, results: Message["toolResults"] = []): Message => ({ role, kind, text: t, toolCalls: [], toolResults: results });
+    const bad: string[] = [];
+    let quoted = 0;
+    for (let start = 0; start <= 60; start++)
+      for (let pad = 0; pad < 20; pad++)
+        for (const len of [39, 40, 41]) {
+          const reply = `${"#".repeat(pad)}${text.slice(start, start + len)}${"#".repeat(7)}`;
+          const msgs = [msg("user", "prompt", "go"), msg("user", "tool", "", [{ callId: "c", text, isError: false, images: 0 }]), msg("assistant", "reply", reply)];
+          const q = buildQuoteTables(msgs);
+          const want = findQuote(q, text, 1);
+          if (want !== -1) quoted++;
+          const got = findQuoteFast(buildFastQuoteTables(q), text, 1);
+          if (got !== want) bad.push(`start ${start} pad ${pad} len ${len}: ${got} vs ${want}`);
+        }
+    expect(bad).toEqual([]);
+    expect(quoted).toBeGreaterThan(500);
+  });
+
+  test("results quoted at every offset and length, lines with prefixes and odd spaces, much-quoted blocks", () => {
+    const rnd = prng(99);
+    const bad: string[] = [];
+    let quoted = 0;
+    for (let round = 0; round < 12; round++) {
+      const b = new SessionBuilder();
+      b.user("start");
+      const results: string[] = [];
+      for (let i = 0; i < 25; i++) {
+        const lines = Array.from({ length: 3 + Math.floor(rnd() * 30) }, (_, k) => {
+          const body = randomText(rnd, 4 + Math.floor(rnd() * 25));
+          const r = rnd();
+          return r < 0.3 ? `${String(k + 1).padStart(6)}→${body}` : r < 0.4 ? `\u00a0\u3000${body}\u2028 ` : body;
+        });
+        const text = lines.join(rnd() < 0.2 ? "\r\n" : "\n");
+        results.push(text);
+        b.call("Read", { file_path: `/f/${i}.ts` }, text);
+        if (rnd() < 0.6 && results.length > 0) {
+          const src = results[Math.floor(rnd() * results.length)]!;
+          const from = Math.floor(rnd() * src.length);
+          const len = 30 + Math.floor(rnd() * 40);
+          const line = src.split("\n")[Math.floor(rnd() * 3)] ?? "";
+          const r = rnd();
+          b.assistant(r < 0.5 ? `Look: ${src.slice(from, from + len)} ok` : r < 0.8 ? `> ${line}\nand \`${line.trim()}\`` : `${src.slice(from, from + 20)}`.repeat(12));
+        }
+      }
+      const msgs = b.messages;
+      const q = buildQuoteTables(msgs);
+      const f = buildFastQuoteTables(q);
+      msgs.forEach((m, i) => {
+        for (const r of m.toolResults)
+          for (const after of [i, 0, Math.floor(msgs.length / 2)]) {
+            const want = findQuote(q, r.text, after);
+            if (want !== -1) quoted++;
+            const got = findQuoteFast(f, r.text, after);
+            if (got !== want) bad.push(`round ${round} #${i} after ${after}: ${got} vs ${want}`);
+          }
+      });
+    }
+    expect(bad).toEqual([]);
+    expect(quoted).toBeGreaterThan(50);
+  });
+});
+
+// ---------------------------------------------------------------- whole plans
+
+const samePlans = (s: Session, label: string): string[] => {
+  const fast = JSON.stringify(planWith(s, undefined, "fast"));
+  const reference = JSON.stringify(planWith(s, undefined, "reference"));
+  return fast === reference ? [] : [`${label}: plans differ`];
+};
+
+const cut = (s: Session, share: number): Session => ({ ...s, messages: s.messages.slice(0, Math.floor(s.messages.length * share)) });
+
+describe("plans: fast mode equals reference mode", () => {
+  test("generated sessions of both hosts, cut at 50/70/90%", () => {
+    const bad: string[] = [];
+    let removed = 0;
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const host = seed % 2 === 0 ? "codex" : "claude";
+      const s = generateSession({ seed, host, results: 150, outputChars: 800 });
+      for (const share of [0.5, 0.7, 0.9, 1]) {
+        bad.push(...samePlans(cut(s, share), `seed ${seed} ${host} @${share}`));
+        removed += planWith(cut(s, share), undefined, "fast").totals.resultsDropped;
+      }
+    }
+    expect(bad).toEqual([]);
+    expect(removed).toBeGreaterThan(0);
+  });
+
+  test("repeated passes over a growing session (earlier passes' notes in place)", () => {
+    const bad: string[] = [];
+    for (const seed of [11, 12]) {
+      const g = new Generator({ seed, host: seed % 2 ? "claude" : "codex", results: 0, outputChars: 500 });
+      let s = g.grow(60);
+      for (let pass = 0; pass < 4; pass++) {
+        bad.push(...samePlans(s, `seed ${seed} pass ${pass}`));
+        const p = planWith(s, undefined, "fast");
+        const out: Message[] = s.messages.map((m, i) => {
+          const cuts = p.decisions.filter((d) => d.messageIndex === i && d.action !== "keep");
+          if (cuts.length === 0) return m;
+          return { ...m, toolResults: m.toolResults.map((r) => (cuts.some((d) => d.callId === r.callId) ? { ...r, text: `[output removed by better-compaction: ${r.text.length} chars; re-run the call to see it]` } : r)) };
+        });
+        g.continueFrom(out);
+        s = g.grow(30);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  test("adversarial results, referenced later in replies and inputs", () => {
+    const b = new SessionBuilder();
+    b.user("go");
+    const rnd = prng(5);
+    ADVERSARIAL.forEach((text, i) => {
+      b.call("Bash", { command: `./tools/show --part ${i}` }, `${text}\n${randomText(rnd, 60)}`);
+      const toks = extractTokens(text);
+      if (toks.length > 0 && i % 2 === 0) b.assistant(`Using ${toks[Math.floor(rnd() * toks.length)]} and "${toks[0]}" next.`);
+      if (i % 3 === 0) b.call("Grep", { pattern: toks[toks.length - 1] ?? "x" }, "no matches");
+    });
+    for (let i = 0; i < 12; i++) b.call("Bash", { command: `echo ${i}` }, `${i}`);
+    b.assistant("done");
+    const s: Session = { host: "claude", id: "adversarial", messages: b.messages };
+    const p = planWith(s, undefined, "reference");
+    expect(p.decisions.some((d) => d.rule === "referenced")).toBe(true);
+    expect(samePlans(s, "adversarial")).toEqual([]);
+  });
+});
+
+// The corpus: every session, cut at 50/70/90%. The reference extracts every token of every
+// result once (its cache is keyed by result object, and cuts share objects).
+describe.skipIf(!hasCorpus())("plans on the corpus: fast mode equals reference mode", () => {
+  for (const host of ["claude", "codex"] as const) {
+    test(`${host}: every session cut at 50/70/90%`, () => {
+      const files = corpusFiles(host);
+      expect(files.length).toBeGreaterThan(0);
+      const bad: string[] = [];
+      for (const f of files) {
+        const live = loadSessionFile(f).live;
+        for (const share of [0.5, 0.7, 0.9]) bad.push(...samePlans(cut(live, share), `${f.split("/").pop()} @${share}`));
+      }
+      expect(bad).toEqual([]);
+    });
+  }
+});
+
+if (!hasCorpus()) test.skip(SKIP_NOTE, () => {});
