@@ -97,6 +97,8 @@ export class CandidateMatcher {
   private readonly slotHash: Int32Array;
   private readonly slotHead: Int32Array;
   private readonly slotShift: number;
+  /** the call for which every candidate of a slot is settled: later hits on it are skipped */
+  private readonly slotSettled: Int32Array;
   // per-call state, indexed by candidate; valid where stamp === this.call
   private readonly stamp: Int32Array;
   private readonly rank: Uint8Array;
@@ -149,6 +151,7 @@ export class CandidateMatcher {
     this.slotShift = 32 - bits;
     this.slotHash = new Int32Array(1 << bits);
     this.slotHead = new Int32Array(1 << bits);
+    this.slotSettled = new Int32Array(1 << bits);
     for (const { id, hash } of anchors) {
       let s = mix(hash, this.slotShift);
       while (this.slotHead[s] !== 0 && this.slotHash[s] !== hash) s = (s + 1) & ((1 << bits) - 1);
@@ -190,6 +193,8 @@ export class CandidateMatcher {
     const n = text.length;
     const heads = this.slotHead;
     const hashes = this.slotHash;
+    const settled = this.slotSettled;
+    const call = this.call;
     const shift = this.slotShift;
     const mask = heads.length - 1;
     let start = -1;
@@ -205,7 +210,7 @@ export class CandidateMatcher {
         let s = mix(h, shift);
         while (heads[s] !== 0) {
           if (hashes[s] === h) {
-            this.anchorHit(text, heads[s]! - 1, start, i);
+            if (settled[s] !== call && this.anchorHit(text, heads[s]! - 1, start, i)) settled[s] = call;
             break;
           }
           s = (s + 1) & mask;
@@ -217,7 +222,7 @@ export class CandidateMatcher {
       let s = mix(h, shift);
       while (heads[s] !== 0) {
         if (hashes[s] === h) {
-          this.anchorHit(text, heads[s]! - 1, start, n);
+          if (settled[s] !== call) this.anchorHit(text, heads[s]! - 1, start, n);
           break;
         }
         s = (s + 1) & mask;
@@ -225,14 +230,18 @@ export class CandidateMatcher {
     }
   }
 
-  private anchorHit(text: string, first: number, start: number, end: number): void {
+  /** A run whose hash is an anchor's: confirm the candidates that occur here. True when all of them are settled for this text. */
+  private anchorHit(text: string, first: number, start: number, end: number): boolean {
+    let allSettled = true;
     for (let id = first; id !== -1; id = this.chain[id]!) {
-      if (this.anchorLength[id] !== end - start) continue;
       if (this.stamp[id] === this.call && this.rank[id] === this.lowest[id]) continue;
-      const s = start - this.anchorOffset[id]!;
-      if (s < 0 || !text.startsWith(this.texts[id]!, s)) continue;
-      this.confirm(text, id, s);
+      if (this.anchorLength[id] === end - start) {
+        const s = start - this.anchorOffset[id]!;
+        if (s >= 0 && text.startsWith(this.texts[id]!, s)) this.confirm(text, id, s);
+      }
+      if (this.rank[id] !== this.lowest[id] || this.stamp[id] !== this.call) allSettled = false;
     }
+    return allSettled;
   }
 
   /** `texts[id]` occurs at s: record the best kind it has there, if better than what was found before. */

@@ -146,9 +146,6 @@ export const findQuote = (q: QuoteTables, text: string, after: number): number =
 // definition can succeed lies within BLOCK - 1 characters before to BLOCK characters after
 // such a block, and only there is the definition's own check run, in the same order.
 
-/** characters of a block hashed by the first, cheap look (offsets within the block) */
-const SAMPLED = [0, 3, 7, 11, 15, 19] as const;
-
 export interface FastQuoteTables {
   readonly q: QuoteTables;
   /** sampled hash of every BLOCK-character window of every reply */
@@ -157,23 +154,30 @@ export interface FastQuoteTables {
   /** full hash of every window, by bucket -> the latest reply holding such a window (-1: none) */
   readonly windowLatest: Int32Array;
   readonly latestShift: number;
-  /** hashes of q.lines' keys */
+  /** cheap hashes (lineHash) of q.lines' keys */
   readonly lineBits: Uint32Array;
   readonly lineShift: number;
 }
 
 const mix = (h: number, shift: number): number => Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> shift;
 
+/** A cheap first look at a block: six of its characters (offsets 0, 3, 7, 11, 15, 19). */
 const sampledHash = (s: string, from: number): number => {
-  let h = 0;
-  for (const k of SAMPLED) h = (Math.imul(h, HASH_BASE) + s.charCodeAt(from + k)) | 0;
-  return h;
+  let h = (Math.imul(s.charCodeAt(from), HASH_BASE) + s.charCodeAt(from + 3)) | 0;
+  h = (Math.imul(h, HASH_BASE) + s.charCodeAt(from + 7)) | 0;
+  h = (Math.imul(h, HASH_BASE) + s.charCodeAt(from + 11)) | 0;
+  h = (Math.imul(h, HASH_BASE) + s.charCodeAt(from + 15)) | 0;
+  return (Math.imul(h, HASH_BASE) + s.charCodeAt(from + 19)) | 0;
 };
 
-const hashRange = (s: string, from: number, to: number): number => {
-  let h = 0;
-  for (let i = from; i < to; i++) h = (Math.imul(h, HASH_BASE) + s.charCodeAt(i)) | 0;
-  return h;
+/** A cheap look at a (trimmed) line: its length and five of its characters. */
+const lineHash = (s: string, from: number, to: number): number => {
+  const n = to - from;
+  let h = (Math.imul(n, HASH_BASE) + s.charCodeAt(from)) | 0;
+  h = (Math.imul(h, HASH_BASE) + s.charCodeAt(from + 1)) | 0;
+  h = (Math.imul(h, HASH_BASE) + s.charCodeAt(from + (n >>> 1))) | 0;
+  h = (Math.imul(h, HASH_BASE) + s.charCodeAt(to - 2)) | 0;
+  return (Math.imul(h, HASH_BASE) + s.charCodeAt(to - 1)) | 0;
 };
 
 const bitsFor = (entries: number, min: number, max: number): number => {
@@ -208,7 +212,7 @@ export const buildFastQuoteTables = (q: QuoteTables): FastQuoteTables => {
   });
   const kBits = bitsFor(q.lines.size, 6, 20);
   const lineBits = new Uint32Array(Math.max(1, (1 << kBits) >>> 5));
-  for (const key of q.lines.keys()) setBit(lineBits, mix(hashRange(key, 0, key.length), 32 - kBits));
+  for (const key of q.lines.keys()) setBit(lineBits, mix(lineHash(key, 0, key.length), 32 - kBits));
   return { q, windowBits, windowShift: 32 - wBits, windowLatest, latestShift: 32 - lBits, lineBits, lineShift: 32 - kBits };
 };
 
@@ -241,7 +245,7 @@ export const findQuoteFast = (f: FastQuoteTables, text: string, after: number): 
     if (end === -1) end = text.length;
     if (end - start >= MIN_QUOTE_LINE && (end - start < MIN_QUOTE_RUN || shortWhenTrimmed(text, start, end))) {
       const { from, to } = trimmedLine(text, start, end);
-      if (to - from >= MIN_QUOTE_LINE && hasBit(f.lineBits, mix(hashRange(text, from, to), f.lineShift))) {
+      if (to - from >= MIN_QUOTE_LINE && hasBit(f.lineBits, mix(lineHash(text, from, to), f.lineShift))) {
         const at = q.lines.get(text.slice(from, to));
         if (at !== undefined && at > after) return at;
       }
