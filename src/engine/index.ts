@@ -86,6 +86,19 @@ interface TokenTables {
 
 const NO_TOKENS: readonly string[] = [];
 
+/** The first of a sorted list of message indices after `from` (Infinity: none). */
+const firstAfter = (sorted: readonly number[] | undefined, from: number): number => {
+  if (sorted === undefined) return Infinity;
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! <= from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < sorted.length ? sorted[lo]! : Infinity;
+};
+
 export class SessionIndex {
   readonly session: Session;
   readonly options: Options;
@@ -150,11 +163,7 @@ export class SessionIndex {
 
   /** Whether any call between two message indices (exclusive) may have changed `path`. */
   writtenBetween(path: string, from: number, to: number): boolean {
-    for (const key of [path, ANY_FILE]) {
-      const list = this.writesByPath.get(key);
-      if (list && list.some((w) => w > from && w < to)) return true;
-    }
-    return false;
+    return firstAfter(this.writesByPath.get(path), from) < to || firstAfter(this.writesByPath.get(ANY_FILE), from) < to;
   }
 
   /** Reads of the same file after this one. */
@@ -190,18 +199,25 @@ export class SessionIndex {
   private findSuperseded(): Map<ResultItem, ResultItem> {
     const out = new Map<ResultItem, ResultItem>();
     for (const reads of this.readsByPath.values()) {
+      // each body once, not once per pair (a file read hundreds of times sliced them ~n²/2 times)
+      const bodies: (string | undefined)[] = new Array(reads.length);
+      const bodyOf = (k: number): string => (bodies[k] ??= resultBody(reads[k]!.result.text));
       for (let a = 0; a < reads.length - 1; a++) {
         const earlier = reads[a]!;
         if (earlier.cut) continue;
-        const body = resultBody(earlier.result.text);
+        const body = bodyOf(a);
         if (body.trim() === "") continue;
+        // writtenBetween(path, earlier, later) holds from the first later read after this write on
+        const path = earlier.meaning.read!.path;
+        const from = earlier.callMessageIndex;
+        const nextWrite = Math.min(firstAfter(this.writesByPath.get(path), from), firstAfter(this.writesByPath.get(ANY_FILE), from));
         for (let b = a + 1; b < reads.length; b++) {
           const later = reads[b]!;
-          if (this.writtenBetween(earlier.meaning.read!.path, earlier.callMessageIndex, later.callMessageIndex)) break;
+          if (nextWrite < later.callMessageIndex) break;
           if (later.cut) continue;
           if (!rangeWithin(earlier.meaning.read!.range, later.meaning.read!.range)) continue;
-          const laterBody = resultBody(later.result.text);
-          if (laterBody.includes(body)) {
+          const laterBody = bodyOf(b);
+          if (laterBody.length === body.length ? laterBody === body : laterBody.length > body.length && laterBody.includes(body)) {
             out.set(earlier, later);
             break;
           }

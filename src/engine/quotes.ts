@@ -222,19 +222,6 @@ export const isSpace = (c: number): boolean =>
   (c >= 9 && c <= 13) ||
   (c > 127 && (c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff));
 
-/** The bounds of trimLine(text.slice(start, end)) within text. */
-const trimmedLine = (text: string, start: number, end: number): { from: number; to: number } => {
-  let i = start;
-  while (i < end && isSpace(text.charCodeAt(i))) i++;
-  let j = i;
-  while (j < end && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j++;
-  let from = j > i && j < end && text.charCodeAt(j) === 0x2192 ? j + 1 : start;
-  while (from < end && isSpace(text.charCodeAt(from))) from++;
-  let to = end;
-  while (to > from && isSpace(text.charCodeAt(to - 1))) to--;
-  return { from, to };
-};
-
 /** The same answer as findQuote(f.q, text, after). */
 export const findQuoteFast = (f: FastQuoteTables, text: string, after: number): number => {
   const q = f.q;
@@ -244,7 +231,15 @@ export const findQuoteFast = (f: FastQuoteTables, text: string, after: number): 
     let end = text.indexOf("\n", start);
     if (end === -1) end = text.length;
     if (end - start >= MIN_QUOTE_LINE && (end - start < MIN_QUOTE_RUN || shortWhenTrimmed(text, start, end))) {
-      const { from, to } = trimmedLine(text, start, end);
+      // the bounds of trimLine(line), without building it
+      let i = start;
+      while (i < end && isSpace(text.charCodeAt(i))) i++;
+      let j = i;
+      while (j < end && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j++;
+      let from = j > i && j < end && text.charCodeAt(j) === 0x2192 ? j + 1 : i;
+      while (from < end && isSpace(text.charCodeAt(from))) from++;
+      let to = end;
+      while (to > from && isSpace(text.charCodeAt(to - 1))) to--;
       if (to - from >= MIN_QUOTE_LINE && hasBit(f.lineBits, mix(lineHash(text, from, to), f.lineShift))) {
         const at = q.lines.get(text.slice(from, to));
         if (at !== undefined && at > after) return at;
