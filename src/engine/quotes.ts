@@ -249,14 +249,24 @@ export const findQuoteFast = (f: FastQuoteTables, text: string, after: number): 
   }
   if (text.length < MIN_QUOTE_RUN) return -1;
   const last = text.length - BLOCK;
+  const pow = hashPow();
   let next = 0;
   for (let a = 0; a <= last; a += BLOCK) {
     if (!hasBit(f.windowBits, mix(sampledHash(text, a), f.windowShift))) continue;
     if (f.windowLatest[mix(hashBlock(text, a), f.latestShift)]! <= after) continue;
     const to = Math.min(last, a + BLOCK);
-    for (let i = Math.max(next, a - BLOCK + 1); i <= to; i++) {
-      const msg = checkAt(q, text, i, after);
-      if (msg !== -1) return msg;
+    // the definition's own bloom filter first (a rolling hash, as it has), then its check
+    let i = Math.max(next, a - BLOCK + 1);
+    let h = hashBlock(text, i);
+    for (;;) {
+      const b = h & (BLOOM_BITS - 1);
+      if ((q.bloom[b >>> 5]! & (1 << (b & 31))) !== 0) {
+        const msg = checkAt(q, text, i, after);
+        if (msg !== -1) return msg;
+      }
+      if (i >= to) break;
+      h = (Math.imul(h - Math.imul(text.charCodeAt(i), pow), HASH_BASE) + text.charCodeAt(i + BLOCK)) | 0;
+      i++;
     }
     next = to + 1;
   }
