@@ -1,7 +1,9 @@
 #!/usr/bin/env bun
 // Speed of the rules engine, in process: plan() on the largest corpus session of each host
 // and on generated sessions of 2,000 and 4,000 tool results (about 20 MB and 40 MB: doubling
-// the size should about double the time), each beside JSON.parse of the same bytes. Then
+// the size should about double the time), each beside JSON.parse of the same bytes and beside
+// the engine's "reference" mode (every token of every result extracted, every place checked
+// for quotes: the plain definition the fast path is tested against, as the engine ran before). Then
 // the whole `bc plan --json` process on the largest corpus file, beside a bun process that
 // only reads and parses it. Goals: < 50 ms for 20 MB in process; < 300 ms for the process.
 //
@@ -12,7 +14,7 @@
 // Figures, not assertions.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { plan } from "../../src/engine/plan.ts";
+import { plan, planWith } from "../../src/engine/plan.ts";
 import type { Session } from "../../src/engine/types.ts";
 import { loadSessionFile } from "../../src/hosts/load.ts";
 import { generateSession } from "../engine/support/generate.ts";
@@ -59,18 +61,16 @@ const parseLines = (text: string): void => {
 
 const row = (label: string, s: Session, bytesText: string): string => {
   let copy = deepCopy(s);
-  const cold = timeMs(
-    () => plan(copy),
-    RUNS,
-    () => {
-      copy = deepCopy(s);
-    },
-  );
+  const fresh = (): void => {
+    copy = deepCopy(s);
+  };
+  const cold = timeMs(() => plan(copy), RUNS, fresh);
   const warm = timeMs(() => plan(s));
+  const reference = timeMs(() => planWith(copy, undefined, "reference"), RUNS, fresh);
   const parse = timeMs(() => parseLines(bytesText));
   const mb = Buffer.byteLength(bytesText) / 1e6;
   const results = s.messages.reduce((a, m) => a + m.toolResults.length, 0);
-  return `${label.padEnd(34)} ${mb.toFixed(1).padStart(5)} MB  ${String(results).padStart(5)} results  plan cold ${cold.toFixed(1).padStart(7)} ms  warm ${warm.toFixed(1).padStart(6)} ms  JSON.parse ${parse.toFixed(1).padStart(6)} ms  (${(mb / (cold / 1000)).toFixed(1)} MB/s cold)`;
+  return `${label.padEnd(34)} ${mb.toFixed(1).padStart(5)} MB  ${String(results).padStart(5)} results  plan cold ${cold.toFixed(1).padStart(7)} ms  warm ${warm.toFixed(1).padStart(6)} ms  reference cold ${reference.toFixed(1).padStart(7)} ms  JSON.parse ${parse.toFixed(1).padStart(6)} ms  (${(mb / (cold / 1000)).toFixed(1)} MB/s cold)`;
 };
 
 const main = (): void => {
