@@ -42,7 +42,7 @@ const meaningCache = new WeakMap<ToolCall, CallMeaning>();
 const resultTokenCache = new WeakMap<ToolResult, readonly string[]>();
 const messageTokenCache = new WeakMap<Message, readonly string[]>();
 
-const meaningOf = (call: ToolCall): CallMeaning => {
+export const meaningOf = (call: ToolCall): CallMeaning => {
   let m = meaningCache.get(call);
   if (m === undefined) {
     m = describeCall(call);

@@ -2,9 +2,11 @@
 // three times the file in memory: `bun src/main.ts inspect <file> --json` in a child process,
 // its peak RSS (getrusage maxRSS, and /proc VmHWM polled as a cross-check) against the file size.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadClaudeTranscript, readTranscript, serializeTranscript } from "../../src/hosts/claude/transcript.ts";
+import { trickyBody } from "../support/tricky-json.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 const MAIN = join(REPO, "src", "main.ts");
@@ -104,4 +106,30 @@ describe("a 200 MB tool output", () => {
     },
     120_000,
   );
+});
+
+// A huge line through the whole transcript reader: decoded in pieces, mapped, and written back
+// byte for byte, its escapes (\", \uXXXX, surrogate pairs, \\) exactly as JSON.parse reads them.
+describe("a 10 MB tool output full of escapes", () => {
+  const MIB = 1024 * 1024;
+  const TMP = mkdtempSync(join(tmpdir(), "bc-large-"));
+  afterAll(() => rmSync(TMP, { recursive: true, force: true }));
+
+  test("read, mapped, written back byte for byte", () => {
+    const output = trickyBody(10 * MIB, 3);
+    const lines = [
+      '{"parentUuid":null,"isSidechain":false,"sessionId":"s-big","version":"2.1.42","type":"user","message":{"role":"user","content":"dump the log"},"uuid":"u1","timestamp":"2026-03-01T10:00:00.000Z"}',
+      '{"parentUuid":"u1","isSidechain":false,"sessionId":"s-big","version":"2.1.42","type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_big","name":"Bash","input":{"command":"cat app.log"}}]},"uuid":"a1","timestamp":"2026-03-01T10:00:01.000Z"}',
+      `{"parentUuid":"a1","isSidechain":false,"sessionId":"s-big","version":"2.1.42","type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_big","type":"tool_result","content":"${output}"}]},"uuid":"u2","timestamp":"2026-03-01T10:00:02.000Z"}`,
+      '{"parentUuid":"u2","isSidechain":false,"sessionId":"s-big","version":"2.1.42","type":"assistant","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"The log is long."}]},"uuid":"a2","timestamp":"2026-03-01T10:00:03.000Z"}',
+    ];
+    const path = join(TMP, "big.jsonl");
+    writeFileSync(path, lines.join("\n") + "\n");
+    const t = readTranscript(path);
+    expect(serializeTranscript(t)).toBe(readFileSync(path, "utf8"));
+    const s = loadClaudeTranscript(path);
+    expect(s.timeline.messages.map((m) => m.kind)).toEqual(["prompt", "reply", "tool", "reply"]);
+    const text = s.timeline.messages[2]!.toolResults[0]!.text;
+    expect(text).toBe(JSON.parse(`"${output}"`));
+  });
 });

@@ -8,8 +8,7 @@ import { statSync } from "node:fs";
 import { apply } from "../../src/engine/apply.ts";
 import { plan } from "../../src/engine/plan.ts";
 import type { Message, Session } from "../../src/engine/types.ts";
-import { loadSessionFile } from "../../src/hosts/load.ts";
-import { SKIP_NOTE, corpusFiles, hasCorpus } from "../support/shared.ts";
+import { SKIP_NOTE, corpusFiles, hasCorpus, loadCorpusSession } from "../support/shared.ts";
 import { PassHistory, checkApply, checkDeterminism, checkFixedPoint } from "./support/laws.ts";
 
 const CUTS = [0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
@@ -24,7 +23,7 @@ describe.skipIf(!hasCorpus())("corpus sessions, compacted six times as they grow
       const bad: string[] = [];
       let removed = 0;
       for (const f of files) {
-        const live = loadSessionFile(f).live;
+        const live = loadCorpusSession(f).live;
         const history = new PassHistory();
         let done: readonly Message[] = [];
         for (const cut of CUTS) {

@@ -24,3 +24,21 @@ export const largestCorpusFile = (host: "claude" | "codex"): string | undefined 
   corpusFiles(host).sort((a, b) => statSync(b).size - statSync(a).size)[0];
 
 export const SKIP_NOTE = `shared corpus not found at ${"../shared/corpus"}; corpus tests skipped`;
+
+import { loadSessionFile } from "../../src/hosts/load.ts";
+import type { LoadedSession } from "../../src/hosts/types.ts";
+
+const loaded = new Map<string, LoadedSession>();
+
+/**
+ * A corpus file read into the session model once per test run (bun runs every test file in
+ * one process): tests must not mutate what it returns.
+ */
+export const loadCorpusSession = (path: string): LoadedSession => {
+  let s = loaded.get(path);
+  if (s === undefined) {
+    s = loadSessionFile(path);
+    loaded.set(path, s);
+  }
+  return s;
+};

@@ -3,7 +3,7 @@
 // So is a read of a file the agent later replaced or deleted whole (Write, apply_patch
 // Add/Delete File, `> file`): the call that replaced it carries the new text in its input,
 // which is never touched, and the old text describes a file that no longer exists.
-import { describeCall } from "../tools.ts";
+import { meaningOf } from "../index.ts";
 import type { Message } from "../types.ts";
 import { type Rule, at } from "./rule.ts";
 
@@ -16,7 +16,7 @@ const rewritesByPath = (messages: readonly Message[]): Map<string, number[]> => 
     map = new Map();
     messages.forEach((m, i) => {
       for (const c of m.toolCalls) {
-        for (const path of describeCall(c).rewrites ?? []) {
+        for (const path of meaningOf(c).rewrites ?? []) {
           const list = map!.get(path);
           if (list) list.push(i);
           else map!.set(path, [i]);
@@ -44,7 +44,7 @@ export const supersededRead: Rule = {
     if (!read || item.error) return undefined;
     const rewrite = rewritesByPath(index.session.messages).get(read.path)?.find((i) => i > item.messageIndex);
     if (rewrite === undefined) return undefined;
-    const tool = index.session.messages[rewrite]!.toolCalls.find((c) => describeCall(c).rewrites?.includes(read.path))?.name ?? "a call";
+    const tool = index.session.messages[rewrite]!.toolCalls.find((c) => meaningOf(c).rewrites?.includes(read.path))?.name ?? "a call";
     return { action: "drop", rule: "superseded-read", reason: `replaced whole by ${tool} at ${at(rewrite)}` };
   },
 };
