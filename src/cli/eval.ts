@@ -137,7 +137,11 @@ export default defineCommand({
     } else if (positional.length > 0) {
       ({ files, skipped } = collectFiles(positional));
       if (files.length === 0)
-        throw new BcError("not-found", `no session files (*.jsonl) in ${positional.join(", ")}`, "pass Claude Code transcripts or Codex rollouts, or folders holding them");
+        throw new BcError(
+          "not-found",
+          skipped.length === positional.length ? skipped.map((s) => s.reason).join("; ") : `no session files (*.jsonl) in ${positional.join(", ")}`,
+          "pass Claude Code transcripts or Codex rollouts, or folders holding them",
+        );
       kind = "files";
     } else {
       const found = discoverSessions(host === undefined ? {} : { host });
