@@ -110,3 +110,11 @@ test("bc eval --demo writes the three report files, and the same corpus gives th
     expect(h.passes.map((q: { fixedPointViolations: number }) => q.fixedPointViolations)).toEqual([0, 0, 0, 0, 0]);
   }
 });
+
+test("a path that does not exist is named in a one-line error (exit 1)", () => {
+  const missing = join(tmp, "no-such-folder");
+  const p = Bun.spawnSync([process.execPath, join(REPO_DIR, "src", "main.ts"), "eval", missing], { stdout: "pipe", stderr: "pipe" });
+  expect(p.exitCode).toBe(1);
+  expect(p.stderr.toString()).toBe(`bc: ${missing}: no such file or folder\nhint: pass Claude Code transcripts or Codex rollouts, or folders holding them\n`);
+  expect(p.stdout.toString()).toBe("");
+});
