@@ -185,6 +185,8 @@ interface Built {
   readonly copied: readonly string[];
   readonly appended: readonly Json[];
   readonly replacement: readonly Json[];
+  /** JSON.stringify(replacement), as it stands in the compacted line */
+  readonly replacementJson: string;
   readonly estimate: number;
 }
 
@@ -213,8 +215,18 @@ export const plannedHistory = (history: readonly HistoryItem[], pruning: Pruning
   return out;
 };
 
+/** A record as one JSON line, with the (large) replacement history spliced in as already-serialized text. */
+const recordLine = (record: Json, replacementJson: string): string => {
+  if (record.type !== "compacted") return JSON.stringify(record);
+  const [head, tail, ...rest] = JSON.stringify({ ...record, payload: { ...record.payload, replacement_history: 0 } }).split('"replacement_history":0');
+  if (tail === undefined || rest.length > 0) return JSON.stringify(record);
+  return `${head}"replacement_history":${replacementJson}${tail}`;
+};
+
 const buildFork = (src: Rollout, lines: Rollout["lines"], replacement: Json[], context: ContextMode, newId: string, now: Date): Built => {
-  const estimate = estimateTokens(JSON.stringify(replacement).length);
+  // serialized once: the estimate, the line and the check all use this text
+  const replacementJson = JSON.stringify(replacement);
+  const estimate = estimateTokens(replacementJson.length);
   const ts = now.toISOString();
   const records: { type: string; payload: Json }[] = [{ type: "compacted", payload: { message: "", replacement_history: replacement } }];
   if (context === "keep") {
@@ -230,8 +242,8 @@ const buildFork = (src: Rollout, lines: Rollout["lines"], replacement: Json[], c
   );
   const id = threadId(src);
   const copied = lines.map((l) => withNewId(l, id, newId));
-  const text = copied.join("\n") + "\n" + appended.map((a) => JSON.stringify(a)).join("\n") + "\n";
-  return { text, copied, appended, replacement, estimate };
+  const text = copied.join("\n") + "\n" + appended.map((a) => recordLine(a, replacementJson)).join("\n") + "\n";
+  return { text, copied, appended, replacement, replacementJson, estimate };
 };
 
 // ---------------------------------------------------------------- checking
@@ -340,7 +352,10 @@ export const checkFork = (
   if (rebuilt.baseLine !== n) throw bad(`the history would start at line ${rebuilt.baseLine === undefined ? "?" : rebuilt.baseLine + 1}, not at the appended compacted record`);
   const items = rebuilt.items.map((h) => h.item);
   if (items.length !== built.replacement.length) throw bad(`the rebuilt history has ${items.length} items, the planned one ${built.replacement.length}`);
-  for (let i = 0; i < items.length; i++) if (canon(items[i]) !== canon(built.replacement[i])) throw bad(`rebuilt history item ${i} differs from the planned one`);
+  if (canon(items) !== built.replacementJson) {
+    const i = items.findIndex((it, k) => canon(it) !== canon(built.replacement[k]));
+    throw bad(`rebuilt history item ${i === -1 ? "?" : i} differs from the planned one`);
+  }
   // ... and differ from the source's only in tool output text: prose intact, every call keeps its output
   const sourceItems = rebuildHistory(src).items.map((h) => sentForm(h.item)).filter((it) => context === "keep" || !isInjectedContext(it));
   if (sourceItems.length !== items.length) throw bad(`the history has ${items.length} items, the source's ${sourceItems.length}`);
