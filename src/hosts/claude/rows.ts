@@ -117,7 +117,7 @@ export const validateRows = (rows: unknown): string[] => {
 
 /** Tool uses without a result and results without a use, by id: [] when every call is paired. */
 export const orphans = (rows: readonly SessionRow[]): string[] => {
-  const uses = new Set(rows.flatMap((r) => (r.role === "assistant" ? r.toolUses.map((u) => u.tool_use_id) : [])));
+  const uses = new Set(rows.flatMap((r) => (r.role === "assistant" ? (r.toolUses ?? []).map((u) => u.tool_use_id) : [])));
   const results = new Set(rows.flatMap((r) => (r.toolResults ?? []).map((t) => t.tool_use_id)));
   return [...[...uses].filter((id) => !results.has(id)).map((id) => `tool_use ${id} has no result`), ...[...results].filter((id) => !uses.has(id)).map((id) => `tool_result ${id} has no tool_use`)];
 };

@@ -111,4 +111,13 @@ describe("the runtime guards agree with the independent 7.5 mirror", () => {
     expect(orphans(rows)).toEqual(["tool_use a has no result", "tool_result b has no tool_use"]);
     expect(orphans(readRows(["a.txt"]))).toEqual([]);
   });
+
+  test("a row without toolUses (which validateRows accepts) has no calls, for orphans too", () => {
+    const rows = [
+      { role: "user", text: "hi" },
+      { role: "assistant", text: "hello" },
+    ] as unknown as SessionRow[];
+    expect(validateRows(rows)).toEqual([]);
+    expect(orphans(rows)).toEqual([]);
+  });
 });
