@@ -3,7 +3,7 @@
 // quotes and rule words. Built once per plan; rules only look things up.
 import { CandidateMatcher } from "./candidate-tokens.ts";
 import { isAlreadyCut } from "./notes.ts";
-import { type FastQuoteTables, type QuoteTables, buildFastQuoteTables, buildQuoteTables, findQuote, findQuoteFast, isAssistantReply } from "./quotes.ts";
+import { type FastQuoteTables, type QuoteTables, buildFastQuoteTables, buildQuoteTables, findQuote, findQuoteFast } from "./quotes.ts";
 import { extractTokens } from "./tokens.ts";
 import { type CallMeaning, ANY_FILE, describeCall, exitCode, inputStrings, rangeWithin, resultBody } from "./tools.ts";
 import type { Message, Options, Session, ToolCall, ToolResult } from "./types.ts";
@@ -113,7 +113,6 @@ export class SessionIndex {
   private candidateTokens?: (readonly string[])[];
   private quoteTables?: QuoteTables;
   private fastQuoteTables?: FastQuoteTables;
-  private nextReply?: Int32Array;
   private supersedingReads?: Set<ResultItem>;
   readonly mode: LookupMode;
 
@@ -161,11 +160,6 @@ export class SessionIndex {
     return this.items.length - 1 - item.ordinal;
   }
 
-  /** Whether any call between two message indices (exclusive) may have changed `path`. */
-  writtenBetween(path: string, from: number, to: number): boolean {
-    return firstAfter(this.writesByPath.get(path), from) < to || firstAfter(this.writesByPath.get(ANY_FILE), from) < to;
-  }
-
   /** Reads of the same file after this one. */
   laterReads(item: ResultItem): ResultItem[] {
     const read = item.meaning.read;
@@ -207,7 +201,7 @@ export class SessionIndex {
         if (earlier.cut) continue;
         const body = bodyOf(a);
         if (body.trim() === "") continue;
-        // writtenBetween(path, earlier, later) holds from the first later read after this write on
+        // reads after the next call that may write the file cannot supersede this one
         const path = earlier.meaning.read!.path;
         const from = earlier.callMessageIndex;
         const nextWrite = Math.min(firstAfter(this.writesByPath.get(path), from), firstAfter(this.writesByPath.get(ANY_FILE), from));
@@ -269,23 +263,6 @@ export class SessionIndex {
     if (this.mode === "reference") return resultTokens(item.result);
     if (this.candidateTokens === undefined) this.tokens();
     return this.candidateTokens![item.ordinal]!;
-  }
-
-  /** Index of the first assistant reply with prose after message i, in the same turn; -1 if none. */
-  nextReplyAfter(i: number): number {
-    if (this.nextReply === undefined) {
-      const msgs = this.session.messages;
-      const next = new Int32Array(msgs.length).fill(-1);
-      let seen = -1;
-      for (let j = msgs.length - 1; j >= 0; j--) {
-        next[j] = seen;
-        const m = msgs[j]!;
-        if (isAssistantReply(m)) seen = j;
-        else if (m.role === "user" && m.kind === "prompt") seen = -1;
-      }
-      this.nextReply = next;
-    }
-    return this.nextReply[i] ?? -1;
   }
 
   /** The index of a later assistant reply that quotes this result (a run of 40+ characters or a whole line), or -1. */
