@@ -2,12 +2,12 @@
 // the host's own compactions. Pure: sessions in, numbers out.
 import type { Host, Session } from "../engine/types.ts";
 import type { HostCompaction } from "../hosts/types.ts";
-import { cutContext, DEFAULT_CUTS } from "./cut.ts";
+import { cutContext } from "./cut.ts";
 import { scoreHostCompactions, type CompactionScore } from "./host-compactions.ts";
 import { BASELINES } from "./methods/baselines.ts";
 import type { Method } from "./methods/method.ts";
 import { rulesMethod, type Compactor } from "./methods/rules.ts";
-import { DEFAULT_PASSES, replayPasses, type PassResult } from "./passes.ts";
+import { replayPasses, type PassResult } from "./passes.ts";
 import { enforcePins, scoreCut, type Tally } from "./score.ts";
 import { indexSession } from "./session-index.ts";
 
@@ -28,13 +28,6 @@ export interface ReplayOptions {
   readonly passes: readonly number[];
   readonly compact: Compactor;
 }
-
-export const defaultReplayOptions = (compact: Compactor): ReplayOptions => ({
-  cuts: DEFAULT_CUTS,
-  methods: METHOD_IDS,
-  passes: DEFAULT_PASSES,
-  compact,
-});
 
 export interface ReplayInput {
   readonly host: Host;

@@ -168,6 +168,3 @@ export const resolveSession = (arg: string, places: SessionPlaces = {}): string 
     `looked for ${join(claudeProjects(places), "*", `${arg}.jsonl`)} and ${join(codexSessions(places), "**", `rollout-*-${arg}.jsonl`)}`,
   );
 };
-
-/** Resolve then load: what `bc inspect <file | id>` and friends take. */
-export const loadSession = (arg: string, places: SessionPlaces = {}): LoadedSession => loadSessionFile(resolveSession(arg, places));

@@ -83,14 +83,9 @@ export const parseJsonl = (text: string, path: string): JsonlFile => {
   return { path, lines, endsWithNewline, malformed, bytes: Buffer.byteLength(text) };
 };
 
-export const readJsonl = (path: string, what?: string): JsonlFile => parseJsonl(readTextFile(path, what), path);
-
 /** Join raw lines back into file text. */
 export const joinJsonl = (raws: readonly string[], endsWithNewline: boolean): string =>
   raws.join("\n") + (endsWithNewline && raws.length > 0 ? "\n" : "");
-
-/** Serialize one record the way the hosts do: compact JSON. */
-export const toJsonLine = (value: unknown): string => JSON.stringify(value);
 
 /**
  * Write `text` to a temporary file beside `path`, let `check` read it back, then make it

@@ -58,8 +58,6 @@ export interface ContextUsage {
   readonly percent?: number;
 }
 
-export type Trigger = "manual" | "auto" | "plugin" | "precompute";
-
 export interface CompactInput {
   readonly trigger: string;
   readonly agentId?: string;

@@ -19,7 +19,6 @@ import { historyToMessages } from "./session-map.ts";
 import { lastOrdinal, lastTokenCount, lastTurnContext, lastWorldState, parseRollout, readRollout, type Rollout, type RolloutFormat, threadId } from "./rollout.ts";
 
 export type ContextMode = "fresh" | "keep";
-export const CONTEXT_MODES: readonly ContextMode[] = ["fresh", "keep"];
 
 type Json = Record<string, any>;
 

@@ -332,9 +332,6 @@ export const serializeRollout = (rollout: Rollout): string =>
 
 type LineOf<K extends RolloutLineKind> = Extract<RolloutLine, { kind: K }>;
 
-export const linesOf = <K extends RolloutLineKind>(rollout: Rollout, kind: K): LineOf<K>[] =>
-  rollout.lines.filter((l): l is LineOf<K> => l.kind === kind);
-
 export const lastLineOf = <K extends RolloutLineKind>(rollout: Rollout, kind: K): LineOf<K> | undefined => {
   for (let i = rollout.lines.length - 1; i >= 0; i--) {
     const l = rollout.lines[i]!;
