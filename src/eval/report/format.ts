@@ -32,6 +32,31 @@ export const METHOD_COLUMNS: readonly Column[] = [
   { head: "sessions losing nothing", cell: (m) => `${pct(m.losingNothingShare, 0)} (${m.sessionsLosingNothing}/${m.sessions})` },
 ];
 
+/** The table of the hosts' own compactions: one row per host, in the same columns for markdown and HTML. */
+export const COMPACTION_HEAD: readonly string[] = [
+  "host",
+  "compactions",
+  "results needed after",
+  "still visible after the host's summary",
+  "after the rules",
+  "freed by the summary (mean)",
+  "freed by the rules (mean)",
+];
+
+export const compactionRows = (hosts: readonly HostSummary[]): string[][] =>
+  hosts.map((h) => {
+    const c = h.compactions;
+    return [
+      HOST_NAMES[h.host] ?? h.host,
+      int(c.compactions),
+      int(c.needed),
+      `${int(c.keptByHost)} (${share(c.keptByHost, c.needed)})`,
+      `${int(c.keptByRules)} (${share(c.keptByRules, c.needed)})`,
+      c.compactions === 0 ? "-" : pct(c.hostFreedShareMean),
+      c.compactions === 0 ? "-" : pct(c.rulesFreedShareMean),
+    ];
+  });
+
 /** The product goal for the rules, per host (issue 5 / seed 000). */
 export const GOALS: Record<string, { maxLostRate: number; minFreedShare: number }> = {
   claude: { maxLostRate: 0.003, minFreedShare: 0.226 },

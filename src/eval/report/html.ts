@@ -2,7 +2,7 @@
 // against lost rate, per method per host) as inline SVG, then the tables.
 import type { EvalReport } from "../run.ts";
 import type { HostSummary, MethodSummary } from "../summary.ts";
-import { HOST_NAMES, METHOD_COLUMNS, goalChecks, int, pct, share } from "./format.ts";
+import { COMPACTION_HEAD, HOST_NAMES, METHOD_COLUMNS, compactionRows, goalChecks, int, pct, share } from "./format.ts";
 import { corpusLine } from "./markdown.ts";
 
 const esc = (s: string): string => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -112,21 +112,7 @@ export const renderHtml = (r: EvalReport): string => {
   }
   body.push(`<h2>At the hosts' own compactions</h2>`);
   body.push(
-    htmlTable(
-      ["host", "compactions", "results needed after", "visible after the host's summary", "after the rules", "freed by the summary (mean)", "freed by the rules (mean)"],
-      r.hosts.map((h) => {
-        const c = h.compactions;
-        return [
-          HOST_NAMES[h.host] ?? h.host,
-          int(c.compactions),
-          int(c.needed),
-          `${int(c.keptByHost)} (${share(c.keptByHost, c.needed)})`,
-          `${int(c.keptByRules)} (${share(c.keptByRules, c.needed)})`,
-          c.compactions === 0 ? "-" : pct(c.hostFreedShareMean),
-          c.compactions === 0 ? "-" : pct(c.rulesFreedShareMean),
-        ];
-      }),
-    ),
+    htmlTable(COMPACTION_HEAD, compactionRows(r.hosts)),
   );
   body.push(`<h2>Repeated passes (the rules)</h2>`);
   for (const h of r.hosts) {

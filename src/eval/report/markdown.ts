@@ -1,7 +1,7 @@
 // report.md: the tables a person reads, with the definitions beside them.
 import type { EvalReport } from "../run.ts";
 import type { HostSummary } from "../summary.ts";
-import { GOALS, HOST_NAMES, METHOD_COLUMNS, goalChecks, int, pct, share } from "./format.ts";
+import { COMPACTION_HEAD, GOALS, HOST_NAMES, METHOD_COLUMNS, compactionRows, goalChecks, int, pct, share } from "./format.ts";
 
 const table = (head: readonly string[], rows: readonly (readonly string[])[]): string => {
   const esc = (s: string): string => s.replace(/\|/g, "\\|");
@@ -19,22 +19,7 @@ export const methodTable = (h: HostSummary): string =>
     h.methods.map((m) => METHOD_COLUMNS.map((c) => c.cell(m))),
   );
 
-export const compactionTable = (hosts: readonly HostSummary[]): string =>
-  table(
-    ["host", "compactions", "results needed after", "still visible after the host's summary", "after the rules", "freed by the summary (mean)", "freed by the rules (mean)"],
-    hosts.map((h) => {
-      const c = h.compactions;
-      return [
-        HOST_NAMES[h.host] ?? h.host,
-        int(c.compactions),
-        int(c.needed),
-        `${int(c.keptByHost)} (${share(c.keptByHost, c.needed)})`,
-        `${int(c.keptByRules)} (${share(c.keptByRules, c.needed)})`,
-        c.compactions === 0 ? "-" : pct(c.hostFreedShareMean),
-        c.compactions === 0 ? "-" : pct(c.rulesFreedShareMean),
-      ];
-    }),
-  );
+export const compactionTable = (hosts: readonly HostSummary[]): string => table(COMPACTION_HEAD, compactionRows(hosts));
 
 export const passTable = (h: HostSummary): string =>
   table(
