@@ -1,9 +1,10 @@
 // Which host wrote a session file, where a user's sessions live, and one way to load any of them.
-import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Host } from "../engine/types.ts";
 import { BcError } from "../util/errors.ts";
+import { checkFile } from "../util/jsonl.ts";
 import { isClaudeRecord, loadClaudeTranscript } from "./claude/transcript.ts";
 import { loadCodexRollout } from "./codex/rollout.ts";
 import type { LoadedSession } from "./types.ts";
@@ -39,16 +40,9 @@ const sniffLine = (line: string, complete: boolean): Host | undefined => {
   return undefined;
 };
 
-const checkPath = (path: string): void => {
-  if (!existsSync(path)) throw new BcError("not-found", `${path}: no such file`, `expected ${EXPECTED}`);
-  const st = statSync(path);
-  if (st.isDirectory()) throw new BcError("bad-input", `${path}: is a directory`, `expected ${EXPECTED}`);
-  if (st.size === 0) throw new BcError("bad-input", `${path}: the file is empty`, `expected ${EXPECTED}`);
-};
-
 /** The host that wrote a session file, judged by its content; a one-line BcError when it is neither. */
 export const detectHost = (path: string): Host => {
-  checkPath(path);
+  checkFile(path, EXPECTED);
   const fd = openSync(path, "r");
   let text: string;
   let size: number;

@@ -29,12 +29,17 @@ export interface JsonlFile {
   readonly bytes: number;
 }
 
-/** Read a file's text with one-line errors for what a user can get wrong. */
-export const readTextFile = (path: string, what = "a JSONL session file"): string => {
+/** A one-line error when `path` is missing, a directory or empty. */
+export const checkFile = (path: string, what = "a JSONL session file"): void => {
   if (!existsSync(path)) throw new BcError("not-found", `${path}: no such file`, `expected ${what}`);
   const st = statSync(path);
   if (st.isDirectory()) throw new BcError("bad-input", `${path}: is a directory`, `expected ${what}`);
   if (st.size === 0) throw new BcError("bad-input", `${path}: the file is empty`, `expected ${what}`);
+};
+
+/** Read a file's text with one-line errors for what a user can get wrong. */
+export const readTextFile = (path: string, what = "a JSONL session file"): string => {
+  checkFile(path, what);
   try {
     return readFileSync(path, "utf8");
   } catch (e) {
