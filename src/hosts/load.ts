@@ -43,15 +43,19 @@ const sniffLine = (line: string, complete: boolean): Host | undefined => {
 /** The host that wrote a session file, judged by its content; a one-line BcError when it is neither. */
 export const detectHost = (path: string): Host => {
   checkFile(path, EXPECTED);
-  const fd = openSync(path, "r");
   let text: string;
   let size: number;
   try {
-    const buf = Buffer.alloc(SNIFF_BYTES);
-    size = readSync(fd, buf, 0, SNIFF_BYTES, 0);
-    text = buf.subarray(0, size).toString("utf8");
-  } finally {
-    closeSync(fd);
+    const fd = openSync(path, "r");
+    try {
+      const buf = Buffer.alloc(SNIFF_BYTES);
+      size = readSync(fd, buf, 0, SNIFF_BYTES, 0);
+      text = buf.subarray(0, size).toString("utf8");
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    throw new BcError("bad-input", `${path}: cannot be read (${(e as Error).message})`, `expected ${EXPECTED}`);
   }
   const whole = size < SNIFF_BYTES;
   const lines = text.split("\n");
