@@ -1,6 +1,6 @@
 // Facts about a session that the rules read: every tool result with its call and what the
 // call means, file reads and writes in order, and (computed on first use) the token tables,
-// quotes and rule words. Built once per plan; rules only look things up.
+// quotes (the rule-word pattern lives here too; never-drop applies it). Built once per plan; rules only look things up.
 import { CandidateMatcher } from "./candidate-tokens.ts";
 import { isAlreadyCut } from "./notes.ts";
 import { type FastQuoteTables, type QuoteTables, buildFastQuoteTables, buildQuoteTables, findQuote, findQuoteFast } from "./quotes.ts";
