@@ -71,23 +71,6 @@ export const appendRecord = (existing: string, record: DecisionRecord, maxBytes 
   return lines.join("\n") + "\n";
 };
 
-/** Parse a log's text; lines that are not records are reported as `line N: why` and skipped. */
-export const parseLog = (text: string): { records: DecisionRecord[]; problems: string[] } => {
-  const records: DecisionRecord[] = [];
-  const problems: string[] = [];
-  text.split("\n").forEach((raw, i) => {
-    if (raw.trim() === "") return;
-    try {
-      const v = JSON.parse(raw) as Partial<DecisionRecord>;
-      if (v && typeof v === "object" && typeof v.trigger === "string" && typeof v.outcome === "string" && Array.isArray(v.results)) records.push(v as DecisionRecord);
-      else problems.push(`line ${i + 1}: not a better-compaction decision record`);
-    } catch (e) {
-      problems.push(`line ${i + 1}: not valid JSON`);
-    }
-  });
-  return { records, problems };
-};
-
 const k = (n: number): string => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
 
 /** A record as people read it: a heading line, then one line per result that was not kept. */

@@ -6,7 +6,8 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { BcError } from "../../util/errors.ts";
 import { VERSION } from "../../version.ts";
-import { LOG_DIR_NAME, parseLog, type DecisionRecord } from "./decision-log.ts";
+import { LOG_DIR_NAME, type DecisionRecord } from "./decision-log.ts";
+import { parseLog } from "./decision-log-read.ts";
 
 export const PLUGIN_NAME = "better-compaction";
 export const MARKETPLACE_NAME = "better-compaction-local";

@@ -1,6 +1,7 @@
 // The decision log: where it lives, how lines are appended under $.fs's 4 MiB cap, how it reads.
 import { expect, test } from "bun:test";
-import { appendRecord, claudeDirOf, formatRecord, logPathFor, parseLog, type DecisionRecord } from "../../../src/hosts/claude/decision-log.ts";
+import { appendRecord, claudeDirOf, formatRecord, logPathFor, type DecisionRecord } from "../../../src/hosts/claude/decision-log.ts";
+import { parseLog } from "../../../src/hosts/claude/decision-log-read.ts";
 
 const record = (over: Partial<DecisionRecord> = {}): DecisionRecord => ({
   v: 1,
@@ -49,7 +50,16 @@ test("appending adds one line; an over-long log loses its oldest lines, never th
 test("parseLog reports lines that are not records", () => {
   const { records, problems } = parseLog(JSON.stringify(record()) + "\n{oops\n[1]\n\n");
   expect(records.length).toBe(1);
-  expect(problems).toEqual(["line 2: not valid JSON", "line 3: not a better-compaction decision record"]);
+  expect(problems).toEqual(["line 2: not valid JSON", "line 3: not a better-compaction decision record (Invalid input: expected object, received array)"]);
+});
+
+test("parseLog names the field that is wrong in a damaged record", () => {
+  const damaged = { ...record(), outcome: "exploded", rowsIn: -3 };
+  const { records, problems } = parseLog(JSON.stringify(damaged) + "\n" + JSON.stringify({ ...record(), results: [{ callId: "c1" }] }) + "\n");
+  expect(records).toEqual([]);
+  expect(problems).toHaveLength(2);
+  expect(problems[0]).toBe(`line 1: not a better-compaction decision record (outcome: Invalid option: expected one of "compacted"|"skipped"|"handed-over")`);
+  expect(problems[1]).toStartWith("line 2: not a better-compaction decision record (results.0.tool: ");
 });
 
 test("formatRecord: a heading, the figures, and each result that was not kept", () => {
