@@ -153,7 +153,7 @@ const usableLines = (src: Rollout): Rollout["lines"] => {
   if (first?.kind !== "session_meta")
     throw new BcError("bad-input", `${src.path}:1: not a resumable Codex rollout: the first record is not session_meta`);
   if (src.format === "paginated") {
-    const last = lines[lines.length - 1]!;
+    const last = lines.findLast((l) => l.kind !== "blank")!;
     if (!("ordinal" in last) || typeof last.ordinal !== "number")
       throw new BcError("bad-input", `${src.path}:${last.lineNo}: paginated rollout whose last record has no ordinal`, "Codex itself refuses to resume this file");
   }

@@ -256,3 +256,13 @@ describe("never a silent fallback", () => {
     expect(listFiles(home)).toEqual([]);
   });
 });
+
+test("a paginated rollout ending in a blank line: the last record's ordinal is continued", () => {
+  const source = sourceCopy(PAGINATED);
+  appendFileSync(source, "\n");
+  const r = forkRollout(source, { context: "fresh", pruner: keepAllPruner, codexHome: tempDir(), now: NOW });
+  const fork = readRollout(r.path);
+  const src = readRollout(PAGINATED);
+  const appended = fork.lines.filter((l) => l.kind !== "blank").slice(-2);
+  expect(appended.map((l) => ("ordinal" in l ? l.ordinal : undefined))).toEqual([lastOrdinal(src)! + 1, lastOrdinal(src)! + 2]);
+});
