@@ -3,7 +3,8 @@
 import { defineCommand } from "citty";
 import { SESSION_ARG } from "./args.ts";
 import { join, relative, resolve as resolvePath, sep } from "node:path";
-import { type ContextMode, defaultCodexHome, enginePruner, type ForkResult, forkRollout } from "../hosts/codex/fork.ts";
+import { type ContextMode, enginePruner, type ForkResult, forkRollout } from "../hosts/codex/fork.ts";
+import { defaultCodexHome } from "../hosts/codex/home.ts";
 import { resolveSession } from "../hosts/load.ts";
 import { BcError } from "../util/errors.ts";
 import { log, out } from "../util/log.ts";

@@ -3,6 +3,7 @@ import { closeSync, existsSync, openSync, readdirSync, readSync } from "node:fs"
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Host } from "../engine/types.ts";
+import { defaultCodexHome } from "./codex/home.ts";
 import { BcError } from "../util/errors.ts";
 import { checkFile } from "../util/jsonl.ts";
 import { isClaudeRecord, loadClaudeTranscript } from "./claude/transcript.ts";
@@ -101,7 +102,7 @@ export interface SessionPlaces {
 
 const claudeProjects = (p: SessionPlaces): string => join(p.home ?? homedir(), ".claude", "projects");
 const codexSessions = (p: SessionPlaces): string =>
-  join(p.codexHome ?? (process.env.CODEX_HOME || join(p.home ?? homedir(), ".codex")), "sessions");
+  join(p.codexHome ?? defaultCodexHome(p.home), "sessions");
 
 const ROLLOUT_NAME = /^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-(.+)\.jsonl$/;
 

@@ -5,12 +5,12 @@
 // Codex silently skips a record it cannot parse and then resumes the FULL history, so nothing here
 // falls back quietly: the text is checked strictly (re-read from the temp file) before it becomes visible.
 import { mkdirSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { estimateTextTokens, estimateTokens } from "../../engine/estimate.ts";
 import { apply } from "../../engine/apply.ts";
 import { plan } from "../../engine/plan.ts";
 import type { Options, RuleId, RuleTotals, Session } from "../../engine/types.ts";
+import { defaultCodexHome } from "./home.ts";
 import { BcError } from "../../util/errors.ts";
 import { writeAtomically } from "../../util/jsonl.ts";
 import { type HistoryItem, rebuildHistory } from "./history.ts";
@@ -124,7 +124,6 @@ const pad = (n: number): string => String(n).padStart(2, "0");
 export const canonicalFileName = (now: Date, id: string): string =>
   `rollout-${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}T${pad(now.getHours())}-${pad(now.getMinutes())}-${pad(now.getSeconds())}-${id}.jsonl`;
 
-export const defaultCodexHome = (): string => process.env.CODEX_HOME || join(homedir(), ".codex");
 
 /** `$CODEX_HOME/sessions/YYYY/MM/DD` (local date, like Codex). */
 export const sessionsDayDir = (codexHome: string, now: Date): string =>
