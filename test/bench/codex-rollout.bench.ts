@@ -14,32 +14,12 @@ import { basename, join } from "node:path";
 import { rebuildHistory } from "../../src/hosts/codex/history.ts";
 import { parseRollout, toLoadedSession } from "../../src/hosts/codex/rollout.ts";
 import { SKIP_NOTE, largestCorpusFile } from "../support/shared.ts";
+import { FLOOR_SCRIPT, median, runsArg as runsArgOf } from "./support.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 const GOAL_MB_S = 50;
 
-const runsArg = (): number => {
-  const i = process.argv.indexOf("--runs");
-  const n = i === -1 ? 7 : Number(process.argv[i + 1]);
-  if (!Number.isInteger(n) || n < 1) {
-    process.stderr.write("codex-rollout.bench: --runs needs a positive whole number\n");
-    process.exit(2);
-  }
-  return n;
-};
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-
-const FLOOR = `
-const text = await Bun.file(process.argv[1]).text();
-let n = 0;
-for (const line of text.split("\\n")) if (line.length > 0) { JSON.parse(line); n++; }
-process.stdout.write(String(n) + "\\n");
-`;
+const runsArg = (): number => runsArgOf("codex-rollout.bench", 7);
 
 const LOAD = `
 import { loadCodexRollout } from ${JSON.stringify(join(REPO, "src", "hosts", "codex", "rollout.ts"))};
@@ -119,7 +99,7 @@ const main = (): void => {
     process.stdout.write(`codex-rollout.bench: ${SKIP_NOTE}; the whole-process figure is skipped\n`);
   } else {
     const mb = statSync(file).size / 1e6;
-    const floor = timeProcess([process.execPath, "-e", FLOOR, file], runs);
+    const floor = timeProcess([process.execPath, "-e", FLOOR_SCRIPT, file], runs);
     const load = timeProcess([process.execPath, "-e", LOAD, file], runs);
     const mbs = mb / (load.ms / 1000);
     process.stdout.write(

@@ -20,26 +20,14 @@ import { loadSessionFile } from "../../src/hosts/load.ts";
 import { generateSession } from "../engine/support/generate.ts";
 import { deepCopy } from "../engine/support/laws.ts";
 import { SKIP_NOTE, hasCorpus, largestCorpusFile } from "../support/shared.ts";
+import { median, runsArg as runsArgOf } from "./support.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 const BIN = join(REPO, "dist", "bc");
 
-const runsArg = (): number => {
-  const i = process.argv.indexOf("--runs");
-  const n = i === -1 ? 5 : Number(process.argv[i + 1]);
-  if (!Number.isInteger(n) || n < 1) {
-    process.stderr.write("engine.bench: --runs needs a positive whole number\n");
-    process.exit(2);
-  }
-  return n;
-};
-const RUNS = runsArg();
+const runsArg = (): number => runsArgOf("engine.bench", 5);
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
+const RUNS = runsArg();
 
 const timeMs = (f: () => void, runs = RUNS, prepare?: () => void): number => {
   const xs: number[] = [];

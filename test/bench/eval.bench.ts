@@ -17,25 +17,12 @@ import { rulesCompactor } from "../../src/eval/methods/engine.ts";
 import { DEFAULT_PASSES } from "../../src/eval/passes.ts";
 import { METHOD_IDS, replaySession } from "../../src/eval/replay.ts";
 import { CORPUS_DIR, SKIP_NOTE, corpusFiles, hasCorpus } from "../support/shared.ts";
+import { median, runsArg as runsArgOf } from "./support.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 const GOAL_SECONDS = 60;
 
-const runsArg = (): number => {
-  const i = process.argv.indexOf("--runs");
-  const n = i === -1 ? 3 : Number(process.argv[i + 1]);
-  if (!Number.isInteger(n) || n < 1) {
-    process.stderr.write("eval.bench: --runs needs a positive whole number\n");
-    process.exit(2);
-  }
-  return n;
-};
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
+const runsArg = (): number => runsArgOf("eval.bench", 3);
 
 const main = (): void => {
   if (!hasCorpus()) {

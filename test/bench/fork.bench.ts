@@ -12,27 +12,13 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { largestCorpusFile, SKIP_NOTE } from "../support/shared.ts";
+import { FLOOR_SCRIPT, argNumber as argNumberOf, median } from "./support.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 const BIN = join(REPO, "dist", process.platform === "win32" ? "bc.exe" : "bc");
 const GOAL_MS = 1000;
 
-const FLOOR = `
-const text = await Bun.file(process.argv[2]).text();
-let n = 0;
-for (const line of text.split("\\n")) if (line.length > 0) { JSON.parse(line); n++; }
-process.stdout.write(String(n) + "\\n");
-`;
-
-const argNumber = (name: string, fallback: number): number => {
-  const i = process.argv.indexOf(name);
-  const n = i === -1 ? fallback : Number(process.argv[i + 1]);
-  if (!Number.isFinite(n) || n <= 0) {
-    process.stderr.write(`fork.bench: ${name} needs a positive number\n`);
-    process.exit(2);
-  }
-  return n;
-};
+const argNumber = (name: string, fallback: number): number => argNumberOf("fork.bench", name, fallback);
 
 /**
  * A paginated rollout (0.169 shape) of about `mb` MB: turns of a prompt, shell calls over a few
@@ -82,12 +68,6 @@ export const generateRollout = (mb: number): string => {
   return lines.join("\n") + "\n";
 };
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-
 /** Time a command `runs` times after one warm-up run; `fresh()` gives a clean output folder each run. */
 const time = (cmd: (run: number) => string[], runs: number): { medianMs: number; bestMs: number } => {
   const ms: number[] = [];
@@ -119,7 +99,7 @@ const main = (): void => {
     writeFileSync(generated, generateRollout(mb));
     files.push([`generated ${mb} MB rollout`, generated]);
     const floorScript = join(work, "floor.ts");
-    writeFileSync(floorScript, FLOOR);
+    writeFileSync(floorScript, FLOOR_SCRIPT);
     const rows: string[] = [];
     for (const [label, file] of files) {
       const size = statSync(file).size / 1024 / 1024;

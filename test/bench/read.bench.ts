@@ -10,40 +10,20 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { CORPUS_DIR, SKIP_NOTE, largestCorpusFile } from "../support/shared.ts";
+import { FLOOR_SCRIPT, median, runsArg as runsArgOf } from "./support.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 const BIN = join(REPO, "dist", process.platform === "win32" ? "bc.exe" : "bc");
 const GOAL_MB_S = 50;
 const HOSTS = ["claude", "codex"] as const;
 
-const FLOOR = `
-const text = await Bun.file(process.argv[1]).text();
-let n = 0;
-for (const line of text.split("\\n")) if (line.length > 0) { JSON.parse(line); n++; }
-process.stdout.write(String(n) + "\\n");
-`;
-
-const runsArg = (): number => {
-  const i = process.argv.indexOf("--runs");
-  const n = i === -1 ? 11 : Number(process.argv[i + 1]);
-  if (!Number.isInteger(n) || n < 1) {
-    process.stderr.write("read.bench: --runs needs a positive whole number\n");
-    process.exit(2);
-  }
-  return n;
-};
+const runsArg = (): number => runsArgOf("read.bench", 11);
 
 interface Timing {
   readonly medianMs: number;
   readonly bestMs: number;
   readonly maxRssMiB: number;
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 interface Probe {
   readonly cmd: string[];
@@ -99,7 +79,7 @@ const main = (): void => {
       const [floor, read, startup] = timeTogether(
         [
           {
-            cmd: [process.execPath, "-e", FLOOR, file],
+            cmd: [process.execPath, "-e", FLOOR_SCRIPT, file],
             check: (out) => {
               if (!/^\d+\n$/.test(out)) throw new Error(`floor printed '${out.trim()}'`);
             },
