@@ -215,6 +215,9 @@ export class SessionIndex {
             out.set(earlier, later);
             break;
           }
+          // a later read covering these lines no longer shows this text: the file was changed in
+          // between (by something no call recorded), so no read after it can supersede this one
+          break;
         }
       }
     }

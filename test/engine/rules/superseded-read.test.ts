@@ -31,6 +31,8 @@ describe("superseded-read", () => {
     // a ranged later read cannot contain a whole earlier read: the earlier is judged by the lookup
     ["a whole read, then a ranged read", read(WHOLE), [read(RANGE_10_19, { offset: 10, limit: 10 })], "drop unreferenced"],
     ["re-read after the file changed (no write seen)", read(WHOLE), [read(CHANGED)], "drop unreferenced"],
+    ["changed, then back to the same text: the change in between counts as a write", read(WHOLE), [read(CHANGED), read(WHOLE)], "drop unreferenced"],
+    ["a re-read of other lines in between does not stop the search", read(WHOLE), [read(RANGE_10_19, { offset: 10, limit: 10 }), read(WHOLE)], "drop superseded-read"],
     ["re-read after an Edit of the file", read(WHOLE), [(b) => void b.call("Edit", { file_path: PATH, old_string: "a", new_string: "b" }, "ok"), read(WHOLE)], "drop unreferenced"],
     ["re-read after a Write of the file (replaced whole)", read(WHOLE), [(b) => void b.call("Write", { file_path: PATH, content: "x" }, "ok"), read(WHOLE)], "drop superseded-read"],
     ["re-read after a shell command that edits the file", read(WHOLE), [(b) => void b.bash(`sed -i 's/a/b/' ${PATH}`, ""), read(WHOLE)], "drop unreferenced"],
