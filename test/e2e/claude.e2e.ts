@@ -254,9 +254,12 @@ describe("(e) interactive: turn.complete compacts at compactAtPercent", () => {
       await waitFor(() => readDebug(debug).includes("session.compact trigger=plugin"), 120_000, `the loop's compaction; screen:\n${screen()}`).catch((e) => {
         throw new Error(`${e.message}\n--- screen ---\n${screen()}\n--- debug tail ---\n${readDebug(debug).split("\n").slice(-30).join("\n")}`);
       });
+      // Claude Code writes its own verdict on the dispatch a moment after the hook's line
+      const STANDS = /session\.compact \(plugin\): a hook's \d+ messages stand/;
+      await waitFor(() => STANDS.test(readDebug(debug)), 30_000, "Claude Code to install the hook's messages");
       const debugText = readDebug(debug);
       expect(debugText).toContain("better-compaction: session.compact trigger=plugin compacted");
-      expect(debugText).toMatch(/session\.compact \(plugin\): a hook's \d+ messages stand/);
+      expect(debugText).toMatch(STANDS);
       expect(mock.summarizations().length).toBe(0);
       // the next prompt's request carries the notes
       const n = mock.requests.length;
