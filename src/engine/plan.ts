@@ -1,7 +1,7 @@
 // plan(session, options) -> Plan: run the ladder over every tool result, merge, settle the
 // fixed-point laws, optionally escalate toward a token budget, and total it all up.
 // Pure: the same session and options give the same Plan, byte for byte.
-import { estimateTextTokens } from "./estimate.ts";
+import { estimateMessageTokens, estimateTextTokens } from "./estimate.ts";
 import { type LookupMode, type ResultItem, SessionIndex } from "./index.ts";
 import { DEFAULT_KEEP, mergeVerdict, settle } from "./merge.ts";
 import { dropNote, truncatedText } from "./notes.ts";
@@ -56,13 +56,9 @@ const sessionTokens = (session: Session): { total: number; tool: number } => {
   let total = 0;
   let tool = 0;
   for (const m of session.messages) {
-    total += estimateTextTokens(m.text);
-    for (const c of m.toolCalls) total += estimateTextTokens(c.inputText);
-    for (const r of m.toolResults) {
-      const t = estimateTextTokens(r.text);
-      total += t;
-      tool += t;
-    }
+    const t = estimateMessageTokens(m);
+    total += t.all;
+    tool += t.tool;
   }
   return { total, tool };
 };

@@ -1,11 +1,11 @@
 // At the compactions a host really ran: of the results the session needed afterwards (up to
 // the next compaction), how many are still visible after the host's summary, and how many
 // after the rules applied to the same history (timeline[from, at)).
-import { estimateTextTokens } from "../engine/estimate.ts";
+import { estimateMessageTokens, estimateTextTokens } from "../engine/estimate.ts";
 import type { HostCompaction } from "../hosts/types.ts";
 import { compactAligned, rewritesFrom, type Compactor } from "./methods/rules.ts";
 import { neededTokens } from "./score.ts";
-import { messageTokens, resultsHolding, type IndexedSession } from "./session-index.ts";
+import { resultsHolding, type IndexedSession } from "./session-index.ts";
 import { extractTokens } from "./yardstick/v1.ts";
 
 export interface CompactionScore {
@@ -49,7 +49,7 @@ export const scoreHostCompactions = (
     const hostVisible = new Set<string>();
     let hostTokensAfter = 0;
     for (const m of hc.kept) {
-      hostTokensAfter += messageTokens(m).all;
+      hostTokensAfter += estimateMessageTokens(m).all;
       for (const t of extractTokens(m.text)) hostVisible.add(t);
       for (const c of m.toolCalls) for (const t of extractTokens(c.inputText)) hostVisible.add(t);
       for (const r of m.toolResults) for (const t of extractTokens(r.text)) hostVisible.add(t);

@@ -6,7 +6,8 @@ import type { Message } from "../engine/types.ts";
 import { cutContext, cutIndex } from "./cut.ts";
 import { compactAligned, rewritesFrom, type Compactor } from "./methods/rules.ts";
 import { enforcePins, scoreCut, type Tally } from "./score.ts";
-import { messageTokens, type IndexedSession } from "./session-index.ts";
+import type { IndexedSession } from "./session-index.ts";
+import { estimateMessageTokens } from "../engine/estimate.ts";
 
 export const DEFAULT_PASSES: readonly number[] = [0.5, 0.6, 0.7, 0.8, 0.9];
 
@@ -23,7 +24,7 @@ export interface PassResult {
 
 const toolTokens = (messages: readonly Message[]): number => {
   let n = 0;
-  for (const m of messages) n += messageTokens(m).tool;
+  for (const m of messages) n += estimateMessageTokens(m).tool;
   return n;
 };
 

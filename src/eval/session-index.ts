@@ -4,7 +4,7 @@
 // - "known" text (anything a token may already have come from): every message's prose and
 //   every tool call's input;
 // - "used" text (what shows a result was needed): assistant replies and tool call inputs.
-import { estimateTextTokens } from "../engine/estimate.ts";
+import { estimateMessageTokens, estimateTextTokens } from "../engine/estimate.ts";
 import type { Message, Session } from "../engine/types.ts";
 import { extractTokens } from "./yardstick/v1.ts";
 
@@ -45,15 +45,6 @@ export interface IndexedSession {
   readonly cumTokens: readonly number[];
   readonly cumToolTokens: readonly number[];
 }
-
-/** Estimated tokens of one message: prose, call inputs and result texts. */
-export const messageTokens = (m: Message): { all: number; tool: number } => {
-  let tool = 0;
-  for (const r of m.toolResults) tool += estimateTextTokens(r.text);
-  let all = estimateTextTokens(m.text) + tool;
-  for (const c of m.toolCalls) all += estimateTextTokens(c.inputText);
-  return { all, tool };
-};
 
 const isUsedProse = (m: Message): boolean => m.role === "assistant" && m.kind === "reply";
 
@@ -111,7 +102,7 @@ export const indexSession = (session: Session): IndexedSession => {
     usedByMessage.push([...used]);
     knownByMessage.push([...here]);
     resultCountBefore.push(results.length);
-    const est = messageTokens(m);
+    const est = estimateMessageTokens(m);
     cumTokens.push(cumTokens[i]! + est.all);
     cumToolTokens.push(cumToolTokens[i]! + est.tool);
   }
