@@ -7,7 +7,7 @@ import { defaultCodexHome } from "./codex/home.ts";
 import { BcError } from "../util/errors.ts";
 import { checkFile } from "../util/jsonl.ts";
 import { isClaudeRecord, loadClaudeTranscript } from "./claude/transcript.ts";
-import { loadCodexRollout } from "./codex/rollout.ts";
+import { CODEX_CORE_TYPES, isCodexRecord, loadCodexRollout } from "./codex/rollout.ts";
 import type { LoadedSession } from "./types.ts";
 
 const EXPECTED = "a Claude Code transcript (~/.claude/projects/<project>/<session>.jsonl) or a Codex rollout ($CODEX_HOME/sessions/**/rollout-*.jsonl)";
@@ -15,8 +15,7 @@ const EXPECTED = "a Claude Code transcript (~/.claude/projects/<project>/<sessio
 /** Enough of the file to see its first records; a single line can be hundreds of MB. */
 const SNIFF_BYTES = 256 * 1024;
 
-const CODEX_RECORD_TYPES = new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
-const CODEX_TYPES = /"type"\s*:\s*"(session_meta|response_item|event_msg|turn_context|compacted)"/;
+const CODEX_TYPES = new RegExp(`"type"\\s*:\\s*"(${[...CODEX_CORE_TYPES].join("|")})"`);
 const CODEX_LEGACY = /^\{"id"\s*:\s*"[^"]+"\s*,\s*"timestamp"\s*:.*"instructions"/;
 const CLAUDE_KEYS = /"(parentUuid|leafUuid|isSidechain)"\s*:|"type"\s*:\s*"(user|assistant|summary|file-history-snapshot|queue-operation|progress|last-prompt)"/;
 
@@ -30,7 +29,7 @@ const sniffLine = (line: string, complete: boolean): Host | undefined => {
     }
     if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
     const o = v as Record<string, unknown>;
-    if (typeof o.type === "string" && "payload" in o && CODEX_RECORD_TYPES.has(o.type)) return "codex";
+    if (isCodexRecord(o)) return "codex";
     if (typeof o.id === "string" && "instructions" in o && !("uuid" in o)) return "codex"; // the oldest rollouts' header line
     return isClaudeRecord(o) ? "claude" : undefined;
   }

@@ -6,6 +6,7 @@ import { basename, dirname, join } from "node:path";
 import type { Message, MessageKind, ToolCall, ToolResult } from "../../engine/types.ts";
 import { BcError } from "../../util/errors.ts";
 import { joinJsonl, parseJsonl, readTextFile, type JsonlFile, type JsonlLine } from "../../util/jsonl.ts";
+import { isCodexRecord } from "../codex/rollout.ts";
 import type { HostCompaction, LoadedSession } from "../types.ts";
 
 const EXPECTED = "a Claude Code transcript (~/.claude/projects/<project>/<session>.jsonl)";
@@ -72,16 +73,14 @@ const CLAUDE_TYPES = new Set([
   "api-request-shape",
   "api-request-blob",
 ]);
-const CODEX_TYPES = new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
 
 /** Whether a parsed line looks like a Claude Code transcript record. */
 export const isClaudeRecord = (v: unknown): v is ClaudeRecord => {
   if (!isObject(v) || typeof v.type !== "string") return false;
-  if ("payload" in v && CODEX_TYPES.has(v.type)) return false;
+  if (isCodexRecord(v)) return false;
   return CLAUDE_TYPES.has(v.type) || typeof v.uuid === "string" || typeof v.sessionId === "string";
 };
 
-const looksLikeCodex = (v: unknown): boolean => isObject(v) && typeof v.type === "string" && CODEX_TYPES.has(v.type) && "payload" in v;
 
 /** Check a parsed file is a Claude Code transcript; a one-line error naming what was expected otherwise. */
 const checkFormat = (file: JsonlFile): void => {
@@ -91,7 +90,7 @@ const checkFormat = (file: JsonlFile): void => {
     if (line.value === undefined) continue;
     parsed++;
     if (isClaudeRecord(line.value)) return;
-    if (looksLikeCodex(line.value)) codex++;
+    if (isCodexRecord(line.value)) codex++;
   }
   if (codex > 0) throw new BcError("bad-input", `${file.path}: this is a Codex rollout, not a Claude Code transcript`, `expected ${EXPECTED}`);
   if (parsed === 0) {

@@ -135,15 +135,13 @@ export interface Rollout {
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
-const MODELLED = new Set([
-  "session_meta",
-  "response_item",
-  "event_msg",
-  "turn_context",
-  "compacted",
-  "world_state",
-  "token_usage_record",
-]);
+/** The record types every Codex rollout is made of (a `type` beside a `payload`): what tells one apart from other JSONL. */
+export const CODEX_CORE_TYPES: ReadonlySet<string> = new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
+
+/** A `{ type, payload }` line of one of the core Codex record types. */
+export const isCodexRecord = (v: unknown): boolean => isObject(v) && typeof v.type === "string" && "payload" in v && CODEX_CORE_TYPES.has(v.type);
+
+const MODELLED = new Set([...CODEX_CORE_TYPES, "world_state", "token_usage_record"]);
 
 /** Why a record of a modelled type cannot be read as that type (Codex would skip it), or undefined. */
 const recordProblem = (type: string, payload: unknown): string | undefined => {
