@@ -4,7 +4,7 @@ import { defineCommand } from "citty";
 import { SESSION_ARG } from "./args.ts";
 import { applyToSession } from "../engine/apply.ts";
 import { plan } from "../engine/plan.ts";
-import { type Options, type Plan, type RuleId, type Session, DEFAULT_OPTIONS } from "../engine/types.ts";
+import { type Options, type Plan, type RuleId, type RuleTotals, type Session, DEFAULT_OPTIONS } from "../engine/types.ts";
 import { loadSessionFile, resolveSession } from "../hosts/load.ts";
 import { BcError } from "../util/errors.ts";
 
@@ -65,11 +65,13 @@ export const renderPlan = (p: Plan, opts: { table: boolean } = { table: true }):
     `tool output: ${fmtK(t.toolTokensBefore)} -> ${fmtK(t.toolTokensAfter)} tokens (${pct(t.toolTokensBefore - t.toolTokensAfter, t.toolTokensBefore)} freed)`,
     `whole history: ${fmtK(t.tokensBefore)} -> ${fmtK(t.tokensAfter)} tokens (${pct(t.tokensBefore - t.tokensAfter, t.tokensBefore)} freed)`,
   );
-  const byRule = Object.entries(t.byRule) as [RuleId, { results: number; tokensFreed: number }][];
+  const byRule = Object.entries(t.byRule) as [RuleId, RuleTotals][];
   if (byRule.length > 0) {
     lines.push("by rule:");
-    for (const [rule, r] of byRule.sort((a, b) => b[1].tokensFreed - a[1].tokensFreed || b[1].results - a[1].results))
-      lines.push(`  ${rule.padEnd(16)} ${String(r.results).padStart(5)} results  ${fmtK(r.tokensFreed).padStart(7)} tokens freed`);
+    for (const [rule, r] of byRule.sort((a, b) => b[1].tokensFreed - a[1].tokensFreed || b[1].results - a[1].results)) {
+      const removed = r.removed > 0 ? ` (${r.removed} cut)` : "";
+      lines.push(`  ${rule.padEnd(16)} ${String(r.results).padStart(5)} results${removed.padEnd(11)} ${fmtK(r.tokensFreed).padStart(7)} tokens freed`);
+    }
   }
   if (p.budget) lines.push(`budget: ${fmtK(p.budget.tokens)} tokens, ${p.budget.reached ? "reached" : "NOT reached: the host should fall back to its own summary"}`);
   if (p.skipped) lines.push("skipped: the pass removes less than --min-removal; applying it would change nothing");

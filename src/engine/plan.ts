@@ -124,9 +124,10 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
     if (v.action === "keep") kept++;
     else if (v.action === "truncate") truncated++;
     else dropped++;
-    const t = byRule[v.rule] ?? { results: 0, tokensFreed: 0 };
+    const t = byRule[v.rule] ?? { results: 0, removed: 0, tokensFreed: 0 };
     byRule[v.rule] = {
       results: t.results + 1,
+      removed: t.removed + (v.action === "keep" ? 0 : 1),
       tokensFreed: t.tokensFreed + estimateTextTokens(item.result.text) - resultTokensAfter(item.result.text, v),
     };
   });

@@ -97,7 +97,10 @@ export interface Decision {
 }
 
 export interface RuleTotals {
+  /** results this rule decided (kept ones included) */
   readonly results: number;
+  /** of those, the results it truncated or dropped */
+  readonly removed: number;
   readonly tokensFreed: number;
 }
 

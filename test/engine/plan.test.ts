@@ -32,6 +32,7 @@ describe("plan", () => {
     expect(t.resultsKept + t.resultsTruncated + t.resultsDropped).toBe(t.results);
     const byRule = Object.values(t.byRule);
     expect(byRule.reduce((a, r) => a + r.results, 0)).toBe(t.results);
+    expect(byRule.reduce((a, r) => a + r.removed, 0)).toBe(t.resultsTruncated + t.resultsDropped);
     expect(byRule.reduce((a, r) => a + r.tokensFreed, 0)).toBe(t.toolTokensBefore - t.toolTokensAfter);
     expect(t.tokensBefore - t.tokensAfter).toBe(t.toolTokensBefore - t.toolTokensAfter);
     const toolBefore = s.messages.reduce((a, m) => a + m.toolResults.reduce((b, r) => b + estimateTextTokens(r.text), 0), 0);

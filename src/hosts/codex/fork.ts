@@ -448,7 +448,7 @@ export const enginePruner = (options?: Partial<Options>): Pruner => (history, ro
     const freed = before === undefined || text === undefined ? 0 : estimateTextTokens(before) - estimateTextTokens(text);
     unfreed += freed;
     const r = byRule[d.rule];
-    if (r) byRule[d.rule] = { results: r.results - 1, tokensFreed: r.tokensFreed - freed };
+    if (r) byRule[d.rule] = { results: r.results, removed: r.removed - 1, tokensFreed: r.tokensFreed - freed };
     kept++;
     if (d.action === "drop") dropped--;
     else truncated--;

@@ -46,6 +46,9 @@ describe("fork with the rules engine", () => {
       dropped++;
     });
     expect(dropped).toBe(r.pruning.resultsDropped);
+    // what the command prints by rule adds up to what the fork removed
+    const removedByRule = Object.values(r.pruning.byRule).reduce((a, t) => a + (t?.removed ?? 0), 0);
+    expect(removedByRule).toBe(r.pruning.resultsDropped + r.pruning.resultsTruncated);
   });
 
   test("a fork of a fork: the newest compacted wins and every earlier removal note stays byte-identical", () => {
