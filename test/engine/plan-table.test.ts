@@ -1,0 +1,65 @@
+// The decision table as a person reads it (`bc plan`), for a small session that exercises
+// every rule: one snapshot, reviewed by eye, so a change in what the rules decide shows here
+// as a readable diff.
+import { expect, test } from "bun:test";
+import { renderPlan } from "../../src/cli/plan.ts";
+import { plan } from "../../src/engine/plan.ts";
+import { SessionBuilder, fileLines, numbered } from "./support/build.ts";
+
+const session = () => {
+  const b = new SessionBuilder().user("Fix the failing build of the widget app.");
+  const widget = numbered(fileLines("widget", 40));
+  b.read("/repo/src/widget.ts", widget); // #1-2: read again unchanged below
+  b.bash("./build.sh --verbose", "compiling...\nwrote /repo/dist/widget-bundle.js\nentry renderWidgetPanel\ndone");
+  b.call("Glob", { pattern: "src/**/*.ts" }, "/repo/src/widget.ts\n/repo/src/panel-layout.ts\n/repo/src/index.ts");
+  b.bash("./nightly --report", "nightly report: everything nominal, nothing else to say about it today at all.");
+  b.bash("git status", "On branch main\nChanges not staged for commit:\n  modified:   src/panel-layout.ts\n" + "  modified:   src/unrelated-file-number.ts\n".repeat(8));
+  b.bash("npm run lint", "lint: 3 problems\nerror src/panel-layout.ts:12 unexpected any", { isError: true });
+  b.call("AskUserQuestion", { questions: [{ question: "Keep the old panel?" }] }, "The user answered: drop the old panel, keep the new layout exactly as it is.");
+  b.read("/repo/src/widget.ts", widget); // the latest read of the file
+  b.assistant("The bundle /repo/dist/widget-bundle.js exports renderWidgetPanel; fixing src/panel-layout.ts next.");
+  b.filler(10);
+  return b.session();
+};
+
+
+
+test("the decision table for a session that exercises every rule", () => {
+  expect(renderPlan(plan(session()))).toBe(EXPECTED);
+});
+
+const EXPECTED = [
+  "index  tool             chars  action    rule             reason",
+  "#2     Read              2849  drop      superseded-read  re-read at #16, unchanged",
+  "#4     Bash                75  keep      referenced       \"/repo/dist/widget-bundle.js\" used at #17",
+  "#6     Glob                64  keep      discovery        a search or listing (64 chars): later steps reach for the names it shows",
+  "#8     Bash                78  drop      unreferenced     no token of it used later",
+  "#10    Bash               424  truncate  re-runnable      git bookkeeping: re-run `git status` for a fresh answer",
+  "#12    Bash                60  keep      pinned           an error result",
+  "#14    AskUserQuestion     76  keep      never-drop       a person's answer (AskUserQuestion): re-running does not bring it back",
+  "#16    Read              2849  keep      latest-read      latest read of /repo/src/widget.ts",
+  "#19    Bash                 4  keep      too-recent       only 9 tool results after it",
+  "#21    Bash                 4  keep      too-recent       only 8 tool results after it",
+  "#23    Bash                 5  keep      too-recent       only 7 tool results after it",
+  "#25    Bash                 5  keep      too-recent       only 6 tool results after it",
+  "#27    Bash                 5  keep      too-recent       only 5 tool results after it",
+  "#29    Bash                 5  keep      too-recent       only 4 tool results after it",
+  "#31    Bash                 5  keep      too-recent       only 3 tool results after it",
+  "#33    Bash                 5  keep      pinned           in the last 6 messages",
+  "#35    Bash                 5  keep      pinned           in the last 6 messages",
+  "#37    Bash                 5  keep      pinned           in the last 6 messages",
+  "",
+  "results: 18 (kept 15, truncated 1, dropped 2)",
+  "tool output: 1639 -> 910 tokens (44.5% freed)",
+  "whole history: 1812 -> 1083 tokens (40.2% freed)",
+  "by rule:",
+  "  superseded-read      1 results (1 cut)        694 tokens freed",
+  "  re-runnable          1 results (1 cut)         34 tokens freed",
+  "  unreferenced         1 results (1 cut)          1 tokens freed",
+  "  too-recent           7 results                  0 tokens freed",
+  "  pinned               4 results                  0 tokens freed",
+  "  referenced           1 results                  0 tokens freed",
+  "  discovery            1 results                  0 tokens freed",
+  "  never-drop           1 results                  0 tokens freed",
+  "  latest-read          1 results                  0 tokens freed",
+].join("\n");
