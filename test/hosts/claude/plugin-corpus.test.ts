@@ -1,0 +1,66 @@
+// The hook's handler over real sessions from disk: each corpus transcript's live history, handed
+// in as Claude Code's session.compact rows, must come back as a list Claude Code accepts (the
+// independent 7.5 mirror), with no new unpaired tool call or result, every row's prose
+// unchanged, each tool result either verbatim or bc's note, and resume-safe handles.
+import { describe, expect, test } from "bun:test";
+import { basename } from "node:path";
+import { isAlreadyCut } from "../../../src/engine/notes.ts";
+import { compactRows, DEFAULT_PLUGIN_OPTIONS, type SessionRow } from "../../../src/hosts/claude/plugin.ts";
+import { claudeResultProblems, pairingProblems } from "../../e2e/support/claude-validate.ts";
+import { SKIP_NOTE, corpusFiles, loadCorpusSession } from "../../support/shared.ts";
+
+const files = corpusFiles("claude");
+
+/** The rows Claude Code would hand the hook: one per non-meta user or assistant record, each with a handle. */
+const rowsOf = (path: string): SessionRow[] =>
+  loadCorpusSession(path)
+    .live.messages.filter((m) => m.kind !== "meta" && (m.role === "user" || m.role === "assistant"))
+    .map((m, i) => ({
+      role: m.role as "user" | "assistant",
+      text: m.text,
+      toolUses: m.toolCalls.map((c) => ({ tool_use_id: c.id, tool: c.name, input: c.input })),
+      ...(m.toolResults.length > 0 ? { toolResults: m.toolResults.map((r) => ({ tool_use_id: r.callId, text: r.text, isError: r.isError })) } : {}),
+      handle: `h${i}`,
+    }));
+
+describe.skipIf(files.length === 0)("the compaction handler on every corpus transcript", () => {
+  test.each(files.map((f) => [basename(f), f]))("%s", (_name, file) => {
+    const rows = rowsOf(file);
+    const { answer, record } = compactRows({ trigger: "manual", sessionId: "corpus", rows, usage: { window: 1_000_000 }, options: DEFAULT_PLUGIN_OPTIONS, now: () => 0 });
+    expect(record.rowsIn).toBe(rows.length);
+    if ("skip" in answer) {
+      expect(answer.skip).toContain("nothing to remove");
+      return;
+    }
+    expect("messages" in answer).toBe(true);
+    const out = (answer as { messages: SessionRow[] }).messages;
+    expect(claudeResultProblems(answer)).toEqual([]);
+    const before = new Set(pairingProblems(rows));
+    expect(pairingProblems(out).filter((p) => !before.has(p))).toEqual([]);
+    expect(out.map((r) => [r.role, r.text])).toEqual(rows.map((r) => [r.role, r.text]));
+    let cut = 0;
+    out.forEach((r, i) => {
+      const src = rows[i]!;
+      expect((r.toolUses ?? []).map((u) => [u.tool_use_id, u.tool, JSON.stringify(u.input)])).toEqual(src.toolUses.map((u) => [u.tool_use_id, u.tool, JSON.stringify(u.input)]));
+      (r.toolResults ?? []).forEach((t, k) => {
+        const orig = src.toolResults![k]!;
+        expect(t.tool_use_id).toBe(orig.tool_use_id);
+        if (t.text === orig.text) return;
+        cut++;
+        expect(isAlreadyCut(t.text)).toBe(true);
+        const head = t.text.slice(0, t.text.lastIndexOf("[output "));
+        expect(orig.text.startsWith(head.replace(/\n$/, ""))).toBe(true);
+      });
+      // resume-safe: assistant rows and tool-result rows go back without their handle
+      if (r.role === "assistant" || (r.toolResults?.length ?? 0) > 0) expect(r.handle).toBeUndefined();
+    });
+    expect(cut).toBe(record.results.filter((d) => d.action !== "keep").length);
+  });
+});
+
+if (files.length === 0) test.skip(SKIP_NOTE, () => {});
+
+test.skipIf(files.length === 0)("most corpus transcripts are really compacted (the checks above are not vacuous)", () => {
+  const compacted = files.filter((f) => "messages" in compactRows({ trigger: "manual", sessionId: "corpus", rows: rowsOf(f), usage: { window: 1_000_000 }, options: DEFAULT_PLUGIN_OPTIONS, now: () => 0 }).answer);
+  expect(compacted.length).toBeGreaterThan(files.length / 2);
+});
