@@ -76,6 +76,23 @@ export interface HeadlessOptions {
 }
 
 /** One headless `claude -p --input-format stream-json` process, fed one user line at a time. */
+
+/** `claude -p` with stream-json output, the debug log, accepted edits and the plugin; `first` right after -p. */
+const headlessArgs = (opts: HeadlessOptions, first: readonly string[]): string[] => [
+  opts.bin,
+  "-p",
+  ...first,
+  "--output-format",
+  "stream-json",
+  "--verbose",
+  "--debug-file",
+  opts.debugFile,
+  "--permission-mode",
+  "acceptEdits",
+  ...(opts.pluginDir ? ["--plugin-dir", opts.pluginDir] : []),
+  ...(opts.extraArgs ?? []),
+];
+
 export class HeadlessSession {
   private readonly proc: Bun.Subprocess<"pipe", "pipe", "pipe">;
   private buffer = "";
@@ -86,21 +103,7 @@ export class HeadlessSession {
   sessionId: string | undefined;
 
   constructor(readonly opts: HeadlessOptions) {
-    const args = [
-      opts.bin,
-      "-p",
-      "--input-format",
-      "stream-json",
-      "--output-format",
-      "stream-json",
-      "--verbose",
-      "--debug-file",
-      opts.debugFile,
-      "--permission-mode",
-      "acceptEdits",
-      ...(opts.pluginDir ? ["--plugin-dir", opts.pluginDir] : []),
-      ...(opts.extraArgs ?? []),
-    ];
+    const args = headlessArgs(opts, ["--input-format", "stream-json"]);
     this.proc = Bun.spawn(args, { cwd: opts.sandbox.project, env: opts.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
     void this.pump();
     void new Response(this.proc.stderr).text().then((t) => (this.stderr = t));
@@ -179,20 +182,7 @@ export class HeadlessSession {
 
 /** `claude -p <prompt>` in a new process (e.g. with `--resume <id>`); returns stdout lines (stream-json). */
 export const runPrint = async (opts: HeadlessOptions, prompt: string, timeoutMs = 90_000): Promise<{ code: number; lines: any[]; stderr: string }> => {
-  const args = [
-    opts.bin,
-    "-p",
-    prompt,
-    "--output-format",
-    "stream-json",
-    "--verbose",
-    "--debug-file",
-    opts.debugFile,
-    "--permission-mode",
-    "acceptEdits",
-    ...(opts.pluginDir ? ["--plugin-dir", opts.pluginDir] : []),
-    ...(opts.extraArgs ?? []),
-  ];
+  const args = headlessArgs(opts, [prompt]);
   const proc = Bun.spawn(args, { cwd: opts.sandbox.project, env: opts.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
