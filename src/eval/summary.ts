@@ -1,6 +1,7 @@
 // Per-host totals over sessions: the same columns for every method, plus the host-compaction
 // comparison and the repeated passes. Rates are ratios of pooled counts.
 import type { Host } from "../engine/types.ts";
+import type { CompactionScore } from "./host-compactions.ts";
 import type { SessionReplay } from "./replay.ts";
 import { addTally, ZERO_TALLY, type Tally } from "./score.ts";
 
@@ -22,14 +23,8 @@ export interface MethodSummary extends Tally {
   readonly losingNothingShare: number;
 }
 
-export interface CompactionSummary {
+export interface CompactionSummary extends Pick<CompactionScore, "needed" | "keptByHost" | "keptByRules" | "tokensBefore" | "hostTokensAfter" | "rulesTokensFreed"> {
   readonly compactions: number;
-  readonly needed: number;
-  readonly keptByHost: number;
-  readonly keptByRules: number;
-  readonly tokensBefore: number;
-  readonly hostTokensAfter: number;
-  readonly rulesTokensFreed: number;
   /** mean over compactions of 1 - after/before for the host, and freed/before for the rules */
   readonly hostFreedShareMean: number;
   readonly rulesFreedShareMean: number;

@@ -9,7 +9,7 @@ import { basename, dirname, join } from "node:path";
 import { estimateTextTokens, estimateTokens } from "../../engine/estimate.ts";
 import { apply } from "../../engine/apply.ts";
 import { plan } from "../../engine/plan.ts";
-import type { Options, RuleId, RuleTotals, Session } from "../../engine/types.ts";
+import type { Options, PlanTotals, RuleId, RuleTotals, Session } from "../../engine/types.ts";
 import { defaultCodexHome } from "./home.ts";
 import { BcError } from "../../util/errors.ts";
 import { writeAtomically } from "../../util/jsonl.ts";
@@ -23,17 +23,9 @@ export type ContextMode = "fresh" | "keep";
 type Json = Record<string, any>;
 
 /** What the planner decided, reduced to what the fork needs and prints. */
-export interface Pruning {
+export interface Pruning extends Omit<PlanTotals, "toolTokensBefore" | "toolTokensAfter"> {
   /** new output text, by index into the rebuilt history; absent: the item is kept as it is */
   readonly outputs: ReadonlyMap<number, string>;
-  readonly results: number;
-  readonly resultsKept: number;
-  readonly resultsTruncated: number;
-  readonly resultsDropped: number;
-  /** estimated tokens of the history before and after */
-  readonly tokensBefore: number;
-  readonly tokensAfter: number;
-  readonly byRule: Readonly<Partial<Record<RuleId, RuleTotals>>>;
 }
 
 /** Decide new output texts for a rebuilt history (the engine, or a test's own rule). */
