@@ -1,6 +1,6 @@
 // JSON Lines in and out, losslessly: every line keeps its raw text so an unchanged file
 // writes back byte for byte; a malformed line is reported as `file:line: why` and kept raw.
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { BcError } from "./errors.ts";
@@ -108,14 +108,24 @@ export const writeAtomically = (path: string, text: string, check?: (tmpPath: st
     fd = undefined;
     check?.(tmp);
     // link + unlink: fails (instead of replacing) if `path` appeared meanwhile
-    linkSync(tmp, path);
-    unlinkSync(tmp);
+    try {
+      linkSync(tmp, path);
+      unlinkSync(tmp);
+    } catch (e) {
+      // a filesystem without hard links: rename, after checking once more that nothing is there
+      if (!NO_LINKS.has((e as NodeJS.ErrnoException).code ?? "") || existsSync(path)) throw e;
+      renameSync(tmp, path);
+    }
   } catch (e) {
     if (fd !== undefined) closeSync(fd);
     if (existsSync(tmp)) unlinkSync(tmp);
-    if ((e as NodeJS.ErrnoException).code === "EEXIST")
-      throw new BcError("exists", `${path}: already exists; refusing to overwrite`);
-    throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") throw new BcError("exists", `${path}: already exists; refusing to overwrite`);
+    if (e instanceof BcError || code === undefined) throw e;
+    throw new BcError("bad-input", `${path}: cannot be written (${code}: ${(e as Error).message.replace(/^\w+: /, "")})`, "nothing was written; check the folder exists, is writable and has room");
   }
 };
+
+/** errno codes of a filesystem that cannot make hard links */
+const NO_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
 

@@ -376,7 +376,11 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
   const check = (text: string): void => checkFork(text, basename(path), { src, built, newId, context: options.context });
   if (options.dryRun) check(built.text);
   else {
-    mkdirSync(dirname(path), { recursive: true });
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (e) {
+      throw new BcError("bad-input", `${dirname(path)}: cannot be used as the fork's folder (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, "pass --out-dir a folder (it is created if missing), or set CODEX_HOME");
+    }
     writeAtomically(path, built.text, (tmp) => {
       options.beforeCheck?.(tmp);
       check(readFileSync(tmp, "utf8"));

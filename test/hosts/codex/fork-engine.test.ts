@@ -1,6 +1,6 @@
 // The fork with the real rules engine: fork of a fork, every corpus rollout, and the CLI.
 import { afterEach, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { dropNote } from "../../../src/engine/notes.ts";
@@ -160,4 +160,13 @@ describe("bc codex-fork (the command)", () => {
     expect(r.stdout.toString()).toBe("");
     expect(statSync(LEGACY).isFile()).toBe(true);
   });
+});
+
+test("--out-dir naming a file: a one-line error, nothing written, no stack trace", () => {
+  const file = join(tempDir(), "not-a-folder");
+  writeFileSync(file, "");
+  const r = Bun.spawnSync([process.execPath, join(REPO_DIR, "src", "main.ts"), "codex-fork", LEGACY, "--out-dir", file], { env: { ...process.env, CODEX_HOME: tempDir() }, stdout: "pipe", stderr: "pipe" });
+  expect(r.exitCode).toBe(1);
+  expect(r.stderr.toString()).toBe(`bc: ${file}: cannot be used as the fork's folder (EEXIST)\nhint: pass --out-dir a folder (it is created if missing), or set CODEX_HOME\n`);
+  expect(r.stdout.toString()).toBe("");
 });
