@@ -33,7 +33,6 @@ const QUOTED = 3;
 const ERROR_LINE = 4;
 const NONE = 5;
 
-const HASH_BASE = 31;
 
 const classTable = (re: RegExp): Uint8Array => {
   const t = new Uint8Array(65_536);
@@ -76,6 +75,9 @@ const quotedPossible = (c: string): boolean =>
 const errorLinePossible = (c: string): boolean =>
   c.length >= MIN_ERROR_LINE_CHARS && c.length <= MAX_ERROR_LINE_CHARS && !c.includes("\n") && (c.length === MAX_ERROR_LINE_CHARS || ERROR_MARKER_RE.test(c));
 
+const FILTER_LOG2 = 16;
+const FILTER_BITS = 1 << FILTER_LOG2;
+
 const mix = (h: number, shift: number): number => Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> shift;
 
 /**
@@ -99,6 +101,8 @@ export class CandidateMatcher {
   private readonly slotShift: number;
   /** the call for which every candidate of a slot is settled: later hits on it are skipped */
   private readonly slotSettled: Int32Array;
+  /** one bit per FILTER_BITS bucket of anchor hashes: most runs are turned away here */
+  private readonly filter: Int32Array;
   // per-call state, indexed by candidate; valid where stamp === this.call
   private readonly stamp: Int32Array;
   private readonly rank: Uint8Array;
@@ -142,9 +146,17 @@ export class CandidateMatcher {
         this.unanchored.push(id);
         return;
       }
+      const hash = hashRange(c, best.offset, best.offset + best.length);
+      if (hash === 0) {
+        // the scan reads a hash of 0 as "no run": such an anchor would never be looked up
+        this.anchorOffset.push(-1);
+        this.anchorLength.push(0);
+        this.unanchored.push(id);
+        return;
+      }
       this.anchorOffset.push(best.offset);
       this.anchorLength.push(best.length);
-      anchors.push({ id, hash: hashRange(c, best.offset, best.offset + best.length) });
+      anchors.push({ id, hash });
     });
     let bits = 4;
     while (1 << bits < anchors.length * 2) bits++;
@@ -152,6 +164,11 @@ export class CandidateMatcher {
     this.slotHash = new Int32Array(1 << bits);
     this.slotHead = new Int32Array(1 << bits);
     this.slotSettled = new Int32Array(1 << bits);
+    this.filter = new Int32Array(FILTER_BITS >>> 5);
+    for (const { hash } of anchors) {
+      const b = mix(hash, 32 - FILTER_LOG2);
+      this.filter[b >>> 5]! |= 1 << (b & 31);
+    }
     for (const { id, hash } of anchors) {
       let s = mix(hash, this.slotShift);
       while (this.slotHead[s] !== 0 && this.slotHash[s] !== hash) s = (s + 1) & ((1 << bits) - 1);
@@ -188,45 +205,44 @@ export class CandidateMatcher {
     return found.map((id) => this.texts[id]!);
   }
 
-  /** One pass over the text: every maximal run of \w characters, hashed and looked up. */
+  /**
+   * One pass over the text: every maximal run of \w characters, hashed and looked up. The
+   * loop carries only the run's hash (0: not in a run; no anchor hashes to 0) and finds a
+   * run's start again, walking back, on the rare hit: the less the hot loop does, the faster.
+   */
   private scan(text: string): void {
     const n = text.length;
-    const heads = this.slotHead;
-    const hashes = this.slotHash;
-    const settled = this.slotSettled;
-    const call = this.call;
-    const shift = this.slotShift;
-    const mask = heads.length - 1;
-    let start = -1;
+    const filter = this.filter;
     let h = 0;
     for (let i = 0; i < n; i++) {
       const ch = text.charCodeAt(i);
       if (WORD[ch] === 1) {
-        if (start < 0) {
-          start = i;
-          h = ch;
-        } else h = (Math.imul(h, HASH_BASE) + ch) | 0;
-      } else if (start >= 0) {
-        let s = mix(h, shift);
-        while (heads[s] !== 0) {
-          if (hashes[s] === h) {
-            if (settled[s] !== call && this.anchorHit(text, heads[s]! - 1, start, i)) settled[s] = call;
-            break;
-          }
-          s = (s + 1) & mask;
-        }
-        start = -1;
+        h = ((h << 5) | (h >>> 27)) ^ ch;
+        continue;
+      }
+      if (h !== 0) {
+        const b = mix(h, 32 - FILTER_LOG2);
+        if ((filter[b >>> 5]! & (1 << (b & 31))) !== 0) this.lookUp(text, h, i);
+        h = 0;
       }
     }
-    if (start >= 0) {
-      let s = mix(h, shift);
-      while (heads[s] !== 0) {
-        if (hashes[s] === h) {
-          if (settled[s] !== call) this.anchorHit(text, heads[s]! - 1, start, n);
-          break;
-        }
-        s = (s + 1) & mask;
+    if (h !== 0) this.lookUp(text, h, n);
+  }
+
+  /** A run ending at `end` with hash h passed the filter: find its anchor slot, if any, and confirm its candidates. */
+  private lookUp(text: string, h: number, end: number): void {
+    const heads = this.slotHead;
+    const mask = heads.length - 1;
+    let s = mix(h, this.slotShift);
+    while (heads[s] !== 0) {
+      if (this.slotHash[s] === h) {
+        if (this.slotSettled[s] === this.call) return;
+        let start = end - 1;
+        while (start > 0 && WORD[text.charCodeAt(start - 1)] === 1) start--;
+        if (this.anchorHit(text, heads[s]! - 1, start, end)) this.slotSettled[s] = this.call;
+        return;
       }
+      s = (s + 1) & mask;
     }
   }
 
@@ -346,9 +362,14 @@ const numberAt = (text: string, c: string, s: number): boolean => {
   return after >= text.length || WORD[text.charCodeAt(after)] !== 1;
 };
 
+/**
+ * A run's hash: rotate left by 5, xor the next character. One cheap step per character (a
+ * multiply would make each character wait on the last one's product); a weak hash is fine,
+ * every hit is checked against the text.
+ */
 const hashRange = (s: string, from: number, to: number): number => {
   let h = 0;
-  for (let i = from; i < to; i++) h = (Math.imul(h, HASH_BASE) + s.charCodeAt(i)) | 0;
+  for (let i = from; i < to; i++) h = ((h << 5) | (h >>> 27)) ^ s.charCodeAt(i);
   return h;
 };
 

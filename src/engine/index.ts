@@ -4,7 +4,7 @@
 import { CandidateMatcher } from "./candidate-tokens.ts";
 import { isAlreadyCut } from "./notes.ts";
 import { type FastQuoteTables, type QuoteTables, buildFastQuoteTables, buildQuoteTables, findQuote, findQuoteFast } from "./quotes.ts";
-import { extractTokens } from "./tokens.ts";
+import { extractTokens, forEachToken } from "./tokens.ts";
 import { type CallMeaning, ANY_FILE, describeCall, exitCode, inputStrings, rangeWithin, resultBody } from "./tools.ts";
 import type { Message, Options, Session, ToolCall, ToolResult } from "./types.ts";
 
@@ -40,7 +40,7 @@ const NO_MEANING: CallMeaning = { writes: [], mutating: false, asksPerson: false
 // facts are computed once. Pure: the value depends only on the key's contents.
 const meaningCache = new WeakMap<ToolCall, CallMeaning>();
 const resultTokenCache = new WeakMap<ToolResult, readonly string[]>();
-const messageTokenCache = new WeakMap<Message, readonly string[]>();
+const messageTextCache = new WeakMap<Message, string>();
 
 export const meaningOf = (call: ToolCall): CallMeaning => {
   let m = meaningCache.get(call);
@@ -61,17 +61,17 @@ export const resultTokens = (r: ToolResult): readonly string[] => {
   return t;
 };
 
-/** Tokens a message contributes to what came later: its prose and its calls' inputs. */
-const messageTokens = (m: Message): readonly string[] => {
-  let t = messageTokenCache.get(m);
+/** The text a message contributes to what came later: its prose and its calls' inputs ("": none). */
+const messageText = (m: Message): string => {
+  let t = messageTextCache.get(m);
   if (t === undefined) {
     const parts: string[] = [];
     if (m.kind !== "reasoning" && m.text !== "") parts.push(m.text);
     // the input's string values (real tokens, unescaped) and its text as written (what the
     // evaluation reads): a token found in either counts
     for (const c of m.toolCalls) parts.push(inputStrings(c.input, c.inputText), c.inputText);
-    t = parts.length === 0 ? [] : extractTokens(parts.join("\n"));
-    messageTokenCache.set(m, t);
+    t = parts.join("\n");
+    messageTextCache.set(m, t);
   }
   return t;
 };
@@ -234,13 +234,37 @@ export class SessionIndex {
     const firstSeen = new Map<string, number>();
     const lastSeen = new Map<string, number>();
     const resultCount = new Map<string, number>();
+    // every message's text in one string, joined by "\n" (no token spans a line break, so its
+    // tokens are each message's, shifted): one extraction instead of one per message
+    const texts: string[] = [];
+    const starts: number[] = [];
+    const owners: number[] = [];
+    const later: boolean[] = [];
+    let at = 0;
     this.session.messages.forEach((m, i) => {
-      const toks = messageTokens(m);
-      if (toks.length === 0) return;
-      const later = m.role === "assistant" || m.toolCalls.length > 0;
-      for (const t of toks) {
-        if (!firstSeen.has(t)) firstSeen.set(t, i);
-        if (later) lastSeen.set(t, i);
+      const t = messageText(m);
+      if (t === "") return;
+      texts.push(t);
+      starts.push(at);
+      owners.push(i);
+      later.push(m.role === "assistant" || m.toolCalls.length > 0);
+      at += t.length + 1;
+    });
+    forEachToken(texts.join("\n"), (_kind, t, pos) => {
+      // the message holding pos: the last start at or before it
+      let lo = 0;
+      let hi = starts.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (starts[mid]! <= pos) lo = mid;
+        else hi = mid - 1;
+      }
+      const i = owners[lo]!;
+      const first = firstSeen.get(t);
+      if (first === undefined || i < first) firstSeen.set(t, i);
+      if (later[lo]) {
+        const last = lastSeen.get(t);
+        if (last === undefined || i > last) lastSeen.set(t, i);
       }
     });
     if (this.mode === "fast") {

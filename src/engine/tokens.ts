@@ -77,27 +77,25 @@ export const errorLineAt = (text: string, at: number): { line: string | undefine
   return { line: line.length >= MIN_ERROR_LINE_CHARS ? line : undefined, end };
 };
 
-/** Every distinctive token in `text`, each once, with its kind, in order of kind then first appearance. */
-export const extractTokenList = (text: string): Token[] => {
-  const out: Token[] = [];
-  const seen = new Set<string>();
-  const add = (kind: TokenKind, t: string): void => {
-    if (seen.has(t)) return;
-    seen.add(t);
-    out.push({ kind, text: t });
-  };
+/**
+ * Every occurrence of a distinctive token in `text`, in order of kind then place: `visit`
+ * gets the token, its kind, and where its match starts (an error line: where its line starts).
+ * No token spans a line break, so the occurrences in several texts joined by "\n" are those
+ * of each text, shifted.
+ */
+export const forEachToken = (text: string, visit: (kind: TokenKind, token: string, at: number) => void): void => {
   for (const m of text.matchAll(PATH_RE)) {
     const p = m[0].replace(/[.]+$/, "");
-    if (isDistinctivePath(p)) add("path", p);
+    if (isDistinctivePath(p)) visit("path", p, m.index);
   }
   for (const m of text.matchAll(IDENTIFIER_RE)) {
     const id = m[0];
-    if (isDistinctiveIdentifier(id)) add("identifier", id);
+    if (isDistinctiveIdentifier(id)) visit("identifier", id, m.index);
   }
-  for (const m of text.matchAll(NUMBER_RE)) add("number", m[0]);
+  for (const m of text.matchAll(NUMBER_RE)) visit("number", m[0], m.index);
   for (const m of text.matchAll(QUOTED_RE)) {
     const q = m[1] ?? m[2] ?? m[3] ?? "";
-    if (q.trim().length >= MIN_QUOTED_CHARS) add("quoted", q);
+    if (q.trim().length >= MIN_QUOTED_CHARS) visit("quoted", q, m.index);
   }
   // every line holding a literal, once, in text order
   const lineStarts: number[] = [];
@@ -117,9 +115,20 @@ export const extractTokenList = (text: string): Token[] => {
       if (start === prev) continue;
       prev = start;
       const { line } = errorLineAt(text, start);
-      if (line !== undefined) add("error-line", line);
+      if (line !== undefined) visit("error-line", line, start);
     }
   }
+};
+
+/** Every distinctive token in `text`, each once, with its kind, in order of kind then first appearance. */
+export const extractTokenList = (text: string): Token[] => {
+  const out: Token[] = [];
+  const seen = new Set<string>();
+  forEachToken(text, (kind, t) => {
+    if (seen.has(t)) return;
+    seen.add(t);
+    out.push({ kind, text: t });
+  });
   return out;
 };
 

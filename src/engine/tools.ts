@@ -160,6 +160,22 @@ const pipelineParts = (words: readonly string[]): { words: string[]; sep: string
   return parts.filter((p) => p.words.length > 0);
 };
 
+/** A command line split once: its words and its commands (describeCall asks five questions of it). */
+interface ParsedCommand {
+  readonly command: string;
+  readonly words: readonly string[];
+  /** the commands after a leading `cd DIR &&` and without `2>&1` (see stripPreamble) */
+  readonly parts: { words: string[]; sep: string }[];
+  /** the working directory those commands run in */
+  readonly workdir: string | undefined;
+}
+
+const parseCommand = (command: string, workdir: string | undefined): ParsedCommand => {
+  const words = shellWords(command);
+  const stripped = stripPreamble(pipelineParts(words), workdir);
+  return { command, words, parts: stripped.parts, workdir: stripped.workdir };
+};
+
 /** The command line a shell-like call runs, and its working directory, for every host shape. */
 export const shellCommand = (call: ToolCall): { command: string; workdir?: string } | undefined => {
   const input = call.input;
@@ -239,10 +255,11 @@ const lineCountArg = (words: readonly string[]): { n?: number; files: string[]; 
 };
 
 /** A shell command that only prints (part of) one file. */
-export const shellRead = (command: string, workdir?: string): FileRead | undefined => {
-  const stripped = stripPreamble(pipelineParts(shellWords(command)), workdir);
-  const parts = stripped.parts;
-  const wd = stripped.workdir;
+export const shellRead = (command: string, workdir?: string): FileRead | undefined => readOf(parseCommand(command, workdir));
+
+const readOf = (parsed: ParsedCommand): FileRead | undefined => {
+  const parts = parsed.parts;
+  const wd = parsed.workdir;
   if (parts.some((p) => p.words.some((w) => w === ">" || w === ">>" || w === "<"))) return undefined;
   const first = parts[0];
   if (!first) return undefined;
@@ -295,10 +312,11 @@ const WRITES_ANYTHING_RE =
 const looksLikePath = (w: string): boolean => /[\w]/.test(w) && !w.startsWith("-") && /^[\w.@+~/-]+$/.test(w) && (w.includes("/") || w.includes("."));
 
 /** Files a shell command may change: named targets of writing commands and redirections; ANY_FILE when it may change anything. */
-export const shellWrites = (command: string, workdir?: string): string[] => {
-  const words = shellWords(command);
-  const stripped = stripPreamble(pipelineParts(words), workdir);
-  const wd = stripped.workdir;
+export const shellWrites = (command: string, workdir?: string): string[] => writesOf(parseCommand(command, workdir));
+
+const writesOf = (parsed: ParsedCommand): string[] => {
+  const { command, words } = parsed;
+  const wd = parsed.workdir;
   const out = new Set<string>();
   if (WRITES_ANYTHING_RE.test(command)) out.add(ANY_FILE);
   for (let i = 0; i < words.length; i++) {
@@ -308,7 +326,7 @@ export const shellWrites = (command: string, workdir?: string): string[] => {
       if (target !== "/dev/null" && !target.startsWith("&")) out.add(normalizePath(target, wd));
     }
   }
-  for (const part of stripped.parts) {
+  for (const part of parsed.parts) {
     const [cmd, ...args] = part.words;
     if (cmd === undefined) continue;
     const inPlace =
@@ -345,8 +363,10 @@ const LISTING_RE = /^(?:ls|pwd)\b/;
 const FILTER_RE = /^(?:head|tail|wc|sort|uniq|grep|rg|cat|cut|less|more)\b/;
 
 /** ls, pwd, git status/log/branch/diff --stat, or a test run, possibly after `cd X &&` and through a filter. */
-export const rerunnableKind = (command: string): RerunnableKind | undefined => {
-  const parts = stripPreamble(pipelineParts(shellWords(command)), undefined).parts;
+export const rerunnableKind = (command: string): RerunnableKind | undefined => rerunnableOf(parseCommand(command, undefined));
+
+const rerunnableOf = (parsed: ParsedCommand): RerunnableKind | undefined => {
+  const parts = parsed.parts;
   const first = parts[0];
   if (!first) return undefined;
   if (parts.some((p) => p.words.some((w) => w === ">" || w === ">>"))) return undefined;
@@ -428,9 +448,11 @@ export const patchRewrites = (patch: string, workdir?: string): string[] => {
 };
 
 /** Targets of `>` / `>|` redirections (not `>>`): files a shell command replaces whole. */
-export const shellRewrites = (command: string, workdir?: string): string[] => {
-  const words = shellWords(command);
-  const wd = stripPreamble(pipelineParts(words), workdir).workdir;
+export const shellRewrites = (command: string, workdir?: string): string[] => rewritesOf(parseCommand(command, workdir));
+
+const rewritesOf = (parsed: ParsedCommand): string[] => {
+  const words = parsed.words;
+  const wd = parsed.workdir;
   const out: string[] = [];
   for (let i = 0; i < words.length - 1; i++) {
     const w = words[i]!;
@@ -447,8 +469,10 @@ const patchText = (input: unknown): string | undefined => {
 };
 
 /** Whether a shell command is a search or listing, after `cd X &&` and through filters. */
-export const isDiscoveryCommand = (command: string): boolean => {
-  const first = stripPreamble(pipelineParts(shellWords(command)), undefined).parts[0];
+export const isDiscoveryCommand = (command: string): boolean => discoveryOf(parseCommand(command, undefined));
+
+const discoveryOf = (parsed: ParsedCommand): boolean => {
+  const first = parsed.parts[0];
   return first !== undefined && DISCOVERY_RE.test(first.words.join(" "));
 };
 
@@ -489,12 +513,14 @@ export const describeCall = (call: ToolCall): CallMeaning => {
   if (sh) {
     // Codex's exec_command may carry a freeform apply_patch heredoc
     const command = sh.command;
-    const read = shellRead(command, sh.workdir);
-    let writes = read ? [] : shellWrites(command, sh.workdir);
-    if (/\bapply_patch\b/.test(command)) writes = [...writes, ...patchFiles(command, sh.workdir)];
-    const rewrites = read ? [] : [...shellRewrites(command, sh.workdir), ...(/\bapply_patch\b/.test(command) ? patchRewrites(command, sh.workdir) : [])];
-    const rerunnable = read ? undefined : rerunnableKind(command);
-    const discovery = !read && rerunnable === undefined && writes.length === 0 && isDiscoveryCommand(command);
+    const parsed = parseCommand(command, sh.workdir);
+    const read = readOf(parsed);
+    const patch = /\bapply_patch\b/.test(command);
+    let writes = read ? [] : writesOf(parsed);
+    if (patch) writes = [...writes, ...patchFiles(command, sh.workdir)];
+    const rewrites = read ? [] : [...rewritesOf(parsed), ...(patch ? patchRewrites(command, sh.workdir) : [])];
+    const rerunnable = read ? undefined : rerunnableOf(parsed);
+    const discovery = !read && rerunnable === undefined && writes.length === 0 && discoveryOf(parsed);
     const base = { command, writes, mutating: false, asksPerson };
     return {
       ...base,
