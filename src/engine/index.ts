@@ -86,6 +86,19 @@ interface TokenTables {
 
 const NO_TOKENS: readonly string[] = [];
 
+/** How many earlier look-alike texts a result is compared with before it is taken as new. */
+const MAX_REPEAT_CHECKS = 4;
+const SIGNATURE_SAMPLES = 24;
+
+/** A cheap fingerprint of a text: its length and characters at fixed fractions of it (equal texts: equal fingerprints). */
+const signature = (text: string): number => {
+  const n = text.length;
+  let h = n;
+  if (n === 0) return h;
+  for (let k = 0; k < SIGNATURE_SAMPLES; k++) h = (Math.imul(h, 31) + text.charCodeAt(Math.floor(((n - 1) * k) / (SIGNATURE_SAMPLES - 1)))) | 0;
+  return h;
+};
+
 /** The first of a sorted list of message indices after `from` (Infinity: none). */
 const firstAfter = (sorted: readonly number[] | undefined, from: number): number => {
   if (sorted === undefined) return Infinity;
@@ -114,6 +127,9 @@ export class SessionIndex {
   private quoteTables?: QuoteTables;
   private fastQuoteTables?: FastQuoteTables;
   private supersedingReads?: Set<ResultItem>;
+  private firsts?: Int32Array;
+  /** per text (its first result's ordinal): the last quote check, from where and its answer */
+  private readonly quoteMemo = new Map<number, { after: number; at: number }>();
   readonly mode: LookupMode;
 
   constructor(session: Session, options: Options, mode: LookupMode = "fast") {
@@ -190,6 +206,16 @@ export class SessionIndex {
     return this.supersedingReads.has(item);
   }
 
+  /** Whether two results carry the same text (mostly known from firstOfText, without comparing them again). */
+  sameText(a: ResultItem, b: ResultItem): boolean {
+    const firsts = this.firstOfText();
+    if (firsts[a.ordinal] === firsts[b.ordinal]) return true;
+    // look-alikes beyond MAX_REPEAT_CHECKS may be equal without having been matched
+    const x = a.result.text;
+    const y = b.result.text;
+    return x.length === y.length && signature(x) === signature(y) && x === y;
+  }
+
   private findSuperseded(): Map<ResultItem, ResultItem> {
     const out = new Map<ResultItem, ResultItem>();
     for (const reads of this.readsByPath.values()) {
@@ -210,6 +236,10 @@ export class SessionIndex {
           if (nextWrite < later.callMessageIndex) break;
           if (later.cut) continue;
           if (!rangeWithin(earlier.meaning.read!.range, later.meaning.read!.range)) continue;
+          if (this.sameText(earlier, later)) {
+            out.set(earlier, later);
+            break;
+          }
           const laterBody = bodyOf(b);
           if (laterBody.length === body.length ? laterBody === body : laterBody.length > body.length && laterBody.includes(body)) {
             out.set(earlier, later);
@@ -250,15 +280,12 @@ export class SessionIndex {
       later.push(m.role === "assistant" || m.toolCalls.length > 0);
       at += t.length + 1;
     });
+    let lo = 0;
     forEachToken(texts.join("\n"), (_kind, t, pos) => {
-      // the message holding pos: the last start at or before it
-      let lo = 0;
-      let hi = starts.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >>> 1;
-        if (starts[mid]! <= pos) lo = mid;
-        else hi = mid - 1;
-      }
+      // the message holding pos: the last start at or before it (each kind of token comes
+      // in text order, so from where the last one was, unless this one lies before it)
+      if (starts[lo]! > pos) lo = 0;
+      while (lo + 1 < starts.length && starts[lo + 1]! <= pos) lo++;
       const i = owners[lo]!;
       const first = firstSeen.get(t);
       if (first === undefined || i < first) firstSeen.set(t, i);
@@ -269,16 +296,65 @@ export class SessionIndex {
     });
     if (this.mode === "fast") {
       const matcher = new CandidateMatcher(lastSeen.keys());
-      this.candidateTokens = this.items.map((item) => (item.cut ? NO_TOKENS : matcher.tokensIn(item.result.text)));
+      // a result repeating an earlier one's text shares its list
+      const firsts = this.firstOfText();
+      const found: (readonly string[])[] = [];
+      for (const item of this.items) {
+        const first = firsts[item.ordinal]!;
+        found.push(item.cut ? NO_TOKENS : first !== item.ordinal ? found[first]! : matcher.tokensIn(item.result.text));
+      }
+      this.candidateTokens = found;
     }
+    // results with the same text share one list: count each list once, times its results
+    const lists = new Map<readonly string[], number>();
     for (const item of this.items) {
-      for (const t of this.resultTokens(item)) {
+      const list = this.resultTokens(item);
+      if (list.length > 0) lists.set(list, (lists.get(list) ?? 0) + 1);
+    }
+    for (const [list, times] of lists) {
+      for (const t of list) {
         if (!lastSeen.has(t)) continue;
-        resultCount.set(t, (resultCount.get(t) ?? 0) + 1);
+        resultCount.set(t, (resultCount.get(t) ?? 0) + times);
       }
     }
     this.tokenTables = { firstSeen, lastSeen, resultCount };
     return this.tokenTables;
+  }
+
+  /**
+   * For each result, the ordinal of the first result with the same text (itself when none came
+   * before). The same text gives the same tokens and the same quotes: a result repeating an
+   * earlier one (a file read again unchanged, a command run again) is not scanned again. Only
+   * texts alike in length and in a few sampled characters are compared, so a session without
+   * repeats pays next to nothing for this.
+   */
+  private firstOfText(): Int32Array {
+    if (this.firsts !== undefined) return this.firsts;
+    const firsts = new Int32Array(this.items.length);
+    const bySignature = new Map<number, number[]>();
+    for (const item of this.items) {
+      const text = item.result.text;
+      const sig = signature(text);
+      firsts[item.ordinal] = item.ordinal;
+      const same = bySignature.get(sig);
+      if (same === undefined) {
+        bySignature.set(sig, [item.ordinal]);
+        continue;
+      }
+      // a few comparisons at most, so that many look-alikes (test runs differing in one
+      // line) cannot make this quadratic
+      let first = -1;
+      for (let k = same.length - 1; k >= Math.max(0, same.length - MAX_REPEAT_CHECKS); k--) {
+        if (this.items[same[k]!]!.result.text === text) {
+          first = same[k]!;
+          break;
+        }
+      }
+      if (first === -1) same.push(item.ordinal);
+      else firsts[item.ordinal] = first;
+    }
+    this.firsts = firsts;
+    return firsts;
   }
 
   /**
@@ -297,6 +373,15 @@ export class SessionIndex {
     if (this.quoteTables === undefined) this.quoteTables = buildQuoteTables(this.session.messages);
     if (this.mode === "reference") return findQuote(this.quoteTables, item.result.text, item.messageIndex);
     if (this.fastQuoteTables === undefined) this.fastQuoteTables = buildFastQuoteTables(this.quoteTables);
-    return findQuoteFast(this.fastQuoteTables, item.result.text, item.messageIndex);
+    // the same text, asked again from later on (results come in order): no quote after an
+    // earlier point means none after a later one; a quote at m found after an earlier point
+    // is still the answer after any point before m (the places before it quote nothing later)
+    const first = this.firstOfText()[item.ordinal]!;
+    const after = item.messageIndex;
+    const memo = this.quoteMemo.get(first);
+    if (memo !== undefined && memo.after <= after && (memo.at === -1 || after < memo.at)) return memo.at;
+    const at = findQuoteFast(this.fastQuoteTables, item.result.text, after);
+    this.quoteMemo.set(first, { after, at });
+    return at;
   }
 }

@@ -33,7 +33,7 @@ export const supersededRead: Rule = {
   decide({ index, item }) {
     const later = index.supersededBy(item);
     if (later) {
-      const same = later.result.text === item.result.text;
+      const same = index.sameText(later, item);
       return {
         action: "drop",
         rule: "superseded-read",
