@@ -51,6 +51,26 @@ export const meaningOf = (call: ToolCall): CallMeaning => {
   return m;
 };
 
+/**
+ * meaningOf for the calls of one session: a call repeating an earlier one (the same tool, the
+ * same input text: `git status`, a test run, a file read again) shares its meaning.
+ */
+const meaningsOf = (): ((call: ToolCall) => CallMeaning) => {
+  const byInput = new Map<string, CallMeaning>();
+  return (call) => {
+    const cached = meaningCache.get(call);
+    if (cached !== undefined) return cached;
+    const key = `${call.name}\u0000${typeof call.input}\u0000${call.inputText}`;
+    let m = byInput.get(key);
+    if (m === undefined) {
+      m = describeCall(call);
+      byInput.set(key, m);
+    }
+    meaningCache.set(call, m);
+    return m;
+  };
+};
+
 export const resultTokens = (r: ToolResult): readonly string[] => {
   let t = resultTokenCache.get(r);
   if (t === undefined) {
@@ -88,14 +108,25 @@ const NO_TOKENS: readonly string[] = [];
 
 /** How many earlier look-alike texts a result is compared with before it is taken as new. */
 const MAX_REPEAT_CHECKS = 4;
-const SIGNATURE_SAMPLES = 24;
+const SIGNATURE_SAMPLES = 32;
+const EDGE_CHARS = 16;
 
-/** A cheap fingerprint of a text: its length and characters at fixed fractions of it (equal texts: equal fingerprints). */
+/**
+ * A cheap fingerprint of a text: its length, its first and last EDGE_CHARS characters (where
+ * outputs that repeat a command differ most: a header, a timing, a count) and characters at
+ * SIGNATURE_SAMPLES even places between. Equal texts have equal fingerprints.
+ */
 const signature = (text: string): number => {
   const n = text.length;
   let h = n;
-  if (n === 0) return h;
-  for (let k = 0; k < SIGNATURE_SAMPLES; k++) h = (Math.imul(h, 31) + text.charCodeAt(Math.floor(((n - 1) * k) / (SIGNATURE_SAMPLES - 1)))) | 0;
+  if (n <= 2 * EDGE_CHARS + SIGNATURE_SAMPLES) {
+    for (let i = 0; i < n; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
+    return h;
+  }
+  for (let i = 0; i < EDGE_CHARS; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
+  for (let i = n - EDGE_CHARS; i < n; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
+  const step = (n - 2 * EDGE_CHARS) / SIGNATURE_SAMPLES;
+  for (let k = 0; k < SIGNATURE_SAMPLES; k++) h = (Math.imul(h, 31) + text.charCodeAt(EDGE_CHARS + Math.floor(k * step))) | 0;
   return h;
 };
 
@@ -138,6 +169,7 @@ export class SessionIndex {
     this.mode = mode;
     const calls = new Map<string, { call: ToolCall; at: number }>();
     const items: ResultItem[] = [];
+    const meaningOf = meaningsOf();
     session.messages.forEach((m, i) => {
       for (const c of m.toolCalls) {
         calls.set(c.id, { call: c, at: i });
@@ -280,6 +312,8 @@ export class SessionIndex {
       later.push(m.role === "assistant" || m.toolCalls.length > 0);
       at += t.length + 1;
     });
+    // per token: [first message, last later message (-1: none)]
+    const seen = new Map<string, [number, number]>();
     let lo = 0;
     forEachToken(texts.join("\n"), (_kind, t, pos) => {
       // the message holding pos: the last start at or before it (each kind of token comes
@@ -287,13 +321,18 @@ export class SessionIndex {
       if (starts[lo]! > pos) lo = 0;
       while (lo + 1 < starts.length && starts[lo + 1]! <= pos) lo++;
       const i = owners[lo]!;
-      const first = firstSeen.get(t);
-      if (first === undefined || i < first) firstSeen.set(t, i);
-      if (later[lo]) {
-        const last = lastSeen.get(t);
-        if (last === undefined || i > last) lastSeen.set(t, i);
+      const last = later[lo] ? i : -1;
+      const s = seen.get(t);
+      if (s === undefined) seen.set(t, [i, last]);
+      else {
+        if (i < s[0]) s[0] = i;
+        if (last > s[1]) s[1] = last;
       }
     });
+    for (const [t, [first, last]] of seen) {
+      firstSeen.set(t, first);
+      if (last !== -1) lastSeen.set(t, last);
+    }
     if (this.mode === "fast") {
       const matcher = new CandidateMatcher(lastSeen.keys());
       // a result repeating an earlier one's text shares its list

@@ -48,9 +48,10 @@ export const QUOTED_RE = /(?<![\w\\])(?:"([^"\n]{8,200})"|'([^'\n]{8,200})'|`([^
 export const ERROR_MARKER_RE =
   /\b(?:error|errors|ERROR|exception|EXCEPTION|FAILED|FAIL|FATAL)\b|Error\b|Exception\b|\bTraceback\b|\bpanic:|\bfatal:|\bERR!/;
 
-// Literal strings one of which every error line holds (searched with indexOf: far faster
-// than one alternation over the whole text).
-export const ERROR_SCAN_LITERALS = ["error", "Error", "ERROR", "exception", "Exception", "EXCEPTION", "FAIL", "FATAL", "Traceback", "panic:", "fatal:", "ERR!"];
+// Literal strings one of which every error line holds: a line without one is never an error
+// line, so only lines holding one are read (found in one pass of this alternation).
+const ERROR_SCAN_LITERALS = ["error", "Error", "ERROR", "exception", "Exception", "EXCEPTION", "FAIL", "FATAL", "Traceback", "panic:", "fatal:", "ERR!"];
+const ERROR_SCAN_RE = new RegExp(ERROR_SCAN_LITERALS.join("|"));
 
 // Claude Code's Read output numbers lines as "    12→"; the number is not part of the line.
 const LINE_NUMBER_PREFIX_RE = /^\s*\d+→/;
@@ -58,8 +59,8 @@ const LINE_NUMBER_PREFIX_RE = /^\s*\d+→/;
 export const isDistinctivePath = (p: string): boolean => {
   if (p.length < 4 || !/[A-Za-z]/.test(p)) return false;
   if (/^(?:~|\.{1,2})?\//.test(p) || p.includes("://")) return p.length >= 4;
-  const slashes = p.split("/").length - 1;
-  if (slashes >= 2) return true;
+  const slash = p.indexOf("/");
+  if (slash !== -1 && p.indexOf("/", slash + 1) !== -1) return true;
   return PATH_EXT_RE.test(p);
 };
 
@@ -98,25 +99,13 @@ export const forEachToken = (text: string, visit: (kind: TokenKind, token: strin
     if (q.trim().length >= MIN_QUOTED_CHARS) visit("quoted", q, m.index);
   }
   // every line holding a literal, once, in text order
-  const lineStarts: number[] = [];
-  for (const lit of ERROR_SCAN_LITERALS) {
-    for (let at = text.indexOf(lit); at !== -1; ) {
-      const start = text.lastIndexOf("\n", at) + 1;
-      lineStarts.push(start);
-      const end = text.indexOf("\n", at);
-      if (end === -1) break;
-      at = text.indexOf(lit, end + 1);
-    }
-  }
-  if (lineStarts.length > 0) {
-    lineStarts.sort((a, b) => a - b);
-    let prev = -1;
-    for (const start of lineStarts) {
-      if (start === prev) continue;
-      prev = start;
-      const { line } = errorLineAt(text, start);
-      if (line !== undefined) visit("error-line", line, start);
-    }
+  const scan = new RegExp(ERROR_SCAN_RE.source, "g");
+  for (let m = scan.exec(text); m !== null; m = scan.exec(text)) {
+    const start = text.lastIndexOf("\n", m.index) + 1;
+    const { line, end } = errorLineAt(text, start);
+    if (line !== undefined) visit("error-line", line, start);
+    if (end >= text.length) break;
+    scan.lastIndex = end + 1;
   }
 };
 
