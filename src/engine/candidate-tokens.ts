@@ -313,6 +313,12 @@ export class CandidateMatcher {
     const lineStart = text.lastIndexOf("\n", open) + 1;
     let p = this.quoteLine === lineStart && this.quoteCursor <= open ? this.quoteCursor : lineStart;
     while (p < open) {
+      const ch = text.charCodeAt(p);
+      if (ch !== 34 && ch !== 39 && ch !== 96) {
+        // only a quote character can open a match
+        p++;
+        continue;
+      }
       const end = quotedMatchEnd(text, p);
       if (end === -1) p++;
       else if (end > open) {

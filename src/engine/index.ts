@@ -55,11 +55,15 @@ export const meaningOf = (call: ToolCall): CallMeaning => {
  * meaningOf for the calls of one session: a call repeating an earlier one (the same tool, the
  * same input text: `git status`, a test run, a file read again) shares its meaning.
  */
+const MAX_SHARED_INPUT = 1000;
+
 const meaningsOf = (): ((call: ToolCall) => CallMeaning) => {
   const byInput = new Map<string, CallMeaning>();
   return (call) => {
     const cached = meaningCache.get(call);
     if (cached !== undefined) return cached;
+    // long inputs (a file's new text) seldom repeat: not worth hashing as a key
+    if (call.inputText.length > MAX_SHARED_INPUT) return meaningOf(call);
     const key = `${call.name}\u0000${typeof call.input}\u0000${call.inputText}`;
     let m = byInput.get(key);
     if (m === undefined) {
