@@ -113,9 +113,14 @@ export class CandidateMatcher {
   private quoteLine = -1;
   private quoteCursor = 0;
 
-  constructor(candidates: Iterable<string>) {
-    // each candidate's usable runs; the anchor is the run fewest candidates share (then the
-    // longest), so that a run common to many candidates does not send each hit down a long chain
+  /**
+   * `sample`: some of the texts to be scanned. Each hit on an anchor costs a check of every
+   * candidate anchored there, so the anchor is the run with the fewest expected checks: the
+   * candidates sharing it times how often it occurs in the sample (a run such as "core" or
+   * "1" can turn up thousands of times where a longer or odder run of the same candidate never
+   * does). Without a sample, the run fewest candidates share (then the longest).
+   */
+  constructor(candidates: Iterable<string>, sample: readonly string[] = []) {
     const runsOf: { offset: number; length: number }[][] = [];
     const shared = new Map<string, number>();
     for (const c of new Set(candidates)) {
@@ -129,15 +134,17 @@ export class CandidateMatcher {
       runsOf.push(runs);
       for (const r of new Set(runs.map((r) => c.slice(r.offset, r.offset + r.length)))) shared.set(r, (shared.get(r) ?? 0) + 1);
     }
+    const seen = runCounts(shared, sample);
     const anchors: { id: number; hash: number }[] = [];
     this.texts.forEach((c, id) => {
       let best: { offset: number; length: number } | undefined;
-      let bestShared = Infinity;
+      let bestCost = Infinity;
       for (const r of runsOf[id]!) {
-        const n = shared.get(c.slice(r.offset, r.offset + r.length))!;
-        if (n < bestShared || (n === bestShared && r.length > best!.length)) {
+        const run = c.slice(r.offset, r.offset + r.length);
+        const cost = shared.get(run)! * (1 + (seen.get(hashRange(run, 0, run.length)) ?? 0));
+        if (cost < bestCost || (cost === bestCost && r.length > best!.length)) {
           best = r;
-          bestShared = n;
+          bestCost = cost;
         }
       }
       if (best === undefined) {
@@ -377,6 +384,43 @@ const hashRange = (s: string, from: number, to: number): number => {
   let h = 0;
   for (let i = from; i < to; i++) h = ((h << 5) | (h >>> 27)) ^ s.charCodeAt(i);
   return h;
+};
+
+/**
+ * How often each of some runs (by hash) occurs as a whole run of \w characters in the sample
+ * texts: the same hashing as the scan, so only hashes are compared (a collision only makes a
+ * run look commoner than it is).
+ */
+const runCounts = (runs: Map<string, number>, sample: readonly string[]): Map<number, number> => {
+  const counts = new Map<number, number>();
+  if (sample.length === 0) return counts;
+  const filter = new Int32Array(FILTER_BITS >>> 5);
+  for (const run of runs.keys()) {
+    const h = hashRange(run, 0, run.length);
+    if (h === 0) continue;
+    counts.set(h, 0);
+    const b = mix(h, 32 - FILTER_LOG2);
+    filter[b >>> 5]! |= 1 << (b & 31);
+  }
+  const count = (h: number): void => {
+    const b = mix(h, 32 - FILTER_LOG2);
+    if ((filter[b >>> 5]! & (1 << (b & 31))) === 0) return;
+    const n = counts.get(h);
+    if (n !== undefined) counts.set(h, n + 1);
+  };
+  for (const text of sample) {
+    let h = 0;
+    for (let i = 0; i < text.length; i++) {
+      const ch = text.charCodeAt(i);
+      if (WORD[ch] === 1) h = ((h << 5) | (h >>> 27)) ^ ch;
+      else if (h !== 0) {
+        count(h);
+        h = 0;
+      }
+    }
+    if (h !== 0) count(h);
+  }
+  return counts;
 };
 
 /**

@@ -110,10 +110,14 @@ interface TokenTables {
 
 const NO_TOKENS: readonly string[] = [];
 
+/** How much result text the scan's anchors are chosen on (see CandidateMatcher). */
+const SAMPLE_CHARS = 256 * 1024;
+const SAMPLE_SHARE = 16;
+
 /** How many earlier look-alike texts a result is compared with before it is taken as new. */
 const MAX_REPEAT_CHECKS = 4;
-const SIGNATURE_SAMPLES = 32;
-const EDGE_CHARS = 16;
+const SIGNATURE_SAMPLES = 8;
+const EDGE_CHARS = 24;
 
 /**
  * A cheap fingerprint of a text: its length, its first and last EDGE_CHARS characters (where
@@ -338,7 +342,7 @@ export class SessionIndex {
       if (last !== -1) lastSeen.set(t, last);
     }
     if (this.mode === "fast") {
-      const matcher = new CandidateMatcher(lastSeen.keys());
+      const matcher = new CandidateMatcher(lastSeen.keys(), this.sampleTexts());
       // a result repeating an earlier one's text shares its list
       const firsts = this.firstOfText();
       const found: (readonly string[])[] = [];
@@ -362,6 +366,26 @@ export class SessionIndex {
     }
     this.tokenTables = { firstSeen, lastSeen, resultCount };
     return this.tokenTables;
+  }
+
+  /** Some results' texts, spread over the session (a 1/SAMPLE_SHARE share, at most SAMPLE_CHARS): what the scan's anchors are chosen on. */
+  private sampleTexts(): string[] {
+    let total = 0;
+    for (const item of this.items) total += item.result.text.length;
+    const out: string[] = [];
+    if (total === 0) return out;
+    const share = Math.min(SAMPLE_CHARS, total / SAMPLE_SHARE) / total;
+    let budget = 0;
+    for (const item of this.items) {
+      // a slice of each result in proportion to its size: every kind of output is seen
+      const text = item.result.text;
+      budget += text.length * share;
+      if (budget < 1) continue;
+      const take = Math.min(text.length, Math.floor(budget));
+      budget -= take;
+      out.push(text.length === take ? text : text.slice(0, take));
+    }
+    return out;
   }
 
   /**
