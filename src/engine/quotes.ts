@@ -151,7 +151,7 @@ export interface FastQuoteTables {
   /** sampled hash of every BLOCK-character window of every reply */
   readonly windowBits: Uint32Array;
   readonly windowShift: number;
-  /** full hash of every window, by bucket -> the latest reply holding such a window (-1: none) */
+  /** full hash of every window, by bucket -> 1 + the latest reply holding such a window (0: none) */
   readonly windowLatest: Int32Array;
   readonly latestShift: number;
   /** cheap hashes (lineHash) of q.lines' keys */
@@ -197,7 +197,7 @@ export const buildFastQuoteTables = (q: QuoteTables): FastQuoteTables => {
   const wBits = bitsFor(windows, 10, 24);
   const lBits = bitsFor(windows, 10, 20);
   const windowBits = new Uint32Array(Math.max(1, (1 << wBits) >>> 5));
-  const windowLatest = new Int32Array(1 << lBits).fill(-1);
+  const windowLatest = new Int32Array(1 << lBits);
   q.texts.forEach((t, msg) => {
     if (t.length < BLOCK) return;
     const pow = hashPow();
@@ -205,7 +205,7 @@ export const buildFastQuoteTables = (q: QuoteTables): FastQuoteTables => {
     for (let j = 0; ; j++) {
       setBit(windowBits, mix(sampledHash(t, j), 32 - wBits));
       const b = mix(h, 32 - lBits);
-      if (windowLatest[b]! < msg) windowLatest[b] = msg;
+      if (windowLatest[b]! < msg + 1) windowLatest[b] = msg + 1;
       if (j + BLOCK >= t.length) break;
       h = (Math.imul(h - Math.imul(t.charCodeAt(j), pow), HASH_BASE) + t.charCodeAt(j + BLOCK)) | 0;
     }
@@ -253,7 +253,7 @@ export const findQuoteFast = (f: FastQuoteTables, text: string, after: number): 
   let next = 0;
   for (let a = 0; a <= last; a += BLOCK) {
     if (!hasBit(f.windowBits, mix(sampledHash(text, a), f.windowShift))) continue;
-    if (f.windowLatest[mix(hashBlock(text, a), f.latestShift)]! <= after) continue;
+    if (f.windowLatest[mix(hashBlock(text, a), f.latestShift)]! <= after + 1) continue;
     const to = Math.min(last, a + BLOCK);
     // the definition's own bloom filter first (a rolling hash, as it has), then its check
     let i = Math.max(next, a - BLOCK + 1);

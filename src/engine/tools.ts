@@ -56,16 +56,18 @@ const num = (v: unknown): number | undefined => (typeof v === "number" && Number
 /** Every string leaf of a parsed input, joined by newlines: what later-use lookups search. */
 export const inputStrings = (input: unknown, inputText: string): string => {
   if (input === undefined || input === null) return inputText;
+  if (typeof input === "string") return input;
   const parts: string[] = [];
-  const walk = (v: unknown, depth: number): void => {
-    if (typeof v === "string") parts.push(v);
-    else if (typeof v === "number") parts.push(String(v));
-    else if (depth > 8) return;
-    else if (Array.isArray(v)) for (const x of v) walk(x, depth + 1);
-    else if (isRecord(v)) for (const k in v) walk(v[k], depth + 1);
-  };
-  walk(input, 0);
+  stringLeaves(input, 0, parts);
   return parts.join("\n");
+};
+
+const stringLeaves = (v: unknown, depth: number, out: string[]): void => {
+  if (typeof v === "string") out.push(v);
+  else if (typeof v === "number") out.push(String(v));
+  else if (depth > 8) return;
+  else if (Array.isArray(v)) for (const x of v) stringLeaves(x, depth + 1, out);
+  else if (isRecord(v)) for (const k of Object.keys(v)) stringLeaves(v[k], depth + 1, out);
 };
 
 // ---------------------------------------------------------------- paths
