@@ -213,27 +213,35 @@ export class CandidateMatcher {
   }
 
   /**
-   * One pass over the text: every maximal run of \w characters, hashed and looked up. The
-   * loop carries only the run's hash (0: not in a run; no anchor hashes to 0) and finds a
-   * run's start again, walking back, on the rare hit: the less the hot loop does, the faster.
+   * One pass over the text: every maximal run of \w characters, hashed and looked up (a run
+   * hashing to 0 is not: no anchor does). The loops carry only the run's hash and find a run's
+   * start again, walking back, on the rare hit: the less the hot loop does, the faster.
    */
   private scan(text: string): void {
     const n = text.length;
     const filter = this.filter;
-    let h = 0;
-    for (let i = 0; i < n; i++) {
-      const ch = text.charCodeAt(i);
-      if (WORD[ch] === 1) {
-        h = ((h << 5) | (h >>> 27)) ^ ch;
+    let i = 0;
+    while (i < n) {
+      let ch = text.charCodeAt(i);
+      if (WORD[ch] !== 1) {
+        i++;
         continue;
+      }
+      // a run: hash it to its end (two tight loops branch less often than one)
+      let h = 0;
+      for (;;) {
+        h = ((h << 5) | (h >>> 27)) ^ ch;
+        if (++i >= n) break;
+        ch = text.charCodeAt(i);
+        if (WORD[ch] !== 1) break;
       }
       if (h !== 0) {
         const b = mix(h, 32 - FILTER_LOG2);
         if ((filter[b >>> 5]! & (1 << (b & 31))) !== 0) this.lookUp(text, h, i);
-        h = 0;
       }
+      // text[i] ended the run: not a \w character (or the end)
+      i++;
     }
-    if (h !== 0) this.lookUp(text, h, n);
   }
 
   /** A run ending at `end` with hash h passed the filter: find its anchor slot, if any, and confirm its candidates. */
@@ -409,16 +417,24 @@ const runCounts = (runs: Map<string, number>, sample: readonly string[]): Map<nu
     if (n !== undefined) counts.set(h, n + 1);
   };
   for (const text of sample) {
-    let h = 0;
-    for (let i = 0; i < text.length; i++) {
-      const ch = text.charCodeAt(i);
-      if (WORD[ch] === 1) h = ((h << 5) | (h >>> 27)) ^ ch;
-      else if (h !== 0) {
-        count(h);
-        h = 0;
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      let ch = text.charCodeAt(i);
+      if (WORD[ch] !== 1) {
+        i++;
+        continue;
       }
+      let h = 0;
+      for (;;) {
+        h = ((h << 5) | (h >>> 27)) ^ ch;
+        if (++i >= n) break;
+        ch = text.charCodeAt(i);
+        if (WORD[ch] !== 1) break;
+      }
+      if (h !== 0) count(h);
+      i++;
     }
-    if (h !== 0) count(h);
   }
   return counts;
 };
