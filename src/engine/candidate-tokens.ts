@@ -76,6 +76,8 @@ const errorLinePossible = (c: string): boolean =>
   c.length >= MIN_ERROR_LINE_CHARS && c.length <= MAX_ERROR_LINE_CHARS && !c.includes("\n") && (c.length === MAX_ERROR_LINE_CHARS || ERROR_MARKER_RE.test(c));
 
 const FILTER_LOG2 = 16;
+const ENDS_ANY = 0;
+const ENDS_QUOTE = -1;
 const FILTER_BITS = 1 << FILTER_LOG2;
 
 const mix = (h: number, shift: number): number => Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> shift;
@@ -101,7 +103,12 @@ export class CandidateMatcher {
   private readonly slotShift: number;
   /** the call for which every candidate of a slot is settled: later hits on it are skipped */
   private readonly slotSettled: Int32Array;
+  /** per candidate, two places relative to its anchor's start and the characters expected there (-1: none) */
+  private readonly contextAt: Int32Array;
+  private readonly contextChar: Int32Array;
   /** one bit per FILTER_BITS bucket of anchor hashes: most runs are turned away here */
+  /** per bucket, the character that must end a run there (ENDS_ANY, ENDS_QUOTE: a quote character, or a code): the rest are turned away */
+  private readonly ender: Int32Array;
   private readonly filter: Int32Array;
   // per-call state, indexed by candidate; valid where stamp === this.call
   private readonly stamp: Int32Array;
@@ -172,8 +179,16 @@ export class CandidateMatcher {
     this.slotHead = new Int32Array(1 << bits);
     this.slotSettled = new Int32Array(1 << bits);
     this.filter = new Int32Array(FILTER_BITS >>> 5);
-    for (const { hash } of anchors) {
+    this.ender = new Int32Array(FILTER_BITS);
+    for (const { id, hash } of anchors) {
       const b = mix(hash, 32 - FILTER_LOG2);
+      const c = this.texts[id]!;
+      const after = this.anchorOffset[id]! + this.anchorLength[id]!;
+      // what must end the run in the text: the candidate's next character; at the candidate's
+      // end, a closing quote for a candidate that can only be a quoted string; else anything
+      const ender = after < c.length ? c.charCodeAt(after) : this.possible[id] === 1 << QUOTED ? ENDS_QUOTE : ENDS_ANY;
+      if ((this.filter[b >>> 5]! & (1 << (b & 31))) === 0) this.ender[b] = ender;
+      else if (this.ender[b] !== ender) this.ender[b] = ENDS_ANY;
       this.filter[b >>> 5]! |= 1 << (b & 31);
     }
     for (const { id, hash } of anchors) {
@@ -184,6 +199,19 @@ export class CandidateMatcher {
       this.slotHead[s] = id + 1;
     }
     const n = this.texts.length;
+    // up to two characters of each candidate around its anchor (before it, else after it):
+    // compared first, they turn away most hits on a common anchor before any other work
+    this.contextAt = new Int32Array(2 * n);
+    this.contextChar = new Int32Array(2 * n).fill(-1);
+    this.texts.forEach((c, id) => {
+      const off = this.anchorOffset[id]!;
+      if (off < 0) return;
+      const places = [off - 1, off - 2, off + this.anchorLength[id]!, off + this.anchorLength[id]! + 1].filter((p) => p >= 0 && p < c.length);
+      places.slice(0, 2).forEach((p, k) => {
+        this.contextAt[2 * id + k] = p - off;
+        this.contextChar[2 * id + k] = c.charCodeAt(p);
+      });
+    });
     this.stamp = new Int32Array(n);
     this.rank = new Uint8Array(n);
     this.pos = new Float64Array(n);
@@ -220,6 +248,7 @@ export class CandidateMatcher {
   private scan(text: string): void {
     const n = text.length;
     const filter = this.filter;
+    const ender = this.ender;
     let i = 0;
     while (i < n) {
       let ch = text.charCodeAt(i);
@@ -237,7 +266,10 @@ export class CandidateMatcher {
       }
       if (h !== 0) {
         const b = mix(h, 32 - FILTER_LOG2);
-        if ((filter[b >>> 5]! & (1 << (b & 31))) !== 0) this.lookUp(text, h, i);
+        if ((filter[b >>> 5]! & (1 << (b & 31))) !== 0) {
+          const e = ender[b]!;
+          if (e === ENDS_ANY || (i < n && (e === ch || (e === ENDS_QUOTE && (ch === 34 || ch === 39 || ch === 96))))) this.lookUp(text, h, i);
+        }
       }
       // text[i] ended the run: not a \w character (or the end)
       i++;
@@ -252,6 +284,18 @@ export class CandidateMatcher {
     while (heads[s] !== 0) {
       if (this.slotHash[s] === h) {
         if (this.slotSettled[s] === this.call) return;
+        const first = heads[s]! - 1;
+        if (this.chain[first] === -1) {
+          // one candidate here: the run must be as long as its anchor, with its context around
+          const start = end - this.anchorLength[first]!;
+          if (start < 0 || (start > 0 && WORD[text.charCodeAt(start - 1)] === 1)) return;
+          const c0 = this.contextChar[2 * first]!;
+          if (c0 !== -1 && text.charCodeAt(start + this.contextAt[2 * first]!) !== c0) return;
+          const c1 = this.contextChar[2 * first + 1]!;
+          if (c1 !== -1 && text.charCodeAt(start + this.contextAt[2 * first + 1]!) !== c1) return;
+          if (this.anchorHit(text, first, start, end)) this.slotSettled[s] = this.call;
+          return;
+        }
         let start = end - 1;
         while (start > 0 && WORD[text.charCodeAt(start - 1)] === 1) start--;
         if (this.anchorHit(text, heads[s]! - 1, start, end)) this.slotSettled[s] = this.call;
