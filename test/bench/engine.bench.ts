@@ -78,6 +78,8 @@ const row = (label: string, s: Session, bytesText: string): string => {
   let copy = JSON.parse(json) as Session;
   const fresh = (): void => {
     copy = JSON.parse(json) as Session;
+    // start each cold run from a collected heap, as a fresh process would (not timed)
+    Bun.gc(true);
   };
   const cold = timeMs(() => plan(copy), RUNS, fresh);
   const warm = timeMs(() => plan(s));
