@@ -504,34 +504,32 @@ const usableRuns = (c: string): { offset: number; length: number }[] => {
   return out;
 };
 
-/** The stretch of `table` characters around s: matches of a pattern that consumes only those cannot cross its ends. */
-const runAround = (text: string, s: number, table: Uint8Array): { start: number; end: number } => {
+/** Where the stretch of `table` characters holding s starts: matches of a pattern that consumes only those cannot cross its ends. */
+const stretchStart = (text: string, s: number, table: Uint8Array): number => {
   let start = s;
   while (start > 0 && table[text.charCodeAt(start - 1)] === 1) start--;
-  let end = s;
-  while (end < text.length && table[text.charCodeAt(end)] === 1) end++;
-  return { start, end };
+  return start;
 };
 
 // The path scan over the stretch of path characters around s, from its start (where the
-// scan over the whole text also starts afresh): is there a match at s that is `c`?
+// scan over the whole text also starts afresh): is there a match at s that is `c`? The scan
+// runs on the text itself from that start: no match crosses the stretch's ends (the pattern
+// consumes only path characters, and its look-arounds see a non-path character there either way).
 const pathAt = (text: string, c: string, s: number): boolean => {
-  const { start, end } = runAround(text, s, PATH_CHARS);
-  const run = text.slice(start, end);
-  for (const m of run.matchAll(PATH_SCAN)) {
-    if (start + m.index < s) continue;
-    if (start + m.index > s) return false;
+  PATH_SCAN.lastIndex = stretchStart(text, s, PATH_CHARS);
+  for (let m = PATH_SCAN.exec(text); m !== null; m = PATH_SCAN.exec(text)) {
+    if (m.index < s) continue;
+    if (m.index > s) return false;
     return m[0].replace(/[.]+$/, "") === c;
   }
   return false;
 };
 
 const identifierAt = (text: string, c: string, s: number): boolean => {
-  const { start, end } = runAround(text, s, IDENTIFIER_CHARS);
-  const run = text.slice(start, end);
-  for (const m of run.matchAll(IDENTIFIER_SCAN)) {
-    if (start + m.index < s) continue;
-    if (start + m.index > s) return false;
+  IDENTIFIER_SCAN.lastIndex = stretchStart(text, s, IDENTIFIER_CHARS);
+  for (let m = IDENTIFIER_SCAN.exec(text); m !== null; m = IDENTIFIER_SCAN.exec(text)) {
+    if (m.index < s) continue;
+    if (m.index > s) return false;
     return m[0] === c;
   }
   return false;

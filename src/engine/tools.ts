@@ -114,7 +114,13 @@ export const shellWords = (cmd: string): string[] => {
         if (cmd[j] === "\\" && j + 1 < cmd.length) {
           cur += cmd[j + 1];
           j += 2;
-        } else cur += cmd[j++];
+        } else {
+          // a stretch without quote or backslash, taken whole
+          let k = j + 1;
+          while (k < cmd.length && cmd[k] !== '"' && cmd[k] !== "\\") k++;
+          cur += cmd.slice(j, k);
+          j = k;
+        }
       }
       has = true;
       i = j;
@@ -138,13 +144,20 @@ export const shellWords = (cmd: string): string[] => {
       }
       words.push(op);
     } else {
-      cur += c;
+      // a stretch of plain characters, taken whole
+      let j = i + 1;
+      while (j < cmd.length && !SHELL_SPECIAL.has(cmd[j]!)) j++;
+      cur += cmd.slice(i, j);
       has = true;
+      i = j - 1;
     }
   }
   push();
   return words;
 };
+
+/** Characters shellWords treats specially: quotes, escapes, blanks, operators. */
+const SHELL_SPECIAL = new Set(["'", '"', "\\", " ", "\t", "\n", "|", "&", ";", ">", "<", "(", ")"]);
 
 const SEPARATORS = new Set(["&&", "||", ";", "|", "&", "(", ")"]);
 
