@@ -1,8 +1,9 @@
 // End to end with the real Claude Code 2.1.328 (installed by the test into test/e2e/.cache) and a
 // scripted Messages API on 127.0.0.1: the plugin answers /compact, auto and plugin-triggered
 // compactions itself, the next request carries the pruned history (notes where results were
-// dropped, everything else byte for byte), --resume keeps it, a failing hook skips cleanly, and
-// the plugin `bc claude install` writes behaves the same. Issue 6, points 2 to 4.
+// dropped, everything else byte for byte), --resume keeps it, a failing hook skips cleanly, a
+// handover whose summary fails leaves the session going, and the plugin `bc claude install`
+// writes behaves the same. Issue 6, points 2 to 4.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -33,11 +34,11 @@ const small = (name: string): string => Array.from({ length: 30 }, (_, i) => `${
 /** ~84k characters once Read numbers the lines (~21k tokens): under Read's own cap */
 const big = (name: string): string => Array.from({ length: 1000 }, (_, i) => `${name} line ${i} `.padEnd(79, "abcdefghij".charAt(i % 10))).join("\n") + "\n";
 
-const setup = (name: string, files: Record<string, string>, inputTokens?: MockOptions["inputTokens"]) => {
+const setup = (name: string, files: Record<string, string>, inputTokens?: MockOptions["inputTokens"], more: Partial<MockOptions> = {}) => {
   const sb = makeSandbox(name);
   sandboxes.push(sb);
   for (const [f, text] of Object.entries(files)) writeFileSync(join(sb.project, f), text);
-  const mock = startMock({ root: sb.project, inputTokens, lifetimeMs: 20 * 60_000 });
+  const mock = startMock({ root: sb.project, inputTokens, lifetimeMs: 20 * 60_000, ...more });
   mocks.push(mock);
   return { sb, mock, debug: join(sb.dir, "debug.log") };
 };
@@ -200,6 +201,38 @@ describe("(d) a failing hook", () => {
       expect(JSON.stringify(q)).toContain("MOCK ANSWER to: Still there?");
       expect(mock.summarizations().length).toBe(0);
       expect(readDebug(debug)).toContain("its .catch answered");
+    } finally {
+      await session.close();
+    }
+  }, T);
+});
+
+describe("a handover whose summary fails", () => {
+  test("the rules free too little, so bc hands over; Claude Code's summary fails once per compaction (bc does not ask again); the compaction is reported failed and the session answers the next prompt", async () => {
+    let high = false;
+    // a short session (every result too recent to judge: the rules free nothing), then usage over the threshold
+    const { sb, mock, debug } = setup("handover-fails", filesA(), () => (high ? 350_000 : 1000), { failSummaries: true });
+    const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "30" });
+    const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
+    try {
+      await session.send("READFILES a.txt b.txt");
+      high = true;
+      const r = await session.send("READFILES c.txt");
+      high = false;
+      const statuses = r.filter((x: any) => x.type === "system" && x.subtype === "status" && x.compact_result !== undefined);
+      expect(statuses.map((x: any) => x.compact_result)).toContain("failed");
+      expect(JSON.stringify(statuses)).toContain("mock: summarization refused");
+      expect(r.at(-1).is_error).toBeFalsy();
+      const q = await session.send("Still there?");
+      expect(q.at(-1).is_error).toBeFalsy();
+      expect(JSON.stringify(q)).toContain("MOCK ANSWER to: Still there?");
+      const records = decisionRecords(sb, session.sessionId!);
+      expect(records.length).toBeGreaterThan(0);
+      for (const x of records) expect(`${x.trigger}:${x.outcome}`).toBe("auto:handed-over");
+      // one summary per handover: bc's .catch does not run Claude Code's summarizer a second time
+      const failures = readDebug(debug).split("\n").filter((l) => l.includes("summarization returned API error"));
+      expect(failures.length).toBe(records.length);
+      expect(mock.summarizations().length).toBeGreaterThan(0);
     } finally {
       await session.close();
     }

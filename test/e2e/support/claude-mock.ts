@@ -8,7 +8,7 @@
 //   anything containing PLEASE_COMPACT: answered in text (the interactive test's turn.complete hook compacts)
 //   anything else: a short text answer naming the prompt
 // A request whose user text contains Claude Code's summarization instruction is recorded as a
-// summarization and answered with a summary text.
+// summarization and answered with a summary text (or, with failSummaries, refused with a 400).
 import { join } from "node:path";
 
 export const SUMMARIZE_MARK = "CRITICAL: Respond with TEXT ONLY";
@@ -34,6 +34,8 @@ export interface MockOptions {
   readonly lifetimeMs?: number;
   /** prompts (exact text) answered by a given list of tool calls, then a given answer */
   readonly scripts?: Readonly<Record<string, { readonly steps: readonly ToolStep[]; readonly answer: string }>>;
+  /** refuse every summarization request (HTTP 400, invalid_request_error): a summary that fails */
+  readonly failSummaries?: boolean;
 }
 
 export interface Mock {
@@ -134,6 +136,10 @@ export const startMock = (opts: MockOptions): Mock => {
       const summarization = userTexts(body).includes(SUMMARIZE_MARK);
       const r: MockRequest = { n: requests.length, body, summarization };
       requests.push(r);
+      if (summarization && opts.failSummaries) {
+        const error = { type: "error", error: { type: "invalid_request_error", message: "mock: summarization refused" } };
+        return new Response(JSON.stringify(error), { status: 400, headers: { "content-type": "application/json" } });
+      }
       const { blocks, stop } = answer(body, summarization);
       const msgId = `msg_bcmock_${String(++ids).padStart(4, "0")}`;
       const events: [string, unknown][] = [
