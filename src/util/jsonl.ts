@@ -95,8 +95,9 @@ export const joinJsonl = (raws: readonly string[], endsWithNewline: boolean): st
 /**
  * Write `text` to a temporary file beside `path`, let `check` read it back, then make it
  * visible atomically. An existing `path` is never overwritten. On any failure nothing is left behind.
+ * `link` is the hard-link call (replaceable to test a filesystem without hard links).
  */
-export const writeAtomically = (path: string, text: string, check?: (tmpPath: string) => void): void => {
+export const writeAtomically = (path: string, text: string, check?: (tmpPath: string) => void, link: (from: string, to: string) => void = linkSync): void => {
   if (existsSync(path)) throw new BcError("exists", `${path}: already exists; refusing to overwrite`);
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
   let fd: number | undefined;
@@ -109,11 +110,12 @@ export const writeAtomically = (path: string, text: string, check?: (tmpPath: st
     check?.(tmp);
     // link + unlink: fails (instead of replacing) if `path` appeared meanwhile
     try {
-      linkSync(tmp, path);
+      link(tmp, path);
       unlinkSync(tmp);
     } catch (e) {
       // a filesystem without hard links: rename, after checking once more that nothing is there
-      if (!NO_LINKS.has((e as NodeJS.ErrnoException).code ?? "") || existsSync(path)) throw e;
+      if (!NO_LINKS.has((e as NodeJS.ErrnoException).code ?? "")) throw e;
+      if (existsSync(path)) throw new BcError("exists", `${path}: already exists; refusing to overwrite`);
       renameSync(tmp, path);
     }
   } catch (e) {

@@ -33,6 +33,40 @@ describe("writeAtomically", () => {
     expect(readdirSync(dir).filter((f) => f.includes("c.jsonl"))).toEqual([]);
   });
 
+  const noLinks = (code: string) => (): void => {
+    throw Object.assign(new Error(`${code}: operation not permitted, link`), { code });
+  };
+
+  test("a filesystem without hard links: the checked text still arrives whole, by rename, and no temporary file is left", () => {
+    for (const code of ["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]) {
+      const path = join(dir, `nolinks-${code}.jsonl`);
+      let seen = "";
+      writeAtomically(path, "{}\n", (tmp) => (seen = readFileSync(tmp, "utf8")), noLinks(code));
+      expect(seen).toBe("{}\n");
+      expect(readFileSync(path, "utf8")).toBe("{}\n");
+      expect(readdirSync(dir).filter((f) => f.includes(`nolinks-${code}`))).toEqual([`nolinks-${code}.jsonl`]);
+    }
+  });
+
+  test("without hard links, a file that appeared meanwhile is still not overwritten", () => {
+    const path = join(dir, "raced.jsonl");
+    // the link fails as on such a filesystem, and by then someone else has written `path`
+    const raced = (): void => {
+      writeFileSync(path, "theirs\n");
+      noLinks("EPERM")();
+    };
+    expect(() => writeAtomically(path, "mine\n", undefined, raced)).toThrow("already exists; refusing to overwrite");
+    expect(readFileSync(path, "utf8")).toBe("theirs\n");
+    expect(readdirSync(dir).filter((f) => f.includes("raced"))).toEqual(["raced.jsonl"]);
+  });
+
+  test("a link failing for another reason is an error, and nothing is renamed into place", () => {
+    const path = join(dir, "other.jsonl");
+    expect(() => writeAtomically(path, "x\n", undefined, noLinks("EIO"))).toThrow("EIO");
+    expect(existsSync(path)).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.includes("other.jsonl"))).toEqual([]);
+  });
+
   test("a folder that does not exist: a one-line bad-input error, not an internal error", () => {
     const path = join(dir, "missing", "d.jsonl");
     let err: unknown;
