@@ -1,6 +1,7 @@
 // Facts about a session that the rules read: every tool result with its call and what the
-// call means, file reads and writes in order, and (computed on first use) the token tables,
-// quotes (the rule-word pattern lives here too; never-drop applies it). Built once per plan; rules only look things up.
+// call means, file reads and writes in order, and (computed on first use) which results repeat
+// an earlier result's text, the token tables and quotes (the rule-word pattern lives here too;
+// never-drop applies it). Built once per plan; rules only look things up.
 import { CandidateMatcher } from "./candidate-tokens.ts";
 import { isAlreadyCut } from "./notes.ts";
 import { type FastQuoteTables, type QuoteTables, buildFastQuoteTables, buildQuoteTables, findQuote, findQuoteFast } from "./quotes.ts";
@@ -51,18 +52,18 @@ export const meaningOf = (call: ToolCall): CallMeaning => {
   return m;
 };
 
+/** Longer inputs (a file's new text) seldom repeat: not worth hashing as a key. */
+const MAX_SHARED_INPUT = 1000;
+
 /**
  * meaningOf for the calls of one session: a call repeating an earlier one (the same tool, the
  * same input text: `git status`, a test run, a file read again) shares its meaning.
  */
-const MAX_SHARED_INPUT = 1000;
-
 const meaningsOf = (): ((call: ToolCall) => CallMeaning) => {
   const byInput = new Map<string, CallMeaning>();
   return (call) => {
     const cached = meaningCache.get(call);
     if (cached !== undefined) return cached;
-    // long inputs (a file's new text) seldom repeat: not worth hashing as a key
     if (call.inputText.length > MAX_SHARED_INPUT) return meaningOf(call);
     const key = `${call.name}\u0000${typeof call.input}\u0000${call.inputText}`;
     let m = byInput.get(key);
