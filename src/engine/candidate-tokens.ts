@@ -107,15 +107,21 @@ export class CandidateMatcher {
   private readonly contextAt: Int32Array;
   private readonly contextChar: Int32Array;
   /** one bit per FILTER_BITS bucket of anchor hashes: most runs are turned away here */
+  private readonly filter: Int32Array;
   /** per bucket, the character that must end a run there (ENDS_ANY, ENDS_QUOTE: a quote character, or a code): the rest are turned away */
   private readonly ender: Int32Array;
-  private readonly filter: Int32Array;
+  /** per bucket, its candidates not yet retired; per candidate, its bucket (-1: none) and whether it is retired */
+  private readonly bucketLive: Int32Array;
+  private readonly bucketOf: Int32Array;
+  private readonly retired: Uint8Array;
   // per-call state, indexed by candidate; valid where stamp === this.call
   private readonly stamp: Int32Array;
   private readonly rank: Uint8Array;
   private readonly pos: Float64Array;
   private call = 0;
   private found: number[] = [];
+  /** the candidates tokensIn found last, in its order */
+  lastFound: readonly number[] = [];
   // where the simulated quoted-string scan of one line stopped (see quotedAt)
   private quoteLine = -1;
   private quoteCursor = 0;
@@ -180,8 +186,13 @@ export class CandidateMatcher {
     this.slotSettled = new Int32Array(1 << bits);
     this.filter = new Int32Array(FILTER_BITS >>> 5);
     this.ender = new Int32Array(FILTER_BITS);
+    this.bucketLive = new Int32Array(FILTER_BITS);
+    this.bucketOf = new Int32Array(this.texts.length).fill(-1);
+    this.retired = new Uint8Array(this.texts.length);
     for (const { id, hash } of anchors) {
       const b = mix(hash, 32 - FILTER_LOG2);
+      this.bucketOf[id] = b;
+      this.bucketLive[b]!++;
       const c = this.texts[id]!;
       const after = this.anchorOffset[id]! + this.anchorLength[id]!;
       // what must end the run in the text: the candidate's next character; at the candidate's
@@ -221,20 +232,40 @@ export class CandidateMatcher {
     return this.texts.length;
   }
 
+  textOf(id: number): string {
+    return this.texts[id]!;
+  }
+
+  /**
+   * Look for `id` no more (the caller knows no later text needs it). Once every candidate of a
+   * bucket is retired, its runs are turned away by the filter.
+   */
+  retire(id: number): void {
+    if (this.retired[id] === 1) return;
+    this.retired[id] = 1;
+    const b = this.bucketOf[id]!;
+    if (b !== -1 && --this.bucketLive[b]! === 0) this.filter[b >>> 5]! &= ~(1 << (b & 31));
+  }
+
   /** The candidates that are distinctive tokens of `text`, in extractTokens order. */
   tokensIn(text: string): string[] {
-    if (this.texts.length === 0) return [];
+    if (this.texts.length === 0) {
+      this.lastFound = [];
+      return [];
+    }
     this.call++;
     this.found = [];
     this.quoteLine = -1;
     this.scan(text);
     for (const id of this.unanchored) {
+      if (this.retired[id] === 1) continue;
       for (let s = text.indexOf(this.texts[id]!); s !== -1; s = text.indexOf(this.texts[id]!, s + 1)) {
         this.confirm(text, id, s);
         if (this.rank[id] === this.lowest[id]) break;
       }
     }
     const found = this.found;
+    this.lastFound = found;
     if (found.length === 0) return [];
     found.sort((a, b) => this.rank[a]! - this.rank[b]! || this.pos[a]! - this.pos[b]!);
     return found.map((id) => this.texts[id]!);
@@ -286,6 +317,7 @@ export class CandidateMatcher {
         if (this.slotSettled[s] === this.call) return;
         const first = heads[s]! - 1;
         if (this.chain[first] === -1) {
+          if (this.retired[first] === 1) return;
           // one candidate here: the run must be as long as its anchor, with its context around
           const start = end - this.anchorLength[first]!;
           if (start < 0 || (start > 0 && WORD[text.charCodeAt(start - 1)] === 1)) return;
@@ -309,7 +341,7 @@ export class CandidateMatcher {
   private anchorHit(text: string, first: number, start: number, end: number): boolean {
     let allSettled = true;
     for (let id = first; id !== -1; id = this.chain[id]!) {
-      if (this.stamp[id] === this.call && this.rank[id] === this.lowest[id]) continue;
+      if (this.retired[id] === 1 || (this.stamp[id] === this.call && this.rank[id] === this.lowest[id])) continue;
       if (this.anchorLength[id] === end - start) {
         const s = start - this.anchorOffset[id]!;
         if (s >= 0 && text.startsWith(this.texts[id]!, s)) this.confirm(text, id, s);

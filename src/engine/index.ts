@@ -110,6 +110,18 @@ interface TokenTables {
 }
 
 const NO_TOKENS: readonly string[] = [];
+const NO_IDS: readonly number[] = [];
+
+/** Insert `id` into waiting[from..], kept in order of last sighting. */
+const insertByLast = (waiting: number[], from: number, id: number, lastOf: Int32Array): void => {
+  let k = waiting.length;
+  waiting.push(id);
+  while (k > from && lastOf[waiting[k - 1]!]! > lastOf[id]!) {
+    waiting[k] = waiting[k - 1]!;
+    k--;
+  }
+  waiting[k] = id;
+};
 
 /** How much result text the scan's anchors are chosen on (see CandidateMatcher). */
 const SAMPLE_CHARS = 256 * 1024;
@@ -344,12 +356,41 @@ export class SessionIndex {
     }
     if (this.mode === "fast") {
       const matcher = new CandidateMatcher(lastSeen.keys(), this.sampleTexts());
+      // A candidate last seen at or before a result, and already in more results than makes it
+      // generic, can change no answer from there on: that result's lookup passes over it
+      // (seen too early to count at all), and its count can only grow. It is retired, and later
+      // results are not searched for it (their lists lack it; nothing reads it there).
+      const limit = this.options.genericTokenResults + 1;
+      const lastOf = Int32Array.from({ length: matcher.size }, (_, id) => lastSeen.get(matcher.textOf(id))!);
+      const counts = new Int32Array(matcher.size);
+      /** saturated candidates still to be seen later, by last sighting */
+      const waiting: number[] = [];
+      let next = 0;
       // a result repeating an earlier one's text shares its list
       const firsts = this.firstOfText();
       const found: (readonly string[])[] = [];
+      const foundIds: (readonly number[])[] = [];
       for (const item of this.items) {
+        const i = item.messageIndex;
+        while (next < waiting.length && lastOf[waiting[next]!]! <= i) matcher.retire(waiting[next++]!);
         const first = firsts[item.ordinal]!;
-        found.push(item.cut ? NO_TOKENS : first !== item.ordinal ? found[first]! : matcher.tokensIn(item.result.text));
+        if (item.cut) {
+          found.push(NO_TOKENS);
+          foundIds.push(NO_IDS);
+          continue;
+        }
+        if (first !== item.ordinal) {
+          found.push(found[first]!);
+          foundIds.push(foundIds[first]!);
+        } else {
+          found.push(matcher.tokensIn(item.result.text));
+          foundIds.push(matcher.lastFound);
+        }
+        for (const id of foundIds[item.ordinal]!) {
+          if (++counts[id]! !== limit) continue;
+          if (lastOf[id]! <= i) matcher.retire(id);
+          else insertByLast(waiting, next, id, lastOf);
+        }
       }
       this.candidateTokens = found;
     }

@@ -7,7 +7,7 @@ import { CandidateMatcher } from "../../src/engine/candidate-tokens.ts";
 import { planWith } from "../../src/engine/plan.ts";
 import { buildFastQuoteTables, buildQuoteTables, findQuote, findQuoteFast, isSpace } from "../../src/engine/quotes.ts";
 import { extractTokenList, extractTokens } from "../../src/engine/tokens.ts";
-import type { Message, Session } from "../../src/engine/types.ts";
+import type { Message, Options, Session } from "../../src/engine/types.ts";
 import { SKIP_NOTE, corpusFiles, hasCorpus, loadCorpusSession } from "../support/shared.ts";
 import { SessionBuilder } from "./support/build.ts";
 import { Generator, generateSession, prng } from "./support/generate.ts";
@@ -210,9 +210,9 @@ describe("quote check: the fast scan finds the same reply as the full one", () =
 
 // ---------------------------------------------------------------- whole plans
 
-const samePlans = (s: Session, label: string): string[] => {
-  const fast = JSON.stringify(planWith(s, undefined, "fast"));
-  const reference = JSON.stringify(planWith(s, undefined, "reference"));
+const samePlans = (s: Session, label: string, options?: Partial<Options>): string[] => {
+  const fast = JSON.stringify(planWith(s, options, "fast"));
+  const reference = JSON.stringify(planWith(s, options, "reference"));
   return fast === reference ? [] : [`${label}: plans differ`];
 };
 
@@ -232,6 +232,21 @@ describe("plans: fast mode equals reference mode", () => {
     }
     expect(bad).toEqual([]);
     expect(removed).toBeGreaterThan(0);
+  });
+
+  test("other options: a low genericTokenResults (tokens go generic, and out of the search, early) and a budget (escalation looks up recent results)", () => {
+    const bad: string[] = [];
+    let escalated = 0;
+    for (const seed of [21, 22, 23, 24]) {
+      const host = seed % 2 === 0 ? "codex" : "claude";
+      const s = generateSession({ seed, host, results: 200, outputChars: 600 });
+      for (const genericTokenResults of [1, 2, 5]) bad.push(...samePlans(s, `seed ${seed} generic ${genericTokenResults}`, { genericTokenResults }));
+      const budgetTokens = Math.floor(planWith(s, undefined, "fast").totals.tokensAfter * 0.5);
+      bad.push(...samePlans(s, `seed ${seed} budget ${budgetTokens}`, { budgetTokens }));
+      escalated += planWith(s, { budgetTokens }, "fast").decisions.filter((d) => d.rule === "escalation").length;
+    }
+    expect(bad).toEqual([]);
+    expect(escalated).toBeGreaterThan(0);
   });
 
   test("repeated passes over a growing session (earlier passes' notes in place)", () => {
