@@ -112,16 +112,6 @@ interface TokenTables {
 const NO_TOKENS: readonly string[] = [];
 const NO_IDS: readonly number[] = [];
 
-/** Insert `id` into waiting[from..], kept in order of last sighting. */
-const insertByLast = (waiting: number[], from: number, id: number, lastOf: Int32Array): void => {
-  let k = waiting.length;
-  waiting.push(id);
-  while (k > from && lastOf[waiting[k - 1]!]! > lastOf[id]!) {
-    waiting[k] = waiting[k - 1]!;
-    k--;
-  }
-  waiting[k] = id;
-};
 
 /** How much result text the scan's anchors are chosen on (see CandidateMatcher). */
 const SAMPLE_CHARS = 256 * 1024;
@@ -363,16 +353,19 @@ export class SessionIndex {
       const limit = this.options.genericTokenResults + 1;
       const lastOf = Int32Array.from({ length: matcher.size }, (_, id) => lastSeen.get(matcher.textOf(id))!);
       const counts = new Int32Array(matcher.size);
-      /** saturated candidates still to be seen later, by last sighting */
-      const waiting: number[] = [];
-      let next = 0;
+      /** saturated candidates still to be seen later, by the message of their last sighting */
+      const retireAt: (number[] | undefined)[] = new Array(this.session.messages.length);
+      let retiredUpTo = -1;
       // a result repeating an earlier one's text shares its list
       const firsts = this.firstOfText();
       const found: (readonly string[])[] = [];
       const foundIds: (readonly number[])[] = [];
       for (const item of this.items) {
         const i = item.messageIndex;
-        while (next < waiting.length && lastOf[waiting[next]!]! <= i) matcher.retire(waiting[next++]!);
+        while (retiredUpTo < i) {
+          retiredUpTo++;
+          for (const id of retireAt[retiredUpTo] ?? NO_IDS) matcher.retire(id);
+        }
         const first = firsts[item.ordinal]!;
         if (item.cut) {
           found.push(NO_TOKENS);
@@ -389,7 +382,7 @@ export class SessionIndex {
         for (const id of foundIds[item.ordinal]!) {
           if (++counts[id]! !== limit) continue;
           if (lastOf[id]! <= i) matcher.retire(id);
-          else insertByLast(waiting, next, id, lastOf);
+          else (retireAt[lastOf[id]!] ??= []).push(id);
         }
       }
       this.candidateTokens = found;
