@@ -161,14 +161,9 @@ export interface FastQuoteTables {
 
 const mix = (h: number, shift: number): number => Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> shift;
 
-/** A cheap first look at a block: six of its characters (offsets 0, 3, 7, 11, 15, 19). */
-const sampledHash = (s: string, from: number): number => {
-  let h = (Math.imul(s.charCodeAt(from), HASH_BASE) + s.charCodeAt(from + 3)) | 0;
-  h = (Math.imul(h, HASH_BASE) + s.charCodeAt(from + 7)) | 0;
-  h = (Math.imul(h, HASH_BASE) + s.charCodeAt(from + 11)) | 0;
-  h = (Math.imul(h, HASH_BASE) + s.charCodeAt(from + 15)) | 0;
-  return (Math.imul(h, HASH_BASE) + s.charCodeAt(from + 19)) | 0;
-};
+/** A cheap first look at a block: four of its characters (offsets 0, 7, 13, 19), shifted apart. */
+const sampledHash = (s: string, from: number): number =>
+  s.charCodeAt(from) ^ (s.charCodeAt(from + 7) << 7) ^ (s.charCodeAt(from + 13) << 14) ^ (s.charCodeAt(from + 19) << 21);
 
 /** A cheap look at a (trimmed) line: its length and five of its characters. */
 const lineHash = (s: string, from: number, to: number): number => {
