@@ -463,8 +463,6 @@ export const patchRewrites = (patch: string, workdir?: string): string[] => {
 };
 
 /** Targets of `>` / `>|` redirections (not `>>`): files a shell command replaces whole. */
-export const shellRewrites = (command: string, workdir?: string): string[] => rewritesOf(parseCommand(command, workdir));
-
 const rewritesOf = (parsed: ParsedCommand): string[] => {
   const words = parsed.words;
   const wd = parsed.workdir;
@@ -484,8 +482,6 @@ const patchText = (input: unknown): string | undefined => {
 };
 
 /** Whether a shell command is a search or listing, after `cd X &&` and through filters. */
-export const isDiscoveryCommand = (command: string): boolean => discoveryOf(parseCommand(command, undefined));
-
 const discoveryOf = (parsed: ParsedCommand): boolean => {
   const first = parsed.parts[0];
   return first !== undefined && DISCOVERY_RE.test(first.words.join(" "));
