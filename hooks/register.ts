@@ -41,6 +41,10 @@ export function register(on: On, options: Record<string, unknown>) {
     // only a head start for the first compaction; the hook itself reports real failures
   }
 
+  // Its .catch: a failure before any handover answers "not compacted" with the reason. After a
+  // handover, next's own outcome stands: asked again, Claude Code gives the same answer without
+  // running its summarizer twice (a failed summary is reported by Claude Code and the session goes
+  // on; test/e2e/claude.e2e.ts, "a handover whose summary fails").
   on("session.compact", async ($, e, next) => {
     const usage = e.trigger === "precompute" ? undefined : await $.session.usage();
     const sessionId = await $.session.id();
@@ -69,10 +73,6 @@ export function register(on: On, options: Record<string, unknown>) {
     }
     if ("handover" in answer) return next({ ...e, messages: answer.handover });
     return answer;
-    // A failure before any handover answers "not compacted" with the reason. After a handover,
-    // next's own outcome stands: asked again, Claude Code gives the same answer without running
-    // its summarizer twice (a failed summary is reported by Claude Code and the session goes on;
-    // test/e2e/claude.e2e.ts, "a handover whose summary fails").
   }).catch(($, e, next) => (next.called ? next(e) : failureSkip(next.error)));
 
   // The loop: between turns of an interactive session, compact at compactAtPercent so bc answers
