@@ -386,17 +386,23 @@ export class SessionIndex {
         }
       }
       this.candidateTokens = found;
-    }
-    // results with the same text share one list: count each list once, times its results
-    const lists = new Map<readonly string[], number>();
-    for (const item of this.items) {
-      const list = this.resultTokens(item);
-      if (list.length > 0) lists.set(list, (lists.get(list) ?? 0) + 1);
-    }
-    for (const [list, times] of lists) {
-      for (const t of list) {
-        if (!lastSeen.has(t)) continue;
-        resultCount.set(t, (resultCount.get(t) ?? 0) + times);
+      // the counts kept above are the results each candidate is in (a retired one's stops
+      // growing once it is generic, which is all the lookup asks of it)
+      counts.forEach((n, id) => {
+        if (n > 0) resultCount.set(matcher.textOf(id), n);
+      });
+    } else {
+      // results with the same text share one list: count each list once, times its results
+      const lists = new Map<readonly string[], number>();
+      for (const item of this.items) {
+        const list = this.resultTokens(item);
+        if (list.length > 0) lists.set(list, (lists.get(list) ?? 0) + 1);
+      }
+      for (const [list, times] of lists) {
+        for (const t of list) {
+          if (!lastSeen.has(t)) continue;
+          resultCount.set(t, (resultCount.get(t) ?? 0) + times);
+        }
       }
     }
     this.tokenTables = { firstSeen, lastSeen, resultCount };
