@@ -1,22 +1,59 @@
 // `bc codex-fork`: write a fork of a Codex rollout whose history is the pruned verbatim one, then
 // (optionally) resume it. Parse flags, call forkRollout, print.
 import { defineCommand } from "citty";
-import { SESSION_ARG } from "./args.ts";
+import { z } from "zod";
+import { JSON_ARG, parseFlags, pathFlag, SESSION_ARG } from "./args.ts";
 import { join, relative, resolve as resolvePath, sep } from "node:path";
-import { type ContextMode, enginePruner, type ForkResult, forkRollout } from "../hosts/codex/fork.ts";
+import { enginePruner, type ForkResult, forkRollout } from "../hosts/codex/fork.ts";
 import { defaultCodexHome } from "../hosts/codex/home.ts";
 import { resolveSession } from "../hosts/load.ts";
 import { BcError } from "../util/errors.ts";
+import { tokenCount as k } from "../util/format.ts";
 import { log, out } from "../util/log.ts";
+import { sessionsGiven, warnSkipped } from "./sessions.ts";
 
-const k = (tokens: number): string => (tokens >= 1000 ? `${(tokens / 1000).toFixed(1)}k` : String(tokens));
+const FLAGS = z.object({
+  context: z.enum(["fresh", "keep"], { error: "must be 'fresh' or 'keep'" }).default("fresh"),
+  "out-dir": pathFlag().optional(),
+  "dry-run": z.boolean().default(false),
+  json: z.boolean().default(false),
+  resume: z.boolean().default(false),
+});
 
-const human = (r: ForkResult): string => {
+/** Whether `path` lies under `$CODEX_HOME/sessions`, where `codex resume <id>` looks. */
+const underSessions = (codexHome: string, path: string): boolean => {
+  const rel = relative(resolvePath(codexHome, "sessions"), resolvePath(path));
+  return rel !== "" && !rel.startsWith("..") && !rel.startsWith(sep) && !/^[A-Za-z]:/.test(rel);
+};
+
+/** How to resume the fork: `codex resume <id>`, after moving it where Codex looks when it is elsewhere. */
+const resumeCommand = (r: ForkResult, codexHome: string): string => {
+  if (underSessions(codexHome, r.path)) return r.resumeCommand;
+  const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+  return `mv ${q(r.path)} ${q(join(codexHome, "sessions"))}/ && ${r.resumeCommand}`;
+};
+
+/** The fork still holds more than the model's window: no compaction by bc can make it fit. */
+const tooBig = (r: ForkResult): boolean => r.contextWindow !== undefined && r.estimatedTokens > r.contextWindow;
+
+/** The largest tool output the fork keeps, in estimated tokens. */
+const largestKept = (r: ForkResult): number => {
+  let max = 0;
+  for (const item of r.replacementHistory) {
+    if (typeof item.type !== "string" || !item.type.endsWith("_output")) continue;
+    max = Math.max(max, Math.ceil(JSON.stringify(item.output ?? "").length / 4));
+  }
+  return max;
+};
+
+const human = (r: ForkResult, resume: string): string => {
   const p = r.pruning;
   const lines = [
     `${r.dryRun ? "would fork" : "forked"} ${r.sourceId} -> ${r.newId}`,
     `path:     ${r.path}${r.dryRun ? "  (dry run: nothing written)" : ""}`,
-    `history:  ${r.historyItems} items, ${r.format} rollout, context ${r.context}; ~${k(p.tokensBefore)} -> ~${k(p.tokensAfter)} tokens (estimate written: ${k(r.estimatedTokens)})`,
+    `history:  ${r.historyItems} items, ${r.format} rollout, context ${r.context}`,
+    `tokens:   ~${k(p.tokensBefore)} before, ~${k(p.tokensAfter)} after; Codex is told ~${k(r.estimatedTokens)}` +
+      (r.contextWindow === undefined ? "" : ` of its ${k(r.contextWindow)} window`),
     `results:  ${p.results} (${p.resultsKept} kept, ${p.resultsTruncated} truncated, ${p.resultsDropped} dropped)`,
   ];
   const rules = Object.entries(p.byRule).filter(([, t]) => t !== undefined && t.tokensFreed > 0);
@@ -25,11 +62,11 @@ const human = (r: ForkResult): string => {
     for (const [rule, t] of rules.sort((a, b) => b[1]!.tokensFreed - a[1]!.tokensFreed))
       lines.push(`  ${rule.padEnd(18)} ${String(t!.removed).padStart(5)} results  ~${k(t!.tokensFreed)} tokens`);
   } else lines.push("removed:  nothing (every result kept)");
-  lines.push(`resume:   ${r.resumeCommand}`);
+  lines.push(`resume:   ${resume}`);
   return lines.join("\n");
 };
 
-const asJson = (r: ForkResult) => ({
+const asJson = (r: ForkResult, resume: string) => ({
   sourcePath: r.sourcePath,
   sourceId: r.sourceId,
   newId: r.newId,
@@ -39,7 +76,10 @@ const asJson = (r: ForkResult) => ({
   context: r.context,
   historyItems: r.historyItems,
   estimatedTokens: r.estimatedTokens,
+  contextWindow: r.contextWindow ?? null,
+  fitsContextWindow: r.contextWindow === undefined ? null : !tooBig(r),
   partialTail: r.partialTail,
+  skippedLines: r.skipped,
   results: {
     total: r.pruning.results,
     kept: r.pruning.resultsKept,
@@ -48,7 +88,7 @@ const asJson = (r: ForkResult) => ({
   },
   tokens: { before: r.pruning.tokensBefore, after: r.pruning.tokensAfter },
   byRule: r.pruning.byRule,
-  resumeCommand: r.resumeCommand,
+  resumeCommand: resume,
 });
 
 export default defineCommand({
@@ -60,45 +100,58 @@ export default defineCommand({
       "checked strictly, then made visible; resume it with `codex resume <new id>`. The source is never modified.",
   },
   args: {
-    session: { ...SESSION_ARG, description: "A Codex rollout ($CODEX_HOME/sessions/**/rollout-*.jsonl) or a Codex session id to look up there" },
+    session: { ...SESSION_ARG, description: "A Codex rollout ($CODEX_HOME/sessions/**/rollout-*.jsonl, or .jsonl.zst) or a Codex session id to look up there" },
     context: {
-      type: "string",
+      type: "enum",
+      options: ["fresh", "keep"],
       default: "fresh",
-      valueHint: "fresh|keep",
       description:
-        "fresh (default): leave the old developer/environment context out; Codex injects the current one on resume. " +
+        "fresh: leave the old developer/environment context out; Codex injects the current one on resume. " +
         "keep: keep the original context messages and Codex's last world_state/turn_context, so nothing is re-injected",
     },
-    outDir: { type: "string", description: "write the fork in this folder instead of $CODEX_HOME/sessions/YYYY/MM/DD" },
-    dryRun: { type: "boolean", default: false, description: "plan and check the fork, write nothing" },
-    json: { type: "boolean", default: false, description: "print the result as JSON on stdout" },
-    resume: { type: "boolean", default: false, description: "run `codex resume <new id>` afterwards (interactive)" },
+    "out-dir": { type: "string", valueHint: "dir", description: "Write the fork in this folder instead of $CODEX_HOME/sessions/YYYY/MM/DD (codex resume only finds it under $CODEX_HOME/sessions)" },
+    "dry-run": { type: "boolean", description: "Plan and check the fork, write nothing" },
+    json: JSON_ARG,
+    resume: { type: "boolean", description: "Run `codex resume <new id>` afterwards (needs a terminal)" },
   },
   async run({ args }) {
-    const context = args.context as string;
-    if (context !== "fresh" && context !== "keep")
-      throw new BcError("usage", `--context must be 'fresh' or 'keep', not '${context}'`, "run 'bc codex-fork --help'");
-    if (args.resume && args.dryRun) throw new BcError("usage", "--resume and --dry-run cannot be used together");
+    const names = sessionsGiven(args);
+    if (names.length > 1)
+      throw new BcError("usage", `codex-fork takes one session, got ${names.length}`, "fork them one at a time: bc codex-fork <session>");
+    const flags = parseFlags(FLAGS, args, "bc codex-fork");
+    if (flags.resume && flags["dry-run"]) throw new BcError("usage", "--resume and --dry-run cannot be used together", "run 'bc codex-fork --help' to see its options");
     const codexHome = defaultCodexHome();
-    const source = resolveSession(args.session as string);
+    // everything --resume needs is checked before anything is written
+    if (flags.resume && !(process.stdin.isTTY && process.stdout.isTTY))
+      throw new BcError("usage", "--resume needs a terminal: codex resume is interactive", "fork without --resume, then run the printed 'codex resume <id>' in a terminal");
+    if (flags.resume && flags["out-dir"] !== undefined && !underSessions(codexHome, join(flags["out-dir"], "x")))
+      throw new BcError("usage", `--resume cannot find a fork in ${flags["out-dir"]}: codex resume looks under ${join(codexHome, "sessions")}`, "drop --out-dir, or resume it yourself after moving it there");
+    const source = resolveSession(names[0]!);
     const result = forkRollout(source, {
-      context: context as ContextMode,
+      context: flags.context,
       pruner: enginePruner(),
       codexHome,
-      outDir: args.outDir as string | undefined,
-      dryRun: args.dryRun as boolean,
+      outDir: flags["out-dir"],
+      dryRun: flags["dry-run"],
     });
-    if (result.partialTail) log.warn(`${source}: the last line is incomplete (the session is still being written); forked up to the last complete line`);
-    out(args.json ? JSON.stringify(asJson(result), null, 2) : human(result));
-    if (!args.resume) return 0;
-    const rel = relative(join(codexHome, "sessions"), resolvePath(result.path));
-    if (rel.startsWith("..") || rel.startsWith(sep))
-      log.warn(`the fork is outside ${join(codexHome, "sessions")}; codex may not find session ${result.newId}`);
+    warnSkipped(result.skipped);
+    const resume = resumeCommand(result, codexHome);
+    out(flags.json ? JSON.stringify(asJson(result, resume), null, 2) : human(result, resume));
+    if (!underSessions(codexHome, result.path))
+      log.warn(`the fork is outside ${join(codexHome, "sessions")}, where codex resume looks; to resume it: ${resume}`);
+    if (tooBig(result)) {
+      log.warn(
+        `the fork still holds ~${k(result.estimatedTokens)} tokens, more than the model's ${k(result.contextWindow!)} context window: ` +
+          `Codex cannot continue it (its largest kept tool output alone is ~${k(largestKept(result))} tokens); start a new session instead`,
+      );
+      if (flags.resume) return 1;
+    }
+    if (!flags.resume) return 0;
     let child;
     try {
       child = Bun.spawn(["codex", "resume", result.newId], { stdin: "inherit", stdout: "inherit", stderr: "inherit" });
     } catch (e) {
-      throw new BcError("external", `cannot run codex (${(e as Error).message})`, `the fork is written; run: ${result.resumeCommand}`);
+      throw new BcError("external", `cannot run codex (${(e as Error).message})`, `the fork is written; run: ${resume}`);
     }
     return await child.exited;
   },

@@ -1,6 +1,7 @@
 // `bc inspect <file | session id>`: what a session is made of, before any rule touches it.
 import { defineCommand } from "citty";
-import { SESSION_ARG } from "./args.ts";
+import { JSON_ARG, SESSIONS_ARG } from "./args.ts";
+import { forEachSession, sessionsGiven, warnSkipped } from "./sessions.ts";
 import { statSync } from "node:fs";
 import { estimateTokens } from "../engine/estimate.ts";
 import type { Host, Message, MessageKind, Role } from "../engine/types.ts";
@@ -230,7 +231,7 @@ export const renderInspect = (r: InspectReport): string => {
       lines.push(`  ${i + 1}. ${c.trigger ?? "?"}: timeline messages ${c.from}..${c.at - 1} replaced by ${c.kept} message${c.kept === 1 ? "" : "s"}`),
     );
   }
-  lines.push(`malformed lines skipped: ${r.malformed.count}`);
+  lines.push(`lines skipped: ${r.malformed.count}`);
   for (const m of r.malformed.lines.slice(0, 5)) lines.push(`  ${m}`);
   if (r.malformed.count > 5) lines.push(`  ... and ${r.malformed.count - 5} more (--json lists all)`);
   if (r.warnings.length > 0) {
@@ -253,13 +254,19 @@ export default defineCommand({
     description: "Print a session's shape: messages, tool calls by tool, output size, host compactions",
   },
   args: {
-    session: SESSION_ARG,
-    json: { type: "boolean", description: "Print the report as JSON on stdout, for scripts" },
+    session: SESSIONS_ARG,
+    json: { ...JSON_ARG, description: "Print the report as JSON on stdout, for scripts (one session: an object; several: an array)" },
   },
   run({ args }) {
-    const report = inspectSession(String(args.session));
+    const names = sessionsGiven(args);
+    const { results, code } = forEachSession(names, (name) => {
+      const report = inspectSession(name);
+      warnSkipped(report.malformed.lines);
+      return report;
+    });
     // straight to stdout: util/log.ts would load consola (~20 ms of start-up) for nothing here
-    process.stdout.write((args.json ? JSON.stringify(report, null, 2) : renderInspect(report)) + "\n");
-    return 0;
+    if (args.json) process.stdout.write(JSON.stringify(names.length === 1 ? results[0] : results, null, 2) + "\n");
+    else if (results.length > 0) process.stdout.write(results.map(renderInspect).join("\n\n") + "\n");
+    return code;
   },
 });

@@ -1,12 +1,13 @@
 // `bc plan <file | session id>`: a dry run of the rules. Prints, for every tool result, what
 // the rules would do and why, then the totals. Reads the session; writes nothing.
 import { defineCommand } from "citty";
-import { SESSION_ARG } from "./args.ts";
+import { z } from "zod";
+import { fraction, JSON_ARG, parseFlags, SESSIONS_ARG, wholeNumber } from "./args.ts";
+import { forEachSession, sessionsGiven, warnSkipped } from "./sessions.ts";
 import { applyToSession } from "../engine/apply.ts";
 import { plan } from "../engine/plan.ts";
 import { type Options, type Plan, type RuleId, type RuleTotals, type Session, DEFAULT_OPTIONS } from "../engine/types.ts";
 import { loadSessionFile, resolveSession } from "../hosts/load.ts";
-import { BcError } from "../util/errors.ts";
 
 export interface PassReport {
   readonly pass: number;
@@ -23,6 +24,8 @@ export interface PlanReport {
   readonly history: "live" | "timeline";
   readonly options: Options;
   readonly passes: readonly PassReport[];
+  /** `file:line: what was wrong` for each line the reader skipped or found cut */
+  readonly skipped: readonly string[];
 }
 
 /**
@@ -95,19 +98,14 @@ export const renderReport = (r: PlanReport): string => {
   return out.join("\n");
 };
 
-const intArg = (name: string, v: unknown, min: number, max: number): number | undefined => {
-  if (v === undefined || v === "") return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new BcError("usage", `--${name} must be a whole number from ${min} to ${max}, got '${String(v)}'`);
-  return n;
-};
-
-const fractionArg = (name: string, v: unknown): number | undefined => {
-  if (v === undefined || v === "") return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new BcError("usage", `--${name} must be a number from 0 to 1, got '${String(v)}'`);
-  return n;
-};
+const FLAGS = z.object({
+  json: z.boolean().optional(),
+  passes: wholeNumber(1, 100).optional(),
+  timeline: z.boolean().optional(),
+  budget: wholeNumber(1, Number.MAX_SAFE_INTEGER).optional(),
+  "min-removal": fraction().optional(),
+  "pin-last": wholeNumber(0, 1_000_000).optional(),
+});
 
 export const planReport = (
   arg: string,
@@ -129,6 +127,7 @@ export const planReport = (
     history: flags.timeline ? "timeline" : "live",
     options,
     passes: planPasses(session, flags.passes ?? 1, options),
+    skipped: loaded.malformed,
   };
 };
 
@@ -139,8 +138,8 @@ export default defineCommand({
       "Dry run: show what the rules would keep, truncate or drop in a session, and why (one line per tool result, then totals). Writes nothing.",
   },
   args: {
-    session: SESSION_ARG,
-    json: { type: "boolean", description: "Print the plan(s) as JSON on stdout, for scripts" },
+    session: SESSIONS_ARG,
+    json: { ...JSON_ARG, description: "Print the plan(s) as JSON on stdout, for scripts (one session: an object; several: an array)" },
     passes: {
       type: "string",
       description: "Show repeated compaction: replay the session as if compacted N times as it grew (pass k sees the first k/N of the messages, earlier rewrites in place). Default 1",
@@ -151,15 +150,17 @@ export default defineCommand({
     "pin-last": { type: "string", description: `Messages at the end never touched. Default ${DEFAULT_OPTIONS.pinLastMessages}` },
   },
   run({ args }) {
-    const report = planReport(String(args.session), {
-      passes: intArg("passes", args.passes, 1, 100),
-      timeline: Boolean(args.timeline),
-      budget: intArg("budget", args.budget, 1, Number.MAX_SAFE_INTEGER),
-      minRemoval: fractionArg("min-removal", args["min-removal"]),
-      pinLast: intArg("pin-last", args["pin-last"], 0, 1_000_000),
+    const f = parseFlags(FLAGS, args, "bc plan");
+    const flags = { passes: f.passes, timeline: f.timeline === true, budget: f.budget, minRemoval: f["min-removal"], pinLast: f["pin-last"] };
+    const names = sessionsGiven(args);
+    const { results, code } = forEachSession(names, (name) => {
+      const report = planReport(name, flags);
+      warnSkipped(report.skipped);
+      return report;
     });
     // straight to stdout (data); nothing is written anywhere else
-    process.stdout.write((args.json ? JSON.stringify(report, null, 2) : renderReport(report)) + "\n");
-    return 0;
+    if (f.json) process.stdout.write(JSON.stringify(names.length === 1 ? results[0] : results, null, 2) + "\n");
+    else if (results.length > 0) process.stdout.write(results.map(renderReport).join("\n\n") + "\n");
+    return code;
   },
 });

@@ -93,7 +93,12 @@ export const dispatch = async (root: CommandDef<any>, argv: readonly string[], n
     return typeof result.result === "number" ? result.result : 0;
   } catch (e) {
     if ((e as Error)?.name === "CLIError") {
-      throw new BcError("usage", (e as Error).message.replace(/\x1b\[[0-9;]*m/g, ""), `run '${path.join(" ")} --help' to see its usage`);
+      const message = (e as Error).message.replace(/\x1b\[[0-9;]*m/g, "");
+      // an enum flag's value: said the way every other flag's bad value is said
+      const bad = /^Invalid value for argument: (--\S+) \((.*)\)\. Expected one of: (.*)\.$/.exec(message);
+      const options = bad?.[3]!.split(", ").map((o) => `'${o}'`);
+      const said = bad ? `${bad[1]} must be ${options!.slice(0, -1).join(", ")}${options!.length > 1 ? " or " : ""}${options!.at(-1)}, got '${bad[2]}'` : message;
+      throw new BcError("usage", said, `run '${path.join(" ")} --help' to see its usage`);
     }
     throw e;
   }

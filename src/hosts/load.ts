@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Host } from "../engine/types.ts";
 import { defaultCodexHome } from "./codex/home.ts";
 import { BcError } from "../util/errors.ts";
-import { checkFile } from "../util/jsonl.ts";
+import { checkFile, decodeUtf8, isZstd, parseJsonl, readFileBytes } from "../util/jsonl.ts";
 import { isClaudeRecord, loadClaudeTranscript } from "./claude/transcript.ts";
 import { CODEX_CORE_TYPES, isCodexRecord, loadCodexRollout } from "./codex/rollout.ts";
 import type { LoadedSession } from "./types.ts";
@@ -43,21 +43,22 @@ const sniffLine = (line: string, complete: boolean): Host | undefined => {
 /** The host that wrote a session file, judged by its content; a one-line BcError when it is neither. */
 export const detectHost = (path: string): Host => {
   checkFile(path, EXPECTED);
-  let text: string;
-  let size: number;
+  let head: Uint8Array;
   try {
     const fd = openSync(path, "r");
     try {
       const buf = Buffer.alloc(SNIFF_BYTES);
-      size = readSync(fd, buf, 0, SNIFF_BYTES, 0);
-      text = buf.subarray(0, size).toString("utf8");
+      head = buf.subarray(0, readSync(fd, buf, 0, SNIFF_BYTES, 0));
     } finally {
       closeSync(fd);
     }
   } catch (e) {
     throw new BcError("bad-input", `${path}: cannot be read (${(e as Error).message})`, `expected ${EXPECTED}`);
   }
-  const whole = size < SNIFF_BYTES;
+  // a compressed rollout (.jsonl.zst) is judged by what it holds
+  if (isZstd(head) || path.endsWith(".zst")) head = readFileBytes(path, EXPECTED).subarray(0, SNIFF_BYTES);
+  const text = decodeUtf8(head);
+  const whole = head.length < SNIFF_BYTES;
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
@@ -66,8 +67,11 @@ export const detectHost = (path: string): Host => {
     const host = sniffLine(line, complete);
     if (host) return host;
   }
-  const what = /^\s*[[{]/.test(text) ? "JSON that is neither" : "not JSON Lines; neither";
-  throw new BcError("bad-input", `${path}: ${what} a Claude Code transcript nor a Codex rollout`, `expected ${EXPECTED}`);
+  // name the first line that is not a record of either host, and what it is
+  const first = parseJsonl(text.slice(0, whole ? text.length : Math.max(0, text.lastIndexOf("\n"))), path).lines.find((l) => l.value !== undefined || l.error !== undefined);
+  if (first?.error !== undefined)
+    throw new BcError("bad-input", `${path}:${first.lineNo}: ${first.error}; neither a Claude Code transcript nor a Codex rollout`, `expected ${EXPECTED}`);
+  throw new BcError("bad-input", `${path}${first ? `:${first.lineNo}` : ""}: JSON that is neither a Claude Code transcript nor a Codex rollout`, `expected ${EXPECTED}`);
 };
 
 /** Load any session file into the session model, whichever host wrote it. */
@@ -103,7 +107,7 @@ const claudeProjects = (p: SessionPlaces): string => join(p.home ?? homedir(), "
 const codexSessions = (p: SessionPlaces): string =>
   join(p.codexHome ?? defaultCodexHome(p.home), "sessions");
 
-const ROLLOUT_NAME = /^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-(.+)\.jsonl$/;
+const ROLLOUT_NAME = /^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-(.+)\.jsonl(\.zst)?$/;
 
 const listDir = (dir: string): { name: string; dir: boolean }[] => {
   try {
@@ -140,7 +144,9 @@ const codexSessionFiles = (p: SessionPlaces): SessionFile[] => {
     }
   };
   walk(codexSessions(p), 0);
-  return out;
+  // Codex reads the plain rollout when both it and its compressed copy are there
+  const plain = new Set(out.filter((f) => f.path.endsWith(".jsonl")).map((f) => f.path));
+  return out.filter((f) => !f.path.endsWith(".zst") || !plain.has(f.path.slice(0, -4)));
 };
 
 /** The user's session files: Claude Code's under ~/.claude/projects, Codex's under $CODEX_HOME/sessions. */
@@ -155,7 +161,7 @@ export const discoverSessions = (opts: { host?: Host } & SessionPlaces = {}): Se
 /** A path, or a session id looked up where Claude Code and Codex keep their sessions. */
 export const resolveSession = (arg: string, places: SessionPlaces = {}): string => {
   if (arg.trim() === "") throw new BcError("usage", "no session given", "pass a session file or a session id");
-  if (existsSync(arg) || arg.includes("/") || arg.includes("\\") || arg.endsWith(".jsonl")) return arg;
+  if (existsSync(arg) || arg.includes("/") || arg.includes("\\") || arg.endsWith(".jsonl") || arg.endsWith(".zst")) return arg;
   const matches = discoverSessions(places).filter((f) => f.id === arg);
   if (matches.length === 1) return matches[0]!.path;
   if (matches.length > 1)
@@ -163,6 +169,6 @@ export const resolveSession = (arg: string, places: SessionPlaces = {}): string 
   throw new BcError(
     "not-found",
     `${arg}: no such file, and no session with that id`,
-    `looked for ${join(claudeProjects(places), "*", `${arg}.jsonl`)} and ${join(codexSessions(places), "**", `rollout-*-${arg}.jsonl`)}`,
+    `looked for ${join(claudeProjects(places), "*", `${arg}.jsonl`)} and ${join(codexSessions(places), "**", `rollout-*-${arg}.jsonl[.zst]`)}`,
   );
 };

@@ -4,7 +4,7 @@ import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, statS
 import { readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { BcError } from "./errors.ts";
-import { parseJsonLine } from "./huge-line.ts";
+import { HUGE_LINE_CHARS, parseJsonLine } from "./huge-line.ts";
 
 export interface JsonlLine {
   /** 1-based line number in the file */
@@ -17,6 +17,8 @@ export interface JsonlLine {
   readonly error?: string;
   /** the file's last line, with no newline after it, that does not parse: a file still being written */
   readonly partial?: boolean;
+  /** a line holding whole records written with no newline between them (`…}}{"timestamp":…`): each record */
+  readonly records?: readonly unknown[];
 }
 
 export interface JsonlFile {
@@ -24,7 +26,7 @@ export interface JsonlFile {
   readonly lines: readonly JsonlLine[];
   /** whether the file ended with "\n" */
   readonly endsWithNewline: boolean;
-  /** `file:line: why` for each malformed line (a partial last line is not counted) */
+  /** `file:line: why` for each line skipped, a partial last line included */
   readonly malformed: readonly string[];
   readonly bytes: number;
 }
@@ -37,21 +39,115 @@ export const checkFile = (path: string, what = "a JSONL session file"): void => 
   if (st.size === 0) throw new BcError("bad-input", `${path}: the file is empty`, `expected ${what}`);
 };
 
-/** Read a file's text with one-line errors for what a user can get wrong. */
-export const readTextFile = (path: string, what = "a JSONL session file"): string => {
+const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
+export const isZstd = (b: Uint8Array): boolean => ZSTD_MAGIC.every((x, i) => b[i] === x);
+
+/**
+ * A file's bytes, with one-line errors for what a user can get wrong. A zstd-compressed file
+ * (`.jsonl.zst`, as Codex keeps older rollouts) comes back decompressed; the file itself is only read.
+ */
+export const readFileBytes = (path: string, what = "a JSONL session file"): Uint8Array => {
   checkFile(path, what);
+  let bytes: Uint8Array;
   try {
-    return readFileSync(path, "utf8");
+    bytes = readFileSync(path);
   } catch (e) {
     throw new BcError("bad-input", `${path}: cannot be read (${(e as Error).message})`, `expected ${what}`);
   }
+  if (!isZstd(bytes)) {
+    if (path.endsWith(".zst")) throw new BcError("bad-input", `${path}: not zstd-compressed, though its name ends in .zst`, `expected ${what}`);
+    return bytes;
+  }
+  try {
+    return Bun.zstdDecompressSync(bytes);
+  } catch (e) {
+    throw new BcError("bad-input", `${path}: cannot be decompressed (${(e as Error).message})`, `expected ${what} compressed with zstd`);
+  }
 };
 
-const describeParseError = (raw: string, e: unknown): string => {
-  const msg = e instanceof Error ? e.message : String(e);
-  const head = raw.length > 40 ? raw.slice(0, 40) + "…" : raw;
-  return `not valid JSON (${msg}): ${JSON.stringify(head)}`;
+/** Bytes as text; invalid UTF-8 reads as U+FFFD (copies are made from the bytes, never from this text). */
+export const decodeUtf8 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+
+/** Read a file's text with one-line errors for what a user can get wrong. */
+export const readTextFile = (path: string, what = "a JSONL session file"): string => decodeUtf8(readFileBytes(path, what));
+
+/**
+ * Where each line of `bytes` starts and ends (the "\n" excluded), as parseJsonl numbers them:
+ * line k (1-based) is bytes[starts[k-1], ends[k-1]). "\n" is one byte in UTF-8 and never part of
+ * another character, so the lines of the bytes and of their decoded text are the same lines.
+ */
+export const lineSpans = (bytes: Uint8Array): { starts: number[]; ends: number[] } => {
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const end = bytes.length > 0 && bytes[bytes.length - 1] === 10 ? bytes.length - 1 : bytes.length;
+  if (bytes.length === 0) return { starts, ends };
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let start = 0;
+  for (;;) {
+    let nl = buf.indexOf(10, start);
+    if (nl === -1 || nl > end) nl = end;
+    starts.push(start);
+    ends.push(nl);
+    if (nl >= end) break;
+    start = nl + 1;
+  }
+  return { starts, ends };
 };
+
+/** What a binary file's first bytes say it is. */
+const BINARY_KINDS: [RegExp, string][] = [
+  [/^\uFFFDPNG/, "a PNG image"],
+  [/^GIF8/, "a GIF image"],
+  [/^\uFFFD\uFFFD\uFFFD/, "binary data"],
+  [/^%PDF/, "a PDF document"],
+  [/^PK\u0003\u0004/, "a zip archive"],
+];
+
+const describeParseError = (raw: string, e: unknown, lineNo: number): string => {
+  const head = raw.slice(0, 64);
+  // NUL and other control bytes never stand bare in JSON text; a line of them is a binary file
+  if (/[\u0000-\u0008\u000e-\u001a]/.test(head) || head.startsWith("\uFFFD")) {
+    const kind = lineNo === 1 ? (BINARY_KINDS.find(([re]) => re.test(head))?.[1] ?? "binary data") : "binary data";
+    return `${kind}, not JSON`;
+  }
+  const msg = e instanceof Error ? e.message : String(e);
+  const shown = raw.length > 40 ? raw.slice(0, 40) + "…" : raw;
+  return `not valid JSON (${msg}): ${JSON.stringify(shown)}`;
+};
+
+/** At most this many `}{` places are tried when a line does not parse (a huge damaged line stays cheap). */
+const MAX_SPLITS = 64;
+
+/**
+ * The records of a line where a writer put whole records one after another with no newline
+ * between them (`{…}}{"timestamp":…`), or undefined when the line is not such a run.
+ */
+export const splitRecords = (body: string): unknown[] | undefined => {
+  const out: unknown[] = [];
+  let from = 0;
+  let tries = 0;
+  const limit = body.length > HUGE_LINE_CHARS ? 4 : MAX_SPLITS;
+  let at = body.indexOf("}{", from);
+  while (at !== -1 && tries++ < limit) {
+    try {
+      out.push(parseJsonLine(body.slice(from, at + 1)));
+      from = at + 1;
+      try {
+        out.push(parseJsonLine(body.slice(from)));
+        return out.every((v) => typeof v === "object" && v !== null && !Array.isArray(v)) ? out : undefined;
+      } catch {
+        // more than two records, or the rest is damaged: look for the next boundary
+      }
+    } catch {
+      // a `}{` inside a string: keep looking
+    }
+    at = body.indexOf("}{", at + 1);
+  }
+  return undefined;
+};
+
+/** The message for a line of whole records run together; how each reader treats it is said by the reader. */
+export const runTogether = (n: number): string => `${n} records with no newline between them`;
 
 /** Split and parse JSONL text. Never throws on content. */
 export const parseJsonl = (text: string, path: string): JsonlFile => {
@@ -68,17 +164,25 @@ export const parseJsonl = (text: string, path: string): JsonlFile => {
       const raw = text.slice(start, nl);
       lineNo++;
       const isLast = nl >= end;
-      const body = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+      let body = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+      // a byte-order mark before the first record: read through it (the raw line keeps it)
+      if (lineNo === 1 && body.charCodeAt(0) === 0xfeff) body = body.slice(1);
       if (body.trim() === "") {
         lines.push({ lineNo, raw, value: undefined });
       } else {
         try {
           lines.push({ lineNo, raw, value: parseJsonLine(body) });
         } catch (e) {
-          const partial = isLast && !endsWithNewline;
-          const error = partial ? "incomplete last line (the file is still being written)" : describeParseError(body, e);
-          lines.push({ lineNo, raw, value: undefined, error, partial });
-          if (!partial) malformed.push(`${path}:${lineNo}: ${error}`);
+          const records = splitRecords(body);
+          const partial = records === undefined && isLast && !endsWithNewline;
+          const error =
+            records !== undefined
+              ? runTogether(records.length)
+              : partial
+                ? "incomplete last line, cut mid-JSON (the file may still be being written)"
+                : describeParseError(body, e, lineNo);
+          lines.push({ lineNo, raw, value: undefined, error, partial, ...(records === undefined ? {} : { records }) });
+          malformed.push(`${path}:${lineNo}: ${error}`);
         }
       }
       start = nl + 1;
@@ -97,13 +201,14 @@ export const joinJsonl = (raws: readonly string[], endsWithNewline: boolean): st
  * visible atomically. An existing `path` is never overwritten. On any failure nothing is left behind.
  * `link` is the hard-link call (replaceable to test a filesystem without hard links).
  */
-export const writeAtomically = (path: string, text: string, check?: (tmpPath: string) => void, link: (from: string, to: string) => void = linkSync): void => {
+export const writeAtomically = (path: string, text: string | Uint8Array, check?: (tmpPath: string) => void, link: (from: string, to: string) => void = linkSync): void => {
   if (existsSync(path)) throw new BcError("exists", `${path}: already exists; refusing to overwrite`);
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
   let fd: number | undefined;
   try {
     fd = openSync(tmp, "wx", 0o600);
-    writeSync(fd, text);
+    if (typeof text === "string") writeSync(fd, text);
+    else writeSync(fd, text);
     fsyncSync(fd);
     closeSync(fd);
     fd = undefined;

@@ -80,7 +80,7 @@ describe("bc inspect", () => {
     expect(out).toMatch(/^messages\s+4\s+4$/m);
     expect(out).toMatch(/^Task\s+1\s+0\s+37\s+10\s+100\.0%$/m);
     expect(out).toContain("host compactions: none\n");
-    expect(out).toContain("malformed lines skipped: 0\n");
+    expect(out).toContain("lines skipped: 0\n");
     expect(out).toContain("sidechains (subagents): 2\n");
     expect(out).toMatch(/agent-a11ce\s+4\s+1\s+48\s+12$/m);
     expect(out).toMatch(/agent-b0b\s+4\s+1\s+24\s+6$/m);
@@ -89,12 +89,56 @@ describe("bc inspect", () => {
   test("malformed lines and pairing warnings are reported, not fatal", () => {
     const path = join(FIXTURES, "claude", "malformed-and-truncated.jsonl");
     const report = inspectSession(path);
-    expect(report.malformed.count).toBe(1);
+    expect(report.malformed.count).toBe(2);
     expect(report.malformed.lines[0]).toStartWith(`${path}:3: not valid JSON`);
+    expect(report.malformed.lines[1]).toBe(`${path}:7: incomplete last line, cut mid-JSON (the file may still be being written)`);
     expect(report.warnings).toEqual([`${path}:5: tool_result toolu_06GHOST has no tool_use before it`]);
     const text = renderInspect(report);
-    expect(text).toContain("malformed lines skipped: 1\n");
+    expect(text).toContain("lines skipped: 2\n");
     expect(text).toContain("pairing warnings: 1\n");
+  });
+
+  test("every skipped or cut line is said on stderr as file:line: what was wrong, by inspect and plan alike", () => {
+    const path = join(FIXTURES, "claude", "malformed-and-truncated.jsonl");
+    for (const command of ["inspect", "plan"]) {
+      const r = bc([command, path]);
+      expect(r.code).toBe(0);
+      const warnings = r.stderr.trimEnd().split("\n");
+      expect(warnings).toHaveLength(2);
+      expect(warnings[0]).toStartWith(`warning: ${path}:3: not valid JSON`);
+      expect(warnings[1]).toBe(`warning: ${path}:7: incomplete last line, cut mid-JSON (the file may still be being written)`);
+    }
+  });
+
+  test("a PNG given as a session: one line naming the file, the line and what it is", () => {
+    const png = join(TMP, "screenshot.png");
+    Bun.write(png, Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52));
+    for (const command of ["inspect", "plan", "codex-fork"]) {
+      const r = bc([command, png]);
+      expect(r.code).toBe(1);
+      expect(r.stderr.split("\n")[0]).toMatch(new RegExp(`^bc: ${png.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:1: .*a PNG image, not JSON`));
+    }
+  });
+
+  test("several sessions: inspect and plan handle every one, --json an array; codex-fork refuses in one line", () => {
+    const a = join(FIXTURES, "claude", "compacted-twice.jsonl");
+    const b = join(FIXTURES, "codex", "legacy-one-compaction.jsonl");
+    for (const command of ["inspect", "plan"]) {
+      const r = bc([command, a, b, "--json"]);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).map((x: { path: string }) => x.path)).toEqual([a, b]);
+      const text = bc([command, a, b]).stdout;
+      expect(text).toContain(a);
+      expect(text).toContain(b);
+    }
+    const missing = bc(["plan", a, join(TMP, "gone.jsonl"), b, "--json"]);
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stdout).map((x: { path: string }) => x.path)).toEqual([a, b]);
+    expect(missing.stderr).toStartWith(`bc: ${join(TMP, "gone.jsonl")}: no such file\n`);
+    const fork = bc(["codex-fork", b, b]);
+    expect(fork.code).toBe(2);
+    expect(fork.stdout).toBe("");
+    expect(fork.stderr.split("\n")[0]).toBe("bc: codex-fork takes one session, got 2");
   });
 
   test("images and errors are counted", () => {

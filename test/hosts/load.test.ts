@@ -49,8 +49,8 @@ describe("detectHost", () => {
     ["missing path", join(TMP, "missing.jsonl"), "not-found", /missing\.jsonl: no such file$/],
     ["directory", TMP, "bad-input", /: is a directory$/],
     ["empty file", write(join(TMP, "empty.jsonl"), ""), "bad-input", /empty\.jsonl: the file is empty$/],
-    ["random JSON", write(join(TMP, "random.jsonl"), '{"name":"x","version":"1.0.0"}\n'), "bad-input", /random\.jsonl: JSON that is neither a Claude Code transcript nor a Codex rollout$/],
-    ["plain text", write(join(TMP, "notes.txt"), "# notes\nnothing here\n"), "bad-input", /notes\.txt: not JSON Lines; neither a Claude Code transcript nor a Codex rollout$/],
+    ["random JSON", write(join(TMP, "random.jsonl"), '{"name":"x","version":"1.0.0"}\n'), "bad-input", /random\.jsonl:1: JSON that is neither a Claude Code transcript nor a Codex rollout$/],
+    ["plain text", write(join(TMP, "notes.txt"), "# notes\nnothing here\n"), "bad-input", /notes\.txt:1: not valid JSON \(.*\): "# notes"; neither a Claude Code transcript nor a Codex rollout$/],
   ])("%s: one-line error naming both expected formats", (_, path, code, message) => {
     const e = errorOf(() => detectHost(path));
     expect(e.code).toBe(code as BcError["code"]);
@@ -107,7 +107,7 @@ describe("finding sessions", () => {
     expect(e.code).toBe("not-found");
     expect(e.message).toBe("0000-nope: no such file, and no session with that id");
     expect(e.hint).toBe(
-      `looked for ${join(home, ".claude", "projects", "*", "0000-nope.jsonl")} and ${join(codexHome, "sessions", "**", "rollout-*-0000-nope.jsonl")}`,
+      `looked for ${join(home, ".claude", "projects", "*", "0000-nope.jsonl")} and ${join(codexHome, "sessions", "**", "rollout-*-0000-nope.jsonl[.zst]")}`,
     );
   });
 

@@ -12,7 +12,7 @@ import { plan } from "../../engine/plan.ts";
 import type { Options, PlanTotals, RuleId, RuleTotals, Session } from "../../engine/types.ts";
 import { defaultCodexHome } from "./home.ts";
 import { BcError } from "../../util/errors.ts";
-import { writeAtomically } from "../../util/jsonl.ts";
+import { decodeUtf8, lineSpans, writeAtomically } from "../../util/jsonl.ts";
 import { type HistoryItem, rebuildHistory } from "./history.ts";
 import { contentText, isOutputItem, type MessageItem, replaceOutputText, type ResponseItem, sentForm } from "./items.ts";
 import { historyToMessages } from "./session-map.ts";
@@ -61,12 +61,16 @@ export interface ForkResult {
   /** the estimate written into the fresh token_count */
   readonly estimatedTokens: number;
   readonly pruning: Pruning;
-  /** the fork's full text (what was, or would be, written) */
-  readonly text: string;
+  /** the fork's bytes (what was, or would be, written): the source's lines as they are, then bc's records */
+  readonly bytes: Uint8Array;
   /** the pruned history as written in the compacted record */
   readonly replacementHistory: readonly Json[];
   /** the source's last line was incomplete (still being written) and was left out */
   readonly partialTail: boolean;
+  /** `file:line: what was wrong` for each source line Codex will skip (copied as it is, not in the history) or left out */
+  readonly skipped: readonly string[];
+  /** the model's context window the source last recorded, if any */
+  readonly contextWindow?: number;
   readonly resumeCommand: string;
 }
 
@@ -135,10 +139,11 @@ export const isInjectedContext = (item: ResponseItem): boolean => {
   return INJECTED_USER_OPENINGS.some((p) => t.startsWith(p));
 };
 
-/** The source's lines bc copies: every line but an incomplete last one. Refuses a file Codex would half-read. */
+/**
+ * The source's lines bc copies: every line but an incomplete last one. A line Codex cannot read is
+ * copied as it is; Codex skips it on resume, and so does the fork's history.
+ */
 const usableLines = (src: Rollout): Rollout["lines"] => {
-  if (src.malformed.length > 0)
-    throw new BcError("bad-input", src.malformed[0]!, "Codex skips such a line when it resumes; repair or remove it before forking");
   const lines = src.partial ? src.lines.slice(0, -1) : src.lines;
   const first = lines.find((l) => l.kind !== "blank");
   if (first?.kind !== "session_meta")
@@ -170,9 +175,11 @@ const freshTokenCount = (src: Rollout, estimate: number): Json => {
 };
 
 interface Built {
-  readonly text: string;
-  /** expected raw text of every copied line (session_meta lines with the new id) */
-  readonly copied: readonly string[];
+  readonly bytes: Uint8Array;
+  /** expected bytes of every copied line (session_meta lines with the new id) */
+  readonly copied: readonly Uint8Array[];
+  /** which copied lines bc rewrote (a session_meta with the new id) */
+  readonly rewritten: ReadonlySet<number>;
   readonly appended: readonly Json[];
   readonly replacement: readonly Json[];
   /** JSON.stringify(replacement), as it stands in the compacted line */
@@ -180,15 +187,38 @@ interface Built {
   readonly estimate: number;
 }
 
-/** The session_meta line with `id` and `session_id` set to the new id; other lines as they are. */
-const withNewId = (line: Rollout["lines"][number], oldId: string, newId: string): string => {
-  if (line.kind !== "session_meta") return line.raw;
+/** The session_meta line with `id` and `session_id` set to the new id, or undefined when the line is copied as it is. */
+const withNewId = (line: Rollout["lines"][number], oldId: string, newId: string): string | undefined => {
+  if (line.kind !== "session_meta") return undefined;
   const p = line.payload;
-  if (p.id !== oldId && p.session_id !== oldId) return line.raw;
+  if (p.id !== oldId && p.session_id !== oldId) return undefined;
   const v = structuredClone(line.value) as Json;
   if (v.payload.id === oldId) v.payload.id = newId;
   if (v.payload.session_id === oldId) v.payload.session_id = newId;
   return JSON.stringify(v) + (line.raw.endsWith("\r") ? "\r" : "");
+};
+
+const utf8 = new TextEncoder();
+const NEWLINE = Uint8Array.of(10);
+
+/** The bytes of every source line, as stored (from the file's bytes when it was read from a file). */
+const sourceLineBytes = (src: Rollout): ((i: number) => Uint8Array) => {
+  if (src.source === undefined) return (i) => utf8.encode(src.lines[i]!.raw);
+  const bytes = src.source;
+  const { starts, ends } = lineSpans(bytes);
+  return (i) => bytes.subarray(starts[i]!, ends[i]!);
+};
+
+const concatBytes = (parts: readonly Uint8Array[]): Uint8Array => {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 };
 
 /** The planned history: context left out for `fresh`, outputs replaced, in the form Codex sends. */
@@ -231,9 +261,18 @@ const buildFork = (src: Rollout, lines: Rollout["lines"], replacement: Json[], c
     ordinal === undefined ? { timestamp: ts, type, payload } : { timestamp: ts, ordinal: ++ordinal, type, payload },
   );
   const id = threadId(src);
-  const copied = lines.map((l) => withNewId(l, id, newId));
-  const text = copied.join("\n") + "\n" + appended.map((a) => recordLine(a, replacementJson)).join("\n") + "\n";
-  return { text, copied, appended, replacement, replacementJson, estimate };
+  const lineBytes = sourceLineBytes(src);
+  const rewritten = new Set<number>();
+  const copied = lines.map((l, i) => {
+    const line = withNewId(l, id, newId);
+    if (line === undefined) return lineBytes(i);
+    rewritten.add(i);
+    return utf8.encode(line);
+  });
+  const parts: Uint8Array[] = [];
+  for (const c of copied) parts.push(c, NEWLINE);
+  parts.push(utf8.encode(appended.map((a) => recordLine(a, replacementJson)).join("\n") + "\n"));
+  return { bytes: concatBytes(parts), copied, rewritten, appended, replacement, replacementJson, estimate };
 };
 
 // ---------------------------------------------------------------- checking
@@ -243,26 +282,28 @@ const canon = (v: unknown): string => JSON.stringify(v);
 const USAGE_FIELDS = ["input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens"];
 
 /**
- * The fork's text as Codex will read it. A copied line is checked byte for byte against the source
+ * The fork's bytes as Codex will read them. A copied line is checked byte for byte against the source
  * line it copies (already parsed when the source was read, so it is not parsed twice); every other
  * line (new session_meta ids, the appended records) is parsed here.
  */
-const rereadFork = (text: string, fileName: string, src: Rollout, built: Built, bad: (what: string, line?: number) => BcError): Rollout => {
-  if (!text.endsWith("\n")) throw bad("the last line is incomplete");
-  const raws = text.slice(0, -1).split("\n");
+const rereadFork = (bytes: Uint8Array, fileName: string, src: Rollout, built: Built, bad: (what: string, line?: number) => BcError): Rollout => {
+  if (bytes[bytes.length - 1] !== 10) throw bad("the last line is incomplete");
+  const { starts, ends } = lineSpans(bytes);
   const n = built.copied.length;
-  if (raws.length !== n + built.appended.length) throw bad(`${raws.length} lines, expected ${n + built.appended.length}`);
-  const lines: Rollout["lines"][number][] = new Array(raws.length);
+  if (starts.length !== n + built.appended.length) throw bad(`${starts.length} lines, expected ${n + built.appended.length}`);
+  const lines: Rollout["lines"][number][] = new Array(starts.length);
   const malformed: string[] = [];
-  for (let i = 0; i < raws.length; i++) {
-    const raw = raws[i]!;
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < starts.length; i++) {
+    const stored = buf.subarray(starts[i]!, ends[i]!);
     if (i < n) {
-      if (raw !== built.copied[i]) throw bad("a copied line differs from the source", i + 1);
-      if (raw === src.lines[i]!.raw) {
+      if (!stored.equals(built.copied[i]!)) throw bad("a copied line differs from the source", i + 1);
+      if (!built.rewritten.has(i)) {
         lines[i] = src.lines[i]!;
         continue;
       }
     }
+    const raw = decodeUtf8(stored);
     let one: Rollout;
     try {
       one = parseRollout(raw + "\n", fileName);
@@ -276,15 +317,15 @@ const rereadFork = (text: string, fileName: string, src: Rollout, built: Built, 
   let paginated = src.format === "paginated";
   for (const l of lines) if (l.kind === "session_meta" && l.payload.history_mode === "paginated") paginated = true;
   if (malformed.length > 0) throw bad(`a line Codex would skip: ${malformed[0]}`);
-  return { ...src, path: fileName, lines, endsWithNewline: true, partial: false, malformed, warnings: [], bytes: Buffer.byteLength(text), format: paginated ? "paginated" : src.format };
+  return { ...src, path: fileName, lines, endsWithNewline: true, partial: false, malformed, warnings: [], bytes: bytes.length, source: bytes, format: paginated ? "paginated" : src.format };
 };
 
 /**
- * Check a fork's text strictly, the way Codex will read it (note sections 2, 5, 6, 9.3), and throw a
+ * Check a fork's bytes strictly, the way Codex will read it (note sections 2, 5, 6, 9.3), and throw a
  * `validation` BcError naming the first problem. `expected` is what the fork should hold.
  */
 export const checkFork = (
-  text: string,
+  bytes: Uint8Array,
   fileName: string,
   expected: { readonly src: Rollout; readonly built: Built; readonly newId: string; readonly context: ContextMode },
 ): void => {
@@ -294,7 +335,7 @@ export const checkFork = (
   const m = CANONICAL_NAME_RE.exec(fileName);
   if (!m || m[7] !== newId) throw bad(`the file name is not rollout-YYYY-MM-DDThh-mm-ss-${newId}.jsonl`);
   if (!UUID_RE.test(newId)) throw bad(`the new id ${newId} is not a lower-case UUID`);
-  const fork = rereadFork(text, fileName, src, built, bad);
+  const fork = rereadFork(bytes, fileName, src, built, bad);
   const n = built.copied.length;
   if (fork.format !== src.format) throw bad(`the fork reads as ${fork.format}, the source as ${src.format}`);
   if (threadId(fork) !== newId) throw bad("session_meta.id is not the new id", 1);
@@ -361,10 +402,22 @@ export const checkFork = (
 
 // ---------------------------------------------------------------- the command's core
 
+/** The model's context window, as the source's newest token_count (or task_started) recorded it. */
+const contextWindowOf = (src: Rollout): { contextWindow?: number } => {
+  for (let i = src.lines.length - 1; i >= 0; i--) {
+    const l = src.lines[i]!;
+    if (l.kind !== "event_msg") continue;
+    const w = l.payload.type === "token_count" && isObject(l.payload.info) ? l.payload.info.model_context_window : l.payload.type === "task_started" ? l.payload.model_context_window : undefined;
+    if (typeof w === "number" && Number.isSafeInteger(w) && w > 0) return { contextWindow: w };
+  }
+  return {};
+};
+
 /** Fork a rollout. Never modifies the source; never overwrites; writes nothing when `dryRun`. */
 export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResult => {
   const now = options.now ?? new Date();
-  const src = readRollout(sourcePath);
+  // what Codex will resume: a line of records with no newline between them is skipped, as Codex skips it
+  const src = readRollout(sourcePath, { runTogether: "skip" });
   const lines = usableLines(src);
   const history = rebuildHistory(src).items;
   const pruning = options.pruner(history, src);
@@ -373,17 +426,17 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
   const dir = options.outDir ?? sessionsDayDir(options.codexHome ?? defaultCodexHome(), now);
   const path = join(dir, canonicalFileName(now, newId));
   const built = buildFork(src, lines, replacement, options.context, newId, now);
-  const check = (text: string): void => checkFork(text, basename(path), { src, built, newId, context: options.context });
-  if (options.dryRun) check(built.text);
+  const check = (bytes: Uint8Array): void => checkFork(bytes, basename(path), { src, built, newId, context: options.context });
+  if (options.dryRun) check(built.bytes);
   else {
     try {
       mkdirSync(dirname(path), { recursive: true });
     } catch (e) {
       throw new BcError("bad-input", `${dirname(path)}: cannot be used as the fork's folder (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, "pass --out-dir a folder (it is created if missing), or set CODEX_HOME");
     }
-    writeAtomically(path, built.text, (tmp) => {
+    writeAtomically(path, built.bytes, (tmp) => {
       options.beforeCheck?.(tmp);
-      check(readFileSync(tmp, "utf8"));
+      check(readFileSync(tmp));
     });
   }
   return {
@@ -397,9 +450,13 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
     historyItems: replacement.length,
     estimatedTokens: built.estimate,
     pruning,
-    text: built.text,
+    bytes: built.bytes,
     replacementHistory: replacement,
     partialTail: src.partial,
+    skipped: src.lines.flatMap((l) =>
+      l.kind !== "malformed" ? [] : [`${sourcePath}:${l.lineNo}: ${l.error}${l.partial ? "; left out of the fork" : "; skipped, as Codex skips it on resume (copied as it is)"}`],
+    ),
+    ...contextWindowOf(src),
     resumeCommand: `codex resume ${newId}`,
   };
 };

@@ -5,11 +5,10 @@
 //
 // Speed: one JSON.parse per line and a few field checks, no per-line zod (the whole-process read
 // must stay above 50 MB/s; see test/bench/codex-rollout.bench.ts).
-import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import type { Message } from "../../engine/types.ts";
 import { BcError } from "../../util/errors.ts";
-import { joinJsonl, parseJsonl, readTextFile } from "../../util/jsonl.ts";
+import { decodeUtf8, joinJsonl, parseJsonl, readFileBytes } from "../../util/jsonl.ts";
 import type { HostCompaction, LoadedSession } from "../types.ts";
 import { rebuildHistory } from "./history.ts";
 import { itemProblem, type ResponseItem } from "./items.ts";
@@ -24,8 +23,10 @@ interface LineBase {
   readonly index: number;
   /** 1-based line number, for messages */
   readonly lineNo: number;
-  /** the line as stored, without its "\n" */
+  /** the line as stored, without its "\n" ("" for the second and later records of a run-together line) */
   readonly raw: string;
+  /** a line of records written with no newline between them, read as records: which one this is (0 = first) */
+  readonly part?: number;
 }
 
 interface RecordBase extends LineBase {
@@ -131,7 +132,16 @@ export interface Rollout {
   /** the last line is incomplete (the file is still being written) */
   readonly partial: boolean;
   readonly bytes: number;
+  /** the file's bytes as read (decompressed), when read from a file: what a fork copies its lines from */
+  readonly source?: Uint8Array;
 }
+
+/**
+ * How to read a line of whole records written with no newline between them: `read` them all
+ * (inspect, plan, eval: they are the session), or `skip` the line as Codex does when it resumes
+ * (the fork, whose history must be what Codex will rebuild).
+ */
+export type RunTogether = "read" | "skip";
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -177,10 +187,10 @@ const recordProblem = (type: string, payload: unknown): string | undefined => {
 const looksLikeClaude = (v: Json): boolean => "sessionId" in v || "parentUuid" in v;
 
 /** Split rollout text into typed lines. Throws BcError only when the text is not a Codex rollout at all. */
-export const parseRollout = (text: string, path: string): Rollout => {
+export const parseRollout = (text: string, path: string, options: { runTogether?: RunTogether } = {}): Rollout => {
   const file = parseJsonl(text, path);
   const lines: RolloutLine[] = [];
-  const malformed: string[] = [...file.malformed];
+  const malformed: string[] = [];
   const warnings: string[] = [];
   /** lines whose `type` is a Codex record type */
   let records = 0;
@@ -189,42 +199,30 @@ export const parseRollout = (text: string, path: string): Rollout => {
   let partial = false;
   let firstRecordType: string | undefined;
 
-  for (let i = 0; i < file.lines.length; i++) {
-    const l = file.lines[i]!;
-    const base = { index: i, lineNo: l.lineNo, raw: l.raw };
-    if (l.error !== undefined) {
-      lines.push({ ...base, kind: "malformed", error: l.error, partial: l.partial === true });
-      if (l.partial) partial = true;
-      continue;
-    }
-    const v = l.value;
-    if (v === undefined) {
-      lines.push({ ...base, kind: "blank" });
-      continue;
-    }
+  const addRecord = (v: unknown, base: LineBase): void => {
     const bad = (error: string): void => {
       lines.push({ ...base, kind: "malformed", error, partial: false });
-      malformed.push(`${path}:${l.lineNo}: ${error}`);
+      malformed.push(`${path}:${base.lineNo}: ${error}`);
     };
     if (!isObject(v)) {
       bad("not a JSON object");
-      continue;
+      return;
     }
     const type = v.type;
     if (typeof type !== "string") {
       if (looksLikeClaude(v)) claudeLike++;
       bad('record without string "type"');
-      continue;
+      return;
     }
     if (!MODELLED.has(type)) {
       if (looksLikeClaude(v)) {
         claudeLike++;
         bad(`not a rollout record (type "${type}")`);
-        continue;
+        return;
       }
       firstRecordType ??= type;
       lines.push({ ...base, kind: "unknown", type, value: v });
-      continue;
+      return;
     }
     // a record of a Codex type counts as Codex-like even when Codex could not read it: the file is a
     // damaged rollout, not a file of another format
@@ -233,7 +231,7 @@ export const parseRollout = (text: string, path: string): Rollout => {
     const problem = recordProblem(type, payload);
     if (problem !== undefined) {
       bad(problem);
-      continue;
+      return;
     }
     firstRecordType ??= type;
     const timestamp = typeof v.timestamp === "string" ? v.timestamp : undefined;
@@ -266,18 +264,43 @@ export const parseRollout = (text: string, path: string): Rollout => {
         lines.push({ ...rec, kind: "token_usage_record", payload: payload as Json });
         break;
     }
+  };
+
+  for (const l of file.lines) {
+    const base = { index: lines.length, lineNo: l.lineNo, raw: l.raw };
+    if (l.records !== undefined) {
+      if (options.runTogether === "skip") {
+        const error = `${l.error} (Codex skips this line)`;
+        lines.push({ ...base, kind: "malformed", error, partial: false });
+        malformed.push(`${path}:${l.lineNo}: ${error}`);
+      } else {
+        malformed.push(`${path}:${l.lineNo}: ${l.error}; read as ${l.records.length} records`);
+        const before = malformed.length;
+        l.records.forEach((v, part) => addRecord(v, { index: lines.length, lineNo: l.lineNo, raw: part === 0 ? l.raw : "", part }));
+        // one report per line: a record of it that cannot be read is said in the same breath
+        if (malformed.length > before) malformed.splice(before - 1, malformed.length - before + 1, `${path}:${l.lineNo}: ${l.error}; ${malformed.slice(before).map((m) => m.slice(`${path}:${l.lineNo}: `.length)).join("; ")}`);
+      }
+      continue;
+    }
+    if (l.error !== undefined) {
+      lines.push({ ...base, kind: "malformed", error: l.error, partial: l.partial === true });
+      if (l.partial) partial = true;
+      malformed.push(`${path}:${l.lineNo}: ${l.error}`);
+      continue;
+    }
+    if (l.value === undefined) {
+      lines.push({ ...base, kind: "blank" });
+      continue;
+    }
+    addRecord(l.value, base);
   }
 
   if (records === 0) {
     const hint = claudeLike > 0 ? "this looks like a Claude Code transcript" : "expected a Codex rollout (rollout-*.jsonl)";
     const firstBad = lines.find((l) => l.kind === "malformed" || l.kind === "unknown");
-    const why =
-      firstBad === undefined
-        ? "no records"
-        : firstBad.kind === "malformed"
-          ? `line ${firstBad.lineNo}: ${firstBad.error}`
-          : `line ${firstBad.lineNo}: unknown record type "${firstBad.type}"`;
-    throw new BcError("bad-input", `${path}: not a Codex rollout (${why})`, hint);
+    if (firstBad === undefined) throw new BcError("bad-input", `${path}: not a Codex rollout (no records)`, hint);
+    const why = firstBad.kind === "malformed" ? firstBad.error : `unknown record type "${firstBad.type}"`;
+    throw new BcError("bad-input", `${path}:${firstBad.lineNo}: not a Codex rollout: ${why}`, hint);
   }
   if (firstRecordType !== "session_meta")
     warnings.push(`${path}: does not start with session_meta (Codex refuses to resume such a rollout)`);
@@ -308,21 +331,16 @@ export const parseRollout = (text: string, path: string): Rollout => {
   };
 };
 
-/** Read a rollout file, with one-line errors for a missing path, a directory, an empty or compressed file. */
-export const readRollout = (path: string): Rollout => {
-  if (path.endsWith(".zst") && existsSync(path) && !statSync(path).isDirectory())
-    throw new BcError(
-      "bad-input",
-      `${path}: compressed rollouts (.jsonl.zst) are not supported`,
-      `decompress it first: zstd -d '${path}'`,
-    );
-  return parseRollout(readTextFile(path, "a Codex rollout (rollout-*.jsonl)"), path);
+/** Read a rollout file (`.jsonl`, or zstd-compressed `.jsonl.zst`), with one-line errors for a missing path, a directory or an empty file. */
+export const readRollout = (path: string, options: { runTogether?: RunTogether } = {}): Rollout => {
+  const source = readFileBytes(path, "a Codex rollout (rollout-*.jsonl)");
+  return { ...parseRollout(decodeUtf8(source), path, options), source };
 };
 
 /** The rollout's text, byte for byte as read (lines are written back from their raw text). */
 export const serializeRollout = (rollout: Rollout): string =>
   joinJsonl(
-    rollout.lines.map((l) => l.raw),
+    rollout.lines.filter((l) => !l.part).map((l) => l.raw),
     rollout.endsWithNewline,
   );
 

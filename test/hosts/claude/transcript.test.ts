@@ -232,8 +232,9 @@ describe("bad input", () => {
   test("a malformed line is reported as file:line, counted and skipped; a cut-off last line is tolerated", () => {
     const path = fixture("malformed-and-truncated.jsonl");
     const s = loadClaudeTranscript(path);
-    expect(s.malformed).toHaveLength(1);
+    expect(s.malformed).toHaveLength(2);
     expect(s.malformed[0]).toStartWith(`${path}:3: not valid JSON`);
+    expect(s.malformed[1]).toBe(`${path}:7: incomplete last line, cut mid-JSON (the file may still be being written)`);
     expect(s.timeline.messages.map((m) => m.source?.record)).toEqual([0, 1, 3, 4, 5]);
     const t = readTranscript(path);
     expect(t.lines.at(-1)?.partial).toBe(true);

@@ -78,7 +78,7 @@ describe.skipIf(corpus.length === 0)("every corpus rollout forks with its check 
     const r = forkRollout(file, { context: "fresh", pruner: enginePruner(), codexHome: "/nonexistent-bc-test-home", dryRun: true });
     // the dry run ran the same strict check a real fork runs on its temp file
     expect(r.format).toBe("legacy");
-    expect(r.text.endsWith("\n")).toBe(true);
+    expect(r.bytes.at(-1)).toBe(10);
     expect(r.historyItems).toBe(r.replacementHistory.length);
   });
 });
@@ -122,13 +122,22 @@ describe("bc codex-fork (the command)", () => {
     const outDir = join(tempDir(), "forks");
     const dry = bc([LEGACY, "--dry-run", "--out-dir", outDir], { CODEX_HOME: home });
     expect(dry.exitCode).toBe(0);
-    expect(dry.stdout.toString()).toMatch(/would fork .* -> [0-9a-f-]{36}\n[\s\S]*resume: +codex resume [0-9a-f-]{36}/);
+    expect(dry.stdout.toString()).toMatch(/would fork .* -> [0-9a-f-]{36}\n[\s\S]*resume: +mv '.*forks\/rollout-[^']+\.jsonl' '.*\/sessions'\/ && codex resume [0-9a-f-]{36}/);
+    // outside $CODEX_HOME/sessions codex resume does not look: said, with what to do
+    expect(dry.stderr.toString()).toContain(`the fork is outside ${join(home, "sessions")}, where codex resume looks; to resume it: mv `);
     expect(existsSync(outDir)).toBe(false);
     const real = bc([LEGACY, "--out-dir", outDir], { CODEX_HOME: home });
     expect(real.exitCode).toBe(0);
     expect(readdirSync(outDir)).toHaveLength(1);
     expect(existsSync(join(home, "sessions"))).toBe(false);
   });
+
+  /** bc in a pseudo-terminal (script(1)), as a person runs it: stdout and stderr arrive together on stdout. */
+  const inTerminal = (args: string[], env: Record<string, string>) => {
+    const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+    const cmd = [process.execPath, join(REPO_DIR, "src", "main.ts"), "codex-fork", ...args].map(q).join(" ");
+    return Bun.spawnSync(["/usr/bin/script", "-qefc", cmd, "/dev/null"], { env: { HOME: tmpdir(), SHELL: "/bin/sh", ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  };
 
   test("--resume runs `codex resume <new id>` with the terminal inherited, and passes its exit code on", () => {
     const home = tempDir();
@@ -137,13 +146,40 @@ describe("bc codex-fork (the command)", () => {
     // a stand-in for the codex program (an external binary, not our code): records its arguments
     Bun.write(join(bin, "codex"), `#!/bin/sh\necho "$@" > '${log}'\nexit 7\n`);
     Bun.spawnSync(["chmod", "+x", join(bin, "codex")]);
-    const r = bc([LEGACY, "--resume"], { CODEX_HOME: home, PATH: `${bin}:${process.env.PATH ?? ""}` });
+    const r = inTerminal([LEGACY, "--resume"], { CODEX_HOME: home, PATH: `${bin}:${process.env.PATH ?? ""}` });
     expect(r.exitCode).toBe(7);
     const newId = /forked \S+ -> (\S+)/.exec(r.stdout.toString())?.[1];
     expect(readFileSync(log, "utf8").trim()).toBe(`resume ${newId}`);
-    const missing = bc([LEGACY, "--resume"], { CODEX_HOME: home, PATH: tempDir() });
+    const missing = inTerminal([LEGACY, "--resume"], { CODEX_HOME: home, PATH: tempDir() });
     expect(missing.exitCode).toBe(1);
-    expect(missing.stderr.toString()).toMatch(/cannot run codex[\s\S]*hint: the fork is written; run: codex resume/);
+    expect(missing.stdout.toString()).toMatch(/cannot run codex[\s\S]*hint: the fork is written; run: codex resume/);
+  });
+
+  test("--resume without a terminal says so itself, before anything is written", () => {
+    const home = tempDir();
+    const r = bc([LEGACY, "--resume"], { CODEX_HOME: home });
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout.toString()).toBe("");
+    expect(r.stderr.toString()).toStartWith("bc: --resume needs a terminal: codex resume is interactive\nhint: ");
+    expect(existsSync(join(home, "sessions"))).toBe(false);
+  });
+
+  test("a fork that still cannot fit the model's window says so, in millions", () => {
+    // one 4,000,000-character output the last message "references": kept whole, and far over a 272k window
+    const dir = tempDir();
+    const lines = readFileSync(LEGACY, "utf8").trimEnd().split("\n");
+    const item = (payload: object): string => JSON.stringify({ timestamp: "2026-06-01T10:00:00.000Z", type: "response_item", payload });
+    lines.push(
+      item({ type: "function_call", name: "shell", arguments: JSON.stringify({ command: ["bash", "-lc", "cat server.log"] }), call_id: "call_big" }),
+      item({ type: "function_call_output", call_id: "call_big", output: "x".repeat(4_000_000) + " port 4242" }),
+      item({ type: "message", role: "assistant", content: [{ type: "output_text", text: "It listens on 4242." }] }),
+    );
+    const source = join(dir, "rollout-big.jsonl");
+    writeFileSync(source, lines.join("\n") + "\n");
+    const r = bc([source, "--dry-run"], { CODEX_HOME: tempDir() });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.toString()).toMatch(/^tokens: +~1\.\d\dM before, ~1\.\d\dM after; Codex is told ~1\.\d\dM of its 272\.0k window$/m);
+    expect(r.stderr.toString()).toMatch(/the fork still holds ~1\.\d\dM tokens, more than the model's 272\.0k context window: Codex cannot continue it/);
   });
 
   test.each([

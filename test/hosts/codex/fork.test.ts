@@ -97,7 +97,7 @@ describe("forking a paginated rollout (Codex 0.169.0)", () => {
     expect(r.path).toBe(join(home, "sessions", String(NOW.getFullYear()), String(NOW.getMonth() + 1).padStart(2, "0"), String(NOW.getDate()).padStart(2, "0"), canonicalFileName(NOW, r.newId)));
     expect(listFiles(home)).toEqual([r.path.slice(home.length + 1)]);
     const text = readFileSync(r.path, "utf8");
-    expect(text).toBe(r.text);
+    expect(Buffer.from(r.bytes).equals(readFileSync(r.path))).toBe(true);
 
     const src = readRollout(source);
     const fork = parseRollout(text, r.path);
@@ -238,14 +238,17 @@ describe("never a silent fallback", () => {
     expect(fileState(source)).toEqual(before);
   });
 
-  test("a malformed line in the source is a one-line error naming file:line, and nothing is written", () => {
+  test("a line Codex cannot read is skipped as Codex skips it, copied as it is, and named file:line", () => {
     const source = join(tempDir(), "rollout-bad.jsonl");
     const lines = readFileSync(LEGACY, "utf8").split("\n");
-    lines[5] = "{not json";
+    expect(lines[32]).toContain("All 10 tests pass.");
+    lines[32] = "{not json";
     writeFileSync(source, lines.join("\n"));
-    const home = tempDir();
-    expect(() => forkRollout(source, { context: "fresh", pruner: keepAllPruner, codexHome: home, now: NOW })).toThrow(`${source}:6:`);
-    expect(listFiles(home)).toEqual([]);
+    const r = forkRollout(source, { context: "fresh", pruner: keepAllPruner, codexHome: tempDir(), now: NOW });
+    expect(r.skipped).toEqual([`${source}:33: not valid JSON (JSON Parse error: Expected '}'): "{not json"; skipped, as Codex skips it on resume (copied as it is)`]);
+    expect(readFileSync(r.path, "utf8").split("\n")[32]).toBe("{not json");
+    expect(JSON.stringify(r.replacementHistory)).not.toContain("All 10 tests pass.");
+    expect(JSON.stringify(forkRollout(LEGACY, { context: "fresh", pruner: keepAllPruner, codexHome: tempDir(), now: NOW }).replacementHistory)).toContain("All 10 tests pass.");
   });
 
   test("a dry run checks the fork but writes nothing", () => {

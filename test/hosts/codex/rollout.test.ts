@@ -161,7 +161,7 @@ describe("bad lines", () => {
     const path = fixture("partial-last-line.jsonl");
     const r = readRollout(path);
     expect(r.partial).toBe(true);
-    expect(r.malformed).toEqual([]);
+    expect(r.malformed).toEqual([`${path}:${r.lines.length}: incomplete last line, cut mid-JSON (the file may still be being written)`]);
     const last = r.lines[r.lines.length - 1]!;
     expect(last.kind === "malformed" && last.partial).toBe(true);
     expect(r.lines.slice(0, -1).every((l) => l.kind !== "malformed")).toBe(true);
@@ -211,25 +211,31 @@ describe("bad input: one-line errors", () => {
       "a Claude Code transcript",
       () => fixture("not-a-rollout-claude-transcript.jsonl"),
       "bad-input",
-      /not-a-rollout-claude-transcript\.jsonl: not a Codex rollout \(line 1: not a rollout record \(type "user"\)\)$/,
+      /not-a-rollout-claude-transcript\.jsonl:1: not a Codex rollout: not a rollout record \(type "user"\)$/,
     ],
     [
       "binary garbage",
-      () => write("garbage.jsonl", new Uint8Array([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x10, 0x0a, 0xff])),
+      () => write("garbage.jsonl", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x10, 0x0a, 0xff])),
       "bad-input",
-      /garbage\.jsonl: not a Codex rollout \(line 1: not valid JSON/,
+      /garbage\.jsonl:1: not a Codex rollout: a PNG image, not JSON$/,
     ],
     [
       "JSON of another kind",
       () => write("other.jsonl", '{"type":"span","name":"x"}\n'),
       "bad-input",
-      /other\.jsonl: not a Codex rollout \(line 1: unknown record type "span"\)$/,
+      /other\.jsonl:1: not a Codex rollout: unknown record type "span"$/,
     ],
     [
-      "a compressed rollout",
+      "a damaged compressed rollout",
       () => write("rollout-x.jsonl.zst", new Uint8Array([0x28, 0xb5, 0x2f, 0xfd])),
       "bad-input",
-      /rollout-x\.jsonl\.zst: compressed rollouts \(\.jsonl\.zst\) are not supported$/,
+      /rollout-x\.jsonl\.zst: cannot be decompressed \(.*\)$/,
+    ],
+    [
+      "a .zst name on a file that is not compressed",
+      () => write("rollout-y.jsonl.zst", "{}\n"),
+      "bad-input",
+      /rollout-y\.jsonl\.zst: not zstd-compressed, though its name ends in \.zst$/,
     ],
   ];
 

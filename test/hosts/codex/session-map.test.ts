@@ -332,7 +332,8 @@ describe("loadCodexRollout", () => {
 
   test("a rollout still being written loads up to its last complete line", () => {
     const s = loadCodexRollout(path("partial-last-line.jsonl"));
-    expect(s.malformed).toEqual([]);
+    expect(s.malformed).toHaveLength(1);
+    expect(s.malformed[0]).toEndWith(": incomplete last line, cut mid-JSON (the file may still be being written)");
     expect(s.live.messages.at(-1)?.toolCalls[0]?.id).toBe("call_a");
   });
 });

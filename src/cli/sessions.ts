@@ -1,0 +1,35 @@
+// What every command that reads sessions does alike: take every session given, say each line a
+// reader skipped, and go on past a session that cannot be read (saying why) to the next.
+import { BcError } from "../util/errors.ts";
+import { report } from "./run.ts";
+
+/** Every session argument given (citty keeps the first in the named positional, all of them in `_`). */
+export const sessionsGiven = (args: { readonly _?: readonly unknown[]; readonly session?: unknown }): string[] => {
+  const all = (args._ ?? []).map(String);
+  if (all.length > 0) return all;
+  return args.session === undefined ? [] : [String(args.session)];
+};
+
+/** One line on stderr for each line a reader skipped or found cut: `warning: file:line: what was wrong`. */
+export const warnSkipped = (lines: readonly string[]): void => {
+  if (lines.length === 0) return;
+  process.stderr.write(lines.map((l) => `warning: ${l}\n`).join(""));
+};
+
+/**
+ * Run `each` on every session given. A session that fails with a BcError is reported the one
+ * readable way and the rest still run; the exit code is then the worst one seen.
+ */
+export const forEachSession = <T>(names: readonly string[], each: (name: string) => T): { readonly results: T[]; readonly code: number } => {
+  const results: T[] = [];
+  let code = 0;
+  for (const name of names) {
+    try {
+      results.push(each(name));
+    } catch (e) {
+      if (!(e instanceof BcError) || names.length === 1) throw e;
+      code = Math.max(code, report(e));
+    }
+  }
+  return { results, code };
+};
