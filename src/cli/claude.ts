@@ -1,7 +1,7 @@
 // `bc claude install | uninstall | status | log`: set up, remove and inspect the Claude Code plugin.
 import { defineCommand } from "citty";
 import { formatRecord } from "../hosts/claude/decision-log.ts";
-import { defaultMarketplaceDir, install, PLUGIN_ID, readLog, status, uninstall } from "../hosts/claude/install.ts";
+import { defaultMarketplaceDir, install, listLogs, logsDir, PLUGIN_ID, readLog, status, uninstall } from "../hosts/claude/install.ts";
 import { log, out } from "../util/log.ts";
 
 const json = { type: "boolean", description: "Print the result as JSON on stdout, for scripts" } as const;
@@ -25,7 +25,7 @@ const installCmd = defineCommand({
       for (const c of r.commands) log.info(`ran: ${c}`);
       log.success(`installed ${PLUGIN_ID} into Claude Code${r.claude?.version ? ` ${r.claude.version}` : ""}; it takes effect in new sessions`);
     } else {
-      log.warn("claude is not on PATH; to install the plugin, run:");
+      log.warn(r.notRun === "no-register" ? "not registered with Claude Code (--no-register); to install the plugin, run:" : "claude is not on PATH; to install the plugin, run:");
       for (const c of r.commands) out(c);
     }
     log.info("check it: 'bc claude status' (or 'claude plugin list'); after a /compact in Claude Code, 'bc claude log' shows what was kept and dropped");
@@ -44,10 +44,14 @@ const uninstallCmd = defineCommand({
     if (args.json) return out(JSON.stringify(r, null, 2));
     if (r.ran) for (const c of r.commands) log.info(`ran: ${c}`);
     else {
-      log.warn("claude is not on PATH; to remove the plugin from Claude Code, run:");
+      log.warn(r.notRun === "no-register" ? "not unregistered from Claude Code (--no-register); to remove the plugin there, run:" : "claude is not on PATH; to remove the plugin from Claude Code, run:");
       for (const c of r.commands) out(c);
     }
-    log.info(r.removedDir ? `deleted ${r.dir}` : `no better-compaction marketplace folder at ${r.dir}`);
+    for (const f of r.folders) {
+      if (f.removedDir) log.info(`deleted ${f.dir}`);
+      else if (f.removed === 0) log.info(`no better-compaction marketplace folder at ${f.dir}`);
+      else log.info(`removed the ${f.removed} files bc wrote in ${f.dir}; kept what bc did not write: ${f.kept.join(", ")}`);
+    }
   },
 });
 
@@ -76,6 +80,11 @@ const logCmd = defineCommand({
     json,
   },
   run({ args }) {
+    // nothing logged yet is an empty answer for a script, not an error
+    if (args.json && !args.session && listLogs().length === 0) {
+      log.info(`no decision log yet under ${logsDir()}`);
+      return out("[]");
+    }
     const { file, records, problems } = readLog(args.session || undefined);
     for (const p of problems) log.warn(`skipped ${p}`);
     if (args.json) return out(JSON.stringify({ sessionId: file.sessionId, path: file.path, records }, null, 2));

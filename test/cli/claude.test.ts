@@ -1,7 +1,7 @@
 // `bc claude install | uninstall | status | log` without Claude Code on PATH (the e2e suite
 // runs them with the real one): the folder written, refusals, the log printed.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { appendRecord, type DecisionRecord } from "../../src/hosts/claude/decision-log.ts";
@@ -49,10 +49,17 @@ test("install --dir writes a marketplace with the plugin and prints the two comm
 test("install again updates the same folder; a foreign non-empty folder is refused", async () => {
   const dir = join(tmp, "mp2");
   const a = await install({ dir, register: false });
+  // a file an earlier install wrote that this one does not: recorded as written, then gone
+  const state = join(tmp, "claude", "better-compaction", "install.json");
+  const s = JSON.parse(readFileSync(state, "utf8"));
+  s.installs.find((i: { dir: string }) => i.dir === dir).files.push("plugins/better-compaction/stale.txt");
+  writeFileSync(state, JSON.stringify(s));
   writeFileSync(join(a.pluginDir, "stale.txt"), "x");
+  writeFileSync(join(a.pluginDir, "mine.txt"), "a file of the user's");
   const b = await install({ dir, register: false });
   expect(b.pluginDir).toBe(a.pluginDir);
   expect(existsSync(join(b.pluginDir, "stale.txt"))).toBe(false);
+  expect(readFileSync(join(b.pluginDir, "mine.txt"), "utf8")).toBe("a file of the user's");
   const foreign = join(tmp, "foreign");
   mkdirSync(foreign);
   writeFileSync(join(foreign, "notes.md"), "mine");
@@ -67,9 +74,42 @@ test("status reports the folder written; uninstall deletes it and prints the com
   expect(s.marketplaceDir).toBe(dir);
   expect(s.written).toBe(JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")).version);
   const u = uninstall({ register: false });
-  expect(u).toMatchObject({ dir, removedDir: true, ran: false });
+  expect(u).toMatchObject({ dir, removedDir: true, ran: false, notRun: "no-register" });
   expect(u.commands).toEqual([`claude plugin uninstall better-compaction@${MARKETPLACE_NAME}`, `claude plugin marketplace remove ${MARKETPLACE_NAME}`]);
   expect(existsSync(dir)).toBe(false);
+});
+
+test("uninstall removes only what install wrote, in every folder it installed into", async () => {
+  const one = join(tmp, "mp4");
+  const two = join(tmp, "mp5");
+  await install({ dir: one, register: false });
+  await install({ dir: two, register: false });
+  writeFileSync(join(one, "README.md"), "my notes about this marketplace");
+  const r = bc(["claude", "uninstall", "--no-register"]);
+  expect(r.code).toBe(0);
+  expect(existsSync(two)).toBe(false);
+  expect(readdirSync(one)).toEqual(["README.md"]);
+  expect(readFileSync(join(one, "README.md"), "utf8")).toBe("my notes about this marketplace");
+  expect(r.stderr).toContain(`deleted ${two}`);
+  expect(r.stderr).toContain(`kept what bc did not write: README.md`);
+  // --no-register is not a missing claude
+  expect(r.stderr).toContain("(--no-register)");
+  expect(r.stderr).not.toContain("not on PATH");
+  const i = bc(["claude", "install", "--dir", join(tmp, "mp6"), "--no-register"]);
+  expect(i.code).toBe(0);
+  expect(i.stderr).toContain("(--no-register)");
+  expect(i.stderr).not.toContain("not on PATH");
+  uninstall({ register: false });
+});
+
+test("log --json with no log yet prints [] and succeeds", () => {
+  const r = Bun.spawnSync([process.execPath, join(REPO, "src", "main.ts"), "claude", "log", "--json"], {
+    env: { PATH: dirname(process.execPath), HOME: join(tmp, "home"), CLAUDE_CONFIG_DIR: join(tmp, "no-logs-here") },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  expect(r.exitCode).toBe(0);
+  expect(JSON.parse(r.stdout.toString())).toEqual([]);
 });
 
 const record = (trigger: string, results: DecisionRecord["results"]): DecisionRecord => ({

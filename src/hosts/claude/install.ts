@@ -1,9 +1,9 @@
 // `bc claude install | uninstall | status | log`: the plugin written into a local marketplace
 // folder, registered with Claude Code through its own CLI (`claude plugin marketplace add`,
 // `claude plugin install`), and the decision logs the hook writes.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { BcError } from "../../util/errors.ts";
 import { VERSION } from "../../version.ts";
 import { LOG_DIR_NAME, type DecisionRecord } from "./decision-log.ts";
@@ -63,24 +63,69 @@ const isOurMarketplace = (dir: string): boolean => {
   }
 };
 
-/** Write the marketplace with the plugin into `dir`; refuses a non-empty folder that is not ours. Returns the plugin's folder. */
-export const writeMarketplace = (dir: string, files: PluginFiles): string => {
+/** Every file `bc claude install` writes into a marketplace folder, relative to it. */
+const marketplaceFiles = (files: PluginFiles): PluginFiles => {
+  const version = (JSON.parse(files[".claude-plugin/plugin.json"] ?? "{}") as { version?: string }).version ?? VERSION;
+  const all: PluginFiles = { ...Object.fromEntries(Object.entries(files).map(([k, v]) => [`plugins/${PLUGIN_NAME}/${k}`, v])) };
+  all[".claude-plugin/marketplace.json"] = JSON.stringify(marketplaceManifest(version), null, 2) + "\n";
+  return all;
+};
+
+/**
+ * Delete `files` (relative to `dir`) and then every folder they leave empty, `dir` included;
+ * anything else in `dir` stays. Returns what was kept (relative paths), so it can be said.
+ */
+const removeWritten = (dir: string, files: readonly string[]): string[] => {
+  const folders = new Set<string>();
+  for (const rel of files) {
+    const path = resolve(dir, rel);
+    if (!path.startsWith(resolve(dir) + sep)) continue; // a manifest never names anything outside its folder
+    rmSync(path, { force: true });
+    for (let d = dirname(path); d.startsWith(resolve(dir) + sep); d = dirname(d)) folders.add(d);
+  }
+  folders.add(resolve(dir));
+  // deepest first, so a folder is empty by the time its parent is looked at
+  for (const d of [...folders].sort((a, b) => b.length - a.length)) {
+    try {
+      if (readdirSync(d).length === 0) rmdirSync(d);
+    } catch {
+      // already gone, or not a folder: nothing of ours to remove
+    }
+  }
+  if (!existsSync(dir)) return [];
+  const kept: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else kept.push(relative(dir, p));
+    }
+  };
+  walk(dir);
+  return kept.sort();
+};
+
+/**
+ * Write the marketplace with the plugin into `dir`; refuses a non-empty folder that is not ours.
+ * Files an earlier install wrote and this one does not are removed; files someone else put there stay.
+ * Returns the plugin's folder and every file written (relative to `dir`).
+ */
+export const writeMarketplace = (dir: string, files: PluginFiles, previous: readonly string[] = []): { pluginDir: string; written: string[] } => {
   if (existsSync(dir)) {
     if (!statSync(dir).isDirectory()) throw new BcError("exists", `${dir}: is a file`, "pass --dir a folder for the plugin's marketplace");
     if (readdirSync(dir).length > 0 && !isOurMarketplace(dir))
       throw new BcError("exists", `${dir}: not empty and not a better-compaction marketplace; refusing to write there`, "pass --dir an empty or new folder");
   }
-  const pluginDir = join(dir, "plugins", PLUGIN_NAME);
-  rmSync(pluginDir, { recursive: true, force: true });
-  const version = (JSON.parse(files[".claude-plugin/plugin.json"] ?? "{}") as { version?: string }).version ?? VERSION;
-  const all: PluginFiles = { ...Object.fromEntries(Object.entries(files).map(([k, v]) => [`plugins/${PLUGIN_NAME}/${k}`, v])) };
-  all[".claude-plugin/marketplace.json"] = JSON.stringify(marketplaceManifest(version), null, 2) + "\n";
+  const all = marketplaceFiles(files);
+  const stale = previous.filter((rel) => !(rel in all));
+  if (stale.length > 0) removeWritten(dir, stale);
+  mkdirSync(dir, { recursive: true });
   for (const [rel, text] of Object.entries(all)) {
     const path = join(dir, rel);
     mkdirSync(join(path, ".."), { recursive: true });
     writeFileSync(path, text);
   }
-  return pluginDir;
+  return { pluginDir: join(dir, "plugins", PLUGIN_NAME), written: Object.keys(all).sort() };
 };
 
 export interface ClaudeRun {
@@ -142,29 +187,55 @@ const listMarketplaces = (bin: string): { name: string; path?: string }[] => {
   }
 };
 
+/** Why the claude commands were printed rather than run. */
+export type NotRun = "no-register" | "no-claude";
+
 export interface InstallReport {
   readonly dir: string;
   readonly pluginDir: string;
   readonly version: string;
-  /** the commands run (claude on PATH), or to run (not on PATH) */
+  /** the commands run (claude on PATH), or to run (not on PATH, or --no-register) */
   readonly commands: readonly string[];
   readonly ran: boolean;
+  /** when not run: --no-register asked for it, or claude is not on PATH */
+  readonly notRun?: NotRun;
   readonly claude?: { readonly path: string; readonly version?: string };
 }
+
+/** What install.json records: every marketplace folder bc wrote, with the files it wrote there. */
+interface InstallState {
+  /** the newest install's folder */
+  readonly dir?: string;
+  readonly version?: string;
+  readonly marketplace?: string;
+  readonly plugin?: string;
+  readonly installs?: readonly { readonly dir: string; readonly files: readonly string[] }[];
+}
+
+const writeState = (state: InstallState): void => {
+  if ((state.installs ?? []).length === 0) {
+    rmSync(statePath(), { force: true });
+    return;
+  }
+  mkdirSync(bcDir(), { recursive: true });
+  writeFileSync(statePath(), JSON.stringify(state, null, 2) + "\n");
+};
 
 const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 export const install = async (opts: { readonly dir?: string; readonly register: boolean }): Promise<InstallReport> => {
   const dir = resolve(opts.dir ?? defaultMarketplaceDir());
   const files = await loadPluginFiles();
-  const pluginDir = writeMarketplace(dir, files);
+  const state = readState();
+  const before = installsOf(state);
+  const { pluginDir, written } = writeMarketplace(dir, files, before.find((i) => i.dir === dir)?.files ?? []);
   const version = (JSON.parse(files[".claude-plugin/plugin.json"]!) as { version: string }).version;
-  mkdirSync(bcDir(), { recursive: true });
-  writeFileSync(statePath(), JSON.stringify({ dir, version, marketplace: MARKETPLACE_NAME, plugin: PLUGIN_ID }, null, 2) + "\n");
+  writeState({ dir, version, marketplace: MARKETPLACE_NAME, plugin: PLUGIN_ID, installs: [...before.filter((i) => i.dir !== dir), { dir, files: written }] });
   const bin = opts.register ? claudeOnPath() : undefined;
   const add = ["plugin", "marketplace", "add", dir];
   const inst = ["plugin", "install", PLUGIN_ID];
-  if (!bin) return { dir, pluginDir, version, commands: [add, inst].map((a) => ["claude", ...a].map(shellQuote).join(" ")), ran: false };
+  if (!bin)
+    return { dir, pluginDir, version, commands: [add, inst].map((a) => ["claude", ...a].map(shellQuote).join(" ")), ran: false, notRun: opts.register ? "no-claude" : "no-register" };
   const commands: string[] = [];
   const known = listMarketplaces(bin).find((m) => m.name === MARKETPLACE_NAME);
   if (known && known.path !== undefined && resolve(known.path) !== dir) {
@@ -183,22 +254,51 @@ export const install = async (opts: { readonly dir?: string; readonly register: 
 };
 
 export interface UninstallReport {
+  /** the first folder looked at (the newest install's, or --dir) */
   readonly dir?: string;
   readonly removedDir: boolean;
+  /** every marketplace folder looked at, what was removed and what was kept there (files bc did not write) */
+  readonly folders: readonly { readonly dir: string; readonly removed: number; readonly kept: readonly string[]; readonly removedDir: boolean }[];
   readonly commands: readonly string[];
   readonly ran: boolean;
+  readonly notRun?: NotRun;
 }
 
-const readState = (): { dir?: string } => {
+const readState = (): InstallState => {
   try {
-    return JSON.parse(readFileSync(statePath(), "utf8"));
+    return JSON.parse(readFileSync(statePath(), "utf8")) as InstallState;
   } catch {
     return {};
   }
 };
 
+/** Every folder install.json records (an older install.json names only `dir`, without its files). */
+const installsOf = (state: InstallState): { dir: string; files: readonly string[] }[] =>
+  state.installs?.map((i) => ({ dir: i.dir, files: i.files })) ?? (state.dir === undefined ? [] : [{ dir: state.dir, files: [] }]);
+
+/**
+ * The files bc wrote into `dir`, when no record of them is left: the marketplace manifest and
+ * the plugin's folder, as every version of `bc claude install` has laid them out.
+ */
+const filesByLayout = (dir: string): string[] => {
+  const out = [".claude-plugin/marketplace.json"];
+  const walk = (rel: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(join(dir, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) (e.isDirectory() ? walk : (r: string) => out.push(r))(join(rel, e.name));
+  };
+  walk(join("plugins", PLUGIN_NAME));
+  return out;
+};
+
 export const uninstall = (opts: { readonly dir?: string; readonly register: boolean }): UninstallReport => {
-  const dir = opts.dir ? resolve(opts.dir) : readState().dir ?? defaultMarketplaceDir();
+  const state = readState();
+  const recorded = installsOf(state);
+  const wanted = opts.dir ? [resolve(opts.dir)] : recorded.length > 0 ? [...recorded].reverse().map((i) => i.dir) : [defaultMarketplaceDir()];
   const bin = opts.register ? claudeOnPath() : undefined;
   const steps = [
     ["plugin", "uninstall", PLUGIN_ID],
@@ -215,13 +315,23 @@ export const uninstall = (opts: { readonly dir?: string; readonly register: bool
       commands.push(["claude", ...steps[1]!].join(" "));
     }
   }
-  let removedDir = false;
-  if (existsSync(dir) && isOurMarketplace(dir)) {
-    rmSync(dir, { recursive: true, force: true });
-    removedDir = true;
-  }
-  rmSync(statePath(), { force: true });
-  return { dir, removedDir, commands: bin ? commands : steps.map((s) => ["claude", ...s].join(" ")), ran: bin !== undefined };
+  const folders = wanted.map((dir) => {
+    if (!existsSync(dir) || !isOurMarketplace(dir)) return { dir, removed: 0, kept: [], removedDir: false };
+    const files = recorded.find((i) => i.dir === dir)?.files;
+    const written = files !== undefined && files.length > 0 ? files : filesByLayout(dir);
+    const present = written.filter((rel) => existsSync(join(dir, rel)));
+    const kept = removeWritten(dir, present);
+    return { dir, removed: present.length, kept, removedDir: !existsSync(dir) };
+  });
+  writeState({ ...state, installs: recorded.filter((i) => !wanted.includes(i.dir)) });
+  return {
+    dir: wanted[0],
+    removedDir: folders[0]?.removedDir ?? false,
+    folders,
+    commands: bin ? commands : steps.map((s) => ["claude", ...s].join(" ")),
+    ran: bin !== undefined,
+    ...(bin ? {} : { notRun: opts.register ? ("no-claude" as const) : ("no-register" as const) }),
+  };
 };
 
 export interface StatusReport {
