@@ -13,7 +13,7 @@ const installCmd = defineCommand({
       "Write the better-compaction plugin into a local marketplace folder and install it into Claude Code (runs 'claude plugin marketplace add' and 'claude plugin install' when claude is on PATH; otherwise prints them). Run it again to update.",
   },
   args: {
-    dir: { type: "string", description: `Marketplace folder to write (default ${defaultMarketplaceDir().replace(process.env.HOME ?? "\u0000", "~")})` },
+    dir: { type: "string", valueHint: "dir", description: `Marketplace folder to write (default ${defaultMarketplaceDir().replace(process.env.HOME ?? "\u0000", "~")})` },
     register: { type: "boolean", default: true, description: "Register with Claude Code through its CLI (--no-register: only write the folder and print the commands)" },
     json,
   },
@@ -33,9 +33,9 @@ const installCmd = defineCommand({
 });
 
 const uninstallCmd = defineCommand({
-  meta: { name: "uninstall", description: "Uninstall the plugin from Claude Code, remove its local marketplace, and delete the folder 'bc claude install' wrote (decision logs are kept)" },
+  meta: { name: "uninstall", description: "Uninstall the plugin from Claude Code, remove its local marketplace, and delete the files 'bc claude install' wrote, in every folder it wrote them to (files of yours there and the decision logs are kept)" },
   args: {
-    dir: { type: "string", description: "The marketplace folder, if not the one 'bc claude install' recorded" },
+    dir: { type: "string", valueHint: "dir", description: "The marketplace folder, if not the one 'bc claude install' recorded" },
     register: { type: "boolean", default: true, description: "Unregister through Claude Code's CLI (--no-register: only delete the folder and print the commands)" },
     json,
   },

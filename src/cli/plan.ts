@@ -142,12 +142,13 @@ export default defineCommand({
     json: { ...JSON_ARG, description: "Print the plan(s) as JSON on stdout, for scripts (one session: an object; several: an array)" },
     passes: {
       type: "string",
+      valueHint: "n",
       description: "Show repeated compaction: replay the session as if compacted N times as it grew (pass k sees the first k/N of the messages, earlier rewrites in place). Default 1",
     },
     timeline: { type: "boolean", description: "Plan the whole timeline (across the host's own compactions) instead of the live history" },
-    budget: { type: "string", description: "Escalate toward this many tokens of history (re-runnable output first, then re-read files, then recent unreferenced results) and say whether it was reached" },
-    "min-removal": { type: "string", description: "Skip a pass that would free less than this share (0-1) of tool-output tokens. Default 0" },
-    "pin-last": { type: "string", description: `Messages at the end never touched. Default ${DEFAULT_OPTIONS.pinLastMessages}` },
+    budget: { type: "string", valueHint: "tokens", description: "Escalate toward this many tokens of history (re-runnable output first, then re-read files, then recent unreferenced results) and say whether it was reached" },
+    "min-removal": { type: "string", valueHint: "share", description: "Skip a pass that would free less than this share (0-1) of tool-output tokens. Default 0" },
+    "pin-last": { type: "string", valueHint: "n", description: `Messages at the end never touched. Default ${DEFAULT_OPTIONS.pinLastMessages}` },
   },
   run({ args }) {
     const f = parseFlags(FLAGS, args, "bc plan");

@@ -1,5 +1,6 @@
 // The CLI's edge: dispatch, flag checking, and the one way errors reach a person.
-import { renderUsage, runCommand, type ArgsDef, type CommandDef } from "citty";
+import { runCommand, type ArgsDef, type CommandDef } from "citty";
+import { closest, renderHelp } from "./help.ts";
 import { BcError, isBcError } from "../util/errors.ts";
 
 const resolve = async <T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T> =>
@@ -43,18 +44,12 @@ const wantsHelp = (argv: readonly string[]): boolean => {
   return false;
 };
 
-/** citty colours its usage unless NO_COLOR/CI is set; a pipe or a file gets plain text. */
-const usage = async (cmd: CommandDef<any>, parent?: CommandDef<any>): Promise<string> => {
-  const text = await renderUsage(cmd, parent);
-  return process.stdout.isTTY ? text : text.replace(/\x1b\[[0-9;]*m/g, "");
-};
 
 /** Walk subcommands, then run the leaf; returns the process exit code. */
 export const dispatch = async (root: CommandDef<any>, argv: readonly string[], name: string): Promise<number> => {
   let cmd: CommandDef<any> = root;
   let rest = [...argv];
   const path = [name];
-  const parents: CommandDef<any>[] = [];
   for (;;) {
     const subs = cmd.subCommands ? await resolve(cmd.subCommands) : undefined;
     if (!subs) break;
@@ -66,25 +61,29 @@ export const dispatch = async (root: CommandDef<any>, argv: readonly string[], n
       if (wantsHelp(rest) || word === undefined) {
         const code = word === undefined && !wantsHelp(rest) && !cmd.run ? 2 : 0;
         // usage asked for is data (stdout); usage shown because a command is missing is an error (stderr)
-        (code === 2 ? process.stderr : process.stdout).write((await usage(cmd, parents.at(-1))) + "\n");
+        (code === 2 ? process.stderr : process.stdout).write((await renderHelp(cmd, path)) + "\n");
         return code;
       }
     }
     const next = word === undefined ? undefined : subs[word];
     if (!next) {
       if (word === "help") {
-        process.stdout.write((await usage(cmd, parents.at(-1))) + "\n");
+        process.stdout.write((await renderHelp(cmd, path)) + "\n");
         return 0;
       }
-      throw new BcError("usage", `unknown command '${word}'`, `run '${path.join(" ")} --help' to see the commands`);
+      const near = closest(word!, Object.keys(subs));
+      throw new BcError(
+        "usage",
+        `unknown command '${word}'${near === undefined ? "" : `; did you mean '${[...path, near].join(" ")}'?`}`,
+        `run '${path.join(" ")} --help' to see the commands`,
+      );
     }
-    parents.push(cmd);
     cmd = await resolve(next);
     path.push(word!);
     rest = rest.slice(1);
   }
   if (wantsHelp(rest)) {
-    process.stdout.write((await usage(cmd, parents.at(-1))) + "\n");
+    process.stdout.write((await renderHelp(cmd, path)) + "\n");
     return 0;
   }
   checkFlags(rest, cmd.args ? await resolve(cmd.args) : {}, path.join(" "));

@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { CommandDef } from "citty";
 import pkg from "../../package.json" with { type: "json" };
+import { helpWidth, renderHelp } from "../../src/cli/help.ts";
 import { main } from "../../src/main.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
@@ -62,12 +63,11 @@ describe("bc --help", () => {
     expect(r.stdout).not.toMatch(ANSI); // a pipe gets plain text
     const subs = await subcommands();
     expect(subs.length).toBeGreaterThanOrEqual(5);
-    const lines = r.stdout.split("\n");
+    // a description wraps onto the lines below its command, indented
+    const flat = r.stdout.replace(/\s+/g, " ");
     for (const [name, description] of subs) {
       expect(description.length).toBeGreaterThan(0);
-      const line = lines.find((l) => l.trim().startsWith(`${name} `));
-      expect(line, `no line for '${name}' in:\n${r.stdout}`).toBeDefined();
-      expect(line!.trim().replace(/\s+/g, " ")).toBe(`${name} ${description}`.replace(/\s+/g, " ").trim());
+      expect(flat, `no entry for '${name}' in:\n${r.stdout}`).toContain(` ${name} ${description}`.replace(/\s+/g, " "));
     }
   });
 
@@ -76,8 +76,8 @@ describe("bc --help", () => {
       const r = bc(name, "--help");
       expect(r.code, `bc ${name} --help: ${r.stderr}`).toBe(0);
       expect(r.stderr).toBe("");
-      expect(r.stdout).toContain(description);
-      expect(r.stdout).toContain(`bc ${name}`);
+      expect(r.stdout.replace(/\s+/g, " ")).toContain(description.replace(/\s+/g, " "));
+      expect(r.stdout).toStartWith(`Usage: bc ${name} `);
     }
   });
 
@@ -85,8 +85,94 @@ describe("bc --help", () => {
     const r = bc();
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toContain("USAGE");
+    expect(r.stderr).toStartWith("Usage: bc <command>");
     expect(r.stderr).not.toMatch(STACK_LINE);
+  });
+});
+
+/** Every command path under bc: ["inspect"], ["claude", "install"], ... */
+const commandPaths = async (): Promise<string[][]> => {
+  const out: string[][] = [];
+  const walk = async (cmd: CommandDef<any>, path: string[]): Promise<void> => {
+    const subs = (typeof cmd.subCommands === "function" ? await cmd.subCommands() : await cmd.subCommands) as Record<string, CommandDef<any> | (() => Promise<CommandDef<any>>)> | undefined;
+    for (const [name, sub] of Object.entries(subs ?? {})) {
+      const c = typeof sub === "function" ? await sub() : sub;
+      out.push([...path, name]);
+      await walk(c, [...path, name]);
+    }
+  };
+  await walk(main, []);
+  return out;
+};
+
+/** bc in a pseudo-terminal of `cols` columns (script(1)): what a person sees. */
+const inTerminal = (cols: number, ...args: string[]): string => {
+  const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+  const cmd = `stty cols ${cols}; ${[process.execPath, MAIN, ...args].map(q).join(" ")}`;
+  const r = Bun.spawnSync(["/usr/bin/script", "-qefc", cmd, "/dev/null"], { cwd: REPO, env: { HOME: process.env.HOME ?? "/", SHELL: "/bin/sh", NO_COLOR: "1" }, stdin: "ignore", stdout: "pipe" });
+  return r.stdout.toString().replace(/\r\n/g, "\n");
+};
+
+describe("help fits the terminal and speaks as users type", () => {
+  test("every command's help: 80 columns through a pipe, a usage line starting with 'bc', flags in kebab-case", async () => {
+    const paths = await commandPaths();
+    expect(paths.map((p) => p.join(" "))).toContain("claude install");
+    expect(helpWidth({ isTTY: false, columns: 200 })).toBe(80);
+    for (const path of [[], ...paths]) {
+      let cmd: CommandDef<any> = main;
+      for (const word of path) {
+        const subs = (await (cmd.subCommands as any)) as Record<string, any>;
+        cmd = typeof subs[word] === "function" ? await subs[word]() : subs[word];
+      }
+      const text = await renderHelp(cmd, ["bc", ...path], helpWidth({ isTTY: false }));
+      const lines = text.split("\n");
+      expect(lines[0]).toStartWith(`Usage: ${["bc", ...path].join(" ")}`);
+      for (const l of lines) expect(l.length, `bc ${path.join(" ")} --help: '${l}'`).toBeLessThanOrEqual(80);
+      expect(text).not.toMatch(/--[a-z]+[A-Z]/); // no --dryRun
+    }
+    const fork = bc("codex-fork", "--help").stdout; // through a pipe, as a script reads it
+    expect(fork).toMatch(/^ {2}--dry-run /m);
+    expect(fork).toMatch(/^ {2}--out-dir <dir> /m);
+  });
+
+  test("in a terminal, help wraps to its width, never padded past it", () => {
+    for (const cols of [100]) {
+      const lines = inTerminal(cols, "--help").trimEnd().split("\n");
+      expect(lines[0]).toBe("Usage: bc <command> [options]");
+      for (const l of lines) expect(l.length).toBeLessThanOrEqual(cols);
+      // the long descriptions use the room there is
+      expect(Math.max(...lines.map((l) => l.length))).toBeGreaterThan(cols - 12);
+    }
+  });
+
+  test("an unknown command gets 'did you mean'", () => {
+    const r = bc("inpsect", "x.jsonl");
+    expect(r.code).toBe(2);
+    expect(r.stderr.split("\n")[0]).toBe("bc: unknown command 'inpsect'; did you mean 'bc inspect'?");
+    expect(bc("claude", "instal").stderr.split("\n")[0]).toBe("bc: unknown command 'instal'; did you mean 'bc claude install'?");
+  });
+
+  test("bc completion bash completes commands, flags and enum values in bash", () => {
+    const script = bc("completion", "bash");
+    expect(script.code).toBe(0);
+    const complete = (...words: string[]): string => {
+      const r = Bun.spawnSync(
+        ["bash", "-c", `source /dev/stdin; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _bc_better_compaction; echo "\${COMPREPLY[*]}"`],
+        { stdin: Buffer.from(script.stdout), stdout: "pipe", stderr: "pipe" },
+      );
+      return r.stdout.toString().trim();
+    };
+    expect(complete("bc", "pl")).toBe("plan");
+    expect(complete("bc", "codex-fork", "--d")).toBe("--dry-run");
+    expect(complete("bc", "codex-fork", "--context", "")).toBe("fresh keep");
+    expect(complete("bc", "claude", "")).toBe("install uninstall status log --help");
+    expect(complete("bc", "claude", "install", "--no")).toBe("--no-register");
+  });
+
+  test.each(["zsh", "fish"])("bc completion %s prints a script for that shell", (shell) => {
+    const r = bc("completion", shell);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(shell === "zsh" ? "bashcompinit" : "complete -c bc -n '__fish_seen_subcommand_from codex-fork' -l dry-run");
   });
 });
 

@@ -64,10 +64,10 @@ describe("bc plan", () => {
     expect(readdirSync(TMP).sort()).toEqual(files);
   });
 
-  test("a bad value is one line and a hint-free usage error (exit 2); a missing file, one line (exit 1)", () => {
+  test("a bad value is a one-line usage error and a hint (exit 2); a missing file, one line (exit 1)", () => {
     const bad = run([join(TMP, "x.jsonl"), "--passes", "0"]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe("bc: --passes must be a whole number from 1 to 100, got '0'\n");
+    expect(bad.stderr).toBe("bc: --passes must be a whole number from 1 to 100, got '0'\nhint: run 'bc plan --help' to see its options\n");
     const missing = run([join(TMP, "nope.jsonl")]);
     expect(missing.code).toBe(1);
     expect(missing.stderr.split("\n")[0]).toBe(`bc: ${join(TMP, "nope.jsonl")}: no such file`);

@@ -1,0 +1,126 @@
+// `bc completion bash|zsh|fish`: a shell completion script for every command and flag, made from
+// the same command definitions the help is made from, so it never lists a flag bc does not take.
+import { type ArgDef, type ArgsDef, type CommandDef, defineCommand } from "citty";
+import { BcError } from "../util/errors.ts";
+import { kebab } from "./help.ts";
+
+const resolve = async <T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T> =>
+  typeof v === "function" ? await (v as () => T | Promise<T>)() : await v;
+
+interface Node {
+  /** the words after `bc` that reach this command */
+  readonly path: readonly string[];
+  readonly description: string;
+  readonly subcommands: readonly string[];
+  readonly flags: readonly { readonly name: string; readonly description: string; readonly takesValue: boolean; readonly options?: readonly string[] }[];
+  /** takes session files or folders */
+  readonly files: boolean;
+}
+
+const flagName = (name: string, def: ArgDef): string => (def.type === "boolean" && def.default === true ? `no-${kebab(name)}` : kebab(name));
+
+/** Every command under `cmd`, depth first. */
+const walk = async (cmd: CommandDef<any>, path: readonly string[]): Promise<Node[]> => {
+  const meta = (await resolve(cmd.meta)) ?? {};
+  const args: ArgsDef = (await resolve(cmd.args)) ?? {};
+  const subs = cmd.subCommands ? await resolve(cmd.subCommands) : {};
+  const flags = Object.entries(args)
+    .filter(([, d]) => d.type !== "positional")
+    .map(([n, d]) => ({
+      name: flagName(n, d),
+      description: (d.description ?? "").split(/[.:;(]/)[0]!.trim(),
+      takesValue: d.type === "string" || d.type === "enum",
+      ...(d.type === "enum" && d.options ? { options: d.options } : {}),
+    }));
+  flags.push({ name: "help", description: "Show this help", takesValue: false });
+  const node: Node = {
+    path,
+    description: (meta.description ?? "").split(/[.:;(]/)[0]!.trim(),
+    subcommands: Object.keys(subs),
+    flags,
+    files: Object.values(args).some((d) => d.type === "positional"),
+  };
+  const out = [node];
+  for (const [name, sub] of Object.entries(subs)) out.push(...(await walk(await resolve(sub), [...path, name])));
+  return out;
+};
+
+const single = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+const bash = (nodes: readonly Node[]): string => {
+  const known = nodes.filter((n) => n.path.length > 0).map((n) => `"${["bc", ...n.path].join(" ")}"`);
+  const words = nodes.map((n) => {
+    const list = [...n.subcommands, ...n.flags.map((f) => `--${f.name}`), ...(n.path.length === 0 ? ["--version"] : [])].join(" ");
+    return `    "${["bc", ...n.path].join(" ")}") words=${single(list)}; files=${n.files ? 1 : 0} ;;`;
+  });
+  const values = nodes.flatMap((n) =>
+    n.flags
+      .filter((f) => f.takesValue)
+      .map((f) => {
+        // a folder or file flag completes paths, an enum its values, a number nothing
+        const reply = f.options ? `($(compgen -W ${single(f.options.join(" "))} -- "$cur"))` : /dir|out/.test(f.name) ? `($(compgen -f -- "$cur"))` : "()";
+        return `    "${["bc", ...n.path].join(" ")} --${f.name}") COMPREPLY=${reply}; return ;;`;
+      }),
+  );
+  return `# bash completion for bc (better-compaction). Load it with: source <(bc completion bash)
+_bc_better_compaction() {
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" cmd="bc" words="" files=0 i
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    case "$cmd \${COMP_WORDS[i]}" in
+      ${known.join("|")}) cmd="$cmd \${COMP_WORDS[i]}" ;;
+    esac
+  done
+  case "$cmd $prev" in
+${values.join("\n")}
+  esac
+  case "$cmd" in
+${words.join("\n")}
+  esac
+  COMPREPLY=($(compgen -W "$words" -- "$cur"))
+  if [[ $files == 1 && $cur != -* ]]; then COMPREPLY+=($(compgen -f -- "$cur")); fi
+}
+complete -o filenames -F _bc_better_compaction bc
+`;
+};
+
+const zsh = (nodes: readonly Node[]): string =>
+  `#compdef bc
+# zsh completion for bc (better-compaction), through zsh's bash completion support.
+# Load it with: source <(bc completion zsh)
+autoload -U +X bashcompinit && bashcompinit
+${bash(nodes).split("\n").slice(1).join("\n")}`;
+
+const fish = (nodes: readonly Node[]): string => {
+  const lines = ["# fish completion for bc (better-compaction). Load it with: bc completion fish | source", "complete -c bc -f"];
+  for (const n of nodes) {
+    // fish: the command line has reached this node when its words are seen and no deeper command is
+    const seen = n.path.map((w) => `__fish_seen_subcommand_from ${w}`);
+    const deeper = n.subcommands.length > 0 ? [`not __fish_seen_subcommand_from ${n.subcommands.join(" ")}`] : [];
+    const cond = [...(n.path.length === 0 ? ["__fish_use_subcommand"] : seen), ...deeper].join("; and ");
+    for (const s of n.subcommands) {
+      const d = nodes.find((x) => x.path.join(" ") === [...n.path, s].join(" "))?.description ?? "";
+      lines.push(`complete -c bc -n ${single(cond)} -a ${s} -d ${single(d)}`);
+    }
+    for (const f of n.flags) {
+      const value = f.takesValue ? (f.options ? ` -x -a ${single(f.options.join(" "))}` : " -r -F") : "";
+      lines.push(`complete -c bc -n ${single(cond)} -l ${f.name}${value} -d ${single(f.description)}`);
+    }
+    if (n.files && n.subcommands.length === 0) lines.push(`complete -c bc -n ${single(cond)} -F`);
+  }
+  return lines.join("\n") + "\n";
+};
+
+const SHELLS = { bash, zsh, fish } as const;
+
+export default defineCommand({
+    meta: { name: "completion", description: "Print a shell completion script: bc completion bash|zsh|fish (load it with: source <(bc completion bash))" },
+    args: { shell: { type: "positional", required: true, valueHint: "bash|zsh|fish", description: "The shell: bash, zsh or fish" } },
+    async run({ args }) {
+      const shell = String(args.shell);
+      if (!(shell in SHELLS)) throw new BcError("usage", `no completion for '${shell}': bash, zsh or fish`, "run 'bc completion --help'");
+      // the root command, already loaded by the time a subcommand runs
+      const { main } = (await import("../main.ts")) as { main: CommandDef<any> };
+      process.stdout.write(SHELLS[shell as keyof typeof SHELLS](await walk(main, [])));
+      return 0;
+    },
+  });
