@@ -1,4 +1,4 @@
-// End to end with the real Claude Code 2.1.328 (installed by the test into test/e2e/.cache) and a
+// End to end with a real Claude Code (a version from support/versions.ts, installed by the test into test/e2e/.cache) and a
 // scripted Messages API on 127.0.0.1: the plugin answers /compact, auto and plugin-triggered
 // compactions itself, the next request carries the pruned history (notes where results were
 // dropped, everything else byte for byte), --resume keeps it, a failing hook skips cleanly, a
@@ -9,6 +9,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pluginFiles, writePluginFiles } from "../../build/plugin.ts";
 import { ensureClaude } from "./support/claude-install.ts";
+import { firstTarget } from "./support/versions.ts";
 import { startMock, type Mock, type MockOptions } from "./support/claude-mock.ts";
 import { comparePruned, notesOf, viewOf, type RequestView } from "./support/claude-requests.ts";
 import { claudeEnv, HeadlessSession, hookTimes, makeSandbox, readDebug, runPrint, waitFor, type Sandbox } from "./support/claude-session.ts";
@@ -17,9 +18,11 @@ const REPO = join(import.meta.dir, "..", "..");
 const BC = join(REPO, "dist", process.platform === "win32" ? "bc.exe" : "bc");
 const T = 240_000;
 
+/** the version under test: the first of support/versions.ts's list (run.ts runs this file once per version) */
+const TARGET = firstTarget("claude");
 let bin = "";
 beforeAll(() => {
-  bin = ensureClaude();
+  bin = ensureClaude(TARGET);
 }, 600_000);
 
 const sandboxes: Sandbox[] = [];
@@ -326,7 +329,7 @@ describe("(f) the plugin installed from the binary with bc claude install --dir"
     expect(v.exitCode).toBe(0);
     const status = JSON.parse(bc("claude", "status", "--json").stdout);
     expect(status.installed).toMatchObject({ id: "better-compaction@better-compaction-local", enabled: true });
-    expect(status.claude.version).toBe("2.1.328");
+    expect(status.claude.version).toBe(TARGET.version);
 
     const session = new HeadlessSession({ bin, sandbox: sb, env, debugFile: debug });
     try {

@@ -15,6 +15,7 @@ import { lastOrdinal, readRollout } from "../../src/hosts/codex/rollout.ts";
 import { corpusFiles, SKIP_NOTE } from "../support/shared.ts";
 import { codexExec, codexResume, type CodexEnv, listRollouts, makeCodexEnv, run, WORK_FILES } from "./support/codex-env.ts";
 import { installCodex, type InstalledCodex } from "./support/codex-install.ts";
+import { type HostTarget, hostTargets } from "./support/versions.ts";
 import { type LoggedRequest, type MockServer, startMock } from "./support/codex-mock.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
@@ -178,7 +179,7 @@ afterAll(() => {
   else for (const e of envs) console.log(`kept ${e.root}`);
 });
 
-const suite = (version: string, opts: { legacyCorpus: boolean }) =>
+const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarget }) =>
   describe(`Codex ${version}`, () => {
     let codex: InstalledCodex;
     let mock: MockServer;
@@ -192,7 +193,7 @@ const suite = (version: string, opts: { legacyCorpus: boolean }) =>
     let base = "";
 
     test("(a) codex exec produces a real rollout with several shell calls over real files", async () => {
-      codex = installCodex(version);
+      codex = installCodex(opts.target);
       mock = startMock({ lifetimeMs: 15 * 60_000 });
       mocks.push(mock);
       env = makeCodexEnv(mock.url);
@@ -349,5 +350,4 @@ const suite = (version: string, opts: { legacyCorpus: boolean }) =>
     }
   });
 
-suite("0.169.0", { legacyCorpus: true });
-suite("0.150.1", { legacyCorpus: false });
+for (const target of hostTargets("codex")) suite(target.version, { legacyCorpus: target.legacyCorpus === true, target });

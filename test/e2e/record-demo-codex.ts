@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { codexExec, codexResume, listRollouts, makeCodexEnv, run } from "./support/codex-env.ts";
 import { installCodex } from "./support/codex-install.ts";
+import { HOST_VERSIONS } from "./support/versions.ts";
 import { startMock } from "./support/codex-mock.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
@@ -67,7 +68,7 @@ const TURN_2 = [
 const main = async (): Promise<void> => {
   const i = process.argv.indexOf("--out");
   const outDir = i === -1 ? join(REPO, "src", "eval", "demo", "codex") : process.argv[i + 1]!;
-  const codex = installCodex("0.169.0");
+  const codex = installCodex(HOST_VERSIONS.find((v) => v.host === "codex" && v.pinned)!);
   const mock = startMock({ lifetimeMs: 5 * 60_000 });
   const e = makeCodexEnv(mock.url);
   try {

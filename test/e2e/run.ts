@@ -5,6 +5,7 @@
 // The unit run never sees these files: their names do not match *.test.ts.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import { hostTargets } from "./support/versions.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 const E2E = import.meta.dir;
@@ -83,10 +84,11 @@ const count = (text: string, word: string): number => Number(new RegExp(`^\\s*(\
 
 let child: ReturnType<typeof Bun.spawn> | undefined;
 
-const runFile = async (file: string): Promise<Result> => {
+const runFile = async (file: string, env: Record<string, string> = {}): Promise<Result> => {
   const started = performance.now();
   child = Bun.spawn([process.execPath, "test", `./${relative(REPO, join(E2E, file))}`], {
     cwd: REPO,
+    env: { ...process.env, ...env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -143,12 +145,18 @@ const main = async (): Promise<void> => {
   });
 
   ensureBinary();
+  // claude.e2e.ts drives one Claude Code per process: it runs once for each version in support/versions.ts
+  const runs = files.flatMap((file) =>
+    file !== "claude.e2e.ts" || process.env.BC_E2E_CLAUDE_BIN
+      ? [{ file, label: file, env: {} }]
+      : hostTargets("claude").map((t) => ({ file, label: `${file} (Claude Code ${t.version})`, env: { BC_E2E_CLAUDE_VERSIONS: t.version } })),
+  );
   const results: Result[] = [];
-  for (const [i, file] of files.entries()) {
-    say(`[${i + 1}/${files.length}] ${file}`);
-    const r = await runFile(file);
+  for (const [i, { file, label, env }] of runs.entries()) {
+    say(`[${i + 1}/${runs.length}] ${label}`);
+    const r = { ...(await runFile(file, env)), file: label };
     results.push(r);
-    say(`[${i + 1}/${files.length}] ${file}: ${r.code === 0 ? "ok" : "FAILED"}, ${r.pass} pass, ${r.fail} fail, ${r.skip} skip, ${r.seconds.toFixed(1)} s`);
+    say(`[${i + 1}/${runs.length}] ${label}: ${r.code === 0 ? "ok" : "FAILED"}, ${r.pass} pass, ${r.fail} fail, ${r.skip} skip, ${r.seconds.toFixed(1)} s`);
   }
 
   const width = Math.max(...results.map((r) => r.file.length));

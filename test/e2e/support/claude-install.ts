@@ -1,11 +1,12 @@
-// The pinned Claude Code the end-to-end tests drive, installed with npm into a cache folder
-// beside the tests (gitignored) and reused while its binary answers `--version`.
+// A Claude Code the end-to-end tests drive: one of the versions in versions.ts, installed with npm
+// into a cache folder beside the tests (gitignored) and reused while its binary answers `--version`
+// with exactly that version; or a binary given through BC_E2E_CLAUDE_BIN.
 import { existsSync, mkdirSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { firstTarget, type HostTarget, reportsExactly } from "./versions.ts";
 
-export const CLAUDE_VERSION = "2.1.328";
 export const CACHE_DIR = join(import.meta.dir, "..", ".cache");
-export const CLAUDE_PREFIX = join(CACHE_DIR, `claude-${CLAUDE_VERSION}`);
+export const claudePrefix = (version: string): string => join(CACHE_DIR, `claude-${version}`);
 
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
 
@@ -21,8 +22,8 @@ const versionOf = (bin: string): string | undefined => {
   }
 };
 
-/** The native binary the platform package ships (not the npm wrapper script). */
-const findNativeBinary = (prefix: string): string | undefined => {
+/** The native binary the platform package ships (not the npm wrapper script), reporting exactly `version`. */
+const findNativeBinary = (prefix: string, version: string): string | undefined => {
   const scope = join(prefix, "node_modules", "@anthropic-ai");
   if (!existsSync(scope)) return undefined;
   const candidates: string[] = [];
@@ -35,25 +36,36 @@ const findNativeBinary = (prefix: string): string | undefined => {
   // the wrapper package's bin, as a fallback (it execs the native binary itself)
   const wrapper = join(prefix, "node_modules", ".bin", "claude");
   if (existsSync(wrapper)) candidates.push(realpathSync(wrapper));
-  return candidates.find((c) => versionOf(c)?.startsWith(CLAUDE_VERSION));
+  return candidates.find((c) => reportsExactly(versionOf(c) ?? "", version));
 };
 
-let cached: string | undefined;
+const cached = new Map<string, string>();
 
-/** Path of the pinned Claude Code binary; installs it on first use. Throws with the npm output on failure. */
-export const ensureClaude = (): string => {
-  if (cached) return cached;
-  const found = findNativeBinary(CLAUDE_PREFIX);
-  if (found) return (cached = found);
-  mkdirSync(CLAUDE_PREFIX, { recursive: true });
+/** Path of a Claude Code binary of the target's version; installs it on first use. Throws with the npm output on failure. */
+export const ensureClaude = (target: HostTarget = firstTarget("claude")): string => {
+  const version = target.version;
+  if (target.bin !== undefined) {
+    if (!reportsExactly(versionOf(target.bin) ?? "", version)) throw new Error(`${target.bin} does not report exactly Claude Code ${version}`);
+    return target.bin;
+  }
+  const hit = cached.get(version);
+  if (hit) return hit;
+  const prefix = claudePrefix(version);
+  const found = findNativeBinary(prefix, version);
+  if (found) {
+    cached.set(version, found);
+    return found;
+  }
+  mkdirSync(prefix, { recursive: true });
   const r = Bun.spawnSync(
-    ["npm", "install", "--prefix", CLAUDE_PREFIX, "--no-audit", "--no-fund", "--no-save", "--include=optional", `@anthropic-ai/claude-code@${CLAUDE_VERSION}`],
+    ["npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", "--no-save", "--include=optional", `@anthropic-ai/claude-code@${version}`],
     { stdout: "pipe", stderr: "pipe", timeout: INSTALL_TIMEOUT_MS },
   );
-  if (r.exitCode !== 0) throw new Error(`npm install of Claude Code ${CLAUDE_VERSION} failed:\n${r.stderr.toString()}`);
-  const bin = findNativeBinary(CLAUDE_PREFIX);
-  if (!bin) throw new Error(`Claude Code ${CLAUDE_VERSION} installed into ${CLAUDE_PREFIX}, but no binary answered --version ${CLAUDE_VERSION}`);
-  return (cached = bin);
+  if (r.exitCode !== 0) throw new Error(`npm install of Claude Code ${version} failed:\n${r.stderr.toString()}`);
+  const bin = findNativeBinary(prefix, version);
+  if (!bin) throw new Error(`Claude Code ${version} installed into ${prefix}, but no binary answered --version with exactly ${version}`);
+  cached.set(version, bin);
+  return bin;
 };
 
 if (import.meta.main) {

@@ -3,9 +3,7 @@
 // dependency, so the install is an ordinary `npm install`.
 import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-
-export const CODEX_VERSIONS = ["0.169.0", "0.150.1"] as const;
-export type CodexVersion = (typeof CODEX_VERSIONS)[number];
+import { type HostTarget, hostTargets, reportsExactly } from "./versions.ts";
 
 export const E2E_DIR = join(import.meta.dir, "..");
 export const CACHE_DIR = join(E2E_DIR, ".cache");
@@ -39,8 +37,14 @@ const versionOf = (bin: string): string => {
   return r.stdout.toString().trim();
 };
 
-/** Install (or reuse) `@openai/codex@version`; check that `codex --version` reports it. */
-export const installCodex = (version: string): InstalledCodex => {
+/** Install (or reuse) `@openai/codex@version` (or take the target's own binary); check that `codex --version` reports exactly it. */
+export const installCodex = (target: HostTarget | string): InstalledCodex => {
+  const version = typeof target === "string" ? target : target.version;
+  if (typeof target !== "string" && target.bin !== undefined) {
+    const reported = versionOf(target.bin);
+    if (!reportsExactly(reported, version)) throw new Error(`${target.bin} reports '${reported}', expected exactly ${version}`);
+    return { version, bin: target.bin };
+  }
   const prefix = join(CACHE_DIR, `codex-${version}`);
   let bin = findNativeBinary(prefix);
   if (bin === undefined) {
@@ -54,12 +58,12 @@ export const installCodex = (version: string): InstalledCodex => {
     if (bin === undefined) throw new Error(`@openai/codex@${version} installed into ${prefix} but no native binary was found`);
   }
   const reported = versionOf(bin);
-  if (!reported.endsWith(version)) throw new Error(`${bin} reports '${reported}', expected ${version}`);
+  if (!reportsExactly(reported, version)) throw new Error(`${bin} reports '${reported}', expected exactly ${version}`);
   return { version, bin };
 };
 
 if (import.meta.main) {
-  for (const v of process.argv.slice(2).length > 0 ? process.argv.slice(2) : CODEX_VERSIONS) {
+  for (const v of process.argv.slice(2).length > 0 ? process.argv.slice(2) : hostTargets("codex")) {
     const c = installCodex(v);
     console.log(`${c.version}\t${c.bin}`);
   }
