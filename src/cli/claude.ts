@@ -3,6 +3,7 @@ import { defineCommand } from "citty";
 import { formatRecord } from "../hosts/claude/decision-log.ts";
 import { defaultMarketplaceDir, install, listLogs, logsDir, PLUGIN_ID, readLog, status, uninstall } from "../hosts/claude/install.ts";
 import { log, out } from "../util/log.ts";
+import { warnSkipped } from "./sessions.ts";
 
 const json = { type: "boolean", description: "Print the result as JSON on stdout, for scripts" } as const;
 
@@ -86,7 +87,7 @@ const logCmd = defineCommand({
       return out("[]");
     }
     const { file, records, problems } = readLog(args.session || undefined);
-    for (const p of problems) log.warn(`skipped ${p}`);
+    warnSkipped(problems);
     if (args.json) return out(JSON.stringify({ sessionId: file.sessionId, path: file.path, records }, null, 2));
     log.info(`${file.path}: ${records.length} compaction(s)`);
     out(records.map((r) => formatRecord(r, { allResults: args.all })).join("\n\n"));

@@ -52,7 +52,7 @@ const human = (r: ForkResult, resume: string): string => {
     `${r.dryRun ? "would fork" : "forked"} ${r.sourceId} -> ${r.newId}`,
     `path:     ${r.path}${r.dryRun ? "  (dry run: nothing written)" : ""}`,
     `history:  ${r.historyItems} items, ${r.format} rollout, context ${r.context}`,
-    `tokens:   ~${k(p.tokensBefore)} before, ~${k(p.tokensAfter)} after; Codex is told ~${k(r.estimatedTokens)}` +
+    `tokens:   ~${k(p.tokensBefore)} before, ~${k(p.tokensAfter)} after (text); Codex is told ~${k(r.estimatedTokens)} (the history as sent)` +
       (r.contextWindow === undefined ? "" : ` of its ${k(r.contextWindow)} window`),
     `results:  ${p.results} (${p.resultsKept} kept, ${p.resultsTruncated} truncated, ${p.resultsDropped} dropped)`,
   ];

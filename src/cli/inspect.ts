@@ -1,4 +1,4 @@
-// `bc inspect <file | session id>`: what a session is made of, before any rule touches it.
+// `bc inspect <files | session ids>`: what each session is made of, before any rule touches it.
 import { defineCommand } from "citty";
 import { JSON_ARG, SESSIONS_ARG } from "./args.ts";
 import { forEachSession, sessionsGiven, warnSkipped } from "./sessions.ts";

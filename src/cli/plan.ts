@@ -1,5 +1,5 @@
-// `bc plan <file | session id>`: a dry run of the rules. Prints, for every tool result, what
-// the rules would do and why, then the totals. Reads the session; writes nothing.
+// `bc plan <files | session ids>`: a dry run of the rules. Prints, for every tool result of each
+// session, what the rules would do and why, then the totals. Reads the sessions; writes nothing.
 import { defineCommand } from "citty";
 import { z } from "zod";
 import { fraction, JSON_ARG, parseFlags, SESSIONS_ARG, wholeNumber } from "./args.ts";

@@ -1,4 +1,4 @@
-// The Codex fork writer (research note sections 0, 5, 6, 9): copy a rollout under a new thread id
+// The Codex fork writer: copy a rollout under a new thread id
 // and append a `compacted` record whose `replacement_history` is the pruned, verbatim history, so
 // `codex resume <new id>` continues from it with nothing summarized.
 //
@@ -321,7 +321,7 @@ const rereadFork = (bytes: Uint8Array, fileName: string, src: Rollout, built: Bu
 };
 
 /**
- * Check a fork's bytes strictly, the way Codex will read it (note sections 2, 5, 6, 9.3), and throw a
+ * Check a fork's bytes strictly, the way Codex will read it, and throw a
  * `validation` BcError naming the first problem. `expected` is what the fork should hold.
  */
 export const checkFork = (

@@ -178,7 +178,7 @@ describe("bc codex-fork (the command)", () => {
     writeFileSync(source, lines.join("\n") + "\n");
     const r = bc([source, "--dry-run"], { CODEX_HOME: tempDir() });
     expect(r.exitCode).toBe(0);
-    expect(r.stdout.toString()).toMatch(/^tokens: +~1\.\d\dM before, ~1\.\d\dM after; Codex is told ~1\.\d\dM of its 272\.0k window$/m);
+    expect(r.stdout.toString()).toMatch(/^tokens: +~1\.\d\dM before, ~1\.\d\dM after \(text\); Codex is told ~1\.\d\dM \(the history as sent\) of its 272\.0k window$/m);
     expect(r.stderr.toString()).toMatch(/the fork still holds ~1\.\d\dM tokens, more than the model's 272\.0k context window: Codex cannot continue it/);
   });
 
