@@ -3,9 +3,10 @@ import { defineCommand } from "citty";
 import { formatRecord } from "../hosts/claude/decision-log.ts";
 import { defaultMarketplaceDir, install, listLogs, logsDir, PLUGIN_ID, readLog, status, uninstall } from "../hosts/claude/install.ts";
 import { log, out } from "../util/log.ts";
+import { JSON_ARG } from "./args.ts";
 import { warnSkipped } from "./sessions.ts";
 
-const json = { type: "boolean", description: "Print the result as JSON on stdout, for scripts" } as const;
+const json = JSON_ARG;
 
 const installCmd = defineCommand({
   meta: {
