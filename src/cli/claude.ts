@@ -3,10 +3,16 @@ import { defineCommand } from "citty";
 import { formatRecord } from "../hosts/claude/decision-log.ts";
 import { defaultMarketplaceDir, install, listLogs, logsDir, PLUGIN_ID, readLog, status, uninstall } from "../hosts/claude/install.ts";
 import { log, out } from "../util/log.ts";
-import { JSON_ARG } from "./args.ts";
+import { z } from "zod";
+import { JSON_ARG, parseFlags, pathFlag } from "./args.ts";
 import { warnSkipped } from "./sessions.ts";
 
 const json = JSON_ARG;
+
+/** install and uninstall take the same flags */
+const SETUP_FLAGS = z.object({ dir: pathFlag().optional(), register: z.boolean().default(true), json: z.boolean().default(false) });
+const STATUS_FLAGS = z.object({ json: z.boolean().default(false) });
+const LOG_FLAGS = z.object({ session: z.string().optional(), all: z.boolean().default(false), json: z.boolean().default(false) });
 
 const installCmd = defineCommand({
   meta: {
@@ -19,7 +25,8 @@ const installCmd = defineCommand({
     register: { type: "boolean", default: true, description: "Register with Claude Code through its CLI (--no-register: only write the folder and print the commands)" },
     json,
   },
-  async run({ args }) {
+  async run({ args: raw }) {
+    const args = parseFlags(SETUP_FLAGS, raw, "bc claude install");
     const r = await install({ dir: args.dir, register: args.register });
     if (args.json) return out(JSON.stringify(r, null, 2));
     log.info(`wrote the better-compaction plugin ${r.version} to ${r.pluginDir}`);
@@ -41,7 +48,8 @@ const uninstallCmd = defineCommand({
     register: { type: "boolean", default: true, description: "Unregister through Claude Code's CLI (--no-register: only delete the folder and print the commands)" },
     json,
   },
-  run({ args }) {
+  run({ args: raw }) {
+    const args = parseFlags(SETUP_FLAGS, raw, "bc claude uninstall");
     const r = uninstall({ dir: args.dir, register: args.register });
     if (args.json) return out(JSON.stringify(r, null, 2));
     if (r.ran) for (const c of r.commands) log.info(`ran: ${c}`);
@@ -60,7 +68,8 @@ const uninstallCmd = defineCommand({
 const statusCmd = defineCommand({
   meta: { name: "status", description: "Whether the plugin is installed in Claude Code, which version, and which Claude Code is on PATH" },
   args: { json },
-  run({ args }) {
+  run({ args: raw }) {
+    const args = parseFlags(STATUS_FLAGS, raw, "bc claude status");
     const s = status();
     if (args.json) return out(JSON.stringify(s, null, 2));
     const lines = [
@@ -81,7 +90,8 @@ const logCmd = defineCommand({
     all: { type: "boolean", description: "Also list the results that were kept" },
     json,
   },
-  run({ args }) {
+  run({ args: raw }) {
+    const args = parseFlags(LOG_FLAGS, raw, "bc claude log");
     // nothing logged yet is an empty answer for a script, not an error
     if (args.json && !args.session && listLogs().length === 0) {
       log.info(`no decision log yet under ${logsDir()}`);

@@ -1,6 +1,9 @@
 // `bc inspect <files | session ids>`: what each session is made of, before any rule touches it.
 import { defineCommand } from "citty";
-import { JSON_ARG, SESSIONS_ARG } from "./args.ts";
+import { z } from "zod";
+import { JSON_ARG, parseFlags, SESSIONS_ARG } from "./args.ts";
+
+const FLAGS = z.object({ json: z.boolean().default(false) });
 import { forEachSession, sessionsGiven, warnSkipped } from "./sessions.ts";
 import { statSync } from "node:fs";
 import { estimateTokens } from "../engine/estimate.ts";
@@ -258,6 +261,7 @@ export default defineCommand({
     json: { ...JSON_ARG, description: "Print the report as JSON on stdout, for scripts (one session: an object; several: an array)" },
   },
   run({ args }) {
+    const flags = parseFlags(FLAGS, args, "bc inspect");
     const names = sessionsGiven(args);
     const { results, code } = forEachSession(names, (name) => {
       const report = inspectSession(name);
@@ -265,7 +269,7 @@ export default defineCommand({
       return report;
     });
     // straight to stdout: util/log.ts would load consola (~20 ms of start-up) for nothing here
-    if (args.json) process.stdout.write(JSON.stringify(names.length === 1 ? results[0] : results, null, 2) + "\n");
+    if (flags.json) process.stdout.write(JSON.stringify(names.length === 1 ? results[0] : results, null, 2) + "\n");
     else if (results.length > 0) process.stdout.write(results.map(renderInspect).join("\n\n") + "\n");
     return code;
   },

@@ -102,6 +102,15 @@ test("uninstall removes only what install wrote, in every folder it installed in
   uninstall({ register: false });
 });
 
+test("a folder flag given without a folder is a usage error, not the current folder", () => {
+  for (const args of [["claude", "install", "--dir"], ["claude", "uninstall", "--dir="], ["codex-fork", join(REPO, "test", "fixtures", "codex", "fork-legacy-0.140.jsonl"), "--out-dir"]]) {
+    const r = bc(args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.split("\n")[0]).toMatch(/^bc: --(dir|out-dir) needs a path, got ''$/);
+  }
+});
+
 test("log --json with no log yet prints [] and succeeds", () => {
   const r = Bun.spawnSync([process.execPath, join(REPO, "src", "main.ts"), "claude", "log", "--json"], {
     env: { PATH: dirname(process.execPath), HOME: join(tmp, "home"), CLAUDE_CONFIG_DIR: join(tmp, "no-logs-here") },
