@@ -4,18 +4,12 @@
 import { estimateMessageTokens, estimateTextTokens } from "./estimate.ts";
 import { type LookupMode, type ResultItem, SessionIndex } from "./index.ts";
 import { DEFAULT_KEEP, mergeVerdict, settle } from "./merge.ts";
-import { dropNote, truncatedText } from "./notes.ts";
+import { escalate, resultTokensAfter } from "./need/escalate.ts";
+import { SHIPPED_NEED_MODEL } from "./need/weights.ts";
 import { LADDER } from "./rules/ladder.ts";
 import { neverDropUnquoted, quotedLater } from "./rules/never-drop.ts";
-import { lookup } from "./rules/referenced.ts";
 import type { Verdict } from "./rules/rule.ts";
 import { type Decision, type Options, type Plan, type PlanTotals, type RuleId, type RuleTotals, type Session, DEFAULT_OPTIONS } from "./types.ts";
-
-const resultTokensAfter = (text: string, v: Verdict): number => {
-  if (v.action === "keep") return estimateTextTokens(text);
-  if (v.action === "drop") return estimateTextTokens(dropNote(text.length));
-  return estimateTextTokens(truncatedText(text, v.headChars ?? 0));
-};
 
 /**
  * Decide one result: the ladder in order, merged. never-drop's quote check scans the whole
@@ -63,22 +57,6 @@ const sessionTokens = (session: Session): { total: number; tool: number } => {
   return { total, tool };
 };
 
-/** Escalation classes, most re-readable first; undefined: never escalated. */
-const escalationClass = (index: SessionIndex, item: ResultItem, v: Verdict): number | undefined => {
-  if (v.rule === "pinned" || v.rule === "never-drop" || v.rule === "already-cut" || v.action === "drop") return undefined;
-  if (item.cut || !item.call) return undefined;
-  if (item.meaning.rerunnable !== undefined) return 0;
-  if (item.meaning.read !== undefined && index.laterReads(item).length > 0) return 1;
-  if (v.rule === "too-recent" && !("token" in lookup(index, item))) return 2;
-  return undefined;
-};
-
-const ESCALATION_REASONS = [
-  "over budget: re-runnable output, oldest first",
-  "over budget: the file was read again later",
-  "over budget: recent and not yet referenced",
-];
-
 export const plan = (session: Session, options?: Partial<Options>): Plan => planWith(session, options, "fast");
 
 /** plan() with a chosen lookup mode: "reference" is the plain definition the tests hold the fast path to. */
@@ -95,22 +73,9 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
 
   let budget: Plan["budget"];
   if (opts.budgetTokens !== undefined) {
-    const classes: ResultItem[][] = [[], [], []];
-    index.items.forEach((item, k) => {
-      const c = escalationClass(index, item, verdicts[k]!);
-      if (c !== undefined) classes[c]!.push(item);
-    });
-    for (const list of classes) {
-      for (const item of list) {
-        if (before.total - freed <= opts.budgetTokens) break;
-        const text = item.result.text;
-        const old = verdicts[item.ordinal]!;
-        const v: Verdict = { action: "drop", rule: "escalation", reason: ESCALATION_REASONS[classes.indexOf(list)]! };
-        if (dropNote(text.length).length >= text.length) continue;
-        freed += resultTokensAfter(text, old) - resultTokensAfter(text, v);
-        verdicts[item.ordinal] = v;
-      }
-    }
+    const e = escalate(index, verdicts, before.total - freed - opts.budgetTokens, opts.needModel ?? SHIPPED_NEED_MODEL);
+    verdicts.splice(0, verdicts.length, ...e.verdicts);
+    freed += e.freed;
     budget = { tokens: opts.budgetTokens, reached: before.total - freed <= opts.budgetTokens };
   }
 
