@@ -29,7 +29,7 @@ const session = (): { s: Session; ids: string[] } => {
   for (let k = 0; k < 12; k++) b.bash(`echo ${k}`, `ok ${k}`);
   b.assistant("done");
   b.filler(4);
-  return { s: b.session(), ids, used: ids[2]! };
+  return { s: b.session(), ids };
 };
 
 const escalated = (p: ReturnType<typeof plan>) => p.decisions.filter((d) => d.rule === "escalation").map((d) => d.callId);
