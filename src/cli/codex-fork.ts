@@ -5,6 +5,7 @@ import { SESSION_ARG } from "./args.ts";
 import { join, relative, resolve as resolvePath, sep } from "node:path";
 import { type ContextMode, enginePruner, type ForkResult, forkRollout } from "../hosts/codex/fork.ts";
 import { defaultCodexHome } from "../hosts/codex/home.ts";
+import { parseBudget } from "../hosts/codex/window.ts";
 import { resolveSession } from "../hosts/load.ts";
 import { BcError } from "../util/errors.ts";
 import { log, out } from "../util/log.ts";
@@ -25,6 +26,13 @@ const human = (r: ForkResult): string => {
     for (const [rule, t] of rules.sort((a, b) => b[1]!.tokensFreed - a[1]!.tokensFreed))
       lines.push(`  ${rule.padEnd(18)} ${String(t!.removed).padStart(5)} results  ~${k(t!.tokensFreed)} tokens`);
   } else lines.push("removed:  nothing (every result kept)");
+  const b = p.budget;
+  if (b !== undefined)
+    lines.push(
+      b.tokens === undefined
+        ? `budget:   none (${b.why})`
+        : `budget:   ~${k(b.tokens)} tokens${b.window === undefined ? "" : ` (of a ${k(b.window)}-token window)`}, ${b.reached ? "reached" : "NOT reached: Codex may compact the fork soon after resuming"}`,
+    );
   lines.push(`resume:   ${r.resumeCommand}`);
   return lines.join("\n");
 };
@@ -48,6 +56,7 @@ const asJson = (r: ForkResult) => ({
   },
   tokens: { before: r.pruning.tokensBefore, after: r.pruning.tokensAfter },
   byRule: r.pruning.byRule,
+  budget: r.pruning.budget ?? null,
   resumeCommand: r.resumeCommand,
 });
 
@@ -73,6 +82,11 @@ export default defineCommand({
     dryRun: { type: "boolean", default: false, description: "plan and check the fork, write nothing" },
     json: { type: "boolean", default: false, description: "print the result as JSON on stdout" },
     resume: { type: "boolean", default: false, description: "run `codex resume <new id>` afterwards (interactive)" },
+    budget: {
+      type: "string",
+      valueHint: "tokens|N%|none",
+      description: "cut the history to this many tokens, or N% of the model's window as the rollout reports it (default 60%): least needed results first",
+    },
   },
   async run({ args }) {
     const context = args.context as string;
@@ -83,7 +97,7 @@ export default defineCommand({
     const source = resolveSession(args.session as string);
     const result = forkRollout(source, {
       context: context as ContextMode,
-      pruner: enginePruner(),
+      pruner: enginePruner(undefined, parseBudget(args.budget as string | undefined)),
       codexHome,
       outDir: args.outDir as string | undefined,
       dryRun: args.dryRun as boolean,

@@ -50,8 +50,12 @@ const pct = (part: number, whole: number): string => (whole === 0 ? "0.0%" : `${
 export const renderPlan = (p: Plan, opts: { table: boolean } = { table: true }): string => {
   const lines: string[] = [];
   if (opts.table) {
-    const rows = p.decisions.map((d) => [`#${d.messageIndex}`, d.tool, fmtK(d.chars), d.action, d.rule, d.reason]);
-    const head = ["index", "tool", "chars", "action", "rule", "reason"];
+    // with a budget: the need score and the place in the escalation order, before the reason
+    const ranked = p.budget !== undefined;
+    const rank = (d: Plan["decisions"][number]): string[] =>
+      ranked ? [d.need === undefined ? "-" : d.need.toFixed(2), d.escalationOrder === undefined ? "-" : String(d.escalationOrder)] : [];
+    const rows = p.decisions.map((d) => [`#${d.messageIndex}`, d.tool, fmtK(d.chars), d.action, d.rule, ...rank(d), d.reason]);
+    const head = ["index", "tool", "chars", "action", "rule", ...(ranked ? ["need", "order"] : []), "reason"];
     const widths = head.map((h, i) => Math.min(i === 1 ? 24 : 40, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
     const fit = (s: string, w: number): string => (s.length > w ? s.slice(0, w - 1) + "…" : s.padEnd(w));
     const row = (r: string[]): string => r.map((c, i) => (i === r.length - 1 ? c : i === 2 ? c.padStart(widths[i]!) : fit(c, widths[i]!))).join("  ");
@@ -146,7 +150,7 @@ export default defineCommand({
       description: "Show repeated compaction: replay the session as if compacted N times as it grew (pass k sees the first k/N of the messages, earlier rewrites in place). Default 1",
     },
     timeline: { type: "boolean", description: "Plan the whole timeline (across the host's own compactions) instead of the live history" },
-    budget: { type: "string", description: "Escalate toward this many tokens of history (re-runnable output first, then re-read files, then recent unreferenced results) and say whether it was reached" },
+    budget: { type: "string", description: "Escalate toward this many tokens of history (least needed results first; shows each result's need and place in the order) and say whether it was reached" },
     "min-removal": { type: "string", description: "Skip a pass that would free less than this share (0-1) of tool-output tokens. Default 0" },
     "pin-last": { type: "string", description: `Messages at the end never touched. Default ${DEFAULT_OPTIONS.pinLastMessages}` },
   },

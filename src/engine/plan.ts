@@ -4,7 +4,7 @@
 import { estimateMessageTokens, estimateTextTokens } from "./estimate.ts";
 import { type LookupMode, type ResultItem, SessionIndex } from "./index.ts";
 import { DEFAULT_KEEP, mergeVerdict, settle } from "./merge.ts";
-import { escalate, resultTokensAfter } from "./need/escalate.ts";
+import { type Escalated, escalate, resultTokensAfter } from "./need/escalate.ts";
 import { SHIPPED_NEED_MODEL } from "./need/weights.ts";
 import { LADDER } from "./rules/ladder.ts";
 import { neverDropUnquoted, quotedLater } from "./rules/never-drop.ts";
@@ -33,7 +33,7 @@ export const decideResult = (index: SessionIndex, item: ResultItem): Verdict => 
   return quotedLater(ctx) ?? settled;
 };
 
-const toDecision = (item: ResultItem, v: Verdict): Decision => {
+const toDecision = (item: ResultItem, v: Verdict, rank?: { need: number; order: number }): Decision => {
   const base = {
     callId: item.result.callId,
     messageIndex: item.messageIndex,
@@ -43,7 +43,8 @@ const toDecision = (item: ResultItem, v: Verdict): Decision => {
     rule: v.rule,
     reason: v.reason,
   };
-  return v.action === "truncate" ? { ...base, headChars: v.headChars ?? 0 } : base;
+  const cut = v.action === "truncate" ? { ...base, headChars: v.headChars ?? 0 } : base;
+  return rank === undefined || rank.order === 0 ? cut : { ...cut, need: Math.round(rank.need * 1000) / 1000, escalationOrder: rank.order };
 };
 
 const sessionTokens = (session: Session): { total: number; tool: number } => {
@@ -72,14 +73,18 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
   });
 
   let budget: Plan["budget"];
+  let ranks: Escalated | undefined;
   if (opts.budgetTokens !== undefined) {
     const e = escalate(index, verdicts, before.total - freed - opts.budgetTokens, opts.needModel ?? SHIPPED_NEED_MODEL);
     verdicts.splice(0, verdicts.length, ...e.verdicts);
+    ranks = e;
     freed += e.freed;
     budget = { tokens: opts.budgetTokens, reached: before.total - freed <= opts.budgetTokens };
   }
 
-  const decisions = index.items.map((item, k) => toDecision(item, verdicts[k]!));
+  const decisions = index.items.map((item, k) =>
+    toDecision(item, verdicts[k]!, ranks === undefined ? undefined : { need: ranks.need[k]!, order: ranks.order[k]! }),
+  );
   const byRule: Partial<Record<RuleId, RuleTotals>> = {};
   let kept = 0;
   let truncated = 0;

@@ -95,6 +95,10 @@ export interface Decision {
   readonly reason: string;
   /** for truncate: characters of the head kept */
   readonly headChars?: number;
+  /** with a budget: the need score (0-1) of a result the escalation may cut */
+  readonly need?: number;
+  /** with a budget: its place in the escalation order (1: cut first) */
+  readonly escalationOrder?: number;
 }
 
 export interface RuleTotals {

@@ -67,7 +67,6 @@ export const escalate = (
   const out = [...verdicts];
   const need = new Float64Array(verdicts.length).fill(Number.NaN);
   const order = new Int32Array(verdicts.length);
-  if (over <= 0) return { verdicts: out, freed: 0, need, order };
   const facts = needFactsOf(index, verdicts);
   const tiers: ResultItem[][] = TIER_ORDER.map(() => []);
   const gain = new Float64Array(verdicts.length);
