@@ -6,6 +6,8 @@ import { join, relative, resolve as resolvePath, sep } from "node:path";
 import { type ContextMode, enginePruner, type ForkResult, forkRollout } from "../hosts/codex/fork.ts";
 import { defaultCodexHome } from "../hosts/codex/home.ts";
 import { parseBudget } from "../hosts/codex/window.ts";
+import { needWeightsPath } from "../hosts/claude/install.ts";
+import { weightsInUse } from "../hosts/need-weights.ts";
 import { resolveSession } from "../hosts/load.ts";
 import { BcError } from "../util/errors.ts";
 import { log, out } from "../util/log.ts";
@@ -94,10 +96,12 @@ export default defineCommand({
       throw new BcError("usage", `--context must be 'fresh' or 'keep', not '${context}'`, "run 'bc codex-fork --help'");
     if (args.resume && args.dryRun) throw new BcError("usage", "--resume and --dry-run cannot be used together");
     const codexHome = defaultCodexHome();
+    const weights = weightsInUse(needWeightsPath());
+    if (weights.problem !== undefined) log.warn(`need weights ${weights.problem}; using the shipped ones`);
     const source = resolveSession(args.session as string);
     const result = forkRollout(source, {
       context: context as ContextMode,
-      pruner: enginePruner(undefined, parseBudget(args.budget as string | undefined)),
+      pruner: enginePruner(weights.kind === "user" ? { needModel: weights.model } : undefined, parseBudget(args.budget as string | undefined)),
       codexHome,
       outDir: args.outDir as string | undefined,
       dryRun: args.dryRun as boolean,

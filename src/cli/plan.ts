@@ -6,7 +6,10 @@ import { applyToSession } from "../engine/apply.ts";
 import { plan } from "../engine/plan.ts";
 import { type Options, type Plan, type RuleId, type RuleTotals, type Session, DEFAULT_OPTIONS } from "../engine/types.ts";
 import { loadSessionFile, resolveSession } from "../hosts/load.ts";
+import { needWeightsPath } from "../hosts/claude/install.ts";
+import { describeWeights, weightsInUse } from "../hosts/need-weights.ts";
 import { BcError } from "../util/errors.ts";
+import { log } from "../util/log.ts";
 
 export interface PassReport {
   readonly pass: number;
@@ -23,6 +26,8 @@ export interface PlanReport {
   readonly history: "live" | "timeline";
   readonly options: Options;
   readonly passes: readonly PassReport[];
+  /** with a budget: which need weights ranked the escalation */
+  readonly needWeights?: string;
 }
 
 /**
@@ -83,7 +88,7 @@ export const renderPlan = (p: Plan, opts: { table: boolean } = { table: true }):
 };
 
 export const renderReport = (r: PlanReport): string => {
-  const out: string[] = [`${r.host} session ${r.id} (${r.history} history): ${r.path}`, ""];
+  const out: string[] = [`${r.host} session ${r.id} (${r.history} history): ${r.path}`, ...(r.needWeights ? [`need weights: ${r.needWeights}`] : []), ""];
   if (r.passes.length > 1) {
     for (const p of r.passes) {
       const t = p.plan.totals;
@@ -126,13 +131,16 @@ export const planReport = (
     ...(flags.pinLast !== undefined ? { pinLastMessages: flags.pinLast } : {}),
     ...(flags.budget !== undefined ? { budgetTokens: flags.budget } : {}),
   };
+  const weights = weightsInUse(needWeightsPath());
+  if (weights.problem !== undefined) log.warn(`need weights ${weights.problem}; using the shipped ones`);
   return {
     path,
     host: loaded.host,
     id: loaded.id,
     history: flags.timeline ? "timeline" : "live",
     options,
-    passes: planPasses(session, flags.passes ?? 1, options),
+    passes: planPasses(session, flags.passes ?? 1, weights.kind === "user" ? { ...options, needModel: weights.model } : options),
+    ...(flags.budget !== undefined ? { needWeights: describeWeights(weights) } : {}),
   };
 };
 

@@ -41,3 +41,25 @@ export const logOdds = (m: NeedModel, x: ArrayLike<number>): number => {
 
 /** The probability that the session still needs the result verbatim. */
 export const needOf = (m: NeedModel, x: ArrayLike<number>): number => sigmoid(logOdds(m, x));
+
+/** A weights file's text as a model, or why it cannot be used. */
+export const parseNeedModel = (text: string): NeedModel | { problem: string } => {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    return { problem: `not JSON (${(e as Error).message})` };
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return { problem: "not a JSON object" };
+  const o = v as Record<string, unknown>;
+  const list = (k: string): number[] | undefined => (Array.isArray(o[k]) ? (o[k] as number[]) : undefined);
+  const features = Array.isArray(o.features) && o.features.every((f) => typeof f === "string") ? (o.features as string[]) : undefined;
+  const mean = list("mean");
+  const scale = list("scale");
+  const weights = list("weights");
+  if (typeof o.source !== "string" || !features || !mean || !scale || !weights || typeof o.intercept !== "number")
+    return { problem: "expected { source, features, mean, scale, weights, intercept }" };
+  const m: NeedModel = { source: o.source, features, mean, scale, weights, intercept: o.intercept };
+  const problem = modelProblem(m);
+  return problem === undefined ? m : { problem };
+};
