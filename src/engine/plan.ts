@@ -4,7 +4,8 @@
 import { estimateMessageTokens, estimateTextTokens } from "./estimate.ts";
 import { type LookupMode, type ResultItem, SessionIndex } from "./index.ts";
 import { DEFAULT_KEEP, mergeVerdict, settle } from "./merge.ts";
-import { type Escalated, escalate, resultTokensAfter } from "./need/escalate.ts";
+import { type Escalated, escalate, needScores, resultTokensAfter } from "./need/escalate.ts";
+import { sharpen } from "./need/sharpen.ts";
 import { SHIPPED_NEED_MODEL } from "./need/weights.ts";
 import { LADDER } from "./rules/ladder.ts";
 import { neverDropUnquoted, quotedLater } from "./rules/never-drop.ts";
@@ -64,7 +65,9 @@ export const plan = (session: Session, options?: Partial<Options>): Plan => plan
 export const planWith = (session: Session, options: Partial<Options> | undefined, mode: LookupMode): Plan => {
   const opts: Options = { ...DEFAULT_OPTIONS, ...options };
   const index = new SessionIndex(session, opts, mode);
-  const verdicts = index.items.map((item) => decideResult(index, item));
+  const ruled = index.items.map((item) => decideResult(index, item));
+  const need = needScores(index, ruled, opts.needModel ?? SHIPPED_NEED_MODEL);
+  const verdicts = sharpen(index.items, ruled, need);
 
   const before = sessionTokens(session);
   let freed = 0;
@@ -75,7 +78,7 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
   let budget: Plan["budget"];
   let ranks: Escalated | undefined;
   if (opts.budgetTokens !== undefined) {
-    const e = escalate(index, verdicts, before.total - freed - opts.budgetTokens, opts.needModel ?? SHIPPED_NEED_MODEL);
+    const e = escalate(index, verdicts, before.total - freed - opts.budgetTokens, need);
     verdicts.splice(0, verdicts.length, ...e.verdicts);
     ranks = e;
     freed += e.freed;

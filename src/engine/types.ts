@@ -79,6 +79,8 @@ export type RuleId =
   | "discovery"
   | "re-runnable"
   | "already-cut"
+  | "likely-needed"
+  | "unneeded"
   | "escalation"
   | "default-keep";
 

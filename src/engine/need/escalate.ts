@@ -58,23 +58,27 @@ const cutFor = (tier: Tier, text: string, headChars: number, need: number): Verd
 };
 
 /** Cut to the budget, given the rules' verdicts and the tokens over it. */
-export const escalate = (
-  index: SessionIndex,
-  verdicts: readonly Verdict[],
-  over: number,
-  model: NeedModel,
-): Escalated => {
-  const out = [...verdicts];
+/** The need of every result, from the rules' verdicts (NaN where nothing may cut it). */
+export const needScores = (index: SessionIndex, verdicts: readonly Verdict[], model: NeedModel): Float64Array => {
   const need = new Float64Array(verdicts.length).fill(Number.NaN);
-  const order = new Int32Array(verdicts.length);
   const facts = needFactsOf(index, verdicts);
+  for (const item of index.items) {
+    const k = item.ordinal;
+    if (verdicts[k]!.rule === "pinned" || item.cut || item.meaning.asksPerson) continue;
+    need[k] = needOf(model, featuresOf(facts[k]!));
+  }
+  return need;
+};
+
+export const escalate = (index: SessionIndex, verdicts: readonly Verdict[], over: number, need: Float64Array): Escalated => {
+  const out = [...verdicts];
+  const order = new Int32Array(verdicts.length);
   const tiers: ResultItem[][] = TIER_ORDER.map(() => []);
   const gain = new Float64Array(verdicts.length);
   for (const item of index.items) {
     const k = item.ordinal;
     const tier = tierOf(item, verdicts[k]!);
     if (tier === undefined) continue;
-    need[k] = needOf(model, featuresOf(facts[k]!));
     tiers[TIER_ORDER.indexOf(tier)]!.push(item);
     gain[k] = estimateTextTokens(item.result.text);
   }

@@ -32,10 +32,15 @@ export const needFacts = (index: SessionIndex, verdicts: readonly Verdict[]): Ne
   const lastOfInput = new Map<string, number>();
   const keyOf = (item: ResultItem): string | undefined =>
     item.call === undefined || item.call.inputText.length > MAX_REPEAT_KEY ? undefined : `${item.call.name}\u0000${item.call.inputText}`;
+  // the last message that may change each file, and prompts counted from the end
+  const lastWrite = new Map<string, number>();
   for (const item of index.items) {
     const key = keyOf(item);
     if (key !== undefined) lastOfInput.set(key, item.ordinal);
+    for (const w of item.meaning.writes) lastWrite.set(w, item.callMessageIndex);
   }
+  const promptsFrom = new Int32Array(messages + 1);
+  for (let m = messages - 1; m >= 0; m--) promptsFrom[m] = promptsFrom[m + 1]! + (index.session.messages[m]!.kind === "prompt" ? 1 : 0);
   return index.items.map((item, k) => {
     const i = item.messageIndex;
     let usedTokens = 0;
@@ -64,6 +69,8 @@ export const needFacts = (index: SessionIndex, verdicts: readonly Verdict[]): Ne
       usedTokens,
       sinceLastUse: lastUse === -1 ? undefined : messages - 1 - lastUse,
       rule: verdicts[k]!.rule,
+      promptsAfter: promptsFrom[i + 1]!,
+      writtenAfter: read && Math.max(lastWrite.get(item.meaning.read!.path) ?? -1, lastWrite.get("*") ?? -1) > i,
     };
   });
 };

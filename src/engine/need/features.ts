@@ -28,6 +28,10 @@ export interface NeedFacts {
   readonly sinceLastUse: number | undefined;
   /** the rule that decided it in the ladder */
   readonly rule: RuleId;
+  /** a person's prompts after it: a new task since */
+  readonly promptsAfter: number;
+  /** a read whose file a later call changed */
+  readonly writtenAfter: boolean;
 }
 
 export const FEATURE_NAMES = [
@@ -53,6 +57,8 @@ export const FEATURE_NAMES = [
   "rule_discovery",
   "rule_referenced",
   "rule_never_drop",
+  "log_prompts_after",
+  "written_after",
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
@@ -95,6 +101,8 @@ export const featuresOf = (f: NeedFacts): Float64Array => {
   x[slot("log_used_tokens")] = Math.log1p(f.usedTokens);
   // never used reads as "used long ago": the distance to the start of the history
   x[slot("log_since_last_use")] = Math.log1p(f.sinceLastUse ?? f.messagesAfter);
+  x[slot("log_prompts_after")] = Math.log1p(f.promptsAfter);
+  if (f.writtenAfter) x[slot("written_after")] = 1;
   const rule = RULE_FEATURE[f.rule];
   if (rule !== undefined) x[slot(rule)] = 1;
   return x;

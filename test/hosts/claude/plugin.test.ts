@@ -149,8 +149,10 @@ describe("compactRows", () => {
     // weights of the test's own that rank older results as more needed: the escalation then
     // cuts the newest unpinned output first, unlike the shipped order
     const names = [...SHIPPED_NEED_MODEL.features];
-    const own = { ...SHIPPED_NEED_MODEL, source: "test", weights: names.map((f) => (f === "log_results_after" ? 5 : 0)), intercept: 0 };
-    const mine = compactRows(input({ rows: inRows, window, needWeights: JSON.stringify(own) }));
+    // (need from about 5% for the newest to about 45% for the oldest: no sharpening either way)
+    const own = { ...SHIPPED_NEED_MODEL, source: "test", mean: names.map(() => 0), scale: names.map(() => 1), weights: names.map((f) => (f === "log_results_after" ? 1 : 0)), intercept: -3 };
+    const ownRulesOnly = compactRows(input({ rows: inRows, needWeights: JSON.stringify(own) })).record;
+    const mine = compactRows(input({ rows: inRows, window: Math.round(ownRulesOnly.tokensAfter * 1.2), needWeights: JSON.stringify(own) }));
     expect(mine.record.needWeights).toBe("user");
     expect(mine.record.escalated).toBe(true);
     const cut = mine.record.results.filter((r) => r.rule === "escalation").map((r) => r.callId);
