@@ -3,7 +3,7 @@
 // Rules kept here: `register` is a function declared at the top; `$` is only ever spelled
 // `$.noun.event(...)` at the call site; each `on(...)` takes its `.catch` where it is called.
 // Every `$` call happens in this file; the engine gets plain data (rows, usage, options).
-import { appendRecord, claudeDirOf, compactRows, debugLine, failureSkip, logPathFor, pluginOptions, shouldCompactAfterTurn, TURN_COOLDOWN, warmUp } from "../src/hosts/claude/plugin.ts";
+import { appendRecord, claudeDirOf, compactRows, debugLine, failureSkip, logPathFor, needWeightsPathFor, pluginOptions, shouldCompactAfterTurn, TURN_COOLDOWN, warmUp } from "../src/hosts/claude/plugin.ts";
 import type { SessionRow as Row } from "../src/hosts/claude/plugin.ts";
 
 // The few shapes of Claude Code's hook API used here (the full declarations live in Claude Code's
@@ -48,6 +48,20 @@ export function register(on: On, options: Record<string, unknown>) {
   on("session.compact", async ($, e, next) => {
     const usage = e.trigger === "precompute" ? undefined : await $.session.usage();
     const sessionId = await $.session.id();
+    // where the logs and the user's own need weights (bc calibrate --write) live; neither is
+    // worth failing the compaction over
+    let claudeDir: string | undefined;
+    let needWeights: string | undefined;
+    if (e.trigger !== "precompute") {
+      try {
+        const info = await $.session.info();
+        claudeDir = claudeDirOf(info.transcriptPath ?? "");
+        const path = claudeDir === undefined ? undefined : needWeightsPathFor(claudeDir);
+        if (path !== undefined && (await $.fs.exists(path))) needWeights = await $.fs.read(path);
+      } catch (err) {
+        $.ui.log(`better-compaction: need weights not read (${(err as Error)?.message ?? err}); using the shipped ones`, { to: "debug" });
+      }
+    }
     const { answer, record } = compactRows({
       trigger: e.trigger,
       agentId: e.agentId,
@@ -56,14 +70,13 @@ export function register(on: On, options: Record<string, unknown>) {
       usage: usage?.context,
       options: opts,
       now: () => Date.now(),
+      ...(needWeights === undefined ? {} : { needWeights }),
     });
     $.ui.log(debugLine(record), { to: "debug" });
     if (opts.logDecisions && e.trigger !== "precompute") {
       try {
-        const info = await $.session.info();
-        const dir = claudeDirOf(info.transcriptPath ?? "");
-        if (dir !== undefined) {
-          const path = logPathFor(dir, sessionId);
+        if (claudeDir !== undefined) {
+          const path = logPathFor(claudeDir, sessionId);
           const existing = (await $.fs.exists(path)) ? await $.fs.read(path) : "";
           await $.fs.write(path, appendRecord(existing, record));
         }

@@ -17,6 +17,7 @@ export const main = defineCommand({
     eval: () => import("./cli/eval.ts").then((m) => m.default),
     claude: () => import("./cli/claude.ts").then((m) => m.default),
     completion: () => import("./cli/completion.ts").then((m) => m.default),
+    calibrate: () => import("./cli/calibrate.ts").then((m) => m.default),
   },
 });
 

@@ -77,6 +77,7 @@ const statusCmd = defineCommand({
       `installed:        ${s.installed ? `${s.installed.id} ${s.installed.version ?? ""}${s.installed.enabled === false ? " (disabled)" : ""}`.trim() : s.claude ? "no" : "unknown (claude is not on PATH)"}`,
       `marketplace:      ${s.written ? `${s.marketplaceDir} (plugin ${s.written})` : `none at ${s.marketplaceDir}`}`,
       `decision logs:    ${s.logs}`,
+      `need weights:     ${s.needWeights}`,
     ];
     out(lines.join("\n"));
     if (!s.installed) log.info("install it with 'bc claude install'");

@@ -6,6 +6,9 @@ import { JSON_ARG, parseFlags, pathFlag, SESSION_ARG } from "./args.ts";
 import { join, relative, resolve as resolvePath, sep } from "node:path";
 import { enginePruner, type ForkResult, forkRollout } from "../hosts/codex/fork.ts";
 import { defaultCodexHome } from "../hosts/codex/home.ts";
+import { parseBudget } from "../hosts/codex/window.ts";
+import { needWeightsPath } from "../hosts/claude/install.ts";
+import { weightsInUse } from "../hosts/need-weights.ts";
 import { resolveSession } from "../hosts/load.ts";
 import { BcError } from "../util/errors.ts";
 import { tokenCount as k } from "../util/format.ts";
@@ -18,6 +21,7 @@ const FLAGS = z.object({
   "dry-run": z.boolean().default(false),
   json: z.boolean().default(false),
   resume: z.boolean().default(false),
+  budget: z.string().optional(),
 });
 
 /** Whether `path` lies under `$CODEX_HOME/sessions`, where `codex resume <id>` looks. */
@@ -62,6 +66,13 @@ const human = (r: ForkResult, resume: string): string => {
     for (const [rule, t] of rules.sort((a, b) => b[1]!.tokensFreed - a[1]!.tokensFreed))
       lines.push(`  ${rule.padEnd(18)} ${String(t!.removed).padStart(5)} results  ~${k(t!.tokensFreed)} tokens`);
   } else lines.push("removed:  nothing (every result kept)");
+  const b = p.budget;
+  if (b !== undefined)
+    lines.push(
+      b.tokens === undefined
+        ? `budget:   none (${b.why})`
+        : `budget:   ~${k(b.tokens)} tokens${b.window === undefined ? "" : ` (of a ${k(b.window)}-token window)`}, ${b.reached ? "reached" : "NOT reached: Codex may compact the fork soon after resuming"}`,
+    );
   lines.push(`resume:   ${resume}`);
   return lines.join("\n");
 };
@@ -88,6 +99,7 @@ const asJson = (r: ForkResult, resume: string) => ({
   },
   tokens: { before: r.pruning.tokensBefore, after: r.pruning.tokensAfter },
   byRule: r.pruning.byRule,
+  budget: r.pruning.budget ?? null,
   resumeCommand: resume,
 });
 
@@ -113,6 +125,11 @@ export default defineCommand({
     "dry-run": { type: "boolean", description: "Plan and check the fork, write nothing" },
     json: JSON_ARG,
     resume: { type: "boolean", description: "Run `codex resume <new id>` afterwards (needs a terminal)" },
+    budget: {
+      type: "string",
+      valueHint: "tokens|N%|none",
+      description: "Cut the history to this many tokens, or N% of the model's window as the rollout reports it (default 60%): least needed results first",
+    },
   },
   async run({ args }) {
     const names = sessionsGiven(args);
@@ -126,10 +143,13 @@ export default defineCommand({
       throw new BcError("usage", "--resume needs a terminal: codex resume is interactive", "fork without --resume, then run the printed 'codex resume <id>' in a terminal");
     if (flags.resume && flags["out-dir"] !== undefined && !underSessions(codexHome, join(flags["out-dir"], "x")))
       throw new BcError("usage", `--resume cannot find a fork in ${flags["out-dir"]}: codex resume looks under ${join(codexHome, "sessions")}`, "drop --out-dir, or resume it yourself after moving it there");
+    const budget = parseBudget(flags.budget);
+    const weights = weightsInUse(needWeightsPath());
+    if (weights.problem !== undefined) log.warn(`need weights ${weights.problem}; using the shipped ones`);
     const source = resolveSession(names[0]!);
     const result = forkRollout(source, {
       context: flags.context,
-      pruner: enginePruner(),
+      pruner: enginePruner(weights.kind === "user" ? { needModel: weights.model } : undefined, budget),
       codexHome,
       outDir: flags["out-dir"],
       dryRun: flags["dry-run"],

@@ -7,7 +7,10 @@ import { forEachSession, sessionsGiven, warnSkipped } from "./sessions.ts";
 import { applyToSession } from "../engine/apply.ts";
 import { plan } from "../engine/plan.ts";
 import { type Options, type Plan, type RuleId, type RuleTotals, type Session, DEFAULT_OPTIONS } from "../engine/types.ts";
+import { needWeightsPath } from "../hosts/claude/install.ts";
 import { loadSessionFile, resolveSession } from "../hosts/load.ts";
+import { describeWeights, weightsInUse } from "../hosts/need-weights.ts";
+import { log } from "../util/log.ts";
 
 export interface PassReport {
   readonly pass: number;
@@ -24,6 +27,8 @@ export interface PlanReport {
   readonly history: "live" | "timeline";
   readonly options: Options;
   readonly passes: readonly PassReport[];
+  /** with a budget: which need weights ranked the escalation */
+  readonly needWeights?: string;
   /** `file:line: what was wrong` for each line the reader skipped or found cut */
   readonly skipped: readonly string[];
 }
@@ -53,8 +58,12 @@ const pct = (part: number, whole: number): string => (whole === 0 ? "0.0%" : `${
 export const renderPlan = (p: Plan, opts: { table: boolean } = { table: true }): string => {
   const lines: string[] = [];
   if (opts.table) {
-    const rows = p.decisions.map((d) => [`#${d.messageIndex}`, d.tool, fmtK(d.chars), d.action, d.rule, d.reason]);
-    const head = ["index", "tool", "chars", "action", "rule", "reason"];
+    // with a budget: the need score and the place in the escalation order, before the reason
+    const ranked = p.budget !== undefined;
+    const rank = (d: Plan["decisions"][number]): string[] =>
+      ranked ? [d.need === undefined ? "-" : d.need.toFixed(2), d.escalationOrder === undefined ? "-" : String(d.escalationOrder)] : [];
+    const rows = p.decisions.map((d) => [`#${d.messageIndex}`, d.tool, fmtK(d.chars), d.action, d.rule, ...rank(d), d.reason]);
+    const head = ["index", "tool", "chars", "action", "rule", ...(ranked ? ["need", "order"] : []), "reason"];
     const widths = head.map((h, i) => Math.min(i === 1 ? 24 : 40, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
     const fit = (s: string, w: number): string => (s.length > w ? s.slice(0, w - 1) + "…" : s.padEnd(w));
     const row = (r: string[]): string => r.map((c, i) => (i === r.length - 1 ? c : i === 2 ? c.padStart(widths[i]!) : fit(c, widths[i]!))).join("  ");
@@ -82,7 +91,7 @@ export const renderPlan = (p: Plan, opts: { table: boolean } = { table: true }):
 };
 
 export const renderReport = (r: PlanReport): string => {
-  const out: string[] = [`${r.host} session ${r.id} (${r.history} history): ${r.path}`, ""];
+  const out: string[] = [`${r.host} session ${r.id} (${r.history} history): ${r.path}`, ...(r.needWeights ? [`need weights: ${r.needWeights}`] : []), ""];
   if (r.passes.length > 1) {
     for (const p of r.passes) {
       const t = p.plan.totals;
@@ -120,13 +129,16 @@ export const planReport = (
     ...(flags.pinLast !== undefined ? { pinLastMessages: flags.pinLast } : {}),
     ...(flags.budget !== undefined ? { budgetTokens: flags.budget } : {}),
   };
+  const weights = weightsInUse(needWeightsPath());
+  if (weights.problem !== undefined) log.warn(`need weights ${weights.problem}; using the shipped ones`);
   return {
     path,
     host: loaded.host,
     id: loaded.id,
     history: flags.timeline ? "timeline" : "live",
     options,
-    passes: planPasses(session, flags.passes ?? 1, options),
+    passes: planPasses(session, flags.passes ?? 1, weights.kind === "user" ? { ...options, needModel: weights.model } : options),
+    ...(flags.budget !== undefined ? { needWeights: describeWeights(weights) } : {}),
     skipped: loaded.malformed,
   };
 };
@@ -146,7 +158,7 @@ export default defineCommand({
       description: "Show repeated compaction: replay the session as if compacted N times as it grew (pass k sees the first k/N of the messages, earlier rewrites in place). Default 1",
     },
     timeline: { type: "boolean", description: "Plan the whole timeline (across the host's own compactions) instead of the live history" },
-    budget: { type: "string", valueHint: "tokens", description: "Escalate toward this many tokens of history (re-runnable output first, then re-read files, then recent unreferenced results) and say whether it was reached" },
+    budget: { type: "string", valueHint: "tokens", description: "Escalate toward this many tokens of history (least needed results first; shows each result's need and place in the order) and say whether it was reached" },
     "min-removal": { type: "string", valueHint: "share", description: "Skip a pass that would free less than this share (0-1) of tool-output tokens. Default 0" },
     "pin-last": { type: "string", valueHint: "n", description: `Messages at the end never touched. Default ${DEFAULT_OPTIONS.pinLastMessages}` },
   },

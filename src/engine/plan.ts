@@ -4,18 +4,13 @@
 import { estimateMessageTokens, estimateTextTokens } from "./estimate.ts";
 import { type LookupMode, type ResultItem, SessionIndex } from "./index.ts";
 import { DEFAULT_KEEP, mergeVerdict, settle } from "./merge.ts";
-import { dropNote, truncatedText } from "./notes.ts";
+import { type Escalated, escalate, needScores, resultTokensAfter } from "./need/escalate.ts";
+import { sharpen } from "./need/sharpen.ts";
+import { SHIPPED_NEED_MODEL } from "./need/weights.ts";
 import { LADDER } from "./rules/ladder.ts";
 import { neverDropUnquoted, quotedLater } from "./rules/never-drop.ts";
-import { lookup } from "./rules/referenced.ts";
 import type { Verdict } from "./rules/rule.ts";
 import { type Decision, type Options, type Plan, type PlanTotals, type RuleId, type RuleTotals, type Session, DEFAULT_OPTIONS } from "./types.ts";
-
-const resultTokensAfter = (text: string, v: Verdict): number => {
-  if (v.action === "keep") return estimateTextTokens(text);
-  if (v.action === "drop") return estimateTextTokens(dropNote(text.length));
-  return estimateTextTokens(truncatedText(text, v.headChars ?? 0));
-};
 
 /**
  * Decide one result: the ladder in order, merged. never-drop's quote check scans the whole
@@ -39,7 +34,7 @@ export const decideResult = (index: SessionIndex, item: ResultItem): Verdict => 
   return quotedLater(ctx) ?? settled;
 };
 
-const toDecision = (item: ResultItem, v: Verdict): Decision => {
+const toDecision = (item: ResultItem, v: Verdict, rank?: { need: number; order: number }): Decision => {
   const base = {
     callId: item.result.callId,
     messageIndex: item.messageIndex,
@@ -49,7 +44,8 @@ const toDecision = (item: ResultItem, v: Verdict): Decision => {
     rule: v.rule,
     reason: v.reason,
   };
-  return v.action === "truncate" ? { ...base, headChars: v.headChars ?? 0 } : base;
+  const cut = v.action === "truncate" ? { ...base, headChars: v.headChars ?? 0 } : base;
+  return rank === undefined || rank.order === 0 ? cut : { ...cut, need: Math.round(rank.need * 1000) / 1000, escalationOrder: rank.order };
 };
 
 const sessionTokens = (session: Session): { total: number; tool: number } => {
@@ -63,29 +59,15 @@ const sessionTokens = (session: Session): { total: number; tool: number } => {
   return { total, tool };
 };
 
-/** Escalation classes, most re-readable first; undefined: never escalated. */
-const escalationClass = (index: SessionIndex, item: ResultItem, v: Verdict): number | undefined => {
-  if (v.rule === "pinned" || v.rule === "never-drop" || v.rule === "already-cut" || v.action === "drop") return undefined;
-  if (item.cut || !item.call) return undefined;
-  if (item.meaning.rerunnable !== undefined) return 0;
-  if (item.meaning.read !== undefined && index.laterReads(item).length > 0) return 1;
-  if (v.rule === "too-recent" && !("token" in lookup(index, item))) return 2;
-  return undefined;
-};
-
-const ESCALATION_REASONS = [
-  "over budget: re-runnable output, oldest first",
-  "over budget: the file was read again later",
-  "over budget: recent and not yet referenced",
-];
-
 export const plan = (session: Session, options?: Partial<Options>): Plan => planWith(session, options, "fast");
 
 /** plan() with a chosen lookup mode: "reference" is the plain definition the tests hold the fast path to. */
 export const planWith = (session: Session, options: Partial<Options> | undefined, mode: LookupMode): Plan => {
   const opts: Options = { ...DEFAULT_OPTIONS, ...options };
   const index = new SessionIndex(session, opts, mode);
-  const verdicts = index.items.map((item) => decideResult(index, item));
+  const ruled = index.items.map((item) => decideResult(index, item));
+  const need = needScores(index, ruled, opts.needModel ?? SHIPPED_NEED_MODEL);
+  const verdicts = sharpen(index.items, ruled, need);
 
   const before = sessionTokens(session);
   let freed = 0;
@@ -94,27 +76,18 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
   });
 
   let budget: Plan["budget"];
+  let ranks: Escalated | undefined;
   if (opts.budgetTokens !== undefined) {
-    const classes: ResultItem[][] = [[], [], []];
-    index.items.forEach((item, k) => {
-      const c = escalationClass(index, item, verdicts[k]!);
-      if (c !== undefined) classes[c]!.push(item);
-    });
-    for (const list of classes) {
-      for (const item of list) {
-        if (before.total - freed <= opts.budgetTokens) break;
-        const text = item.result.text;
-        const old = verdicts[item.ordinal]!;
-        const v: Verdict = { action: "drop", rule: "escalation", reason: ESCALATION_REASONS[classes.indexOf(list)]! };
-        if (dropNote(text.length).length >= text.length) continue;
-        freed += resultTokensAfter(text, old) - resultTokensAfter(text, v);
-        verdicts[item.ordinal] = v;
-      }
-    }
+    const e = escalate(index, verdicts, before.total - freed - opts.budgetTokens, need);
+    verdicts.splice(0, verdicts.length, ...e.verdicts);
+    ranks = e;
+    freed += e.freed;
     budget = { tokens: opts.budgetTokens, reached: before.total - freed <= opts.budgetTokens };
   }
 
-  const decisions = index.items.map((item, k) => toDecision(item, verdicts[k]!));
+  const decisions = index.items.map((item, k) =>
+    toDecision(item, verdicts[k]!, ranks === undefined ? undefined : { need: ranks.need[k]!, order: ranks.order[k]! }),
+  );
   const byRule: Partial<Record<RuleId, RuleTotals>> = {};
   let kept = 0;
   let truncated = 0;

@@ -1,6 +1,7 @@
 // The one session model both hosts map into. The engine never sees a host format:
 // host adapters turn transcript records / rollout lines / hook rows into a Session,
 // and use each message's `source` to write a rewrite back without touching anything else.
+import type { NeedModel } from "./need/model.ts";
 
 export type Host = "claude" | "codex";
 
@@ -78,6 +79,8 @@ export type RuleId =
   | "discovery"
   | "re-runnable"
   | "already-cut"
+  | "likely-needed"
+  | "unneeded"
   | "escalation"
   | "default-keep";
 
@@ -94,6 +97,10 @@ export interface Decision {
   readonly reason: string;
   /** for truncate: characters of the head kept */
   readonly headChars?: number;
+  /** with a budget: the need score (0-1) of a result the escalation may cut */
+  readonly need?: number;
+  /** with a budget: its place in the escalation order (1: cut first) */
+  readonly escalationOrder?: number;
 }
 
 export interface RuleTotals {
@@ -143,6 +150,8 @@ export interface Options {
   readonly minRemovalFraction: number;
   /** escalation: cut further until the history is at most this many tokens (undefined: no escalation) */
   readonly budgetTokens?: number;
+  /** the need model the escalation ranks by (undefined: the one shipped in the binary) */
+  readonly needModel?: NeedModel;
 }
 
 export const DEFAULT_OPTIONS: Options = {

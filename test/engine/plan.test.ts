@@ -58,26 +58,14 @@ describe("plan", () => {
     expect(plan(s, { minRemovalFraction: share - 0.01 }).skipped).toBe(false);
   });
 
-  test("escalation: re-runnable output first, then re-read files, then recent unreferenced results; oldest first; pins untouched", () => {
-    const { session, listing, readA, recent } = escalationSession();
-    const base = plan(session);
-    const rule = (p: typeof base, id: string) => p.decisions.find((d) => d.callId === id)!;
-    expect(rule(base, recent).rule).toBe("too-recent");
-    // a budget met by the listing alone
-    expect(rule(base, listing)).toMatchObject({ action: "truncate", rule: "re-runnable" });
-    expect(rule(base, readA)).toMatchObject({ action: "keep", rule: "referenced" });
-    const first = plan(session, { budgetTokens: base.totals.tokensAfter - 10 });
-    expect(rule(first, listing)).toMatchObject({ action: "drop", rule: "escalation" });
-    expect(rule(first, readA).rule).not.toBe("escalation");
-    expect(first.budget).toEqual({ tokens: base.totals.tokensAfter - 10, reached: true });
-    // a budget that needs one more: the re-read file goes next, the recent output stays
-    const second = plan(session, { budgetTokens: first.totals.tokensAfter - 10 });
-    expect([listing, readA, recent].map((id) => rule(second, id).rule)).toEqual(["escalation", "escalation", "too-recent"]);
-    const third = plan(session, { budgetTokens: second.totals.tokensAfter - 10 });
-    expect([listing, readA, recent].map((id) => rule(third, id).rule)).toEqual(["escalation", "escalation", "escalation"]);
-    // an impossible budget: everything allowed is cut, pins and prose are not, and it says so
+  test("escalation: an impossible budget cuts everything allowed, never pins or never-drop beyond a head, and says so", () => {
+    const { session } = escalationSession();
     const none = plan(session, { budgetTokens: 1 });
     expect(none.budget).toEqual({ tokens: 1, reached: false });
-    for (const d of none.decisions) if (d.rule === "pinned" || d.rule === "never-drop") expect(d.action).toBe("keep");
+    for (const d of none.decisions) {
+      if (d.rule === "pinned") expect(d.action).toBe("keep");
+      if (d.rule === "never-drop") expect(d.action).toBe("keep");
+    }
+    expect(none.decisions.filter((d) => d.rule === "escalation").length).toBeGreaterThan(0);
   });
 });

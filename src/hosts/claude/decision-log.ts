@@ -42,6 +42,8 @@ export interface DecisionRecord {
   readonly budgetTokens?: number;
   /** whether the engine cut beyond the rules to reach the budget */
   readonly escalated: boolean;
+  /** which need weights ranked the escalation: the binary's own, or the user's (bc calibrate --write) */
+  readonly needWeights?: "shipped" | "user";
   /** milliseconds of the hook's own work (rows in to rows out) */
   readonly ms: number;
   readonly results: readonly ResultDecision[];
@@ -57,6 +59,9 @@ export const claudeDirOf = (transcriptPath: string): string | undefined => {
 const safeName = (sessionId: string): string => sessionId.replace(/[^A-Za-z0-9._-]/g, "_") || "unknown";
 
 export const logPathFor = (claudeDir: string, sessionId: string): string => `${claudeDir}/${LOG_DIR_NAME}/logs/${safeName(sessionId)}.jsonl`;
+
+/** The user's need weights (bc calibrate --write), beside the logs. */
+export const needWeightsPathFor = (claudeDir: string): string => `${claudeDir}/${LOG_DIR_NAME}/need-weights.json`;
 
 const byteLength = (s: string): number => new TextEncoder().encode(s).length;
 

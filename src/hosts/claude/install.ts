@@ -8,6 +8,7 @@ import { BcError } from "../../util/errors.ts";
 import { VERSION } from "../../version.ts";
 import { LOG_DIR_NAME, type DecisionRecord } from "./decision-log.ts";
 import { parseLog } from "./decision-log-read.ts";
+import { describeWeights, NEED_WEIGHTS_FILE, weightsInUse } from "../need-weights.ts";
 
 export const PLUGIN_NAME = "better-compaction";
 export const MARKETPLACE_NAME = "better-compaction-local";
@@ -342,6 +343,8 @@ export interface StatusReport {
   /** what Claude Code reports (only when claude is on PATH) */
   readonly installed?: { readonly id: string; readonly version?: string; readonly enabled?: boolean; readonly installPath?: string };
   readonly logs: number;
+  /** which need weights rank the escalation: "shipped", or the user's file */
+  readonly needWeights: string;
 }
 
 export const status = (): StatusReport => {
@@ -358,6 +361,7 @@ export const status = (): StatusReport => {
     ...(bin ? { claude: { path: bin, version: claudeVersion(bin) } } : {}),
     ...(installed ? { installed: { id: installed.id, version: installed.version, enabled: installed.enabled, installPath: installed.installPath } } : {}),
     logs: listLogs().length,
+    needWeights: describeWeights(weightsInUse(needWeightsPath())),
   };
 };
 
@@ -366,6 +370,9 @@ export interface LogFile {
   readonly path: string;
   readonly mtimeMs: number;
 }
+
+/** Where `bc calibrate --write` puts the user's need weights, and where bc and the plugin look for them. */
+export const needWeightsPath = (env?: Record<string, string | undefined>): string => join(bcDir(env), NEED_WEIGHTS_FILE);
 
 export const logsDir = (env?: Record<string, string | undefined>): string => join(bcDir(env), "logs");
 

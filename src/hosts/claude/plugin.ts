@@ -4,6 +4,7 @@
 // Runs inside Claude Code's hooks worker: no Bun, no Node, no bare package on this path.
 import { apply } from "../../engine/apply.ts";
 import { plan } from "../../engine/plan.ts";
+import { type NeedModel, parseNeedModel } from "../../engine/need/model.ts";
 import { DEFAULT_OPTIONS, type Options, type Plan } from "../../engine/types.ts";
 import type { DecisionRecord, Outcome } from "./decision-log.ts";
 import { orphans, rowsToSession, sessionToRows, validateRows, type SessionRow } from "./rows.ts";
@@ -67,6 +68,8 @@ export interface CompactInput {
   readonly options: PluginOptions;
   /** milliseconds; a wall clock for the record's time, and the difference for its duration */
   readonly now: () => number;
+  /** the text of the user's need weights file, when there is one (bc calibrate --write) */
+  readonly needWeights?: string;
 }
 
 export type CompactAnswer =
@@ -84,8 +87,9 @@ const PRECOMPUTE_SKIP = "better-compaction answers each compaction when it happe
 const round1 = (n: number): number => Math.round(n * 10) / 10;
 
 /** The engine options for this pass (the plugin's options over the engine's defaults). */
-export const engineOptions = (options: PluginOptions, budgetTokens?: number): Options => ({
+export const engineOptions = (options: PluginOptions, budgetTokens?: number, needModel?: NeedModel): Options => ({
   ...DEFAULT_OPTIONS,
+  ...(needModel === undefined ? {} : { needModel }),
   pinLastMessages: options.pinLastMessages,
   truncateHeadChars: options.truncateHeadChars,
   minRemovalFraction: options.minRemovalFraction,
@@ -124,12 +128,15 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
   const window = input.usage?.window && input.usage.window > 0 ? input.usage.window : undefined;
   const budgetTokens = window === undefined ? undefined : Math.floor((window * options.compactAtPercent) / 100);
   const session = rowsToSession(rows, input.sessionId);
-  const p = plan(session, engineOptions(options, budgetTokens));
+  // the user's weights when they are there and valid; a broken file is passed over (the log says which were used)
+  const parsed = input.needWeights === undefined ? undefined : parseNeedModel(input.needWeights);
+  const needModel = parsed === undefined || "problem" in parsed ? undefined : parsed;
+  const p = plan(session, engineOptions(options, budgetTokens, needModel));
   const out = sessionToRows(rows, apply(session, p));
   const { tokensBefore, tokensAfter } = p.totals;
   const freedPercent = window === undefined ? undefined : round1(((tokensBefore - tokensAfter) / window) * 100);
   const results = p.decisions.map((d) => ({ callId: d.callId, tool: d.tool, action: d.action, rule: d.rule, reason: d.reason }));
-  const facts = { rowsOut: out.length, tokensBefore, tokensAfter, results, escalated: escalated(p), ...(window === undefined ? {} : { window, freedPercent, budgetTokens }) };
+  const facts = { rowsOut: out.length, tokensBefore, tokensAfter, results, escalated: escalated(p), needWeights: needModel === undefined ? ("shipped" as const) : ("user" as const), ...(window === undefined ? {} : { window, freedPercent, budgetTokens }) };
 
   // never answer with a list Claude Code would refuse, or with a call that lost its result
   const problems = validateRows(out);
@@ -190,7 +197,7 @@ export const failureSkip = (error: unknown): { skip: string } => {
 
 // What hooks/register.ts needs besides the above, so it imports one module (the build points
 // that one import at the bundle).
-export { appendRecord, claudeDirOf, logPathFor } from "./decision-log.ts";
+export { appendRecord, claudeDirOf, logPathFor, needWeightsPathFor } from "./decision-log.ts";
 export type { SessionRow } from "./rows.ts";
 
 /**

@@ -9,6 +9,7 @@ import { basename, dirname, join } from "node:path";
 import { estimateTextTokens, estimateTokens } from "../../engine/estimate.ts";
 import { apply } from "../../engine/apply.ts";
 import { plan } from "../../engine/plan.ts";
+import { type BudgetSpec, type ForkBudget, budgetFor } from "./window.ts";
 import type { Options, PlanTotals, RuleId, RuleTotals, Session } from "../../engine/types.ts";
 import { defaultCodexHome } from "./home.ts";
 import { BcError } from "../../util/errors.ts";
@@ -26,6 +27,8 @@ type Json = Record<string, any>;
 export interface Pruning extends Omit<PlanTotals, "toolTokensBefore" | "toolTokensAfter"> {
   /** new output text, by index into the rebuilt history; absent: the item is kept as it is */
   readonly outputs: ReadonlyMap<number, string>;
+  /** the budget the history was cut to, and whether it was reached (absent: no budget) */
+  readonly budget?: ForkBudget & { readonly reached?: boolean };
 }
 
 /** Decide new output texts for a rebuilt history (the engine, or a test's own rule). */
@@ -477,9 +480,10 @@ export const keepAllPruner: Pruner = (history) => {
  * The rules engine as a pruner: the history maps one item to one message (session-map.ts), so a
  * decision's messageIndex is the history index, and the applied result text is the new output.
  */
-export const enginePruner = (options?: Partial<Options>): Pruner => (history, rollout) => {
+export const enginePruner = (options?: Partial<Options>, budget?: BudgetSpec): Pruner => (history, rollout) => {
   const session: Session = { host: "codex", id: threadId(rollout), messages: historyToMessages(history) };
-  const p = plan(session, options);
+  const forkBudget = budget === undefined ? undefined : budgetFor(budget, rollout);
+  const p = plan(session, forkBudget?.tokens === undefined ? options : { ...options, budgetTokens: forkBudget.tokens });
   const after = apply(session, p);
   const outputs = new Map<number, string>();
   const t = p.totals;
@@ -515,5 +519,6 @@ export const enginePruner = (options?: Partial<Options>): Pruner => (history, ro
     tokensBefore: t.tokensBefore,
     tokensAfter: t.tokensAfter + unfreed,
     byRule,
+    ...(forkBudget === undefined ? {} : { budget: { ...forkBudget, ...(forkBudget.tokens === undefined ? {} : { reached: t.tokensAfter + unfreed <= forkBudget.tokens }) } }),
   };
 };

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { compactRows, DEFAULT_PLUGIN_OPTIONS, failureSkip, warmUp, pluginOptions, shouldCompactAfterTurn, type CompactInput, type PluginOptions } from "../../../src/hosts/claude/plugin.ts";
 import type { SessionRow } from "../../../src/hosts/claude/rows.ts";
+import { SHIPPED_NEED_MODEL } from "../../../src/engine/need/weights.ts";
 import { readRows, turnRows } from "../../e2e/support/claude-fixtures.ts";
 import { claudeResultProblems, pairingProblems } from "../../e2e/support/claude-validate.ts";
 
@@ -138,6 +139,29 @@ describe("compactRows", () => {
     expect(answer.tokensAfter).toBeLessThan(rulesOnly.tokensAfter);
     expect(record.results.filter((r) => r.rule === "escalation").length).toBeGreaterThan(0);
     expect(record.reason).toContain("escalated");
+  });
+
+  test("the user's need weights rank the escalation when they parse; a broken file falls back to the shipped ones", () => {
+    const inRows = logRows();
+    const rulesOnly = compactRows(input({ rows: inRows })).record;
+    const window = Math.round(rulesOnly.tokensAfter * 1.2);
+    expect(compactRows(input({ rows: inRows, window })).record.needWeights).toBe("shipped");
+    // weights of the test's own that rank older results as more needed: the escalation then
+    // cuts the newest unpinned output first, unlike the shipped order
+    const names = [...SHIPPED_NEED_MODEL.features];
+    // (need from about 5% for the newest to about 45% for the oldest: no sharpening either way)
+    const own = { ...SHIPPED_NEED_MODEL, source: "test", mean: names.map(() => 0), scale: names.map(() => 1), weights: names.map((f) => (f === "log_results_after" ? 1 : 0)), intercept: -3 };
+    const ownRulesOnly = compactRows(input({ rows: inRows, needWeights: JSON.stringify(own) })).record;
+    const mine = compactRows(input({ rows: inRows, window: Math.round(ownRulesOnly.tokensAfter * 1.2), needWeights: JSON.stringify(own) }));
+    expect(mine.record.needWeights).toBe("user");
+    expect(mine.record.escalated).toBe(true);
+    const cut = mine.record.results.filter((r) => r.rule === "escalation").map((r) => r.callId);
+    const order = mine.record.results.map((r) => r.callId);
+    const newestCut = Math.max(...cut.map((id) => order.indexOf(id)));
+    const unpinned = mine.record.results.filter((r) => r.rule !== "pinned" && r.action === "keep").map((r) => order.indexOf(r.callId));
+    // nothing kept (unpinned) is newer than the newest cut
+    for (const k of unpinned) expect(k).toBeLessThan(newestCut);
+    expect(compactRows(input({ rows: inRows, window, needWeights: "{not json" })).record.needWeights).toBe("shipped");
   });
 
   test("still over the budget after escalation: handed over", () => {

@@ -1,0 +1,76 @@
+// The need facts of every result, read from the session's facts (the same lookups the rules
+// use), so a fast and a reference index give the same facts.
+import type { ResultItem, SessionIndex } from "../index.ts";
+import type { Verdict } from "../rules/rule.ts";
+import type { CallMeaning } from "../tools.ts";
+import type { NeedFacts, ToolClass } from "./features.ts";
+
+const WEB_TOOLS: ReadonlySet<string> = new Set(["WebSearch", "WebFetch", "web_search", "web_fetch"]);
+const SUBAGENT_TOOLS: ReadonlySet<string> = new Set(["Task", "Agent", "spawn_agent", "wait_agent"]);
+
+export const toolClassOf = (name: string, meaning: CallMeaning): ToolClass => {
+  if (meaning.mutating) return "edit";
+  if (meaning.read !== undefined) return "read";
+  if (meaning.rerunnable === "test") return "test";
+  if (meaning.rerunnable !== undefined) return "listing";
+  if (meaning.discovery) return "search";
+  if (WEB_TOOLS.has(name)) return "web";
+  if (SUBAGENT_TOOLS.has(name)) return "subagent";
+  if (meaning.command !== undefined) return "shell";
+  return "other";
+};
+
+/** Longer inputs seldom repeat exactly: not worth keeping as keys. */
+const MAX_REPEAT_KEY = 2000;
+
+/** The need facts of every result of the index, given the rules' verdicts (index-aligned). */
+export const needFacts = (index: SessionIndex, verdicts: readonly Verdict[]): NeedFacts[] => {
+  const { firstSeen, lastSeen, resultCount } = index.tokens();
+  const generic = index.options.genericTokenResults;
+  const messages = index.session.messages.length;
+  // the last result of each (tool, input): a call repeated later
+  const lastOfInput = new Map<string, number>();
+  const keyOf = (item: ResultItem): string | undefined =>
+    item.call === undefined || item.call.inputText.length > MAX_REPEAT_KEY ? undefined : `${item.call.name}\u0000${item.call.inputText}`;
+  // the last message that may change each file, and prompts counted from the end
+  const lastWrite = new Map<string, number>();
+  for (const item of index.items) {
+    const key = keyOf(item);
+    if (key !== undefined) lastOfInput.set(key, item.ordinal);
+    for (const w of item.meaning.writes) lastWrite.set(w, item.callMessageIndex);
+  }
+  const promptsFrom = new Int32Array(messages + 1);
+  for (let m = messages - 1; m >= 0; m--) promptsFrom[m] = promptsFrom[m + 1]! + (index.session.messages[m]!.kind === "prompt" ? 1 : 0);
+  return index.items.map((item, k) => {
+    const i = item.messageIndex;
+    let usedTokens = 0;
+    let lastUse = -1;
+    if (!item.cut) {
+      for (const t of index.resultTokens(item)) {
+        const seenAt = lastSeen.get(t);
+        if (seenAt === undefined || seenAt <= i) continue;
+        if (firstSeen.get(t)! < i) continue;
+        if ((resultCount.get(t) ?? 0) > generic) continue;
+        usedTokens++;
+        if (seenAt > lastUse) lastUse = seenAt;
+      }
+    }
+    const key = keyOf(item);
+    const read = item.meaning.read !== undefined;
+    return {
+      chars: item.result.text.length,
+      toolClass: item.call === undefined ? "other" : toolClassOf(item.call.name, item.meaning),
+      resultsAfter: index.resultsAfter(item),
+      messagesAfter: messages - 1 - i,
+      latestRead: read && index.isLatestRead(item),
+      readAgain: read && index.laterReads(item).length > 0,
+      repeatedLater: key !== undefined && lastOfInput.get(key)! > item.ordinal,
+      cut: item.cut,
+      usedTokens,
+      sinceLastUse: lastUse === -1 ? undefined : messages - 1 - lastUse,
+      rule: verdicts[k]!.rule,
+      promptsAfter: promptsFrom[i + 1]!,
+      writtenAfter: read && Math.max(lastWrite.get(item.meaning.read!.path) ?? -1, lastWrite.get("*") ?? -1) > i,
+    };
+  });
+};

@@ -1,0 +1,65 @@
+// The need model: a logistic regression over standardized features. It answers "how likely is
+// it that the rest of the session uses this result's text", as a probability, deterministically.
+import { FEATURE_NAMES } from "./features.ts";
+
+export interface NeedModel {
+  /** what the weights were fitted on and how, for `bc claude status` and reports */
+  readonly source: string;
+  /** the feature names, in the order of `mean`, `scale` and `weights` */
+  readonly features: readonly string[];
+  readonly mean: readonly number[];
+  readonly scale: readonly number[];
+  readonly weights: readonly number[];
+  readonly intercept: number;
+}
+
+/** Why a weights file cannot be used (undefined: it can). */
+export const modelProblem = (m: NeedModel): string | undefined => {
+  if (m.features.length !== FEATURE_NAMES.length || m.features.some((f, i) => f !== FEATURE_NAMES[i]))
+    return `its features (${m.features.join(", ")}) are not this version's (${FEATURE_NAMES.join(", ")})`;
+  for (const [name, list] of [
+    ["mean", m.mean],
+    ["scale", m.scale],
+    ["weights", m.weights],
+  ] as const) {
+    if (list.length !== FEATURE_NAMES.length) return `${name} has ${list.length} values for ${FEATURE_NAMES.length} features`;
+    if (list.some((v) => typeof v !== "number" || !Number.isFinite(v))) return `${name} holds a value that is not a finite number`;
+  }
+  if (m.scale.some((v) => v <= 0)) return "scale holds a value that is not positive";
+  if (!Number.isFinite(m.intercept)) return "intercept is not a finite number";
+  return undefined;
+};
+
+const sigmoid = (z: number): number => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
+
+/** The model's linear score (log-odds) for one feature vector. */
+export const logOdds = (m: NeedModel, x: ArrayLike<number>): number => {
+  let z = m.intercept;
+  for (let i = 0; i < m.weights.length; i++) z += (m.weights[i]! * (x[i]! - m.mean[i]!)) / m.scale[i]!;
+  return z;
+};
+
+/** The probability that the session still needs the result verbatim. */
+export const needOf = (m: NeedModel, x: ArrayLike<number>): number => sigmoid(logOdds(m, x));
+
+/** A weights file's text as a model, or why it cannot be used. */
+export const parseNeedModel = (text: string): NeedModel | { problem: string } => {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    return { problem: `not JSON (${(e as Error).message})` };
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return { problem: "not a JSON object" };
+  const o = v as Record<string, unknown>;
+  const list = (k: string): number[] | undefined => (Array.isArray(o[k]) ? (o[k] as number[]) : undefined);
+  const features = Array.isArray(o.features) && o.features.every((f) => typeof f === "string") ? (o.features as string[]) : undefined;
+  const mean = list("mean");
+  const scale = list("scale");
+  const weights = list("weights");
+  if (typeof o.source !== "string" || !features || !mean || !scale || !weights || typeof o.intercept !== "number")
+    return { problem: "expected { source, features, mean, scale, weights, intercept }" };
+  const m: NeedModel = { source: o.source, features, mean, scale, weights, intercept: o.intercept };
+  const problem = modelProblem(m);
+  return problem === undefined ? m : { problem };
+};

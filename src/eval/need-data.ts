@@ -1,0 +1,86 @@
+// Labelled need samples by replay: cut a session, let the engine describe every result of the
+// part before the cut (its features see nothing after the cut), and label each result by the
+// yardstick: 1 when the session used one of its tokens after the cut (a miss, had it been removed).
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { needTable } from "../engine/need/table.ts";
+import type { Session } from "../engine/types.ts";
+import { loadSessionFile } from "../hosts/load.ts";
+import { collectFiles } from "./corpus.ts";
+import { cutContext } from "./cut.ts";
+import { neededTokens } from "./score.ts";
+import { indexSession } from "./session-index.ts";
+
+/** Cut points for fitting: more of them than the eval's, for more (correlated) samples per session. */
+export const FIT_CUTS: readonly number[] = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+
+export interface NeedSample {
+  /** the session (file name): grouped splits keep a session on one side */
+  readonly group: string;
+  readonly cut: number;
+  readonly ordinal: number;
+  readonly tool: string;
+  readonly chars: number;
+  readonly x: Float64Array;
+  readonly y: 0 | 1;
+}
+
+/** The labelled samples of one session at each cut: eligible results only (what the escalation may cut). */
+export const needSamples = (group: string, timeline: Session, cuts: readonly number[] = FIT_CUTS): NeedSample[] => {
+  const index = indexSession(timeline);
+  const out: NeedSample[] = [];
+  for (const share of cuts) {
+    const ctx = cutContext(index, share);
+    if (ctx.results.length === 0) continue;
+    const rows = needTable(ctx.prefix);
+    const window = { from: 0, at: ctx.at, until: timeline.messages.length };
+    for (const row of rows) {
+      if (!row.eligible || ctx.pinned.has(row.ordinal)) continue;
+      const r = ctx.results[row.ordinal]!;
+      const used = neededTokens(index, r, r.tokens, window, ctx.results.length).length > 0;
+      out.push({ group, cut: share, ordinal: row.ordinal, tool: r.tool, chars: r.text.length, x: row.x, y: used ? 1 : 0 });
+    }
+  }
+  return out;
+};
+
+export interface CollectedSamples {
+  readonly samples: NeedSample[];
+  /** sha256 over the sorted content hashes of the files read: the same sessions, the same fingerprint */
+  readonly fingerprint: string;
+  readonly files: number;
+  /** files that could not be read as sessions, with why */
+  readonly skipped: readonly string[];
+}
+
+/**
+ * Samples of every session under the given files or folders. A session's group is the hash of
+ * its content, so folds do not depend on where the files were found.
+ */
+export const collectNeedSamples = (paths: readonly string[], progress: (msg: string) => void, cuts: readonly number[] = FIT_CUTS): CollectedSamples => {
+  const { files, skipped: missing } = collectFiles(paths);
+  const samples: NeedSample[] = [];
+  const hashes: string[] = [];
+  const skipped = missing.map((s) => s.reason);
+  files.forEach((f, k) => {
+    if (k % 10 === 0) progress(`${k} of ${files.length} files`);
+    let bytes: Uint8Array;
+    try {
+      bytes = readFileSync(f.path);
+    } catch (e) {
+      skipped.push(`${f.name}: ${(e as Error).message}`);
+      return;
+    }
+    const hash = createHash("sha256").update(bytes).digest("hex");
+    try {
+      const loaded = loadSessionFile(f.path);
+      hashes.push(hash);
+      samples.push(...needSamples(hash, loaded.timeline, cuts));
+    } catch (e) {
+      skipped.push(`${f.name}: ${(e as Error).message}`);
+    }
+  });
+  hashes.sort();
+  const fingerprint = createHash("sha256").update(hashes.join("\n")).digest("hex");
+  return { samples, fingerprint, files: hashes.length, skipped };
+};

@@ -1,0 +1,61 @@
+// `bc calibrate` as a user runs it, on the built-in example sessions (5 sessions, a few hundred
+// results): the report, determinism, --write, and the weights file read back by bc plan.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const REPO = join(import.meta.dir, "..", "..");
+const MAIN = join(REPO, "src", "main.ts");
+const DEMO = join(REPO, "src", "eval", "demo");
+const home = mkdtempSync(join(tmpdir(), "bc-calibrate-"));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+const bc = (...args: string[]) => {
+  const env: Record<string, string | undefined> = { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: join(home, ".codex") };
+  const r = Bun.spawnSync([process.execPath, MAIN, ...args], { cwd: REPO, env, stdout: "pipe", stderr: "pipe" });
+  return { code: r.exitCode ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+};
+
+const weightsFile = join(home, ".claude", "better-compaction", "need-weights.json");
+
+describe("bc calibrate", () => {
+  test("reports shipped vs refit on held-out sessions, the same way twice, writing nothing without --write", () => {
+    const a = bc("calibrate", DEMO, "--json");
+    expect(a.code).toBe(0);
+    const r = JSON.parse(a.stdout);
+    expect(r.sessions).toBe(5);
+    expect(r.samples).toBeGreaterThan(200);
+    for (const v of [r.shipped.auc, r.refit.auc]) expect(v >= 0 && v <= 1).toBe(true);
+    expect(r.refit.folds).toBe(5);
+    expect(r.written).toBeUndefined();
+    expect(bc("calibrate", DEMO, "--json").stdout).toBe(a.stdout);
+    expect(() => readFileSync(weightsFile)).toThrow();
+  });
+
+  test("too few sessions: one line saying what is needed, exit 1, nothing written", () => {
+    const r = bc("calibrate", join(DEMO, "claude", "example-due-dates.jsonl"), "--write");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("too little to calibrate on");
+    expect(() => readFileSync(weightsFile)).toThrow();
+  });
+
+  test("--write: the weights land where bc reads them; plan --budget says it ranks by them; a broken file falls back to the shipped ones", () => {
+    const w = bc("calibrate", DEMO, "--write");
+    expect(w.code).toBe(0);
+    const written = JSON.parse(readFileSync(weightsFile, "utf8"));
+    expect(written.source).toContain("bc calibrate");
+    const session = join(DEMO, "claude", "recorded-sum-fix.jsonl");
+    const p = bc("plan", session, "--budget", "1000");
+    expect(p.code).toBe(0);
+    expect(p.stdout).toContain("need weights: yours");
+    expect(bc("claude", "status").stdout).toContain("need weights:     yours");
+    // written again: replaced, not refused
+    expect(bc("calibrate", DEMO, "--write").code).toBe(0);
+    writeFileSync(weightsFile, '{"source": "x"}');
+    const broken = bc("plan", session, "--budget", "1000");
+    expect(broken.code).toBe(0);
+    expect(broken.stdout).toContain("need weights: shipped");
+    expect(broken.stderr).toContain("expected { source, features");
+  });
+});

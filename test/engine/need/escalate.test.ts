@@ -1,0 +1,114 @@
+import { describe, expect, test } from "bun:test";
+import { apply } from "../../../src/engine/apply.ts";
+import { FEATURE_NAMES } from "../../../src/engine/need/features.ts";
+import type { NeedModel } from "../../../src/engine/need/model.ts";
+import { needTable } from "../../../src/engine/need/table.ts";
+import { plan } from "../../../src/engine/plan.ts";
+import type { Session } from "../../../src/engine/types.ts";
+import { SessionBuilder } from "../support/build.ts";
+import { generateSession } from "../support/generate.ts";
+
+const lines = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag} row ${i}: value_${tag}_${i} = ${i * 31}`).join("\n");
+
+/** A model that ranks by one feature alone (the test's own weights, not the shipped ones). */
+const modelOn = (feature: (typeof FEATURE_NAMES)[number], weight: number, intercept = 0): NeedModel => ({
+  source: "test",
+  features: [...FEATURE_NAMES],
+  mean: FEATURE_NAMES.map(() => 0),
+  scale: FEATURE_NAMES.map(() => 1),
+  weights: FEATURE_NAMES.map((f) => (f === feature ? weight : 0)),
+  intercept,
+});
+
+/** Six old outputs of growing size, each referenced later (the rules keep them all), then filler that leaves them unpinned. */
+const session = (): { s: Session; ids: string[] } => {
+  const b = new SessionBuilder().user("start");
+  const ids: string[] = [];
+  for (let k = 0; k < 6; k++) ids.push(b.bash(`./tool-${k}`, lines(`t${k}`, 20 + 15 * k)));
+  b.assistant(ids.map((_, k) => `value_t${k}_7`).join(", ") + " are what matter.");
+  for (let k = 0; k < 12; k++) b.bash(`echo ${k}`, `ok ${k}`);
+  b.assistant("done");
+  b.filler(4);
+  return { s: b.session(), ids };
+};
+
+const escalated = (p: ReturnType<typeof plan>) => p.decisions.filter((d) => d.rule === "escalation").map((d) => d.callId);
+
+describe("ranked escalation", () => {
+  test("stops at the first cut that reaches the budget", () => {
+    const { s } = session();
+    const rules = plan(s);
+    for (const over of [10, 200, 1000]) {
+      const p = plan(s, { budgetTokens: rules.totals.tokensAfter - over });
+      expect(p.budget?.reached).toBe(true);
+      // undoing the last escalated cut (the one with the highest place) would leave it over budget
+      const cuts = p.decisions.filter((d) => d.rule === "escalation");
+      expect(cuts.length).toBeGreaterThan(0);
+      const fewer = plan(s, { budgetTokens: p.totals.tokensAfter + 1 });
+      expect(escalated(fewer).length).toBeLessThanOrEqual(cuts.length);
+    }
+  });
+
+  test("cuts least need per token first (the test's own models, not the shipped weights)", () => {
+    const { s, ids } = session();
+    const rules = plan(s);
+    expect(rules.decisions.filter((d) => ids.includes(d.callId)).map((d) => d.rule)).toEqual(ids.map(() => "referenced"));
+    const budgetTokens = rules.totals.tokensAfter - 300;
+    // the same need for every result: the most tokens freed first, so the largest output alone
+    expect(escalated(plan(s, { budgetTokens, needModel: modelOn("log_chars", 0) }))).toEqual([ids[5]!]);
+    // need rising much faster than size: the smallest outputs go first, in order
+    const small = escalated(plan(s, { budgetTokens, needModel: modelOn("log_chars", 8, -60) }));
+    expect(small[0]).toBe(ids[0]!);
+    expect(small).toEqual(ids.slice(0, small.length));
+  });
+
+  test("a smaller budget cuts a superset (monotonic in the budget)", () => {
+    const s = generateSession({ seed: 7, results: 120, outputChars: 1500 });
+    const rules = plan(s);
+    let prev = new Set<string>();
+    for (const share of [0.95, 0.8, 0.65, 0.5, 0.35]) {
+      const p = plan(s, { budgetTokens: Math.floor(rules.totals.tokensAfter * share) });
+      const now = new Set(p.decisions.filter((d) => d.action !== "keep").map((d) => d.callId));
+      for (const id of prev) expect(now.has(id)).toBe(true);
+      prev = now;
+    }
+  });
+
+  test("a pass over its own output with the same budget changes nothing; pins, prose and inputs untouched", () => {
+    for (const seed of [11, 12, 13]) {
+      const s = generateSession({ seed, results: 100, outputChars: 2000, host: seed === 12 ? "codex" : "claude" });
+      const budget = Math.floor(plan(s).totals.tokensBefore * 0.5);
+      const p = plan(s, { budgetTokens: budget });
+      const out: Session = { ...s, messages: apply(s, p) };
+      const again = plan(out, { budgetTokens: budget });
+      expect(again.decisions.filter((d) => d.action !== "keep")).toEqual([]);
+      s.messages.forEach((m, i) => {
+        expect(out.messages[i]!.text).toBe(m.text);
+        expect(out.messages[i]!.toolCalls).toEqual(m.toolCalls);
+      });
+      for (const d of p.decisions) if (d.rule === "pinned") expect(d.action).toBe("keep");
+    }
+  });
+
+  test("never-drop results go last and only to their head", () => {
+    const b = new SessionBuilder().user("start");
+    const web = b.call("WebFetch", { url: "https://example.test/doc" }, lines("web", 80));
+    const plain = b.bash("./build", lines("build", 80));
+    b.assistant("value_web_3 and value_build_3 matter.");
+    for (let k = 0; k < 12; k++) b.bash(`echo ${k}`, `ok ${k}`);
+    b.filler(4);
+    const s = b.session();
+    const rules = plan(s);
+    const some = plan(s, { budgetTokens: rules.totals.tokensAfter - 50 });
+    expect(some.decisions.find((d) => d.callId === plain)!.rule).toBe("escalation");
+    expect(some.decisions.find((d) => d.callId === web)!.rule).toBe("never-drop");
+    const all = plan(s, { budgetTokens: 1 });
+    expect(all.decisions.find((d) => d.callId === web)).toMatchObject({ action: "truncate", rule: "escalation" });
+  });
+
+  test("determinism: the same session and budget give the same plan", () => {
+    const s = generateSession({ seed: 21, results: 150 });
+    const budget = Math.floor(plan(s).totals.tokensBefore * 0.4);
+    expect(JSON.stringify(plan(s, { budgetTokens: budget }))).toBe(JSON.stringify(plan(s, { budgetTokens: budget })));
+  });
+});

@@ -1,0 +1,72 @@
+import { describe, expect, test } from "bun:test";
+import { FEATURE_NAMES } from "../../../src/engine/need/features.ts";
+import { type Sample, auc, calibration, fitNeedModel, foldOf, heldOutScore } from "../../../src/engine/need/fit.ts";
+import { modelProblem, needOf } from "../../../src/engine/need/model.ts";
+
+const K = FEATURE_NAMES.length;
+/** Made-up samples whose label follows feature 0 through a known logistic curve (a fixed pseudo-random stream). */
+const samples = (n: number, slope: number): Sample[] => {
+  let seed = 12345;
+  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  return Array.from({ length: n }, (_, i) => {
+    const x = new Float64Array(K);
+    for (let j = 0; j < K; j++) x[j] = rnd() * 4 - 2;
+    const p = 1 / (1 + Math.exp(-slope * x[0]!));
+    return { x, y: rnd() < p ? 1 : 0, group: `s${i % 17}` };
+  });
+};
+
+describe("need model fitting", () => {
+  test("auc: perfect, reversed, ties and a hand-counted case", () => {
+    expect(auc([0.1, 0.2, 0.8, 0.9], [0, 0, 1, 1])).toBe(1);
+    expect(auc([0.9, 0.8, 0.2, 0.1], [0, 0, 1, 1])).toBe(0);
+    expect(auc([0.5, 0.5, 0.5, 0.5], [0, 1, 0, 1])).toBe(0.5);
+    // pairs (pos, neg): (0.4 vs 0.3) win, (0.4 vs 0.6) lose, (0.7 vs both) win: 3 of 4
+    expect(auc([0.3, 0.4, 0.6, 0.7], [0, 1, 0, 1])).toBe(0.75);
+    expect(Number.isNaN(auc([0.1, 0.2], [1, 1]))).toBe(true);
+  });
+
+  test("the fit finds the feature that carries the label and ranks held-out sessions by it", () => {
+    const data = samples(3000, 3);
+    const m = fitNeedModel(data, { l2: 1, iterations: 50, source: "test" });
+    expect(modelProblem(m)).toBeUndefined();
+    const strongest = m.weights.map(Math.abs).indexOf(Math.max(...m.weights.map(Math.abs)));
+    expect(strongest).toBe(0);
+    expect(m.weights[0]!).toBeGreaterThan(0);
+    const held = heldOutScore(data, { l2: 1, iterations: 50 }, 5);
+    expect(held.auc).toBeGreaterThan(0.8);
+    expect(held.ece).toBeLessThan(0.05);
+    // calibrated: a sample at x0 = 0 is a coin flip
+    const mid = new Float64Array(K);
+    mid.set(m.mean);
+    mid[0] = 0;
+    expect(Math.abs(needOf(m, mid) - 0.5)).toBeLessThan(0.1);
+  });
+
+  test("deterministic: the same samples give the same weights, byte for byte", () => {
+    const data = samples(800, 2);
+    const a = fitNeedModel(data, { l2: 1, iterations: 50, source: "t" });
+    const b = fitNeedModel([...data], { l2: 1, iterations: 50, source: "t" });
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+  });
+
+  test("grouped folds never split a session", () => {
+    const data = samples(500, 1);
+    const folds = new Map<string, Set<number>>();
+    for (const s of data) (folds.get(s.group) ?? folds.set(s.group, new Set()).get(s.group)!).add(foldOf(s.group, 5));
+    for (const f of folds.values()) expect(f.size).toBe(1);
+  });
+
+  test("calibration bins count every score once", () => {
+    const scores = [0, 0.05, 0.15, 0.5, 0.95, 1];
+    const { bins } = calibration(scores, [0, 0, 0, 1, 1, 1]);
+    expect(bins.reduce((a, b) => a + b.count, 0)).toBe(scores.length);
+  });
+
+  test("a weights file for other features, or with bad numbers, is refused with the reason", () => {
+    const m = fitNeedModel(samples(200, 1), { l2: 1, iterations: 20, source: "t" });
+    expect(modelProblem({ ...m, features: m.features.slice(1) })).toContain("not this version's");
+    expect(modelProblem({ ...m, scale: m.scale.map(() => 0) })).toContain("not positive");
+    expect(modelProblem({ ...m, weights: [...m.weights.slice(1), Number.NaN] })).toContain("finite");
+  });
+});
