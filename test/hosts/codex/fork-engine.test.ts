@@ -8,6 +8,7 @@ import { enginePruner, forkRollout, isInjectedContext } from "../../../src/hosts
 import { rebuildHistory } from "../../../src/hosts/codex/history.ts";
 import { isOutputItem, outputText, sentForm } from "../../../src/hosts/codex/items.ts";
 import { readRollout } from "../../../src/hosts/codex/rollout.ts";
+import { modelWindowOf } from "../../../src/hosts/codex/window.ts";
 import { corpusFiles, REPO_DIR, SKIP_NOTE } from "../../support/shared.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "..", "fixtures", "codex");
@@ -180,6 +181,32 @@ describe("bc codex-fork (the command)", () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout.toString()).toMatch(/^tokens: +~1\.\d\dM before, ~1\.\d\dM after \(text\); Codex is told ~1\.\d\dM \(the history as sent\) of its 272\.0k window$/m);
     expect(r.stderr.toString()).toMatch(/the fork still holds ~1\.\d\dM tokens, more than the model's 272\.0k context window: Codex cannot continue it/);
+  });
+
+  test("--budget: 60% of the window the rollout reports by default, N% or tokens when given, none for the rules alone", () => {
+    const json = (...args: string[]) => {
+      const r = bc([LEGACY, "--dry-run", "--json", ...args], { CODEX_HOME: tempDir() });
+      expect(r.exitCode).toBe(0);
+      return JSON.parse(r.stdout.toString());
+    };
+    const window = modelWindowOf(readRollout(LEGACY))!;
+    expect(window).toBeGreaterThan(0);
+    const byDefault = json();
+    expect(byDefault.budget).toEqual({ tokens: Math.floor(window * 0.6), window, reached: true });
+    expect(json("--budget", "50%").budget.tokens).toBe(Math.floor(window * 0.5));
+    const none = json("--budget", "none");
+    expect(none.budget.tokens).toBeUndefined();
+    expect(none.budget.why).toContain("none");
+    // a budget below what the rules leave: the escalation cuts further, and says whether it got there
+    const tight = json("--budget", String(Math.floor(none.tokens.after * 0.8)));
+    expect(tight.tokens.after).toBeLessThan(none.tokens.after);
+    expect(tight.byRule.escalation.removed).toBeGreaterThan(0);
+    expect(tight.budget.reached).toBe(tight.tokens.after <= tight.budget.tokens);
+    const human = bc([LEGACY, "--dry-run", "--budget", "1"], { CODEX_HOME: tempDir() });
+    expect(human.stdout.toString()).toMatch(/^budget: +~1 tokens \(of a .*-token window\), NOT reached/m);
+    const bad = bc([LEGACY, "--dry-run", "--budget", "12x"], { CODEX_HOME: tempDir() });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr.toString()).toContain("--budget must be a number of tokens, a share of the window such as 60%, or none");
   });
 
   test.each([
