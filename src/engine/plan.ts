@@ -11,10 +11,10 @@ import { lookup } from "./rules/referenced.ts";
 import type { Verdict } from "./rules/rule.ts";
 import { type Decision, type Options, type Plan, type PlanTotals, type RuleId, type RuleTotals, type Session, DEFAULT_OPTIONS } from "./types.ts";
 
-const resultTokensAfter = (text: string, v: Verdict): number => {
+const resultTokensAfter = (text: string, v: Verdict, callId: string): number => {
   if (v.action === "keep") return estimateTextTokens(text);
-  if (v.action === "drop") return estimateTextTokens(dropNote(text.length));
-  return estimateTextTokens(truncatedText(text, v.headChars ?? 0));
+  if (v.action === "drop") return estimateTextTokens(dropNote(text.length, callId));
+  return estimateTextTokens(truncatedText(text, v.headChars ?? 0, callId));
 };
 
 /**
@@ -34,7 +34,7 @@ export const decideResult = (index: SessionIndex, item: ResultItem): Verdict => 
     if (decided && decided.action !== "keep") break;
   }
   const merged = decided ?? DEFAULT_KEEP;
-  const settled = settle(merged, item.result.text, item.cut);
+  const settled = settle(merged, item.result.text, item.cut, item.result.callId);
   if (settled.action === "keep") return settled;
   return quotedLater(ctx) ?? settled;
 };
@@ -90,7 +90,7 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
   const before = sessionTokens(session);
   let freed = 0;
   index.items.forEach((item, k) => {
-    freed += estimateTextTokens(item.result.text) - resultTokensAfter(item.result.text, verdicts[k]!);
+    freed += estimateTextTokens(item.result.text) - resultTokensAfter(item.result.text, verdicts[k]!, item.result.callId);
   });
 
   let budget: Plan["budget"];
@@ -106,8 +106,8 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
         const text = item.result.text;
         const old = verdicts[item.ordinal]!;
         const v: Verdict = { action: "drop", rule: "escalation", reason: ESCALATION_REASONS[classes.indexOf(list)]! };
-        if (dropNote(text.length).length >= text.length) continue;
-        freed += resultTokensAfter(text, old) - resultTokensAfter(text, v);
+        if (dropNote(text.length, item.result.callId).length >= text.length) continue;
+        freed += resultTokensAfter(text, old, item.result.callId) - resultTokensAfter(text, v, item.result.callId);
         verdicts[item.ordinal] = v;
       }
     }
@@ -128,7 +128,7 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
     byRule[v.rule] = {
       results: t.results + 1,
       removed: t.removed + (v.action === "keep" ? 0 : 1),
-      tokensFreed: t.tokensFreed + estimateTextTokens(item.result.text) - resultTokensAfter(item.result.text, v),
+      tokensFreed: t.tokensFreed + estimateTextTokens(item.result.text) - resultTokensAfter(item.result.text, v, item.result.callId),
     };
   });
   const totals: PlanTotals = {

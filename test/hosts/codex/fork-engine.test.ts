@@ -42,7 +42,7 @@ describe("fork with the rules engine", () => {
       if (JSON.stringify(it) === JSON.stringify(orig)) return;
       expect(isOutputItem(orig)).toBe(true);
       const text = outputText((orig as any).output).text;
-      expect(outputText((it as any).output).text).toBe(dropNote(text.length));
+      expect(outputText((it as any).output).text).toBe(dropNote(text.length, (orig as any).call_id));
       dropped++;
     });
     expect(dropped).toBe(r.pruning.resultsDropped);
