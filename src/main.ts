@@ -16,6 +16,7 @@ export const main = defineCommand({
     "codex-fork": () => import("./cli/codex-fork.ts").then((m) => m.default),
     eval: () => import("./cli/eval.ts").then((m) => m.default),
     claude: () => import("./cli/claude.ts").then((m) => m.default),
+    recall: () => import("./cli/recall.ts").then((m) => m.default),
   },
 });
 
