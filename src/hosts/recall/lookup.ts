@@ -307,8 +307,13 @@ export const recall = (id: string, opts: RecallOptions = {}): Recalled => {
   const mentions = findings.filter((f) => f.mentions.length > 0);
   if (mentions.length > 0) {
     const f = mentions[0]!;
-    const bad = f.malformed.length > 0 ? `; line ${f.malformed[0]} holding it is not valid JSON` : "";
-    throw new BcError("bad-input", `${f.path}:${f.mentions[0]}: ${id} appears here but is not a tool call id${bad}`, "expected the id a removal note names");
+    if (f.malformed.length > 0)
+      throw new BcError("bad-input", `${f.path}:${f.malformed[0]}: the line holding ${id} is not valid JSON`, "expected a Claude Code transcript or Codex rollout, one JSON record per line");
+    throw new BcError(
+      "not-found",
+      `no tool call ${id}: ${f.path}:${f.mentions[0]} mentions it, but no tool call or output there carries that id`,
+      "expected the id a removal note names (the tool call's own id)",
+    );
   }
   throw new BcError("not-found", `no tool call ${id} in ${searched} session files`, `searched ${looked.join("; then ")}`);
 };
