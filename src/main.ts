@@ -17,6 +17,7 @@ export const main = defineCommand({
     eval: () => import("./cli/eval.ts").then((m) => m.default),
     claude: () => import("./cli/claude.ts").then((m) => m.default),
     recall: () => import("./cli/recall.ts").then((m) => m.default),
+    mcp: () => import("./cli/mcp.ts").then((m) => m.default),
   },
 });
 

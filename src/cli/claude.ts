@@ -17,15 +17,15 @@ const installCmd = defineCommand({
   args: {
     dir: { type: "string", description: `Marketplace folder to write (default ${defaultMarketplaceDir().replace(process.env.HOME ?? "\u0000", "~")})` },
     register: { type: "boolean", default: true, description: "Register with Claude Code through its CLI (--no-register: only write the folder and print the commands)" },
-    allowRecall: { type: "boolean", description: `Also add the permission rule ${RECALL_RULE} to Claude Code's user settings, so the agent gets a removed output back without asking you each time` },
+    allowRecall: { type: "boolean", description: `Also allow ${RECALL_RULE} in Claude Code's user settings, so the agent gets a removed output back without asking you each time` },
     json,
   },
   async run({ args }) {
     const r = await install({ dir: args.dir, register: args.register });
     const rule = args.allowRecall ? allowRecall(settingsPath(claudeDir())) : undefined;
     if (args.json) return out(JSON.stringify(rule ? { ...r, recallRule: rule } : r, null, 2));
-    if (rule) log.info(rule.added ? `added ${RECALL_RULE} to permissions.allow in ${rule.path}` : `${RECALL_RULE} was already allowed in ${rule.path}`);
-    else log.info(`to let the agent run 'bc recall <id>' (a removed output, exactly) without asking you each time: bc claude install --allow-recall (adds ${RECALL_RULE} to ${settingsPath(claudeDir())})`);
+    if (rule) log.info(rule.added ? `allowed ${RECALL_RULE} (permissions.allow in ${rule.path})` : `${RECALL_RULE} were already allowed in ${rule.path}`);
+    else log.info(`to let the agent get a removed output back (bc recall) without asking you each time: bc claude install --allow-recall (allows ${RECALL_RULE} in ${settingsPath(claudeDir())})`);
     log.info(`wrote the better-compaction plugin ${r.version} to ${r.pluginDir}`);
     if (r.ran) {
       for (const c of r.commands) log.info(`ran: ${c}`);
@@ -49,7 +49,7 @@ const uninstallCmd = defineCommand({
     const r = uninstall({ dir: args.dir, register: args.register });
     const rule = disallowRecall(settingsPath(claudeDir()));
     if (args.json) return out(JSON.stringify({ ...r, recallRuleRemoved: rule.removed }, null, 2));
-    if (rule.removed) log.info(`removed ${RECALL_RULE} from ${rule.path}`);
+    if (rule.removed) log.info(`removed ${RECALL_RULE} from permissions.allow in ${rule.path}`);
     if (r.ran) for (const c of r.commands) log.info(`ran: ${c}`);
     else {
       log.warn("claude is not on PATH; to remove the plugin from Claude Code, run:");

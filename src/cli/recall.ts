@@ -87,7 +87,8 @@ export default defineCommand({
       out(JSON.stringify(recallJson(r), null, 2));
       return 0;
     }
-    log.info(recallHeading(r));
+    // people at a terminal get a heading; a program (an agent's shell tool) gets the bytes alone
+    if (process.stderr.isTTY) log.info(recallHeading(r));
     process.stdout.write(r.text);
     return 0;
   },

@@ -8,7 +8,8 @@ import { dirname, join } from "node:path";
 import { dropNote, truncatedText } from "../../src/engine/notes.ts";
 import { appendRecord, type DecisionRecord } from "../../src/hosts/claude/decision-log.ts";
 import { recall, type RecallOptions } from "../../src/hosts/recall/lookup.ts";
-import { allowRecall, disallowRecall, RECALL_RULE } from "../../src/hosts/recall/permission.ts";
+import { allowRecall, disallowRecall, RECALL_RULES } from "../../src/hosts/recall/permission.ts";
+import { recallHeading } from "../../src/cli/recall.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 let tmp = "";
@@ -138,9 +139,12 @@ describe("bc recall <id>", () => {
     const r = bc(["toolu_01BUILD"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(BUILD_LOG);
-    expect(r.stderr).toContain("toolu_01BUILD (Bash)");
-    expect(r.stderr).toContain(`${claudeFile}:3`);
-    expect(r.stderr).toContain("is_error");
+    // a program (an agent's shell tool) gets the bytes alone; people at a terminal get a heading
+    expect(r.stderr).toBe("");
+    const heading = recallHeading(lookup("toolu_01BUILD"));
+    expect(heading).toContain("toolu_01BUILD (Bash)");
+    expect(heading).toContain(`${claudeFile}:3`);
+    expect(heading).toContain("is_error");
     expect([snapshot(join(home, ".claude")), snapshot(codexHome), snapshot(project)]).toEqual(before);
   });
 
@@ -150,7 +154,7 @@ describe("bc recall <id>", () => {
     const j = JSON.parse(r.stdout);
     expect(j).toMatchObject({ id: "toolu_01LS", host: "claude", tool: "Bash", input: { command: "ls -l" }, isError: false, text: LISTING, line: 5, path: claudeFile });
     expect(j.images).toEqual([{ type: "image", mediaType: "image/png", bytes: 16 }]);
-    expect(bc(["toolu_01LS"]).stderr).toContain("1 image(s) not printed: image image/png, 16 B");
+    expect(recallHeading(lookup("toolu_01LS"))).toContain("1 image(s) not printed: image image/png, 16 B");
   });
 
   test("a Codex output comes back from the project's rollouts (fork and source hold the same bytes)", () => {
@@ -243,11 +247,38 @@ describe("the permission rule bc claude install --allow-recall adds", () => {
     const path = write(join(tmp, "settings", "settings.json"), JSON.stringify({ model: "x", permissions: { allow: ["Read"], deny: ["Bash(rm:*)"] } }));
     expect(allowRecall(path)).toEqual({ path, added: true });
     expect(allowRecall(path)).toEqual({ path, added: false });
-    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ model: "x", permissions: { allow: ["Read", RECALL_RULE], deny: ["Bash(rm:*)"] } });
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ model: "x", permissions: { allow: ["Read", ...RECALL_RULES], deny: ["Bash(rm:*)"] } });
     expect(disallowRecall(path)).toEqual({ path, removed: true });
     expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ model: "x", permissions: { allow: ["Read"], deny: ["Bash(rm:*)"] } });
     const bad = write(join(tmp, "settings", "bad.json"), "{ not json");
     expect(() => allowRecall(bad)).toThrow("not valid JSON");
     expect(readFileSync(bad, "utf8")).toBe("{ not json");
+  });
+});
+
+describe("bc mcp: the recall tool over MCP", () => {
+  test("initialize, tools/list, and tools/call give the original text as the first block, exactly", async () => {
+    const { handleMessage } = await import("../../src/cli/mcp.ts");
+    expect(handleMessage({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-03-26" } }, project)).toMatchObject({
+      id: 1,
+      result: { protocolVersion: "2025-03-26", capabilities: { tools: {} }, serverInfo: { name: "better-compaction" } },
+    });
+    expect(handleMessage({ jsonrpc: "2.0", method: "notifications/initialized" }, project)).toBeUndefined();
+    const list = handleMessage({ jsonrpc: "2.0", id: 2, method: "tools/list" }, project) as any;
+    expect(list.result.tools.map((t: any) => [t.name, t.inputSchema.required, t._meta["anthropic/alwaysLoad"]])).toEqual([["recall", ["id"], true]]);
+    const saved = { HOME: process.env.HOME, CODEX_HOME: process.env.CODEX_HOME, CLAUDE_CONFIG_DIR: process.env.CLAUDE_CONFIG_DIR };
+    Object.assign(process.env, { HOME: home, CODEX_HOME: codexHome, CLAUDE_CONFIG_DIR: join(home, ".claude") });
+    try {
+      const call = (args: unknown) => (handleMessage({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "recall", arguments: args } }, project) as any).result;
+      expect(call({ id: "toolu_01BUILD" })).toEqual({ content: [{ type: "text", text: BUILD_LOG }, { type: "text", text: "[better-compaction: the tool reported this output as an error]" }], isError: false });
+      expect(call({ id: "toolu_01LS" }).content).toEqual([{ type: "text", text: LISTING }, { type: "image", data: PNG, mimeType: "image/png" }]);
+      const bad = call({ id: "toolu_01NOPE" });
+      expect(bad.isError).toBe(true);
+      expect(bad.content[0].text).toStartWith("bc recall: no tool call toolu_01NOPE in ");
+    } finally {
+      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    expect(handleMessage({ jsonrpc: "2.0", id: 4, method: "nope" }, project)).toMatchObject({ id: 4, error: { code: -32601 } });
   });
 });

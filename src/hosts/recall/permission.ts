@@ -1,13 +1,17 @@
-// The one permission rule that lets Claude Code run `bc recall` without asking each time:
-// `Bash(bc recall:*)` in the user's settings (permissions.allow). Offered by `bc claude install
-// --allow-recall`, only with the user's consent; removed by `bc claude uninstall`. The settings
-// file is edited in place of nothing else: other keys and rules stay as they are.
+// The permission rules that let Claude Code get a removed output back without asking each time,
+// in the user's settings (permissions.allow): the plugin's MCP tool `recall`, and the shell
+// command `bc recall` the note names. Offered by `bc claude install --allow-recall`, only with
+// the user's consent; removed by `bc claude uninstall`. Nothing else in the file changes.
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { mkdirSync } from "node:fs";
 import { BcError } from "../../util/errors.ts";
 
-export const RECALL_RULE = "Bash(bc recall:*)";
+/** The plugin's MCP tool: mcp__plugin_<plugin>_<server>__<tool>. */
+export const RECALL_MCP_RULE = "mcp__plugin_better-compaction_bc__recall";
+export const RECALL_BASH_RULE = "Bash(bc recall:*)";
+export const RECALL_RULES: readonly string[] = [RECALL_MCP_RULE, RECALL_BASH_RULE];
+export const RECALL_RULE = RECALL_RULES.join(" and ");
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -21,7 +25,7 @@ const readSettings = (path: string): Record<string, unknown> => {
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new BcError("bad-input", `${path}: not valid JSON (${(e as Error).message}); left unchanged`, "fix the file, or add the rule by hand: permissions.allow: [\"Bash(bc recall:*)\"]");
+    throw new BcError("bad-input", `${path}: not valid JSON (${(e as Error).message}); left unchanged`, `fix the file, or add the rules by hand: permissions.allow: ${JSON.stringify(RECALL_RULES)}`);
   }
   if (!isObject(v)) throw new BcError("bad-input", `${path}: not a JSON object; left unchanged`, "expected Claude Code's settings.json");
   if (v.permissions !== undefined && !isObject(v.permissions)) throw new BcError("bad-input", `${path}: "permissions" is not an object; left unchanged`, "expected Claude Code's settings.json");
@@ -41,29 +45,31 @@ const allowList = (v: Record<string, unknown>): unknown[] => (isObject(v.permiss
 
 export const recallAllowed = (path: string): boolean => {
   try {
-    return allowList(readSettings(path)).includes(RECALL_RULE);
+    const allow = allowList(readSettings(path));
+    return RECALL_RULES.every((r) => allow.includes(r));
   } catch {
     return false;
   }
 };
 
-/** Add the rule; `added` is false when it was already there (the file is then not touched). */
+/** Add the rules; `added` is false when they were all there already (the file is then not touched). */
 export const allowRecall = (path: string): { path: string; added: boolean } => {
   const v = readSettings(path);
   const allow = allowList(v);
-  if (allow.includes(RECALL_RULE)) return { path, added: false };
+  const missing = RECALL_RULES.filter((r) => !allow.includes(r));
+  if (missing.length === 0) return { path, added: false };
   const permissions = isObject(v.permissions) ? v.permissions : {};
-  writeSettings(path, { ...v, permissions: { ...permissions, allow: [...allow, RECALL_RULE] } });
+  writeSettings(path, { ...v, permissions: { ...permissions, allow: [...allow, ...missing] } });
   return { path, added: true };
 };
 
-/** Remove the rule; `removed` is false when it was not there (the file is then not touched). */
+/** Remove the rules; `removed` is false when none was there (the file is then not touched). */
 export const disallowRecall = (path: string): { path: string; removed: boolean } => {
   if (!existsSync(path)) return { path, removed: false };
   const v = readSettings(path);
   const allow = allowList(v);
-  if (!allow.includes(RECALL_RULE)) return { path, removed: false };
+  if (!RECALL_RULES.some((r) => allow.includes(r))) return { path, removed: false };
   const permissions = isObject(v.permissions) ? v.permissions : {};
-  writeSettings(path, { ...v, permissions: { ...permissions, allow: allow.filter((r) => r !== RECALL_RULE) } });
+  writeSettings(path, { ...v, permissions: { ...permissions, allow: allow.filter((r) => typeof r !== "string" || !RECALL_RULES.includes(r)) } });
   return { path, removed: true };
 };
