@@ -26,6 +26,11 @@ const human = (r: ForkResult): string => {
       lines.push(`  ${rule.padEnd(18)} ${String(t!.removed).padStart(5)} results  ~${k(t!.tokensFreed)} tokens`);
   } else lines.push("removed:  nothing (every result kept)");
   lines.push(`resume:   ${r.resumeCommand}`);
+  if (p.resultsDropped + p.resultsTruncated > 0)
+    lines.push(
+      `recall:   each note names 'bc recall <call id>', which prints the removed output exactly; if Codex asks before running it, allow it, ` +
+        `or add prefix_rule(pattern = ["bc", "recall"], decision = "allow") to $CODEX_HOME/rules/default.rules`,
+    );
   return lines.join("\n");
 };
 

@@ -282,3 +282,15 @@ describe("bc mcp: the recall tool over MCP", () => {
     expect(handleMessage({ jsonrpc: "2.0", id: 4, method: "nope" }, project)).toMatchObject({ id: 4, error: { code: -32601 } });
   });
 });
+
+describe("the installed plugin's recall server runs this very bc", () => {
+  test("a compiled bc by its absolute path; a checkout through bun and its main.ts", async () => {
+    const { pinRecallServer } = await import("../../src/hosts/recall/permission.ts");
+    const files = { ".claude-plugin/plugin.json": readFileSync(join(REPO, ".claude-plugin", "plugin.json"), "utf8"), "x": "y" };
+    const compiled = JSON.parse(pinRecallServer(files, "/opt/tools/bc")[".claude-plugin/plugin.json"]!);
+    expect(compiled.mcpServers.bc).toEqual({ command: "/opt/tools/bc", args: ["mcp"], alwaysLoad: true });
+    const checkout = JSON.parse(pinRecallServer(files, "/usr/local/bin/bun")[".claude-plugin/plugin.json"]!);
+    expect(checkout.mcpServers.bc).toEqual({ command: "/usr/local/bin/bun", args: [join(REPO, "src", "main.ts"), "mcp"], alwaysLoad: true });
+    expect(compiled.userConfig).toEqual(JSON.parse(files[".claude-plugin/plugin.json"]).userConfig);
+  });
+});

@@ -8,6 +8,7 @@ import { BcError } from "../../util/errors.ts";
 import { VERSION } from "../../version.ts";
 import { LOG_DIR_NAME, type DecisionRecord } from "./decision-log.ts";
 import { parseLog } from "./decision-log-read.ts";
+import { pinRecallServer } from "../recall/permission.ts";
 
 export const PLUGIN_NAME = "better-compaction";
 export const MARKETPLACE_NAME = "better-compaction-local";
@@ -156,7 +157,7 @@ const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${
 
 export const install = async (opts: { readonly dir?: string; readonly register: boolean }): Promise<InstallReport> => {
   const dir = resolve(opts.dir ?? defaultMarketplaceDir());
-  const files = await loadPluginFiles();
+  const files = pinRecallServer(await loadPluginFiles());
   const pluginDir = writeMarketplace(dir, files);
   const version = (JSON.parse(files[".claude-plugin/plugin.json"]!) as { version: string }).version;
   mkdirSync(bcDir(), { recursive: true });
