@@ -294,3 +294,24 @@ describe("the installed plugin's recall server runs this very bc", () => {
     expect(compiled.userConfig).toEqual(JSON.parse(files[".claude-plugin/plugin.json"]).userConfig);
   });
 });
+
+describe("a real fork written by bc codex-fork", () => {
+  test("--list names every removed output with the rule that removed it, and recall gives each back byte for byte", async () => {
+    const { enginePruner, forkRollout: fork } = await import("../../src/hosts/codex/fork.ts");
+    const { removedIn } = await import("../../src/hosts/recall/removed.ts");
+    const { loadCodexRollout } = await import("../../src/hosts/codex/rollout.ts");
+    const source = join(REPO, "src", "eval", "demo", "codex", "rollout-2026-11-30T02-43-47-01a22a56-491b-7581-aca8-3d67346846f7.jsonl");
+    const dir = join(tmp, "real-fork");
+    mkdirSync(dir, { recursive: true });
+    const r = fork(source, { context: "fresh", pruner: enginePruner(), outDir: dir, codexHome: join(dir, "codex") });
+    const list = removedIn(r.path, "codex");
+    expect(list.removed.length).toBe(r.pruning.resultsDropped + r.pruning.resultsTruncated);
+    expect(list.removed.length).toBeGreaterThan(0);
+    const originals = new Map(loadCodexRollout(source).timeline.messages.flatMap((m) => m.toolResults).map((t) => [t.callId, t.text]));
+    for (const x of list.removed) {
+      expect(x.rule).toBeDefined();
+      expect(x.recallable).toBe(true);
+      expect(recall(x.id, { session: r.path, home: dir, claudeDir: join(dir, "claude"), codexHome: join(dir, "codex"), cwd: dir }).text).toBe(originals.get(x.id)!);
+    }
+  });
+});

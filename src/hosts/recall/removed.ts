@@ -7,7 +7,12 @@ import type { Host } from "../../engine/types.ts";
 import { readNote } from "../../engine/notes.ts";
 import { parseLog } from "../claude/decision-log-read.ts";
 import { claudeDirOf, logPathFor } from "../claude/decision-log.ts";
-import { readTextFile, parseJsonl } from "../../util/jsonl.ts";
+import { apply } from "../../engine/apply.ts";
+import { plan } from "../../engine/plan.ts";
+import { readTextFile, parseJsonl, type JsonlFile } from "../../util/jsonl.ts";
+import { rebuildHistory } from "../codex/history.ts";
+import { parseRollout } from "../codex/rollout.ts";
+import { historyToMessages } from "../codex/session-map.ts";
 import { sightingsIn } from "./records.ts";
 
 export interface RemovedOutput {
@@ -54,12 +59,40 @@ const claudeRules = (path: string, sessionId: string | undefined): Map<string, {
   return rules;
 };
 
+/**
+ * Rules for a Codex fork, which records none: the engine is run again, at its defaults, over the
+ * history the newest `compacted` record replaced (the source's lines before it). A rule is given
+ * only where that run writes the very note the fork holds, byte for byte.
+ */
+const codexRules = (file: JsonlFile, path: string): Map<string, { rule: string; reason: string; text: string }> => {
+  const rules = new Map<string, { rule: string; reason: string; text: string }>();
+  let last = -1;
+  file.lines.forEach((l, i) => {
+    if (isObject(l.value) && l.value.type === "compacted") last = i;
+  });
+  if (last <= 0) return rules;
+  try {
+    const rollout = parseRollout(file.lines.slice(0, last).map((l) => l.raw).join("\n") + "\n", path);
+    const session = { host: "codex" as const, id: "fork", messages: historyToMessages(rebuildHistory(rollout).items) };
+    const p = plan(session);
+    const after = apply(session, p);
+    for (const d of p.decisions) {
+      if (d.action === "keep") continue;
+      const text = after[d.messageIndex]?.toolResults.find((r) => r.callId === d.callId)?.text;
+      if (text !== undefined) rules.set(d.callId, { rule: d.rule, reason: d.reason, text });
+    }
+  } catch {
+    // not a history bc can plan: no rules
+  }
+  return rules;
+};
+
 /** What bc removed in one session file. */
 export const removedIn = (path: string, host: Host): RemovedList => {
   const file = parseJsonl(readTextFile(path), path);
   const tools = new Map<string, string>();
   const originals = new Map<string, number>();
-  const notes = new Map<string, { kind: "removed" | "truncated"; chars: number; lineNo: number }>();
+  const notes = new Map<string, { kind: "removed" | "truncated"; chars: number; lineNo: number; text: string }>();
   let sessionId: string | undefined;
   for (const line of file.lines) {
     const v = line.value;
@@ -78,14 +111,16 @@ export const removedIn = (path: string, host: Host): RemovedList => {
         continue;
       }
       const note = readNote(s.text);
-      if (note) notes.set(s.id, { kind: note.kind, chars: note.chars, lineNo: line.lineNo });
+      if (note) notes.set(s.id, { kind: note.kind, chars: note.chars, lineNo: line.lineNo, text: s.text });
     }
   }
-  const rules = host === "claude" ? claudeRules(path, sessionId) : new Map<string, { rule: string; reason: string }>();
+  const recorded = host === "claude" ? claudeRules(path, sessionId) : new Map<string, { rule: string; reason: string }>();
+  const replanned = host === "codex" ? codexRules(file, path) : new Map<string, { rule: string; reason: string; text: string }>();
   const removed: RemovedOutput[] = [];
   for (const [id, n] of notes) {
     const original = originals.get(id);
-    const r = rules.get(id);
+    const again = replanned.get(id);
+    const r = recorded.get(id) ?? (again !== undefined && again.text === n.text ? again : undefined);
     removed.push({
       id,
       tool: tools.get(id) ?? "?",
