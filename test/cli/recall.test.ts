@@ -285,7 +285,7 @@ describe("bc mcp: the recall tool over MCP", () => {
 
 describe("the installed plugin's recall server runs this very bc", () => {
   test("a compiled bc by its absolute path; a checkout through bun and its main.ts", async () => {
-    const { pinRecallServer } = await import("../../src/hosts/recall/permission.ts");
+    const { pinRecallServer } = await import("../../src/hosts/recall/plugin-server.ts");
     const files = { ".claude-plugin/plugin.json": readFileSync(join(REPO, ".claude-plugin", "plugin.json"), "utf8"), "x": "y" };
     const compiled = JSON.parse(pinRecallServer(files, "/opt/tools/bc")[".claude-plugin/plugin.json"]!);
     expect(compiled.mcpServers.bc).toEqual({ command: "/opt/tools/bc", args: ["mcp"], alwaysLoad: true });

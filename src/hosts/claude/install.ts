@@ -8,7 +8,7 @@ import { BcError } from "../../util/errors.ts";
 import { VERSION } from "../../version.ts";
 import { LOG_DIR_NAME, type DecisionRecord } from "./decision-log.ts";
 import { parseLog } from "./decision-log-read.ts";
-import { pinRecallServer } from "../recall/permission.ts";
+import { pinRecallServer } from "../recall/plugin-server.ts";
 
 export const PLUGIN_NAME = "better-compaction";
 export const MARKETPLACE_NAME = "better-compaction-local";

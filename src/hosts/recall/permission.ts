@@ -2,9 +2,8 @@
 // in the user's settings (permissions.allow): the plugin's MCP tool `recall`, and the shell
 // command `bc recall` the note names. Offered by `bc claude install --allow-recall`, only with
 // the user's consent; removed by `bc claude uninstall`. Nothing else in the file changes.
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { mkdirSync } from "node:fs";
 import { BcError } from "../../util/errors.ts";
 
 /** The plugin's MCP tool: mcp__plugin_<plugin>_<server>__<tool>. */
@@ -72,21 +71,4 @@ export const disallowRecall = (path: string): { path: string; removed: boolean }
   const permissions = isObject(v.permissions) ? v.permissions : {};
   writeSettings(path, { ...v, permissions: { ...permissions, allow: allow.filter((r) => typeof r !== "string" || !RECALL_RULES.includes(r)) } });
   return { path, removed: true };
-};
-
-/**
- * The plugin files with the recall server pointed at this very bc (an absolute path): `bc` on a
- * user's PATH may be another program (the POSIX calculator is also called bc), or missing.
- * From a checkout, the server runs as `bun <checkout>/src/main.ts mcp`.
- */
-export const pinRecallServer = (files: Record<string, string>, execPath: string = process.execPath): Record<string, string> => {
-  const rel = ".claude-plugin/plugin.json";
-  const text = files[rel];
-  if (text === undefined) return files;
-  const manifest = JSON.parse(text) as { mcpServers?: Record<string, { command?: string; args?: string[] }> };
-  const server = manifest.mcpServers?.bc;
-  if (!server) return files;
-  const compiled = !/^bun(-debug)?(\.exe)?$/.test(execPath.split(/[\\/]/).pop() ?? "");
-  const next = compiled ? { ...server, command: execPath, args: ["mcp"] } : { ...server, command: execPath, args: [join(import.meta.dir, "..", "..", "main.ts"), "mcp"] };
-  return { ...files, [rel]: JSON.stringify({ ...manifest, mcpServers: { ...manifest.mcpServers, bc: next } }, null, 2) + "\n" };
 };
