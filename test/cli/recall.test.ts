@@ -223,7 +223,7 @@ describe("bc recall <id>", () => {
 });
 
 describe("bc recall --list", () => {
-  test("what bc removed in a session: ids, tools, sizes, the rule from the decision log, whether recall can give it back", () => {
+  test("what bc removed in a session: ids, tools, sizes, the rule from the decision log, whether recall can give it back", async () => {
     const r = bc(["--list", "--session", claudeFile]);
     expect(r.code).toBe(0);
     const rows = r.stdout.trim().split("\n");
@@ -231,7 +231,8 @@ describe("bc recall --list", () => {
     expect(rows[1]).toMatch(/^id\s+tool\s+action\s+chars\s+rule\s+recall$/);
     expect(rows[2]).toMatch(new RegExp(`^toolu_01BUILD\\s+Bash\\s+removed\\s+${BUILD_LOG.length}\\s+unreferenced\\s+yes$`));
     expect(rows[3]).toMatch(new RegExp(`^toolu_01LS\\s+Bash\\s+truncated\\s+${LISTING.length - 200}\\s+re-runnable\\s+yes$`));
-    const j = JSON.parse(bc(["--list", "--session", forkRollout, "--json"]).stdout);
+    const { removedIn } = await import("../../src/hosts/recall/removed.ts");
+    const j = removedIn(forkRollout, "codex");
     expect(j.removed).toEqual([{ id: "call_TESTS1", tool: "exec_command", kind: "removed", charsRemoved: CODEX_OUT.length, originalChars: CODEX_OUT.length, recallable: true, lineNo: 4 }]);
   });
 
