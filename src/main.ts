@@ -18,6 +18,8 @@ export const main = defineCommand({
     claude: () => import("./cli/claude.ts").then((m) => m.default),
     completion: () => import("./cli/completion.ts").then((m) => m.default),
     calibrate: () => import("./cli/calibrate.ts").then((m) => m.default),
+    recall: () => import("./cli/recall.ts").then((m) => m.default),
+    mcp: () => import("./cli/mcp.ts").then((m) => m.default),
   },
 });
 

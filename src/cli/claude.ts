@@ -6,11 +6,14 @@ import { log, out } from "../util/log.ts";
 import { z } from "zod";
 import { JSON_ARG, parseFlags, pathFlag } from "./args.ts";
 import { warnSkipped } from "./sessions.ts";
+import { allowRecall, disallowRecall, RECALL_RULE, settingsPath } from "../hosts/recall/permission.ts";
+import { claudeDir } from "../hosts/claude/install.ts";
 
 const json = JSON_ARG;
 
 /** install and uninstall take the same flags */
 const SETUP_FLAGS = z.object({ dir: pathFlag().optional(), register: z.boolean().default(true), json: z.boolean().default(false) });
+const INSTALL_FLAGS = SETUP_FLAGS.extend({ "allow-recall": z.boolean().default(false) });
 const STATUS_FLAGS = z.object({ json: z.boolean().default(false) });
 const LOG_FLAGS = z.object({ session: z.string().optional(), all: z.boolean().default(false), json: z.boolean().default(false) });
 
@@ -23,12 +26,16 @@ const installCmd = defineCommand({
   args: {
     dir: { type: "string", valueHint: "dir", description: `Marketplace folder to write (default ${defaultMarketplaceDir().replace(process.env.HOME ?? "\u0000", "~")})` },
     register: { type: "boolean", default: true, description: "Register with Claude Code through its CLI (--no-register: only write the folder and print the commands)" },
+    "allow-recall": { type: "boolean", description: `Also allow ${RECALL_RULE} in Claude Code's user settings, so the agent gets a removed output back without asking you each time` },
     json,
   },
   async run({ args: raw }) {
-    const args = parseFlags(SETUP_FLAGS, raw, "bc claude install");
+    const args = parseFlags(INSTALL_FLAGS, raw, "bc claude install");
     const r = await install({ dir: args.dir, register: args.register });
-    if (args.json) return out(JSON.stringify(r, null, 2));
+    const rule = args["allow-recall"] ? allowRecall(settingsPath(claudeDir())) : undefined;
+    if (args.json) return out(JSON.stringify(rule ? { ...r, recallRule: rule } : r, null, 2));
+    if (rule) log.info(rule.added ? `allowed ${RECALL_RULE} (permissions.allow in ${rule.path})` : `${RECALL_RULE} were already allowed in ${rule.path}`);
+    else log.info(`to let the agent get a removed output back (bc recall) without asking you each time: bc claude install --allow-recall (allows ${RECALL_RULE} in ${settingsPath(claudeDir())})`);
     log.info(`wrote the better-compaction plugin ${r.version} to ${r.pluginDir}`);
     if (r.ran) {
       for (const c of r.commands) log.info(`ran: ${c}`);
@@ -51,7 +58,9 @@ const uninstallCmd = defineCommand({
   run({ args: raw }) {
     const args = parseFlags(SETUP_FLAGS, raw, "bc claude uninstall");
     const r = uninstall({ dir: args.dir, register: args.register });
-    if (args.json) return out(JSON.stringify(r, null, 2));
+    const rule = disallowRecall(settingsPath(claudeDir()));
+    if (args.json) return out(JSON.stringify({ ...r, recallRuleRemoved: rule.removed }, null, 2));
+    if (rule.removed) log.info(`removed ${RECALL_RULE} from permissions.allow in ${rule.path}`);
     if (r.ran) for (const c of r.commands) log.info(`ran: ${c}`);
     else {
       log.warn(r.notRun === "no-register" ? "not unregistered from Claude Code (--no-register); to remove the plugin there, run:" : "claude is not on PATH; to remove the plugin from Claude Code, run:");

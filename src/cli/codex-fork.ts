@@ -74,6 +74,11 @@ const human = (r: ForkResult, resume: string): string => {
         : `budget:   ~${k(b.tokens)} tokens${b.window === undefined ? "" : ` (of a ${k(b.window)}-token window)`}, ${b.reached ? "reached" : "NOT reached: Codex may compact the fork soon after resuming"}`,
     );
   lines.push(`resume:   ${resume}`);
+  if (p.resultsDropped + p.resultsTruncated > 0)
+    lines.push(
+      `recall:   each note names 'bc recall <call id>', which prints the removed output exactly; if Codex asks before running it, allow it, ` +
+        `or add prefix_rule(pattern = ["bc", "recall"], decision = "allow") to $CODEX_HOME/rules/default.rules`,
+    );
   return lines.join("\n");
 };
 

@@ -5,8 +5,8 @@ import { dropNote, truncatedText } from "./notes.ts";
 import type { Decision, Message, Plan, Session, ToolResult } from "./types.ts";
 
 const rewrite = (r: ToolResult, d: Decision): ToolResult => {
-  if (d.action === "drop") return { ...r, text: dropNote(r.text.length) };
-  return { ...r, text: truncatedText(r.text, d.headChars ?? 0) };
+  if (d.action === "drop") return { ...r, text: dropNote(r.text.length, r.callId) };
+  return { ...r, text: truncatedText(r.text, d.headChars ?? 0, r.callId) };
 };
 
 export const apply = (session: Session, plan: Plan): Message[] => {

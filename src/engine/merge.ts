@@ -34,14 +34,14 @@ export const mergeVerdicts = (verdicts: readonly (Verdict | undefined)[], facts:
 };
 
 /** The fixed-point laws, applied to the merged verdict for a result with text `text`. */
-export const settle = (v: Verdict, text: string, alreadyCut: boolean): Verdict => {
+export const settle = (v: Verdict, text: string, alreadyCut: boolean, callId: string): Verdict => {
   if (v.action === "keep") return v;
   if (alreadyCut) return { action: "keep", rule: "already-cut", reason: `cut by an earlier pass; its note is never rewritten (${v.rule} would ${v.action})` };
   if (v.action === "truncate") {
-    if (truncatedText(text, v.headChars ?? 0).length >= text.length)
+    if (truncatedText(text, v.headChars ?? 0, callId).length >= text.length)
       return { action: "keep", rule: v.rule, reason: `${v.reason}; already within ${v.headChars ?? 0} chars` };
     return v;
   }
-  if (dropNote(text.length).length >= text.length) return { action: "keep", rule: v.rule, reason: `${v.reason}; shorter than the removal note` };
+  if (dropNote(text.length, callId).length >= text.length) return { action: "keep", rule: v.rule, reason: `${v.reason}; shorter than the removal note` };
   return v;
 };

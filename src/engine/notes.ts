@@ -1,17 +1,65 @@
 // The notes bc leaves where it removed output. They are the only text the engine writes,
 // and a later pass recognises them so that it never cuts or rewrites the same result twice.
+// A note names the call, so that `bc recall <id>` can print the original output, which the
+// host still keeps on disk. Every note bc ever wrote stays recognised (a note is never rewritten):
+//   [output removed by better-compaction: N chars; re-run the call to see it]                       (first notes)
+//   [output removed by better-compaction: N chars; run bc recall <id> to see it exactly, or re-run the call]
+// and the same with "truncated ... N chars removed" after a kept head.
 
-export const dropNote = (chars: number): string => `[output removed by better-compaction: ${chars} chars; re-run the call to see it]`;
+/** Call ids longer than this are not written into a note (the note would outgrow its purpose). */
+const MAX_ID_IN_NOTE = 256;
 
-export const truncateNote = (removedChars: number): string =>
-  `\n[output truncated by better-compaction: ${removedChars} chars removed; re-run the call to see it]`;
+/** The id as a shell word: bare when it is plainly safe, else single-quoted. */
+export const shellWord = (id: string): string => (/^[A-Za-z0-9_.:@%+=,/-]+$/.test(id) ? id : `'${id.replace(/'/g, `'\\''`)}'`);
 
-const NOTE_TAIL_RE = /\[output (?:removed|truncated) by better-compaction: \d+ chars(?: removed)?; re-run the call to see it\]$/;
+const howToSee = (callId: string): string =>
+  callId === "" || callId.length > MAX_ID_IN_NOTE || /[\n\r\]]/.test(callId)
+    ? "re-run the call to see it"
+    : `run bc recall ${shellWord(callId)} to see it exactly, or re-run the call`;
+
+export const dropNote = (chars: number, callId: string): string => `[output removed by better-compaction: ${chars} chars; ${howToSee(callId)}]`;
+
+export const truncateNote = (removedChars: number, callId: string): string =>
+  `\n[output truncated by better-compaction: ${removedChars} chars removed; ${howToSee(callId)}]`;
+
+const NOTE_TAIL_RE =
+  /\[output (removed|truncated) by better-compaction: (\d+) chars(?: removed)?; (?:re-run the call to see it|run bc recall ([^\n\]]+) to see it exactly, or re-run the call)\]$/;
+
+/** How far from the end a note can start: its fixed text plus the longest id written into one. */
+const NOTE_WINDOW = 200 + MAX_ID_IN_NOTE * 2;
+
+const endsLikeNote = (text: string): boolean => text.endsWith("; re-run the call to see it]") || text.endsWith(", or re-run the call]");
 
 /** Whether a result already carries a note from an earlier pass (dropped or truncated). */
 export const isAlreadyCut = (text: string): boolean => {
-  if (!text.endsWith("; re-run the call to see it]")) return false;
-  return NOTE_TAIL_RE.test(text.length > 200 ? text.slice(-200) : text);
+  if (!endsLikeNote(text)) return false;
+  return NOTE_TAIL_RE.test(text.length > NOTE_WINDOW ? text.slice(-NOTE_WINDOW) : text);
+};
+
+/** A note read back: what was removed, the call it names (when it names one), and for a truncation the head kept. */
+export interface ReadNote {
+  readonly kind: "removed" | "truncated";
+  /** chars removed (the whole output for "removed") */
+  readonly chars: number;
+  /** the shell word the note names, as written (undefined in the first notes) */
+  readonly callWord?: string;
+  /** for "truncated": the head kept before the note */
+  readonly head?: string;
+}
+
+/** Read a result's note, or undefined when the text is not one of bc's notes. */
+export const readNote = (text: string): ReadNote | undefined => {
+  if (!endsLikeNote(text)) return undefined;
+  const offset = text.length > NOTE_WINDOW ? text.length - NOTE_WINDOW : 0;
+  const m = NOTE_TAIL_RE.exec(offset > 0 ? text.slice(offset) : text);
+  if (!m) return undefined;
+  const start = offset + m.index;
+  const kind = m[1] as "removed" | "truncated";
+  const chars = Number(m[2]);
+  const callWord = m[3];
+  if (kind === "removed") return start === 0 ? { kind, chars, ...(callWord ? { callWord } : {}) } : undefined;
+  if (start === 0 || text[start - 1] !== "\n") return undefined;
+  return { kind, chars, head: text.slice(0, start - 1), ...(callWord ? { callWord } : {}) };
 };
 
 /** The head a truncation keeps: `headChars` characters, never splitting a surrogate pair. */
@@ -23,7 +71,7 @@ export const headOf = (text: string, headChars: number): string => {
 };
 
 /** The text a truncation leaves. */
-export const truncatedText = (text: string, headChars: number): string => {
+export const truncatedText = (text: string, headChars: number, callId: string): string => {
   const head = headOf(text, headChars);
-  return head + truncateNote(text.length - head.length);
+  return head + truncateNote(text.length - head.length, callId);
 };

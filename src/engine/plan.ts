@@ -29,7 +29,7 @@ export const decideResult = (index: SessionIndex, item: ResultItem): Verdict => 
     if (decided && decided.action !== "keep") break;
   }
   const merged = decided ?? DEFAULT_KEEP;
-  const settled = settle(merged, item.result.text, item.cut);
+  const settled = settle(merged, item.result.text, item.cut, item.result.callId);
   if (settled.action === "keep") return settled;
   return quotedLater(ctx) ?? settled;
 };
@@ -72,7 +72,7 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
   const before = sessionTokens(session);
   let freed = 0;
   index.items.forEach((item, k) => {
-    freed += estimateTextTokens(item.result.text) - resultTokensAfter(item.result.text, verdicts[k]!);
+    freed += estimateTextTokens(item.result.text) - resultTokensAfter(item.result.text, verdicts[k]!, item.result.callId);
   });
 
   let budget: Plan["budget"];
@@ -101,7 +101,7 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
     byRule[v.rule] = {
       results: t.results + 1,
       removed: t.removed + (v.action === "keep" ? 0 : 1),
-      tokensFreed: t.tokensFreed + estimateTextTokens(item.result.text) - resultTokensAfter(item.result.text, v),
+      tokensFreed: t.tokensFreed + estimateTextTokens(item.result.text) - resultTokensAfter(item.result.text, v, item.result.callId),
     };
   });
   const totals: PlanTotals = {

@@ -140,7 +140,7 @@ const expectPrunedVerbatim = (sent: readonly Item[], sourcePath: string): { kept
     expect(original).toBeDefined();
     const text = outputText(it.output).text;
     if (text === original) kept++;
-    else if (text === dropNote(original!.length)) dropped++;
+    else if (text === dropNote(original!.length, it.call_id)) dropped++;
     else {
       expect(text.startsWith(original!.slice(0, 20))).toBe(true);
       expect(text.length).toBeLessThan(original!.length);
@@ -259,7 +259,7 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
           if (t.includes("better-compaction") && !t.startsWith("[output removed")) {
             const src = rebuildHistory(readRollout(source)).items.find((h) => isOutputItem(h.item) && h.item.call_id === it.call_id)!.item as Item;
             const orig = outputText(src.output).text;
-            expect([...Array(orig.length).keys()].some((h) => truncatedText(orig, h) === t)).toBe(true);
+            expect([...Array(orig.length).keys()].some((h) => truncatedText(orig, h, it.call_id) === t)).toBe(true);
           }
         }
       expect(fileState(source)).toEqual(before);

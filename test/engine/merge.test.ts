@@ -54,22 +54,24 @@ describe("merge: the first rule that decides wins; a later rule may only move ke
 describe("settle: the fixed-point laws", () => {
   const long = "x".repeat(1000);
   test("a truncate that shortens stays", () => {
-    expect(settle(RERUN, long, false)).toEqual(RERUN);
+    expect(settle(RERUN, long, false, "c1")).toEqual(RERUN);
   });
   test("a truncate that would not shorten the text becomes a keep", () => {
     const short = "y".repeat(250);
-    expect(truncatedText(short, 200).length).toBeGreaterThanOrEqual(short.length);
-    expect(settle(RERUN, short, false)).toMatchObject({ action: "keep", rule: "re-runnable" });
+    expect(truncatedText(short, 200, "c1").length).toBeGreaterThanOrEqual(short.length);
+    expect(settle(RERUN, short, false, "c1")).toMatchObject({ action: "keep", rule: "re-runnable" });
   });
   test("a drop that would not shorten the text becomes a keep", () => {
-    expect(settle(UNREF, "ok", false)).toMatchObject({ action: "keep", rule: "unreferenced" });
-    expect(settle(UNREF, "z".repeat(dropNote(200).length + 1), false)).toEqual(UNREF);
+    expect(settle(UNREF, "ok", false, "c1")).toMatchObject({ action: "keep", rule: "unreferenced" });
+    expect(settle(UNREF, "z".repeat(dropNote(200, "c1").length + 1), false, "c1")).toEqual(UNREF);
   });
   test.each([
-    ["a truncated result", truncatedText(long, 200)],
-    ["a dropped result", dropNote(1000)],
+    ["a truncated result", truncatedText(long, 200, "c1")],
+    ["a dropped result", dropNote(1000, "c1")],
+    ["a first-format dropped result", "[output removed by better-compaction: 1000 chars; re-run the call to see it]"],
+    ["a first-format truncated result", `${long.slice(0, 200)}\n[output truncated by better-compaction: 800 chars removed; re-run the call to see it]`],
   ])("any cut of %s (an earlier pass's work) becomes a keep: the note is never rewritten", (_name, text) => {
-    expect(settle(RERUN, text, true)).toMatchObject({ action: "keep", rule: "already-cut" });
-    expect(settle(UNREF, text, true)).toMatchObject({ action: "keep", rule: "already-cut" });
+    expect(settle(RERUN, text, true, "c1")).toMatchObject({ action: "keep", rule: "already-cut" });
+    expect(settle(UNREF, text, true, "c1")).toMatchObject({ action: "keep", rule: "already-cut" });
   });
 });

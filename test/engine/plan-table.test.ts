@@ -12,7 +12,7 @@ const session = () => {
   b.read("/repo/src/widget.ts", widget); // #1-2: read again unchanged below
   b.bash("./build.sh --verbose", "compiling...\nwrote /repo/dist/widget-bundle.js\nentry renderWidgetPanel\ndone");
   b.call("Glob", { pattern: "src/**/*.ts" }, "/repo/src/widget.ts\n/repo/src/panel-layout.ts\n/repo/src/index.ts");
-  b.bash("./nightly --report", "nightly report: everything nominal, nothing else to say about it today at all.");
+  b.bash("./nightly --report", "nightly report: everything nominal, nothing else to say about it today at all.\nall jobs green, the queue is empty, backups verified, no alerts fired overnight, nothing waiting on anyone.");
   b.bash("git status", "On branch main\nChanges not staged for commit:\n  modified:   src/panel-layout.ts\n" + "  modified:   src/unrelated-file-number.ts\n".repeat(8));
   b.bash("npm run lint", "lint: 3 problems\nerror src/panel-layout.ts:12 unexpected any", { isError: true });
   b.call("AskUserQuestion", { questions: [{ question: "Keep the old panel?" }] }, "The user answered: drop the old panel, keep the new layout exactly as it is.");
@@ -33,7 +33,7 @@ const EXPECTED = [
   "#2     Read              2849  drop      superseded-read  re-read at #16, unchanged",
   "#4     Bash                75  keep      referenced       \"/repo/dist/widget-bundle.js\" used at #17",
   "#6     Glob                64  keep      discovery        a search or listing (64 chars): later steps reach for the names it shows",
-  "#8     Bash                78  drop      unreferenced     no token of it used later",
+  "#8     Bash               186  drop      unreferenced     no token of it used later",
   "#10    Bash               424  truncate  re-runnable      git bookkeeping: re-run `git status` for a fresh answer",
   "#12    Bash                60  keep      pinned           an error result",
   "#14    AskUserQuestion     76  keep      never-drop       a person's answer (AskUserQuestion): re-running does not bring it back",
@@ -50,12 +50,12 @@ const EXPECTED = [
   "#37    Bash                 5  keep      pinned           in the last 6 messages",
   "",
   "results: 18 (kept 15, truncated 1, dropped 2)",
-  "tool output: 1639 -> 910 tokens (44.5% freed)",
-  "whole history: 1812 -> 1083 tokens (40.2% freed)",
+  "tool output: 1666 -> 935 tokens (43.9% freed)",
+  "whole history: 1839 -> 1108 tokens (39.7% freed)",
   "by rule:",
-  "  superseded-read      1 results (1 cut)        694 tokens freed",
-  "  re-runnable          1 results (1 cut)         34 tokens freed",
-  "  unreferenced         1 results (1 cut)          1 tokens freed",
+  "  superseded-read      1 results (1 cut)        685 tokens freed",
+  "  re-runnable          1 results (1 cut)         26 tokens freed",
+  "  unreferenced         1 results (1 cut)         20 tokens freed",
   "  too-recent           7 results                  0 tokens freed",
   "  pinned               4 results                  0 tokens freed",
   "  referenced           1 results                  0 tokens freed",

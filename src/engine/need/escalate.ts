@@ -12,10 +12,10 @@ import { featuresOf } from "./features.ts";
 import { needFacts as needFactsOf } from "./facts.ts";
 import { type NeedModel, needOf } from "./model.ts";
 
-export const resultTokensAfter = (text: string, v: Verdict): number => {
+export const resultTokensAfter = (text: string, v: Verdict, callId: string): number => {
   if (v.action === "keep") return estimateTextTokens(text);
-  if (v.action === "drop") return estimateTextTokens(dropNote(text.length));
-  return estimateTextTokens(truncatedText(text, v.headChars ?? 0));
+  if (v.action === "drop") return estimateTextTokens(dropNote(text.length, callId));
+  return estimateTextTokens(truncatedText(text, v.headChars ?? 0, callId));
 };
 
 /** Where a result stands in the escalation; undefined: never escalated. */
@@ -42,11 +42,11 @@ export interface Escalated {
 const percent = (p: number): string => `${Math.round(p * 100)}%`;
 
 /** The cut a result gets in its tier: a head where a head is worth keeping, else a drop. */
-const cutFor = (tier: Tier, text: string, headChars: number, need: number): Verdict | undefined => {
+const cutFor = (tier: Tier, text: string, callId: string, headChars: number, need: number): Verdict | undefined => {
   const head: Verdict = { action: "truncate", rule: "escalation", reason: "", headChars };
   const drop: Verdict = { action: "drop", rule: "escalation", reason: "" };
-  const headLeaves = truncatedText(text, headChars).length;
-  const dropLeaves = dropNote(text.length).length;
+  const headLeaves = truncatedText(text, headChars, callId).length;
+  const dropLeaves = dropNote(text.length, callId).length;
   const headFrees = headLeaves < text.length;
   const dropFrees = dropLeaves < text.length;
   const why = `over budget: need ${percent(need)}`;
@@ -94,9 +94,10 @@ export const escalate = (index: SessionIndex, verdicts: readonly Verdict[], over
       if (freed >= over) continue;
       const text = item.result.text;
       const old = out[item.ordinal]!;
-      const v = cutFor(TIER_ORDER[t]!, text, index.options.truncateHeadChars, need[item.ordinal]!);
+      const id = item.result.callId;
+      const v = cutFor(TIER_ORDER[t]!, text, id, index.options.truncateHeadChars, need[item.ordinal]!);
       if (v === undefined) continue;
-      const more = resultTokensAfter(text, old) - resultTokensAfter(text, v);
+      const more = resultTokensAfter(text, old, id) - resultTokensAfter(text, v, id);
       if (more <= 0) continue;
       freed += more;
       out[item.ordinal] = v;

@@ -9,6 +9,7 @@ import { VERSION } from "../../version.ts";
 import { LOG_DIR_NAME, type DecisionRecord } from "./decision-log.ts";
 import { parseLog } from "./decision-log-read.ts";
 import { describeWeights, NEED_WEIGHTS_FILE, weightsInUse } from "../need-weights.ts";
+import { pinRecallServer } from "../recall/plugin-server.ts";
 
 export const PLUGIN_NAME = "better-compaction";
 export const MARKETPLACE_NAME = "better-compaction-local";
@@ -226,7 +227,7 @@ const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${
 
 export const install = async (opts: { readonly dir?: string; readonly register: boolean }): Promise<InstallReport> => {
   const dir = resolve(opts.dir ?? defaultMarketplaceDir());
-  const files = await loadPluginFiles();
+  const files = pinRecallServer(await loadPluginFiles());
   const state = readState();
   const before = installsOf(state);
   const { pluginDir, written } = writeMarketplace(dir, files, before.find((i) => i.dir === dir)?.files ?? []);

@@ -1,8 +1,11 @@
 // Reading what Claude Code sent the mock: tool results by id, tool uses, and prose, so the
 // e2e tests can say what a compaction changed in the next request and what it left alone.
 
-export const NOTE_RE = /^\[output removed by better-compaction: (\d+) chars; re-run the call to see it\]$/;
-export const noteFor = (chars: number): string => `[output removed by better-compaction: ${chars} chars; re-run the call to see it]`;
+import { dropNote } from "../../../src/engine/notes.ts";
+
+/** A removal note, in the first form or the form naming the call for `bc recall`. */
+export const NOTE_RE = /^\[output removed by better-compaction: (\d+) chars; (?:re-run the call to see it|run bc recall \S+ to see it exactly, or re-run the call)\]$/;
+export const noteFor = (chars: number, callId: string): string => dropNote(chars, callId);
 
 type Block = { type: string; text?: string; id?: string; name?: string; input?: unknown; tool_use_id?: string; content?: unknown; is_error?: boolean };
 
@@ -60,7 +63,7 @@ export const comparePruned = (before: RequestView, after: RequestView, dropped: 
     else if (dropped.has(id)) {
       if (NOTE_RE.test(text)) {
         if (now !== text) problems.push(`note of ${id} changed`);
-      } else if (now !== noteFor(text.length)) problems.push(`dropped result ${id} is not the note for ${text.length} chars: ${JSON.stringify(now.slice(0, 80))}`);
+      } else if (now !== noteFor(text.length, id)) problems.push(`dropped result ${id} is not the note for ${text.length} chars: ${JSON.stringify(now.slice(0, 80))}`);
     } else if (now !== text) problems.push(`kept result ${id} changed (${text.length} -> ${now.length} chars)`);
   }
   for (const u of before.uses) {

@@ -43,7 +43,7 @@ describe("fork with the rules engine", () => {
       if (JSON.stringify(it) === JSON.stringify(orig)) return;
       expect(isOutputItem(orig)).toBe(true);
       const text = outputText((orig as any).output).text;
-      expect(outputText((it as any).output).text).toBe(dropNote(text.length));
+      expect(outputText((it as any).output).text).toBe(dropNote(text.length, (orig as any).call_id));
       dropped++;
     });
     expect(dropped).toBe(r.pruning.resultsDropped);
@@ -184,12 +184,26 @@ describe("bc codex-fork (the command)", () => {
   });
 
   test("--budget: 60% of the window the rollout reports by default, N% or tokens when given, none for the rules alone", () => {
+    // the fixture with three large outputs at its end, each referenced, then enough replies to leave them unpinned
+    const lines = readFileSync(LEGACY, "utf8").trimEnd().split("\n");
+    const item = (payload: object): string => JSON.stringify({ timestamp: "2026-06-01T10:00:00.000Z", type: "response_item", payload });
+    const extra: string[] = [];
+    for (const k of [1, 2, 3]) {
+      extra.push(
+        item({ type: "function_call", name: "shell", arguments: JSON.stringify({ command: ["bash", "-lc", `./report-${k}`] }), call_id: `call_r${k}` }),
+        item({ type: "function_call_output", call_id: `call_r${k}`, output: Array.from({ length: 80 }, (_, i) => `report ${k} line ${i}: value_${k}_${i}`).join("\n") }),
+        item({ type: "message", role: "assistant", content: [{ type: "output_text", text: `value_${k}_5 is set.` }] }),
+      );
+    }
+    const source = join(tempDir(), "rollout-budget.jsonl");
+    for (let k = 0; k < 8; k++) extra.push(item({ type: "message", role: "assistant", content: [{ type: "output_text", text: `step ${k} done` }] }));
+    writeFileSync(source, [...lines, ...extra].join("\n") + "\n");
     const json = (...args: string[]) => {
-      const r = bc([LEGACY, "--dry-run", "--json", ...args], { CODEX_HOME: tempDir() });
+      const r = bc([source, "--dry-run", "--json", ...args], { CODEX_HOME: tempDir() });
       expect(r.exitCode).toBe(0);
       return JSON.parse(r.stdout.toString());
     };
-    const window = modelWindowOf(readRollout(LEGACY))!;
+    const window = modelWindowOf(readRollout(source))!;
     expect(window).toBeGreaterThan(0);
     const byDefault = json();
     expect(byDefault.budget).toEqual({ tokens: Math.floor(window * 0.6), window, reached: true });
@@ -202,9 +216,9 @@ describe("bc codex-fork (the command)", () => {
     expect(tight.tokens.after).toBeLessThan(none.tokens.after);
     expect(tight.byRule.escalation.removed).toBeGreaterThan(0);
     expect(tight.budget.reached).toBe(tight.tokens.after <= tight.budget.tokens);
-    const human = bc([LEGACY, "--dry-run", "--budget", "1"], { CODEX_HOME: tempDir() });
+    const human = bc([source, "--dry-run", "--budget", "1"], { CODEX_HOME: tempDir() });
     expect(human.stdout.toString()).toMatch(/^budget: +~1 tokens \(of a .*-token window\), NOT reached/m);
-    const bad = bc([LEGACY, "--dry-run", "--budget", "12x"], { CODEX_HOME: tempDir() });
+    const bad = bc([source, "--dry-run", "--budget", "12x"], { CODEX_HOME: tempDir() });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr.toString()).toContain("--budget must be a number of tokens, a share of the window such as 60%, or none");
   });

@@ -1,0 +1,137 @@
+// `bc mcp`: a minimal MCP server on stdio (JSON-RPC 2.0, one message per line) with one tool,
+// `recall`, so that an agent gets a removed output back in one call, byte for byte (a shell
+// tool may trim or merge what a command prints). The Claude Code plugin declares it
+// (.claude-plugin/plugin.json, `mcpServers`). Written by hand: no MCP package is a dependency.
+import { defineCommand } from "citty";
+import { recall } from "../hosts/recall/lookup.ts";
+import { VERSION } from "../version.ts";
+
+const PROTOCOL_VERSION = "2025-06-18";
+
+export const RECALL_TOOL = {
+  name: "recall",
+  title: "Recall a removed tool output",
+  description:
+    "Get back, exactly as it was, the output of an earlier tool call that better-compaction removed or truncated from this conversation " +
+    "(its note reads '[output removed by better-compaction: N chars; run bc recall <id> ...]'). Pass the call id the note names. " +
+    "Returns the original output byte for byte from the session files on disk; nothing is re-run.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      id: { type: "string", description: "The tool call id the note names (toolu_... or call_...)" },
+      session: { type: "string", description: "Optional: a session id or transcript path to look in first" },
+    },
+    required: ["id"],
+    additionalProperties: false,
+  },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // offered with its schema from the start, not deferred behind a tool search: the note names it
+  _meta: { "anthropic/alwaysLoad": true },
+} as const;
+
+type Id = string | number | null;
+interface Request {
+  readonly id?: Id;
+  readonly method?: unknown;
+  readonly params?: unknown;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The answer to a tools/call of `recall`: the original text as the first block, exactly. */
+export const callRecall = (args: unknown, cwd: string): { content: unknown[]; isError: boolean } => {
+  const a = isObject(args) ? args : {};
+  const id = typeof a.id === "string" ? a.id : "";
+  const session = typeof a.session === "string" && a.session !== "" ? a.session : undefined;
+  try {
+    const r = recall(id, { cwd, ...(session === undefined ? {} : { session }) });
+    const content: unknown[] = [{ type: "text", text: r.text }];
+    for (const img of r.images)
+      if (img.data !== undefined && img.mediaType?.startsWith("image/")) content.push({ type: "image", data: img.data, mimeType: img.mediaType });
+    if (r.isError) content.push({ type: "text", text: "[better-compaction: the tool reported this output as an error]" });
+    return { content, isError: false };
+  } catch (e) {
+    const hint = (e as { hint?: string }).hint;
+    return { content: [{ type: "text", text: `bc recall: ${(e as Error).message}${hint ? `\n${hint}` : ""}` }], isError: true };
+  }
+};
+
+/** One JSON-RPC message in, the reply out (undefined for a notification). */
+export const handleMessage = (msg: unknown, cwd: string): unknown => {
+  if (!isObject(msg)) return { jsonrpc: "2.0", id: null, error: { code: -32600, message: "not a JSON-RPC request object" } };
+  const req = msg as Request;
+  const id = req.id;
+  const method = typeof req.method === "string" ? req.method : "";
+  if (id === undefined) return undefined; // notifications (initialized, cancelled, ...) need no answer
+  const ok = (result: unknown) => ({ jsonrpc: "2.0", id, result });
+  switch (method) {
+    case "initialize": {
+      const asked = isObject(req.params) && typeof req.params.protocolVersion === "string" ? req.params.protocolVersion : PROTOCOL_VERSION;
+      return ok({
+        protocolVersion: asked,
+        capabilities: { tools: { listChanged: false } },
+        serverInfo: { name: "better-compaction", title: "better-compaction", version: VERSION },
+        instructions: "When a tool result reads '[output removed by better-compaction: ...; run bc recall <id> ...]', call the recall tool with that id to see the original output.",
+      });
+    }
+    case "ping":
+      return ok({});
+    case "tools/list":
+      return ok({ tools: [RECALL_TOOL] });
+    case "tools/call": {
+      const p = isObject(req.params) ? req.params : {};
+      if (p.name !== RECALL_TOOL.name) return { jsonrpc: "2.0", id, error: { code: -32602, message: `unknown tool ${JSON.stringify(p.name)}` } };
+      return ok(callRecall(p.arguments, cwd));
+    }
+    case "resources/list":
+      return ok({ resources: [] });
+    case "prompts/list":
+      return ok({ prompts: [] });
+    default:
+      return { jsonrpc: "2.0", id, error: { code: -32601, message: `method not found: ${method}` } };
+  }
+};
+
+/** Serve MCP on stdin/stdout until stdin closes. */
+export const serve = async (cwd: string): Promise<void> => {
+  const dec = new TextDecoder();
+  let buf = "";
+  const reply = (v: unknown): void => {
+    if (v !== undefined) process.stdout.write(JSON.stringify(v) + "\n");
+  };
+  const take = (line: string): void => {
+    if (line.trim() === "") return;
+    let msg: unknown;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      reply({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } });
+      return;
+    }
+    if (Array.isArray(msg)) {
+      const out = msg.map((m) => handleMessage(m, cwd)).filter((r) => r !== undefined);
+      if (out.length > 0) reply(out);
+    } else reply(handleMessage(msg, cwd));
+  };
+  for await (const chunk of Bun.stdin.stream()) {
+    buf += dec.decode(chunk, { stream: true });
+    let nl: number;
+    while ((nl = buf.indexOf("\n")) !== -1) {
+      take(buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+    }
+  }
+  take(buf);
+};
+
+export default defineCommand({
+  meta: {
+    name: "mcp",
+    description: "Serve the recall tool over MCP on stdin/stdout (what the Claude Code plugin runs; not for people)",
+  },
+  args: {},
+  async run() {
+    await serve(process.cwd());
+    return 0;
+  },
+});

@@ -1,0 +1,95 @@
+// `bc recall <call id>`: print a tool call's original output, byte for byte, from the files the host
+// keeps (bc never deletes an output from disk). `bc recall --list`: what bc removed in a session.
+import { defineCommand } from "citty";
+import { detectHost, resolveSession } from "../hosts/load.ts";
+import { projectSessionFiles, recall, type Recalled } from "../hosts/recall/lookup.ts";
+import type { StoredImage } from "../hosts/recall/records.ts";
+import { removedIn, type RemovedList } from "../hosts/recall/removed.ts";
+import { BcError } from "../util/errors.ts";
+import { log, out } from "../util/log.ts";
+
+const size = (n: number): string => (n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)} MB` : n >= 1000 ? `${(n / 1000).toFixed(1)} kB` : `${n} B`);
+
+export const describeImage = (i: StoredImage): string => `${i.type}${i.mediaType ? ` ${i.mediaType}` : ""}${i.bytes === undefined ? "" : `, ${size(i.bytes)}`}`;
+
+/** One line for people (stderr): what was recalled and from where. */
+export const recallHeading = (r: Recalled): string => {
+  const parts = [`${r.id}${r.tool ? ` (${r.tool})` : ""}: ${r.text.length} chars from ${r.path}:${r.lineNo}`];
+  if (r.isError) parts.push("the tool reported an error (is_error)");
+  if (r.images.length > 0) parts.push(`${r.images.length} image(s) not printed: ${r.images.map(describeImage).join("; ")}`);
+  return parts.join("; ");
+};
+
+export const recallJson = (r: Recalled) => ({
+  id: r.id,
+  host: r.host,
+  tool: r.tool ?? null,
+  input: r.input ?? null,
+  isError: r.isError,
+  chars: r.text.length,
+  text: r.text,
+  images: r.images.map(({ data: _data, ...rest }) => rest),
+  path: r.path,
+  line: r.lineNo,
+  alsoIn: r.alsoIn,
+});
+
+export const formatRemoved = (l: RemovedList): string => {
+  const lines = [`${l.path}${l.sessionId ? ` (${l.sessionId})` : ""}: ${l.removed.length} output(s) removed or truncated by bc`];
+  if (l.removed.length === 0) return lines[0]!;
+  const rows = l.removed.map((r) => [r.id, r.tool, r.kind, String(r.charsRemoved), r.rule ?? "-", r.recallable ? "yes" : "no: original not in this file"]);
+  const head = ["id", "tool", "action", "chars", "rule", "recall"];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const fmt = (r: string[]): string =>
+    r
+      .map((c, i) => (i === 3 ? c.padStart(widths[i]!) : i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
+  lines.push(fmt(head), ...rows.map(fmt));
+  return lines.join("\n");
+};
+
+const listRemoved = (session: string | undefined, json: boolean): number => {
+  let path: string;
+  if (session !== undefined) path = resolveSession(session);
+  else {
+    const newest = projectSessionFiles({})[0];
+    if (!newest) throw new BcError("not-found", `no session of this project (${process.cwd()}) found`, "pass --session <session id or file>");
+    path = newest.path;
+  }
+  const list = removedIn(path, detectHost(path));
+  out(json ? JSON.stringify(list, null, 2) : formatRemoved(list));
+  return 0;
+};
+
+export default defineCommand({
+  meta: {
+    name: "recall",
+    description:
+      "Print a tool call's original output, byte for byte, from the session files the host keeps (bc never deletes an output from disk). " +
+      "Looks in the given session, else this project's sessions (newest first), then every session. --list: what bc removed in a session.",
+  },
+  args: {
+    id: { type: "positional", required: false, description: "The tool call id a removal note names (toolu_… for Claude Code, call_… for Codex)" },
+    session: { type: "string", description: "A session file, or a session id, to look in first (with --list: the session to list; default: this project's newest)" },
+    list: { type: "boolean", default: false, description: "List what bc removed in a session: ids, tools, sizes, rule, whether recall can give it back" },
+    json: { type: "boolean", default: false, description: "Print JSON on stdout, for scripts" },
+  },
+  run({ args }) {
+    const id = args.id as string | undefined;
+    if (args.list) {
+      if (id !== undefined) throw new BcError("usage", "--list takes no call id", "run 'bc recall --list [--session <id or file>]'");
+      return listRemoved(args.session as string | undefined, args.json as boolean);
+    }
+    if (id === undefined) throw new BcError("usage", "no call id given", "run 'bc recall <call id>' with the id a removal note names, or 'bc recall --list'");
+    const r = recall(id, { session: args.session as string | undefined });
+    if (args.json) {
+      out(JSON.stringify(recallJson(r), null, 2));
+      return 0;
+    }
+    // people at a terminal get a heading; a program (an agent's shell tool) gets the bytes alone
+    if (process.stderr.isTTY) log.info(recallHeading(r));
+    process.stdout.write(r.text);
+    return 0;
+  },
+});

@@ -1,0 +1,118 @@
+// Finding the lines of a session file that mention a string, without parsing the file: a byte
+// search through the file in large chunks, then only the lines holding a hit are read whole
+// (a line can be hundreds of MB) and handed back for parsing. Sessions run to GBs; almost every
+// file holds no hit, and costs only a read and a memchr-like search.
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+
+const CHUNK = 8 * 1024 * 1024;
+const BACK_STEP = 64 * 1024;
+const NL = 0x0a;
+
+export interface HitLine {
+  /** 1-based line number */
+  readonly lineNo: number;
+  /** byte offset of the line's start */
+  readonly offset: number;
+  /** the line's text, without its newline */
+  readonly text: string;
+}
+
+/** Offset of the line start at or before `at` (just after the previous "\n"). */
+const lineStart = (fd: number, at: number, buf: Buffer): number => {
+  let end = at;
+  while (end > 0) {
+    const from = Math.max(0, end - BACK_STEP);
+    const n = readSync(fd, buf, 0, end - from, from);
+    const i = buf.subarray(0, n).lastIndexOf(NL);
+    if (i !== -1) return from + i + 1;
+    end = from;
+  }
+  return 0;
+};
+
+/** Offset of the "\n" ending the line that holds `at` (or the file size). */
+const lineEnd = (fd: number, at: number, size: number, buf: Buffer): number => {
+  let pos = at;
+  while (pos < size) {
+    const n = readSync(fd, buf, 0, Math.min(buf.length, size - pos), pos);
+    if (n <= 0) break;
+    const i = buf.subarray(0, n).indexOf(NL);
+    if (i !== -1) return pos + i;
+    pos += n;
+  }
+  return size;
+};
+
+const readRange = (fd: number, from: number, to: number): string => {
+  const out = Buffer.allocUnsafe(to - from);
+  let got = 0;
+  while (got < out.length) {
+    const n = readSync(fd, out, got, out.length - got, from + got);
+    if (n <= 0) break;
+    got += n;
+  }
+  return out.subarray(0, got).toString("utf8");
+};
+
+/** Newlines in [from, to). */
+const countLines = (fd: number, from: number, to: number, buf: Buffer): number => {
+  let count = 0;
+  let pos = from;
+  while (pos < to) {
+    const n = readSync(fd, buf, 0, Math.min(buf.length, to - pos), pos);
+    if (n <= 0) break;
+    const view = buf.subarray(0, n);
+    for (let i = view.indexOf(NL); i !== -1; i = view.indexOf(NL, i + 1)) count++;
+    pos += n;
+  }
+  return count;
+};
+
+/** The distinct lines of `path` that contain `needle` (as UTF-8 bytes), in file order. */
+export const linesContaining = (path: string, needle: string): HitLine[] => {
+  const want = Buffer.from(needle, "utf8");
+  if (want.length === 0) return [];
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const buf = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(size, want.length)));
+    const aux = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(BACK_STEP, 1)));
+    const hits: HitLine[] = [];
+    let pos = 0;
+    let counted = 0;
+    let lineNo = 1;
+    while (pos < size) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, size - pos), pos);
+      if (n <= 0) break;
+      const i = buf.subarray(0, n).indexOf(want);
+      if (i === -1) {
+        if (pos + n >= size) break;
+        pos += Math.max(1, n - (want.length - 1));
+        continue;
+      }
+      const at = pos + i;
+      const start = lineStart(fd, at, aux);
+      const end = lineEnd(fd, at, size, aux);
+      lineNo += countLines(fd, counted, start, aux);
+      counted = start;
+      let text = readRange(fd, start, end);
+      if (text.endsWith("\r")) text = text.slice(0, -1);
+      hits.push({ lineNo, offset: start, text });
+      pos = end + 1;
+    }
+    return hits;
+  } finally {
+    closeSync(fd);
+  }
+};
+
+/** The first `bytes` of a file as text (a session's opening record, for its cwd). */
+export const headOf = (path: string, bytes: number): string => {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    return readRange(fd, 0, Math.min(size, bytes));
+  } finally {
+    closeSync(fd);
+  }
+};

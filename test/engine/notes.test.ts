@@ -1,0 +1,44 @@
+// The notes bc writes: the current form names the call for `bc recall`; every earlier form is
+// still recognised, so a later pass never cuts or rewrites a note.
+import { describe, expect, test } from "bun:test";
+import { dropNote, isAlreadyCut, readNote, shellWord, truncatedText } from "../../src/engine/notes.ts";
+
+const FIRST_DROP = "[output removed by better-compaction: 5000 chars; re-run the call to see it]";
+const FIRST_TRUNCATE = `${"h".repeat(200)}\n[output truncated by better-compaction: 4800 chars removed; re-run the call to see it]`;
+
+describe("notes", () => {
+  test("a removal note names the call and how to get it back", () => {
+    expect(dropNote(5000, "toolu_01ABC")).toBe("[output removed by better-compaction: 5000 chars; run bc recall toolu_01ABC to see it exactly, or re-run the call]");
+    expect(truncatedText("x".repeat(500), 200, "call_9")).toBe(
+      `${"x".repeat(200)}\n[output truncated by better-compaction: 300 chars removed; run bc recall call_9 to see it exactly, or re-run the call]`,
+    );
+  });
+
+  test("an id that is not a plain shell word is quoted; one that cannot be written falls back to the first form", () => {
+    expect(shellWord("a b'c")).toBe(`'a b'\\''c'`);
+    expect(dropNote(10, "a b")).toContain("run bc recall 'a b' to see it exactly");
+    expect(dropNote(10, "")).toBe("[output removed by better-compaction: 10 chars; re-run the call to see it]");
+    expect(dropNote(10, "x]y")).toBe("[output removed by better-compaction: 10 chars; re-run the call to see it]");
+    expect(dropNote(10, "x".repeat(300))).toBe("[output removed by better-compaction: 10 chars; re-run the call to see it]");
+  });
+
+  test.each([
+    ["the first removal note", FIRST_DROP, { kind: "removed", chars: 5000 }],
+    ["the first truncation note", FIRST_TRUNCATE, { kind: "truncated", chars: 4800, head: "h".repeat(200) }],
+    ["a removal note naming the call", dropNote(5000, "toolu_01ABC"), { kind: "removed", chars: 5000, callWord: "toolu_01ABC" }],
+    ["a truncation naming the call", truncatedText("y".repeat(900), 100, "call_9"), { kind: "truncated", chars: 800, head: "y".repeat(100), callWord: "call_9" }],
+    ["a note naming a quoted id", dropNote(7, "a b"), { kind: "removed", chars: 7, callWord: "'a b'" }],
+    ["a note naming a 256-char id", truncatedText("z".repeat(2000), 1500, "i".repeat(256)), { kind: "truncated", chars: 500, head: "z".repeat(1500), callWord: "i".repeat(256) }],
+  ])("%s is recognised and read back", (_name, text, expected) => {
+    expect(isAlreadyCut(text)).toBe(true);
+    expect(readNote(text)).toEqual(expected as never);
+  });
+
+  test.each([
+    ["plain output", "all tests passed"],
+    ["output that mentions a note mid-text", `${FIRST_DROP}\nmore output after it`],
+    ["a removal note with text before it", `before ${dropNote(10, "c1")}`],
+  ])("%s is not read as a note", (_name, text) => {
+    expect(readNote(text)).toBeUndefined();
+  });
+});
