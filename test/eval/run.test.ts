@@ -9,7 +9,7 @@ import { DEMO_FILES } from "../../src/eval/demo/index.ts";
 import { scoreHostCompactions } from "../../src/eval/host-compactions.ts";
 import { rulesCompactor } from "../../src/eval/methods/engine.ts";
 import { renderReport } from "../../src/eval/report/write.ts";
-import { METHOD_IDS } from "../../src/eval/replay.ts";
+import { LIGHT_CEILING_IDS, METHOD_IDS } from "../../src/eval/replay.ts";
 import { runEval } from "../../src/eval/run.ts";
 import { indexSession } from "../../src/eval/session-index.ts";
 import { BcError } from "../../src/util/errors.ts";
@@ -94,15 +94,16 @@ test("bc eval --demo writes the three report files, and the same corpus gives th
     .sort()
     .map((name) => ({ path: join(dir, name), name }));
   const again = renderReport(
-    await runEval({ files, kind: "demo", cuts: [0.5, 0.7, 0.9], passes: [0.5, 0.6, 0.7, 0.8, 0.9], methods: METHOD_IDS, compact: rulesCompactor }),
+    await runEval({ files, kind: "demo", cuts: [0.5, 0.7, 0.9], passes: [0.5, 0.6, 0.7, 0.8, 0.9], methods: METHOD_IDS, compact: rulesCompactor, pressure: 0.95 }),
   );
   for (const f of ["report.json", "report.md", "report.html"] as const) expect(again[f]).toBe(readFileSync(join(out, f), "utf8"));
 
   const r = JSON.parse(again["report.json"]);
   expect(r.corpus.sessions).toBe(Object.keys(DEMO_FILES).length);
   expect(r.hosts.map((h: { host: string }) => h.host)).toEqual(["claude", "codex"]);
-  expect(r.hosts[0].methods.map((m: { method: string }) => m.method)).toEqual(METHOD_IDS);
-  for (const s of r.sessions) for (const c of s.cuts) expect(Object.keys(c.methods)).toEqual([...METHOD_IDS]);
+  expect(r.hosts[0].methods.map((m: { method: string }) => m.method)).toEqual([...METHOD_IDS, ...LIGHT_CEILING_IDS]);
+  expect(r.hosts[0].methods.filter((m: { kind: string }) => m.kind === "ceiling").map((m: { method: string }) => m.method)).toEqual(["oracle", "oracle-head"]);
+  for (const s of r.sessions) for (const c of s.cuts) expect(Object.keys(c.methods)).toEqual([...METHOD_IDS, ...LIGHT_CEILING_IDS]);
   // the synthetic examples hold one host compaction per host; the rules keep more than the summaries did
   for (const h of r.hosts) {
     expect(h.compactions.compactions).toBeGreaterThanOrEqual(1);
