@@ -103,7 +103,7 @@ const MARK = {
 
 /** One chart: a host's rows in one mode. */
 export const renderChart = (h: HostSummary, rows: readonly MethodSummary[], mode: "light" | "pressure", title: string): string => {
-  const W = 560;
+  const W = 540;
   const H = 380;
   const L = 56;
   const R = 175;
@@ -132,7 +132,7 @@ export const renderChart = (h: HostSummary, rows: readonly MethodSummary[], mode
   const methods = shown.filter((m) => m.kind === "method");
   const front = paretoFront(methods);
   if (front.length > 1)
-    parts.push(`<polyline fill="none" stroke="#888" stroke-dasharray="4 3" points="${front.map((m) => `${x(m.freedShare).toFixed(1)},${y(m.lostRate).toFixed(1)}`).join(" ")}"/>`);
+    parts.push(`<polyline data-mark="front" fill="none" stroke="#888" stroke-dasharray="4 3" points="${front.map((m) => `${x(m.freedShare).toFixed(1)},${y(m.lostRate).toFixed(1)}`).join(" ")}"/>`);
   const name = (m: MethodSummary): string =>
     m.kind === "ceiling" ? `${m.method} (ceiling)` : m.kind === "host" ? "host summary" : m.method === "rules" ? "bc" : m.method;
   const order = [...shown].sort((a, b) => (a.method === "rules" ? -1 : b.method === "rules" ? 1 : 0) || (a.kind === b.kind ? 0 : a.kind === "ceiling" ? -1 : b.kind === "ceiling" ? 1 : 0));
@@ -146,10 +146,10 @@ export const renderChart = (h: HostSummary, rows: readonly MethodSummary[], mode
     const cy = y(m.lostRate).toFixed(1);
     const tip = `<title>${esc(`${rowName(m, h.host, mode)}: freed ${pct(m.freedShare)}, lost ${pct(m.lostRate, 2)} (${m.lost}/${m.removed})`)}</title>`;
     if (m.kind === "ceiling")
-      parts.push(`<path d="M${cx} ${(+cy - 6).toFixed(1)} L${(+cx + 6).toFixed(1)} ${cy} L${cx} ${(+cy + 6).toFixed(1)} L${(+cx - 6).toFixed(1)} ${cy} Z" fill="#fff" stroke="${MARK.ceiling}" stroke-width="1.5">${tip}</path>`);
+      parts.push(`<path d="M${cx} ${(+cy - 6).toFixed(1)} L${(+cx + 6).toFixed(1)} ${cy} L${cx} ${(+cy + 6).toFixed(1)} L${(+cx - 6).toFixed(1)} ${cy} Z" fill="#fff" stroke="${MARK.ceiling}" stroke-width="1.5" data-mark="ceiling">${tip}</path>`);
     else if (m.kind === "host")
-      parts.push(`<path d="M${cx} ${(+cy - 6).toFixed(1)} L${(+cx + 6).toFixed(1)} ${(+cy + 5).toFixed(1)} L${(+cx - 6).toFixed(1)} ${(+cy + 5).toFixed(1)} Z" fill="${MARK.host}" stroke="#000" stroke-width="0.5">${tip}</path>`);
-    else parts.push(`<circle cx="${cx}" cy="${cy}" r="${m.method === "rules" ? 6 : 4.5}" fill="${m.method === "rules" ? MARK.bc : MARK.method}" stroke="#000" stroke-width="0.5">${tip}</circle>`);
+      parts.push(`<path d="M${cx} ${(+cy - 6).toFixed(1)} L${(+cx + 6).toFixed(1)} ${(+cy + 5).toFixed(1)} L${(+cx - 6).toFixed(1)} ${(+cy + 5).toFixed(1)} Z" fill="${MARK.host}" stroke="#000" stroke-width="0.5" data-mark="host">${tip}</path>`);
+    else parts.push(`<circle cx="${cx}" cy="${cy}" r="${m.method === "rules" ? 6 : 4.5}" fill="${m.method === "rules" ? MARK.bc : MARK.method}" stroke="#000" stroke-width="0.5" data-mark="${m.method === "rules" ? "bc" : "method"}">${tip}</circle>`);
   }
   for (const l of labels) {
     if (l.leader) parts.push(`<line x1="${l.leader.x1.toFixed(1)}" y1="${l.leader.y1.toFixed(1)}" x2="${l.leader.x2.toFixed(1)}" y2="${l.leader.y2.toFixed(1)}" stroke="#bbb" stroke-width="0.7"/>`);
@@ -159,7 +159,7 @@ export const renderChart = (h: HostSummary, rows: readonly MethodSummary[], mode
   const lx = W - R + 10;
   let ly = T;
   const legend = (mark: string, text: string): void => {
-    parts.push(`${mark}<text x="${lx + 16}" y="${ly + 8}" font-size="10">${esc(text)}</text>`);
+    parts.push(`${mark}<text class="legend" x="${lx + 16}" y="${ly + 8}" font-size="10">${esc(text)}</text>`);
     ly += 16;
   };
   legend(`<circle cx="${lx + 5}" cy="${ly + 5}" r="5" fill="${MARK.bc}" stroke="#000" stroke-width="0.5"/>`, "bc");
