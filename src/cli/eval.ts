@@ -81,25 +81,29 @@ const demoCorpus = (): { files: CorpusFile[]; dir: string } => {
   return { files: sortFiles(files), dir };
 };
 
-/** Progress on stderr: a bar redrawn in place on a terminal, plain lines otherwise. */
+/** Progress on stderr once a run has taken a second: a bar redrawn in place on a terminal, a line every few seconds otherwise. */
 const progress = (): { update: (done: number, total: number, name: string) => void; end: () => void } => {
   const tty = process.stderr.isTTY === true;
-  let last = -1;
+  const start = Date.now();
+  let lastLine = 0;
+  let drawn = false;
   return {
     update: (done, total, name) => {
-      if (total < 2) return;
+      const now = Date.now();
+      if (total < 2 || now - start < 1_000) return;
       if (tty) {
         const width = 28;
         const filled = Math.round((done / total) * width);
         const label = name.length > 50 ? "…" + name.slice(-49) : name;
         process.stderr.write(`\r\x1b[2K[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} ${label}`);
-      } else if (done !== last && done < total) {
-        process.stderr.write(`bc eval: ${done + 1}/${total} ${name}\n`);
+        drawn = true;
+      } else if (done < total && now - lastLine >= 5_000) {
+        process.stderr.write(`bc eval: ${done}/${total} files replayed, ${Math.round((now - start) / 1000)} s\n`);
+        lastLine = now;
       }
-      last = done;
     },
     end: () => {
-      if (tty) process.stderr.write("\r\x1b[2K");
+      if (tty && drawn) process.stderr.write("\r\x1b[2K");
     },
   };
 };
@@ -166,13 +170,14 @@ export default defineCommand({
 
     let files: CorpusFile[];
     let skipped: Skipped[] = [];
+    let groups: string[] | undefined;
     let kind: EvalReport["corpus"]["kind"];
     let tempDir: string | undefined;
     if (args.demo === true) {
       if (positional.length > 0) throw new BcError("usage", "--demo runs on the built-in examples: give either --demo or files, not both");
       kind = "demo";
     } else if (positional.length > 0) {
-      ({ files, skipped } = collectFiles(positional));
+      ({ files, skipped, groups } = collectFiles(positional));
       if (files.length === 0)
         throw new BcError(
           "not-found",
@@ -218,7 +223,7 @@ export default defineCommand({
         passes: DEFAULT_PASSES,
         ...(host === undefined ? {} : { host }),
         ...(pressure === undefined ? {} : { pressure }),
-        ...(args.split === true ? { split: true } : {}),
+        ...(args.split === true ? { split: true, ...(groups === undefined ? {} : { groups }) } : {}),
         compact: rulesCompactor,
         onProgress: bar.update,
         shouldStop: () => stop,

@@ -39,7 +39,7 @@ const walk = (dir: string, out: string[], depth = 0): void => {
 };
 
 /** Expand files and folders (folders: every *.jsonl below them). Missing paths are skipped, with the reason. */
-export const collectFiles = (args: readonly string[]): { files: CorpusFile[]; skipped: Skipped[] } => {
+export const collectFiles = (args: readonly string[]): { files: CorpusFile[]; skipped: Skipped[]; groups: string[] } => {
   const files: CorpusFile[] = [];
   const skipped: Skipped[] = [];
   const seen = new Set<string>();
@@ -63,7 +63,7 @@ export const collectFiles = (args: readonly string[]): { files: CorpusFile[]; sk
       for (const p of found) add(p, posix(join(base, relative(arg, p))));
     } else add(arg, basename(arg));
   }
-  return { files: sortFiles(files), skipped };
+  return { files: sortFiles(files), skipped, groups };
 };
 
 /** What the report calls each given path: its last component, numbered where two share one. */

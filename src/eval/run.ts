@@ -45,6 +45,8 @@ export interface EvalParameters {
   readonly pressure?: number;
   /** report each given path as its own block beside the total */
   readonly split?: boolean;
+  /** --split: the blocks' names in the order the paths were given (default: as the files come) */
+  readonly groups?: readonly string[];
 }
 
 /** One given path's share of the corpus, summarized alone (--split). */
@@ -196,7 +198,8 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
   const summarize = (ss: readonly SessionReplay[]): HostSummary[] =>
     HOSTS.filter((h) => ss.some((s) => s.host === h)).map((h) => summarizeHost(h, ss, methods, passes, modes));
   const hosts = summarize(sessions);
-  const groupNames = opts.split === true ? [...new Set(opts.files.map((f) => f.group).filter((g): g is string => g !== undefined))] : [];
+  const found = opts.files.map((f) => f.group).filter((g): g is string => g !== undefined);
+  const groupNames = opts.split === true ? [...new Set([...(opts.groups ?? []).filter((g) => found.includes(g)), ...found])] : [];
   const split: SplitBlock[] = groupNames.map((name) => {
     const mine = sessions.filter((s) => s.group === name);
     const files = hashed.filter((h) => h.group === name);
