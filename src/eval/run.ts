@@ -99,7 +99,18 @@ const describeError = (path: string, e: unknown): string => {
 
 const yieldToEvents = (): Promise<void> => new Promise((r) => setImmediate(r));
 
+/** The flags that repeat this run on the same files (the paths are the reader's own). */
+export const repeatFlags = (p: EvalParameters): string =>
+  [
+    `--cuts ${p.cuts.join(",")}`,
+    `--pressure ${p.pressure === undefined ? "off" : p.pressure}`,
+    `--methods ${p.methods.length === METHOD_IDS.length ? "all" : p.methods.join(",")}`,
+    ...(p.host === undefined ? [] : [`--host ${p.host}`]),
+    ...(p.split === true ? ["--split"] : []),
+  ].join(" ");
+
 export const parameters = (p: EvalParameters): Record<string, unknown> => ({
+  repeat: `bc eval <the same files> ${repeatFlags(p)}`,
   cuts: [...p.cuts],
   passes: [...p.passes],
   host: p.host ?? "all",

@@ -95,7 +95,7 @@ export const ceilingSentences = (h: HostSummary): string[] => {
   const l = lostOverOracle(h);
   if (pb && pc)
     out.push(
-      `under pressure: bc loses ${pct(pb.lostRate, 2)} of what it removes${l === undefined ? "" : `, ${l.toFixed(1)}× the oracle-to-budget ceiling's ${pct(pc.lostRate, 2)}`}; it reached the budget itself at ${pct(pb.reachedShare, 0)} of cuts${pb.handovers > 0 ? ` and handed ${int(pb.handovers)} to Claude Code's summary` : ""}.`,
+      `under pressure: bc loses ${pct(pb.lostRate, 2)} of what it removes${l === undefined ? "" : `, ${l.toFixed(1)}× the oracle-to-budget ceiling's ${pct(pc.lostRate, 2)}`}, freeing ${pct(pb.freedShare)} of the history where the ceiling frees ${pct(pc.freedShare)}; it reached the budget itself at ${pct(pb.reachedShare, 0)} of cuts${pb.handovers > 0 ? ` and handed ${int(pb.handovers)} to Claude Code's summary, which then removes more (not scored here)` : ""}.`,
     );
   return out;
 };
