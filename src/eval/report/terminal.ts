@@ -19,7 +19,7 @@ const HEAD = `  ${"".padEnd(NAME_WIDTH)}${"freed".padStart(7)}${"removed".padSta
 /** the baselines freeing closest to bc */
 const closest = (rows: readonly MethodSummary[], bc: MethodSummary, n: number): MethodSummary[] =>
   rows
-    .filter((m) => m.kind === "method" && m.method !== "rules" && !m.method.startsWith("rules:") && m.method !== "keep-all")
+    .filter((m) => m.kind === "method" && m.method !== "rules" && !m.method.startsWith("rules:") && m.removed > 0)
     .sort((a, b) => Math.abs(a.freedShare - bc.freedShare) - Math.abs(b.freedShare - bc.freedShare) || (a.method < b.method ? -1 : 1))
     .slice(0, n);
 
@@ -37,7 +37,7 @@ const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): s
   for (const m of closest(rows, bc, 3)) out.push(row(m.method, m, mode === "pressure" ? `  budget ${pct(m.reachedShare, 0)}` : ""));
   for (const c of rows.filter((m) => m.kind === "ceiling" && m.method !== "oracle")) out.push(row(`ceiling: ${c.method} (hindsight)`, c));
   const host = rows.find((m) => m.kind === "host");
-  if (host) out.push(row(`${HOST_NAMES[h.host] ?? h.host}'s summary, ${host.cuts} real compactions`, host));
+  if (host) out.push(row(`${HOST_NAMES[h.host] ?? h.host}'s summary, ${host.cuts} real compaction${host.cuts === 1 ? "" : "s"}`, host));
   if (mode === "light") {
     const f = freedOfOracleHead(h);
     if (f !== undefined) out.push(`  bc frees ${pct(f, 0)} of what the oracle-head ceiling frees.`);
