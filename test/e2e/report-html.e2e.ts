@@ -117,7 +117,7 @@ test.skipIf(CHROMIUM === undefined)("report.html renders: labels apart and insid
   expect(probe.headings).toEqual(expect.arrayContaining(["Light compaction: no budget", "Definitions", "Ceilings (hindsight, not methods)"]));
   expect(probe.headings.some((h) => /^Under pressure: the history at 95% of the window/.test(h))).toBe(true);
   expect(probe.headings.some((h) => /^What the rules lost \(\d+\)$/.test(h))).toBe(true);
-});
+}, 300_000);
 
 test.skipIf(CHROMIUM !== undefined)("report.html in Chromium: skipped, no chromium on PATH (apt-get install chromium)", () => {
   process.stderr.write("report-html.e2e: no chromium, chromium-browser or google-chrome on PATH; the rendering checks were skipped\n");
