@@ -53,7 +53,7 @@ export interface PlacedLabel {
 export const placeLabels = (
   points: readonly { x: number; y: number; text: string }[],
   area: Box,
-  margin: { x: number; top: number; bottom: number },
+  margin: { x: number; top: number },
 ): PlacedLabel[] => {
   const h = LABEL_FONT + 2;
   const taken: Box[] = points.map((p) => ({ x: p.x - 6, y: p.y - 6, w: 12, h: 12 }));
@@ -89,7 +89,6 @@ export const placeLabels = (
     const box = { x: margin.x, y: marginY, w, h };
     marginY += h + 2;
     placed.push({ text: p.text, box, anchor: "start", tx: margin.x, ty: box.y + h - 3, leader: { x1: p.x, y1: p.y, x2: margin.x - 2, y2: box.y + h / 2 } });
-    if (marginY > margin.bottom) marginY = margin.top; // never happens at the sizes drawn; keeps the labels on the canvas
   }
   return placed;
 };
@@ -139,7 +138,7 @@ export const renderChart = (h: HostSummary, rows: readonly MethodSummary[], mode
   const labels = placeLabels(
     order.map((m) => ({ x: x(m.freedShare), y: y(m.lostRate), text: name(m) })),
     { x: L + 1, y: T, w: W - R - L - 1, h: H - B - T },
-    { x: W - R + 10, top: T + 110, bottom: H - B },
+    { x: W - R + 10, top: T + 110 },
   );
   for (const m of shown) {
     const cx = x(m.freedShare).toFixed(1);
