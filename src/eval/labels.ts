@@ -73,7 +73,10 @@ export const labelCuts = (timeline: Session, cuts: readonly number[] = DEFAULT_C
   return out;
 };
 
-/** `labelCuts` over a Claude Code transcript or Codex rollout on disk. */
+/**
+ * `labelCuts` over a Claude Code transcript or Codex rollout on disk. From a script:
+ * `bun -e 'import { labelFile } from "./src/eval/labels.ts"; console.log(JSON.stringify(labelFile(process.argv[1])))' <file>`
+ */
 export const labelFile = (path: string, cuts: readonly number[] = DEFAULT_CUTS): { host: Host; id: string; cuts: CutLabels[] } => {
   const loaded = loadSessionFile(path);
   return { host: loaded.host, id: loaded.id, cuts: labelCuts(loaded.timeline, cuts) };
