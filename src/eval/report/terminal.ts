@@ -8,6 +8,7 @@ import { HOST_NAMES, int, lostOverOracle, freedOfOracleHead, pct } from "./forma
 export const TERMINAL_WIDTH = 100;
 
 const NAME_WIDTH = 44;
+const MAX_BLOCKS = 4;
 
 const row = (name: string, m: MethodSummary, extra = ""): string => {
   const n = name.length > NAME_WIDTH ? name.slice(0, NAME_WIDTH - 1) + "…" : name;
@@ -29,11 +30,14 @@ const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): s
   if (!bc) return [];
   const out = [`${HOST_NAMES[h.host] ?? h.host}, ${h.sessions} sessions`];
   out.push(row(mode === "light" ? "bc's rules" : "bc", bc, mode === "pressure" ? `  budget ${pct(bc.reachedShare, 0)}` : ""));
-  for (const b of r.split ?? []) {
+  const blocks = r.split ?? [];
+  // a block per path given, up to a few; more are in the report
+  for (const b of blocks.length <= MAX_BLOCKS ? blocks : []) {
     const x = b.hosts.find((y) => y.host === h.host);
     const m = (mode === "light" ? x?.methods : x?.pressure)?.find((y) => y.method === "rules");
     if (m) out.push(row(`  in ${b.name}`, m, mode === "pressure" ? `  budget ${pct(m.reachedShare, 0)}` : ""));
   }
+  if (blocks.length > MAX_BLOCKS) out.push(`    (each of the ${blocks.length} paths given: in the report)`);
   for (const m of closest(rows, bc, 3)) out.push(row(m.method, m, mode === "pressure" ? `  budget ${pct(m.reachedShare, 0)}` : ""));
   for (const c of rows.filter((m) => m.kind === "ceiling" && m.method !== "oracle")) out.push(row(`ceiling: ${c.method} (hindsight)`, c));
   const host = rows.find((m) => m.kind === "host");
