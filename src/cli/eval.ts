@@ -1,6 +1,6 @@
 // `bc eval [files or folders…]`: replay sessions, cut them, and score what each method loses.
 import { defineCommand } from "citty";
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, mkdtempSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Host } from "../engine/types.ts";
@@ -10,7 +10,8 @@ import { DEFAULT_CUTS } from "../eval/cut.ts";
 import { DEMO_FILES } from "../eval/demo/index.ts";
 import { rulesCompactor } from "../eval/methods/engine.ts";
 import { DEFAULT_PASSES } from "../eval/passes.ts";
-import { compactionTable, corpusLine, methodTable } from "../eval/report/markdown.ts";
+import { DEFAULT_PRESSURE } from "../eval/pressure.ts";
+import { terminalSummary } from "../eval/report/terminal.ts";
 import { defaultOutDir, writeReport } from "../eval/report/write.ts";
 import { METHOD_IDS } from "../eval/replay.ts";
 import { runEval, type EvalReport } from "../eval/run.ts";
@@ -36,6 +37,32 @@ export const parseMethods = (value: string): string[] => {
   return METHOD_IDS.filter((id) => ids.includes(id));
 };
 
+/** `--pressure P`: the history's share of the window (0 < P <= 1), or `off` for the light mode alone. */
+export const parsePressure = (value: unknown): number | undefined => {
+  if (value === undefined || value === "") return DEFAULT_PRESSURE;
+  const v = String(value).trim();
+  if (v === "off" || v === "none") return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0 || n > 1)
+    throw new BcError("usage", `--pressure ${v}: expected the history's share of the window, above 0 and at most 1, or off`, `for example --pressure ${DEFAULT_PRESSURE}`);
+  return n;
+};
+
+/** The report folder, checked (created and written to) before any replay, so a bad --out fails at once. */
+export const checkOutDir = (dir: string): { created: boolean } => {
+  const created = !existsSync(dir);
+  if (!created && !statSync(dir).isDirectory()) throw new BcError("bad-input", `${dir}: exists and is not a folder`, "pass --out with a folder path");
+  try {
+    mkdirSync(dir, { recursive: true });
+    const probe = join(dir, `.bc-eval-probe-${process.pid}`);
+    writeFileSync(probe, "");
+    unlinkSync(probe);
+    return { created };
+  } catch (e) {
+    throw new BcError("bad-input", `${dir}: cannot write the report there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, "pass --out with a folder you can write to");
+  }
+};
+
 const parseHost = (value: unknown): Host | undefined => {
   if (value === undefined || value === "") return undefined;
   if (!HOSTS.includes(value as Host)) throw new BcError("usage", `--host ${String(value)}: expected claude or codex`);
@@ -54,25 +81,29 @@ const demoCorpus = (): { files: CorpusFile[]; dir: string } => {
   return { files: sortFiles(files), dir };
 };
 
-/** Progress on stderr: a bar redrawn in place on a terminal, plain lines otherwise. */
+/** Progress on stderr once a run has taken a second: a bar redrawn in place on a terminal, a line every few seconds otherwise. */
 const progress = (): { update: (done: number, total: number, name: string) => void; end: () => void } => {
   const tty = process.stderr.isTTY === true;
-  let last = -1;
+  const start = Date.now();
+  let lastLine = 0;
+  let drawn = false;
   return {
     update: (done, total, name) => {
-      if (total < 2) return;
+      const now = Date.now();
+      if (total < 2 || now - start < 1_000) return;
       if (tty) {
         const width = 28;
         const filled = Math.round((done / total) * width);
         const label = name.length > 50 ? "…" + name.slice(-49) : name;
         process.stderr.write(`\r\x1b[2K[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} ${label}`);
-      } else if (done !== last && done < total) {
-        process.stderr.write(`bc eval: ${done + 1}/${total} ${name}\n`);
+        drawn = true;
+      } else if (done < total && now - lastLine >= 5_000) {
+        process.stderr.write(`bc eval: ${done}/${total} files replayed, ${Math.round((now - start) / 1000)} s\n`);
+        lastLine = now;
       }
-      last = done;
     },
     end: () => {
-      if (tty) process.stderr.write("\r\x1b[2K");
+      if (tty && drawn) process.stderr.write("\r\x1b[2K");
     },
   };
 };
@@ -84,7 +115,13 @@ const summaryJson = (r: EvalReport, paths: readonly string[]): string =>
       version: r.version,
       yardstick: r.yardstick,
       corpus: r.corpus,
-      parameters: { cuts: (r.parameters as { cuts: number[] }).cuts, methods: (r.parameters as { methods: { id: string }[] }).methods.map((m) => m.id) },
+      parameters: {
+        cuts: (r.parameters as { cuts: number[] }).cuts,
+        methods: (r.parameters as { methods: { id: string }[] }).methods.map((m) => m.id),
+        pressure: (r.parameters as { pressure: { share: number; budgetShare: number } | null }).pressure === null ? null : { share: (r.parameters as { pressure: { share: number } }).pressure.share, budgetShare: (r.parameters as { pressure: { budgetShare: number } }).pressure.budgetShare },
+        split: (r.parameters as { split: boolean }).split,
+      },
+      ...(r.split === undefined ? {} : { split: r.split }),
       hosts: r.hosts,
       out: paths,
     },
@@ -92,21 +129,11 @@ const summaryJson = (r: EvalReport, paths: readonly string[]): string =>
     2,
   );
 
-const summaryText = (r: EvalReport, paths: readonly string[]): string => {
-  const lines: string[] = [corpusLine(r), ""];
-  for (const h of r.hosts) {
-    lines.push(`${h.host === "claude" ? "Claude Code" : "Codex"} (${h.sessions} sessions):`, "", methodTable(h), "");
-  }
-  if (r.hosts.some((h) => h.compactions.compactions > 0)) lines.push("At the hosts' own compactions:", "", compactionTable(r.hosts), "");
-  lines.push(...paths.map((p) => `report: ${p}`));
-  return lines.join("\n");
-};
-
 export default defineCommand({
   meta: {
     name: "eval",
     description:
-      "Replay sessions, cut each one, let every method (bc's rules and the published baselines) compact the part before the cut, and score what each lost against what the assistant went on to use. Writes report.md, report.json and report.html.",
+      "Replay sessions, cut each one, let every method (bc's rules and the published baselines) compact the part before the cut, and score what each lost against what the assistant went on to use: as each method runs alone, and under pressure (the history near the window, every method freeing to the plugin's budget), beside hindsight ceilings. Writes report.md, report.json and report.html.",
   },
   args: {
     paths: {
@@ -118,6 +145,8 @@ export default defineCommand({
     host: { type: "string", description: "Only sessions of this host: claude or codex" },
     cuts: { type: "string", description: `Where to cut each session, as shares of its messages (default ${DEFAULT_CUTS.join(",")})` },
     methods: { type: "string", description: `Methods to compare, comma-separated (default all: ${METHOD_IDS.join(", ")})` },
+    pressure: { type: "string", description: `Also score every method at this share of the window, compacted to the plugin's budget (default ${DEFAULT_PRESSURE}; off: light mode only)` },
+    split: { type: "boolean", description: "Report each path given as its own column block beside the total" },
     out: { type: "string", description: "Folder for report.md, report.json and report.html (default ./bc-eval-<corpus>-<fingerprint>)" },
     json: { type: "boolean", description: "Print the summary as JSON on stdout, for scripts" },
   },
@@ -125,17 +154,30 @@ export default defineCommand({
     const host = parseHost(args.host);
     const cuts = args.cuts === undefined ? [...DEFAULT_CUTS] : parseCuts(String(args.cuts));
     const methods = args.methods === undefined ? [...METHOD_IDS] : parseMethods(String(args.methods));
+    const pressure = parsePressure(args.pressure);
+    const outDir = args.out === undefined ? undefined : String(args.out);
+    const outCheck = checkOutDir(outDir ?? ".");
+    // a folder made only for this run goes again if the run writes nothing into it
+    const dropOutDir = (): void => {
+      if (outDir === undefined || !outCheck.created) return;
+      try {
+        rmdirSync(outDir);
+      } catch {
+        // not empty or gone: leave it
+      }
+    };
     const positional = (args._ as string[] | undefined) ?? [];
 
     let files: CorpusFile[];
     let skipped: Skipped[] = [];
+    let groups: string[] | undefined;
     let kind: EvalReport["corpus"]["kind"];
     let tempDir: string | undefined;
     if (args.demo === true) {
       if (positional.length > 0) throw new BcError("usage", "--demo runs on the built-in examples: give either --demo or files, not both");
       kind = "demo";
     } else if (positional.length > 0) {
-      ({ files, skipped } = collectFiles(positional));
+      ({ files, skipped, groups } = collectFiles(positional));
       if (files.length === 0)
         throw new BcError(
           "not-found",
@@ -180,10 +222,15 @@ export default defineCommand({
         methods,
         passes: DEFAULT_PASSES,
         ...(host === undefined ? {} : { host }),
+        ...(pressure === undefined ? {} : { pressure }),
+        ...(args.split === true ? { split: true, ...(groups === undefined ? {} : { groups }) } : {}),
         compact: rulesCompactor,
         onProgress: bar.update,
         shouldStop: () => stop,
       });
+    } catch (e) {
+      dropOutDir();
+      throw e;
     } finally {
       bar.end();
       process.off("SIGINT", onInterrupt);
@@ -191,9 +238,18 @@ export default defineCommand({
       if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
     }
     for (const s of report.corpus.skipped) log.warn(`skipped ${s.reason}`);
-    if (report.corpus.sessions === 0) log.warn("no session could be replayed; the report is empty");
+    if (report.corpus.sessions === 0) {
+      const why =
+        report.corpus.filteredOut > 0 && report.corpus.filteredOut === files!.length
+          ? `--host ${host} left out all ${report.corpus.filteredOut} files (none is a ${host === "claude" ? "Claude Code transcript" : "Codex rollout"})`
+          : report.corpus.skipped.length > 0
+            ? `every file was skipped (${report.corpus.skipped.length}, reasons above)`
+            : "no file held a session to replay";
+      dropOutDir();
+      throw new BcError("bad-input", `nothing to replay: ${why}; no report written`, "pass Claude Code transcripts or Codex rollouts, or folders holding them");
+    }
     const paths = writeReport(String(args.out ?? defaultOutDir(report)), report);
-    out(args.json === true ? summaryJson(report, paths) : summaryText(report, paths));
+    out(args.json === true ? summaryJson(report, paths) : terminalSummary(report, paths));
     return 0;
   },
 });

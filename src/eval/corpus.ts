@@ -1,6 +1,7 @@
 // The corpus an eval runs on: files and folders given by the user, the user's own sessions,
 // or the embedded examples. Each file is named in the report by a short, stable name, and the
-// corpus fingerprint is a sha256 over every name and its bytes, in name order.
+// corpus fingerprint depends on the files' contents only (not on their names or paths), so the
+// same sessions give the same fingerprint whoever runs them from wherever.
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
@@ -10,6 +11,8 @@ export interface CorpusFile {
   readonly path: string;
   /** what the report calls it: relative to the folder given (with that folder's name), or the file name */
   readonly name: string;
+  /** the path given on the command line it was found by, as the report names it (for --split) */
+  readonly group?: string;
 }
 
 export interface Skipped {
@@ -36,16 +39,19 @@ const walk = (dir: string, out: string[], depth = 0): void => {
 };
 
 /** Expand files and folders (folders: every *.jsonl below them). Missing paths are skipped, with the reason. */
-export const collectFiles = (args: readonly string[]): { files: CorpusFile[]; skipped: Skipped[] } => {
+export const collectFiles = (args: readonly string[]): { files: CorpusFile[]; skipped: Skipped[]; groups: string[] } => {
   const files: CorpusFile[] = [];
   const skipped: Skipped[] = [];
   const seen = new Set<string>();
+  const groups = groupNames(args);
+  let group = "";
   const add = (path: string, name: string): void => {
     if (seen.has(path)) return;
     seen.add(path);
-    files.push({ path, name });
+    files.push({ path, name, group });
   };
-  for (const arg of args) {
+  for (const [i, arg] of args.entries()) {
+    group = groups[i]!;
     if (!existsSync(arg)) {
       skipped.push({ file: arg, reason: `${arg}: no such file or folder` });
       continue;
@@ -57,7 +63,13 @@ export const collectFiles = (args: readonly string[]): { files: CorpusFile[]; sk
       for (const p of found) add(p, posix(join(base, relative(arg, p))));
     } else add(arg, basename(arg));
   }
-  return { files: sortFiles(files), skipped };
+  return { files: sortFiles(files), skipped, groups };
+};
+
+/** What the report calls each given path: its last component, numbered where two share one. */
+export const groupNames = (args: readonly string[]): string[] => {
+  const base = args.map((a) => basename(join(a, ".")) || a);
+  return base.map((b, i) => (base.filter((x) => x === b).length > 1 ? `${b} (${base.slice(0, i + 1).filter((x) => x === b).length})` : b));
 };
 
 /** A discovered session's report name: its path under the home folder. */
@@ -69,15 +81,12 @@ export const homeName = (path: string): string => {
 export const sortFiles = (files: readonly CorpusFile[]): CorpusFile[] =>
   [...files].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
-/** sha256 over (name, byte length, bytes) of each file, in the order given. */
-export const fingerprint = (entries: readonly { name: string; bytes: Uint8Array }[]): string => {
+/** sha256 of a file's bytes, hex */
+export const contentHash = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
+
+/** sha256 over the sorted content hashes of the files: names, paths and order do not count. */
+export const fingerprint = (contentHashes: readonly string[]): string => {
   const h = createHash("sha256");
-  for (const e of entries) {
-    h.update(e.name);
-    h.update("\0");
-    h.update(String(e.bytes.length));
-    h.update("\0");
-    h.update(e.bytes);
-  }
+  for (const c of [...contentHashes].sort()) h.update(`${c}\n`);
   return h.digest("hex");
 };

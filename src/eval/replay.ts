@@ -10,15 +10,47 @@ import { rulesMethod, type Compactor } from "./methods/rules.ts";
 import { replayPasses, type PassResult } from "./passes.ts";
 import { enforcePins, scoreCut, type Tally } from "./score.ts";
 import { indexSession } from "./session-index.ts";
+import { usedAfterCut } from "./labels.ts";
+import { LIGHT_CEILINGS } from "./methods/ceilings.ts";
+import { BUDGET_BASELINES, ORACLE_TO_BUDGET, type BudgetMethod } from "./methods/budget.ts";
+import { BC_UNDER_PRESSURE } from "./methods/bc-pressure.ts";
+import { pressurePoint } from "./pressure.ts";
 
 export const RULES_ID = "rules";
 
 /** Every method id, in report order. */
 export const METHOD_IDS: readonly string[] = [RULES_ID, ...BASELINES.map((m) => m.id)];
 
+/** Hindsight ceilings of the light mode, in report order (never methods). */
+export const LIGHT_CEILING_IDS: readonly string[] = LIGHT_CEILINGS.map((c) => c.id);
+
+/** bc under pressure, split by what it did with the cut */
+export const RULES_REACHED_ID = "rules:reached";
+export const RULES_OVER_ID = "rules:over-budget";
+
+/** Every pressure-mode row id, in report order: bc (whole, then split), the baselines, the ceiling. */
+export const PRESSURE_IDS: readonly string[] = [RULES_ID, RULES_REACHED_ID, RULES_OVER_ID, ...BUDGET_BASELINES.map((m) => m.id), ORACLE_TO_BUDGET.id];
+
+export const CEILING_IDS: ReadonlySet<string> = new Set([...LIGHT_CEILING_IDS, ORACLE_TO_BUDGET.id]);
+
 export const methodSummaries = (): { id: string; summary: string }[] => [
   { id: RULES_ID, summary: rulesMethod(() => []).summary },
   ...BASELINES.map((m) => ({ id: m.id, summary: m.summary })),
+];
+
+export const ceilingSummaries = (): { id: string; summary: string }[] => [
+  ...LIGHT_CEILINGS.map((c) => ({ id: c.id, summary: c.summary })),
+  { id: ORACLE_TO_BUDGET.id, summary: ORACLE_TO_BUDGET.summary },
+];
+
+export const pressureSummaries = (): { id: string; summary: string }[] => [
+  { id: RULES_ID, summary: BC_UNDER_PRESSURE.summary },
+  { id: RULES_REACHED_ID, summary: "the cuts where bc reached the budget itself (the plugin answered with its own rows; the fork fits)" },
+  {
+    id: RULES_OVER_ID,
+    summary: "the other cuts: Claude Code, the plugin handed its pruned rows to Claude Code's summary (scored as handed over, before the summary); Codex, the fork is over the budget",
+  },
+  ...BUDGET_BASELINES.map((m) => ({ id: m.id, summary: m.summary })),
 ];
 
 export interface ReplayOptions {
@@ -27,6 +59,8 @@ export interface ReplayOptions {
   readonly methods: readonly string[];
   readonly passes: readonly number[];
   readonly compact: Compactor;
+  /** the pressure mode's history share of the window (undefined: light mode only) */
+  readonly pressure?: number;
 }
 
 export interface ReplayInput {
@@ -41,11 +75,21 @@ export interface ReplayInput {
 export interface CutRow {
   readonly share: number;
   readonly at: number;
-  /** method id → counts, in report order */
+  /** method id → counts, in report order (ceilings included, under their own ids) */
   readonly methods: Readonly<Record<string, Tally>>;
+  /** the pressure mode at this cut */
+  readonly pressure?: {
+    readonly window: number;
+    readonly budget: number;
+    readonly toFree: number;
+    readonly methods: Readonly<Record<string, Tally>>;
+  };
 }
 
 export interface RulesMiss {
+  /** light: the rules alone; pressure: bc under pressure (handedOver: in rows handed to the host's summary) */
+  readonly mode: "light" | "pressure";
+  readonly handedOver?: boolean;
   readonly share: number;
   readonly message: number;
   readonly tool: string;
@@ -80,16 +124,50 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
     const ctx = cutContext(index, share);
     if (ctx.at <= 0 || ctx.at >= n) continue;
     const rows: Record<string, Tally> = {};
-    const run = (m: Method, rulesFreedTokens: number) => {
-      const { rewrites, pinnedTouched } = enforcePins(ctx, m.run({ ...ctx, rulesFreedTokens }));
-      return scoreCut(ctx, rewrites, pinnedTouched);
+    const used = usedAfterCut(ctx);
+    const scoreRewrites = (rw: ReadonlyMap<number, string>, extras: Parameters<typeof scoreCut>[3] = {}) => {
+      const { rewrites, pinnedTouched } = enforcePins(ctx, rw);
+      return scoreCut(ctx, rewrites, pinnedTouched, { used, ...extras });
     };
+    const run = (m: Method, rulesFreedTokens: number) => scoreRewrites(m.run({ ...ctx, rulesFreedTokens }));
     const rulesScore = run(rules, 0);
     if (options.methods.includes(RULES_ID)) rows[RULES_ID] = rulesScore.tally;
     for (const miss of rulesScore.misses)
-      rulesMisses.push({ share, message: miss.message, tool: miss.tool, tokens: miss.tokens, invisible: miss.invisible, lost: miss.invisible.length > 0 });
+      rulesMisses.push({ mode: "light", share, message: miss.message, tool: miss.tool, tokens: miss.tokens, invisible: miss.invisible, lost: miss.invisible.length > 0 });
     for (const m of selected) rows[m.id] = run(m, rulesScore.tally.tokensFreed).tally;
-    cuts.push({ share, at: ctx.at, methods: rows });
+    for (const c of LIGHT_CEILINGS) rows[c.id] = scoreRewrites(c.run({ results: ctx.results, pinned: ctx.pinned, used })).tally;
+    let pressure: CutRow["pressure"];
+    if (options.pressure !== undefined) {
+      const point = pressurePoint(ctx.tokensBefore, options.pressure);
+      const input = { ...ctx, rulesFreedTokens: 0, point, used };
+      const prow: Record<string, Tally> = {};
+      const runBudget = (m: BudgetMethod) => {
+        const o = m.run(input);
+        return scoreRewrites(o.rewrites, {
+          budget: point.budget,
+          ...(o.reached === undefined ? {} : { reached: o.reached }),
+          ...(o.handedOver === undefined ? {} : { handedOver: o.handedOver }),
+        });
+      };
+      const bc = runBudget(BC_UNDER_PRESSURE);
+      prow[RULES_ID] = bc.tally;
+      prow[bc.tally.reached === 1 ? RULES_REACHED_ID : RULES_OVER_ID] = bc.tally;
+      for (const miss of bc.misses)
+        rulesMisses.push({
+          mode: "pressure",
+          ...(bc.tally.handovers > 0 ? { handedOver: true } : {}),
+          share,
+          message: miss.message,
+          tool: miss.tool,
+          tokens: miss.tokens,
+          invisible: miss.invisible,
+          lost: miss.invisible.length > 0,
+        });
+      for (const m of BUDGET_BASELINES) prow[m.id] = runBudget(m).tally;
+      prow[ORACLE_TO_BUDGET.id] = runBudget(ORACLE_TO_BUDGET).tally;
+      pressure = { window: point.window, budget: point.budget, toFree: point.toFree, methods: prow };
+    }
+    cuts.push({ share, at: ctx.at, methods: rows, ...(pressure === undefined ? {} : { pressure }) });
   }
   return {
     host: input.host,

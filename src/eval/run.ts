@@ -7,20 +7,31 @@ import { DEFAULT_OPTIONS, type Host } from "../engine/types.ts";
 import { detectHost, loadSessionFile } from "../hosts/load.ts";
 import { BcError } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
-import { fingerprint, type CorpusFile, type Skipped } from "./corpus.ts";
+import { contentHash, fingerprint, type CorpusFile, type Skipped } from "./corpus.ts";
 import { PIN_LAST_MESSAGES } from "./cut.ts";
 import { CLEAR_TOOL_USES, MICROCOMPACT, OBSERVATION_MASK, OPENCODE_PRUNE, SIZE_CAP } from "./methods/baselines.ts";
 import type { Compactor } from "./methods/rules.ts";
-import { METHOD_IDS, methodSummaries, replaySession, type SessionReplay } from "./replay.ts";
+import {
+  CEILING_IDS,
+  LIGHT_CEILING_IDS,
+  METHOD_IDS,
+  PRESSURE_IDS,
+  ceilingSummaries,
+  methodSummaries,
+  pressureSummaries,
+  replaySession,
+  type SessionReplay,
+} from "./replay.ts";
+import { BUDGET_PERCENT } from "./pressure.ts";
 import { GENERIC_TOKEN_RESULTS } from "./score.ts";
 import { summarizeHost, type HostSummary } from "./summary.ts";
 
-export const REPORT_FORMAT = 1;
+export const REPORT_FORMAT = 2;
 export const HOSTS: readonly Host[] = ["claude", "codex"];
 
 export const LEFT_OUT = [
   {
-    method: "paid-model plugin (seed 000)",
+    method: "a paid-model compaction plugin",
     why: "it scores each result with its vendor's paid model; replaying it needs that model and network calls, which a local, deterministic eval cannot make",
   },
 ] as const;
@@ -30,6 +41,21 @@ export interface EvalParameters {
   readonly passes: readonly number[];
   readonly methods: readonly string[];
   readonly host?: Host;
+  /** the pressure mode's share of the window (undefined: light mode only) */
+  readonly pressure?: number;
+  /** report each given path as its own block beside the total */
+  readonly split?: boolean;
+  /** --split: the blocks' names in the order the paths were given (default: as the files come) */
+  readonly groups?: readonly string[];
+}
+
+/** One given path's share of the corpus, summarized alone (--split). */
+export interface SplitBlock {
+  readonly name: string;
+  readonly fingerprint: string;
+  readonly files: number;
+  readonly sessions: number;
+  readonly hosts: readonly HostSummary[];
 }
 
 export interface EvalReport {
@@ -45,10 +71,14 @@ export interface EvalReport {
     readonly skipped: readonly Skipped[];
     /** `file:line: why` for malformed lines the readers skipped inside files that loaded */
     readonly malformedLines: readonly string[];
+    /** files left out by --host */
+    readonly filteredOut: number;
   };
   readonly parameters: Record<string, unknown>;
   readonly hosts: readonly HostSummary[];
-  readonly sessions: readonly SessionReplay[];
+  /** --split: one block per given path, each summarized alone */
+  readonly split?: readonly SplitBlock[];
+  readonly sessions: readonly (SessionReplay & { readonly group?: string })[];
 }
 
 export interface RunEvalOptions extends EvalParameters {
@@ -69,11 +99,35 @@ const describeError = (path: string, e: unknown): string => {
 
 const yieldToEvents = (): Promise<void> => new Promise((r) => setImmediate(r));
 
+/** The flags that repeat this run on the same files (the paths are the reader's own). */
+export const repeatFlags = (p: EvalParameters): string =>
+  [
+    `--cuts ${p.cuts.join(",")}`,
+    `--pressure ${p.pressure === undefined ? "off" : p.pressure}`,
+    `--methods ${p.methods.length === METHOD_IDS.length ? "all" : p.methods.join(",")}`,
+    ...(p.host === undefined ? [] : [`--host ${p.host}`]),
+    ...(p.split === true ? ["--split"] : []),
+  ].join(" ");
+
 export const parameters = (p: EvalParameters): Record<string, unknown> => ({
+  repeat: `bc eval <the same files> ${repeatFlags(p)}`,
   cuts: [...p.cuts],
   passes: [...p.passes],
   host: p.host ?? "all",
+  split: p.split === true,
   methods: methodSummaries().filter((m) => p.methods.includes(m.id)),
+  ceilings: ceilingSummaries(),
+  pressure:
+    p.pressure === undefined
+      ? null
+      : {
+          share: p.pressure,
+          budgetShare: BUDGET_PERCENT / 100,
+          window: "history tokens before the cut / share, rounded",
+          budget: "budgetShare of the window, rounded down (the Claude Code plugin's default compactAtPercent)",
+          trigger: "auto",
+          methods: pressureSummaries(),
+        },
   leftOut: LEFT_OUT,
   pins: { firstMessage: true, lastMessages: PIN_LAST_MESSAGES, errorResults: true, appliedToEveryMethod: true },
   genericTokenResults: GENERIC_TOKEN_RESULTS,
@@ -101,8 +155,9 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
   const passes = [...opts.passes].sort((a, b) => a - b);
   const skipped: Skipped[] = [...(opts.skipped ?? [])];
   const malformedLines: string[] = [];
-  const sessions: SessionReplay[] = [];
-  const hashed: { name: string; bytes: Uint8Array }[] = [];
+  const sessions: (SessionReplay & { group?: string })[] = [];
+  const hashed: { name: string; group?: string; hash: string }[] = [];
+  let filteredOut = 0;
   let done = 0;
   for (const f of opts.files) {
     if (opts.shouldStop?.()) throw new BcError("interrupted", `interrupted after ${done} of ${opts.files.length} files; no report written`);
@@ -117,11 +172,14 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
       continue;
     }
     try {
-      if (opts.host !== undefined && detectHost(f.path) !== opts.host) continue;
+      if (opts.host !== undefined && detectHost(f.path) !== opts.host) {
+        filteredOut++;
+        continue;
+      }
     } catch {
       // not recognisable: loading says why below
     }
-    hashed.push({ name: f.name, bytes });
+    hashed.push({ name: f.name, ...(f.group === undefined ? {} : { group: f.group }), hash: contentHash(bytes) });
     try {
       const loaded = loadSessionFile(f.path);
       for (const m of loaded.malformed) malformedLines.push(m.split(f.path).join(f.name));
@@ -129,12 +187,11 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
         skipped.push({ file: f.name, reason: `${f.name}: no messages to replay` });
         continue;
       }
-      sessions.push(
-        replaySession(
-          { host: loaded.host, id: loaded.id, file: f.name, timeline: loaded.timeline, compactions: loaded.compactions },
-          { cuts, methods, passes, compact: opts.compact },
-        ),
+      const replay = replaySession(
+        { host: loaded.host, id: loaded.id, file: f.name, timeline: loaded.timeline, compactions: loaded.compactions },
+        { cuts, methods, passes, compact: opts.compact, ...(opts.pressure === undefined ? {} : { pressure: opts.pressure }) },
       );
+      sessions.push(opts.split === true && f.group !== undefined ? { ...replay, group: f.group } : replay);
     } catch (e) {
       // a file that cannot be read as a session is reported and skipped; the run goes on
       skipped.push({ file: f.name, reason: describeError(f.path, e).split(f.path).join(f.name) });
@@ -144,7 +201,21 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
   sessions.sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   hashed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   skipped.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-  const hosts = HOSTS.filter((h) => sessions.some((s) => s.host === h)).map((h) => summarizeHost(h, sessions, methods, passes));
+  const modes = {
+    ceilings: LIGHT_CEILING_IDS,
+    ...(opts.pressure === undefined ? {} : { pressure: PRESSURE_IDS }),
+    isCeiling: (id: string) => CEILING_IDS.has(id),
+  };
+  const summarize = (ss: readonly SessionReplay[]): HostSummary[] =>
+    HOSTS.filter((h) => ss.some((s) => s.host === h)).map((h) => summarizeHost(h, ss, methods, passes, modes));
+  const hosts = summarize(sessions);
+  const found = opts.files.map((f) => f.group).filter((g): g is string => g !== undefined);
+  const groupNames = opts.split === true ? [...new Set([...(opts.groups ?? []).filter((g) => found.includes(g)), ...found])] : [];
+  const split: SplitBlock[] = groupNames.map((name) => {
+    const mine = sessions.filter((s) => s.group === name);
+    const files = hashed.filter((h) => h.group === name);
+    return { name, fingerprint: fingerprint(files.map((f) => f.hash)), files: files.length, sessions: mine.length, hosts: summarize(mine) };
+  });
   return {
     report: "bc eval",
     format: REPORT_FORMAT,
@@ -152,14 +223,23 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
     yardstick: "v1",
     corpus: {
       kind: opts.kind,
-      fingerprint: fingerprint(hashed),
+      fingerprint: fingerprint(hashed.map((h) => h.hash)),
       files: hashed.length + skipped.filter((s) => !hashed.some((p) => p.name === s.file)).length,
       sessions: sessions.length,
       skipped,
       malformedLines: malformedLines.sort(),
+      filteredOut,
     },
-    parameters: parameters({ cuts, passes, methods, ...(opts.host === undefined ? {} : { host: opts.host }) }),
+    parameters: parameters({
+      cuts,
+      passes,
+      methods,
+      ...(opts.host === undefined ? {} : { host: opts.host }),
+      ...(opts.pressure === undefined ? {} : { pressure: opts.pressure }),
+      ...(opts.split === true ? { split: true } : {}),
+    }),
     hosts,
+    ...(opts.split === true ? { split } : {}),
     sessions,
   };
 };

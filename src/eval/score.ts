@@ -37,6 +37,12 @@ export interface Tally {
   /** misses with a used token visible nowhere in what the method left */
   readonly lost: number;
   readonly numberOnlyLost: number;
+  /** results before the cut the session uses after it (labels.ts): the same for every method */
+  readonly needed: number;
+  /** cuts where the history ended at or under the budget (pressure mode) */
+  readonly reached: number;
+  /** cuts the Claude Code plugin handed to the host's summary (pressure mode, bc only) */
+  readonly handovers: number;
 }
 
 export const ZERO_TALLY: Tally = {
@@ -53,6 +59,9 @@ export const ZERO_TALLY: Tally = {
   numberOnlyMisses: 0,
   lost: 0,
   numberOnlyLost: 0,
+  needed: 0,
+  reached: 0,
+  handovers: 0,
 };
 
 export const addTally = (a: Tally, b: Tally): Tally => {
@@ -128,8 +137,18 @@ export const neededTokens = (
   return out;
 };
 
+export interface ScoreExtras {
+  /** usedAfterCut(ctx): when given, `needed` is counted and misses read it instead of rescanning */
+  readonly used?: readonly (readonly string[])[];
+  /** pressure mode: the history's budget; `reached` is 1 when what is left is at or under it */
+  readonly budget?: number;
+  /** the method's own verdict on the budget (bc), instead of the scored tokens */
+  readonly reached?: boolean;
+  readonly handedOver?: boolean;
+}
+
 /** Score one method's rewrites at one cut (rewrites already pin-enforced). */
-export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>, pinnedTouched = 0): CutScore => {
+export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>, pinnedTouched = 0, extras: ScoreExtras = {}): CutScore => {
   const { index, at } = ctx;
   const resultCount = ctx.results.length;
   const afterTokens = new Map<number, Set<string>>();
@@ -166,7 +185,8 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
     tokensFreed += r.estTokens - estimateTextTokens(after);
     const kept = tokensAfter(ordinal, after);
     const gone = kept.size === 0 ? r.tokens : r.tokens.filter((t) => !kept.has(t));
-    const needed = neededTokens(index, r, gone, window, resultCount);
+    const usedHere = extras.used?.[ordinal];
+    const needed = usedHere === undefined ? neededTokens(index, r, gone, window, resultCount) : kept.size === 0 ? [...usedHere] : usedHere.filter((t) => !kept.has(t));
     if (needed.length === 0) continue;
     if (needed.every(isNumberLike)) numberOnlyMisses++;
     const invisible = needed.filter((t) => !visible(t));
@@ -192,6 +212,10 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
       numberOnlyMisses,
       lost,
       numberOnlyLost,
+      needed: extras.used === undefined ? 0 : extras.used.reduce((n, u) => n + (u.length > 0 ? 1 : 0), 0),
+      reached:
+        extras.budget === undefined ? 0 : (extras.reached ?? ctx.tokensBefore - tokensFreed <= extras.budget) ? 1 : 0,
+      handovers: extras.handedOver === true ? 1 : 0,
     },
     misses,
   };

@@ -7,6 +7,8 @@ import { addTally, ZERO_TALLY, type Tally } from "./score.ts";
 
 export interface MethodSummary extends Tally {
   readonly method: string;
+  /** a method, a hindsight ceiling (never a method), or the host's own summary at its real compactions */
+  readonly kind: "method" | "ceiling" | "host";
   readonly sessions: number;
   /** sessions where the method lost nothing, over all cuts */
   readonly sessionsLosingNothing: number;
@@ -21,7 +23,28 @@ export interface MethodSummary extends Tally {
   readonly lostRateWithoutNumbers: number;
   readonly lostPerSession: number;
   readonly losingNothingShare: number;
+  /** reached / cuts (pressure mode) */
+  readonly reachedShare: number;
+  /** per session, needed results still visible ((needed - lost) / needed), over sessions that needed any */
+  readonly spread: Spread;
 }
+
+export interface Spread {
+  /** sessions with at least one needed result */
+  readonly sessions: number;
+  readonly median: number;
+  /** the worst tenth: the share the worst 10% of sessions are at or below (nearest rank) */
+  readonly worstTenth: number;
+}
+
+export const spreadOf = (shares: readonly number[]): Spread => {
+  const xs = [...shares].sort((a, b) => a - b);
+  const n = xs.length;
+  if (n === 0) return { sessions: 0, median: 1, worstTenth: 1 };
+  const median = n % 2 === 1 ? xs[(n - 1) / 2]! : (xs[n / 2 - 1]! + xs[n / 2]!) / 2;
+  const worstTenth = xs[Math.max(0, Math.ceil(0.1 * n) - 1)]!;
+  return { sessions: n, median: ratio(median, 1), worstTenth: ratio(worstTenth, 1) };
+};
 
 export interface CompactionSummary extends Pick<CompactionScore, "needed" | "keptByHost" | "keptByRules" | "tokensBefore" | "hostTokensAfter" | "rulesTokensFreed"> {
   readonly compactions: number;
@@ -45,7 +68,10 @@ export interface PassSummary {
 export interface HostSummary {
   readonly host: Host;
   readonly sessions: number;
+  /** the light mode: methods, then the hindsight ceilings */
   readonly methods: readonly MethodSummary[];
+  /** the pressure mode: bc (whole, then split), the budget baselines, the ceiling, then the host's own summary where the transcripts hold one */
+  readonly pressure?: readonly MethodSummary[];
   readonly compactions: CompactionSummary;
   readonly passes: readonly PassSummary[];
 }
@@ -53,26 +79,39 @@ export interface HostSummary {
 /** rounded to 6 decimals: enough for any table, and short in report.json */
 const ratio = (a: number, b: number): number => (b === 0 ? 0 : Math.round((a / b) * 1e6) / 1e6);
 
-export const summarizeMethod = (method: string, sessions: readonly SessionReplay[]): MethodSummary => {
-  let total = ZERO_TALLY;
-  let losingNothing = 0;
-  let counted = 0;
+export type Mode = "light" | "pressure";
+
+const tallyAt = (c: SessionReplay["cuts"][number], mode: Mode, method: string): Tally | undefined =>
+  mode === "light" ? c.methods[method] : c.pressure?.methods[method];
+
+export const summarizeMethod = (method: string, sessions: readonly SessionReplay[], mode: Mode = "light", kind: MethodSummary["kind"] = "method"): MethodSummary => {
+  const perSession: Tally[] = [];
   for (const s of sessions) {
-    let lost = 0;
+    let t = ZERO_TALLY;
     let seen = false;
     for (const c of s.cuts) {
-      const t = c.methods[method];
-      if (!t) continue;
+      const here = tallyAt(c, mode, method);
+      if (!here) continue;
       seen = true;
-      total = addTally(total, t);
-      lost += t.lost;
+      t = addTally(t, here);
     }
-    if (!seen) continue;
-    counted++;
-    if (lost === 0) losingNothing++;
+    if (seen) perSession.push(t);
   }
+  return summarizeTallies(method, kind, perSession);
+};
+
+/** A row from per-session totals (one tally per session that had the method). */
+export const summarizeTallies = (method: string, kind: MethodSummary["kind"], perSession: readonly Tally[]): MethodSummary => {
+  let total = ZERO_TALLY;
+  let losingNothing = 0;
+  for (const t of perSession) {
+    total = addTally(total, t);
+    if (t.lost === 0) losingNothing++;
+  }
+  const counted = perSession.length;
   return {
     method,
+    kind,
     ...total,
     sessions: counted,
     sessionsLosingNothing: losingNothing,
@@ -84,7 +123,33 @@ export const summarizeMethod = (method: string, sessions: readonly SessionReplay
     lostRateWithoutNumbers: ratio(total.lost - total.numberOnlyLost, total.removed),
     lostPerSession: ratio(total.lost, counted),
     losingNothingShare: ratio(losingNothing, counted),
+    reachedShare: ratio(total.reached, total.cuts),
+    spread: spreadOf(perSession.filter((t) => t.needed > 0).map((t) => (t.needed - t.lost) / t.needed)),
   };
+};
+
+/** The host's own summary at its real compactions, as a row of the pressure table: it removes every result of the history it summarizes. */
+export const hostSummaryRow = (sessions: readonly SessionReplay[]): MethodSummary | undefined => {
+  const perSession: Tally[] = [];
+  for (const s of sessions) {
+    if (s.compactions.length === 0) continue;
+    let t = ZERO_TALLY;
+    for (const c of s.compactions)
+      t = addTally(t, {
+        ...ZERO_TALLY,
+        cuts: 1,
+        results: c.results,
+        unpinned: c.results,
+        removed: c.results,
+        tokensBefore: c.tokensBefore,
+        tokensFreed: Math.max(0, c.tokensBefore - c.hostTokensAfter),
+        misses: c.needed,
+        lost: c.needed - c.keptByHost,
+        needed: c.needed,
+      });
+    perSession.push(t);
+  }
+  return perSession.length === 0 ? undefined : summarizeTallies("host-summary", "host", perSession);
 };
 
 export const summarizeCompactions = (sessions: readonly SessionReplay[]): CompactionSummary => {
@@ -125,12 +190,22 @@ export const summarizeHost = (
   sessions: readonly SessionReplay[],
   methods: readonly string[],
   passes: readonly number[],
+  modes: { readonly ceilings: readonly string[]; readonly pressure?: readonly string[]; readonly isCeiling: (id: string) => boolean },
 ): HostSummary => {
   const mine = sessions.filter((s) => s.host === host);
+  const hostRow = hostSummaryRow(mine);
   return {
     host,
     sessions: mine.length,
-    methods: methods.map((m) => summarizeMethod(m, mine)),
+    methods: [...methods.map((m) => summarizeMethod(m, mine)), ...modes.ceilings.map((c) => summarizeMethod(c, mine, "light", "ceiling"))],
+    ...(modes.pressure === undefined
+      ? {}
+      : {
+          pressure: [
+            ...modes.pressure.map((m) => summarizeMethod(m, mine, "pressure", modes.isCeiling(m) ? "ceiling" : "method")),
+            ...(hostRow === undefined ? [] : [hostRow]),
+          ],
+        }),
     compactions: summarizeCompactions(mine),
     passes: summarizePasses(mine, passes),
   };

@@ -3,13 +3,14 @@ import { afterAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { parseCuts, parseMethods } from "../../src/cli/eval.ts";
+import { parseCuts, parseMethods, parsePressure } from "../../src/cli/eval.ts";
 import { collectFiles } from "../../src/eval/corpus.ts";
 import { DEMO_FILES } from "../../src/eval/demo/index.ts";
 import { scoreHostCompactions } from "../../src/eval/host-compactions.ts";
 import { rulesCompactor } from "../../src/eval/methods/engine.ts";
 import { renderReport } from "../../src/eval/report/write.ts";
-import { METHOD_IDS } from "../../src/eval/replay.ts";
+import { renderMarkdown } from "../../src/eval/report/markdown.ts";
+import { LIGHT_CEILING_IDS, METHOD_IDS } from "../../src/eval/replay.ts";
 import { runEval } from "../../src/eval/run.ts";
 import { indexSession } from "../../src/eval/session-index.ts";
 import { BcError } from "../../src/util/errors.ts";
@@ -94,15 +95,16 @@ test("bc eval --demo writes the three report files, and the same corpus gives th
     .sort()
     .map((name) => ({ path: join(dir, name), name }));
   const again = renderReport(
-    await runEval({ files, kind: "demo", cuts: [0.5, 0.7, 0.9], passes: [0.5, 0.6, 0.7, 0.8, 0.9], methods: METHOD_IDS, compact: rulesCompactor }),
+    await runEval({ files, kind: "demo", cuts: [0.5, 0.7, 0.9], passes: [0.5, 0.6, 0.7, 0.8, 0.9], methods: METHOD_IDS, compact: rulesCompactor, pressure: 0.95 }),
   );
   for (const f of ["report.json", "report.md", "report.html"] as const) expect(again[f]).toBe(readFileSync(join(out, f), "utf8"));
 
   const r = JSON.parse(again["report.json"]);
   expect(r.corpus.sessions).toBe(Object.keys(DEMO_FILES).length);
   expect(r.hosts.map((h: { host: string }) => h.host)).toEqual(["claude", "codex"]);
-  expect(r.hosts[0].methods.map((m: { method: string }) => m.method)).toEqual(METHOD_IDS);
-  for (const s of r.sessions) for (const c of s.cuts) expect(Object.keys(c.methods)).toEqual([...METHOD_IDS]);
+  expect(r.hosts[0].methods.map((m: { method: string }) => m.method)).toEqual([...METHOD_IDS, ...LIGHT_CEILING_IDS]);
+  expect(r.hosts[0].methods.filter((m: { kind: string }) => m.kind === "ceiling").map((m: { method: string }) => m.method)).toEqual(["oracle", "oracle-head"]);
+  for (const s of r.sessions) for (const c of s.cuts) expect(Object.keys(c.methods)).toEqual([...METHOD_IDS, ...LIGHT_CEILING_IDS]);
   // the synthetic examples hold one host compaction per host; the rules keep more than the summaries did
   for (const h of r.hosts) {
     expect(h.compactions.compactions).toBeGreaterThanOrEqual(1);
@@ -117,4 +119,79 @@ test("a path that does not exist is named in a one-line error (exit 1)", () => {
   expect(p.exitCode).toBe(1);
   expect(p.stderr.toString()).toBe(`bc: ${missing}: no such file or folder\nhint: pass Claude Code transcripts or Codex rollouts, or folders holding them\n`);
   expect(p.stdout.toString()).toBe("");
+});
+
+test("--pressure takes a share of the window, or off", () => {
+  expect(parsePressure(undefined)).toBe(0.95);
+  expect(parsePressure("0.9")).toBe(0.9);
+  expect(parsePressure("off")).toBeUndefined();
+  for (const bad of ["0", "1.5", "high"]) expect(() => parsePressure(bad)).toThrow("--pressure");
+});
+
+test("--split: each given path is its own block beside the total; fingerprints depend on contents only", async () => {
+  const claude = Object.fromEntries(Object.entries(DEMO_FILES).filter(([k]) => k.includes("/claude/")));
+  const codex = Object.fromEntries(Object.entries(DEMO_FILES).filter(([k]) => k.includes("/codex/")));
+  const a = corpus("split-a", {}, claude);
+  const b = corpus("split-b", {}, codex);
+  const { files, skipped, groups } = collectFiles([b, a]);
+  const opts = { skipped, kind: "files" as const, cuts: [0.5, 0.9], passes: [], methods: ["rules", "oldest-first", "largest-first"].filter((m) => METHOD_IDS.includes(m)), compact: rulesCompactor, pressure: 0.95 };
+  const r = await runEval({ files, ...opts, split: true, groups });
+  // in the order the paths were given
+  expect(r.split!.map((s) => [s.name, s.sessions, s.files])).toEqual([
+    ["split-b", Object.keys(codex).length, Object.keys(codex).length],
+    ["split-a", Object.keys(claude).length, Object.keys(claude).length],
+  ]);
+  expect(r.split!.map((s) => s.hosts.map((h) => h.host))).toEqual([["codex"], ["claude"]]);
+  // the block of one path summarizes that path alone: here, each host's total
+  expect(r.split![1]!.hosts[0]!.methods).toEqual(r.hosts[0]!.methods);
+  expect(r.split![0]!.hosts[0]!.pressure).toEqual(r.hosts[1]!.pressure);
+  const md = renderMarkdown(r);
+  expect(md).toContain("| method | total: freed | total: lost rate | total: lost | split-b: freed | split-b: lost rate | split-b: lost | split-a: freed |");
+  // the same files from another folder, in one folder together: the same fingerprints
+  const together = corpus("together", {}, { ...claude, ...codex });
+  const again = await runEval({ ...opts, ...collectFiles([together]) });
+  expect(again.corpus.fingerprint).toBe(r.corpus.fingerprint);
+  const onlyClaude = await runEval({ ...opts, ...collectFiles([corpus("elsewhere", {}, claude)]) });
+  expect(onlyClaude.corpus.fingerprint).toBe(r.split![1]!.fingerprint);
+  expect(onlyClaude.corpus.fingerprint).not.toBe(r.corpus.fingerprint);
+  const params = JSON.parse(renderReport(r)["report.json"]).parameters;
+  expect(params.pressure).toMatchObject({ share: 0.95, budgetShare: 0.6, trigger: "auto" });
+  expect(params.split).toBe(true);
+});
+
+const bcEval = (...args: string[]) => {
+  const p = Bun.spawnSync([process.execPath, join(REPO_DIR, "src", "main.ts"), "eval", ...args], { cwd: tmp, stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });
+  return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
+};
+
+test("--out that is a file fails before any replay, and writes nothing", () => {
+  const file = join(tmp, "a-file");
+  writeFileSync(file, "x");
+  const r = bcEval("--demo", "--out", file);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toBe(`bc: ${file}: exists and is not a folder\nhint: pass --out with a folder path\n`);
+  expect(readFileSync(file, "utf8")).toBe("x");
+});
+
+test("nothing to replay exits non-zero and says why (--host left every file out); the --out folder it made is gone", () => {
+  const dir = corpus("claude-only", {}, Object.fromEntries(Object.entries(DEMO_FILES).filter(([k]) => k.includes("/claude/"))));
+  const out = join(tmp, "never-written");
+  const r = bcEval(dir, "--host", "codex", "--out", out);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toMatch(/nothing to replay: --host codex left out all \d+ files/);
+  expect(r.stdout).toBe("");
+  expect(existsSync(out)).toBe(false);
+});
+
+test("the summary for people fits 100 columns, names the report and what to do next", () => {
+  const r = bcEval("--demo", "--out", join(tmp, "terminal"));
+  expect(r.code).toBe(0);
+  const lines = r.stdout.trimEnd().split("\n");
+  for (const l of lines.filter((x) => !x.startsWith("Full report: "))) expect({ line: l, width: l.length <= 100 }).toEqual({ line: l, width: true });
+  expect(r.stdout).toContain("Light compaction (no budget)");
+  expect(r.stdout).toContain("At 95% of the window, compacted to 60%");
+  expect(r.stdout).toContain("ceiling: oracle-head (hindsight)");
+  expect(r.stdout).toContain(`Full report: ${join(tmp, "terminal", "report.html")}`);
+  expect(r.stdout).toContain("bc claude install");
+  expect(r.stdout).not.toContain("NOT met");
 });

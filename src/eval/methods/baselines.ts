@@ -1,4 +1,4 @@
-// The methods bc is compared with (research/baselines.md), each as published, at its
+// The methods bc is compared with, each as published, at its
 // published defaults. Pins are enforced for every method by the replay, after the method
 // runs, so each method is judged on the same removable results as the rules.
 import { estimateTextTokens } from "../../engine/estimate.ts";
@@ -11,7 +11,7 @@ export const REMOVAL_NOTE = (chars: number): string => `[output removed: ${chars
 export const CLEAR_TOOL_USES = { triggerTokens: 100_000, keepToolUses: 3, clearAtLeastTokens: 0 } as const;
 export const CLEARED_PLACEHOLDER = "[tool result cleared]";
 
-// --- microcompact: Claude Code's own tool-result clearing (claude-code-hooks.md section 10)
+// --- microcompact: Claude Code's own tool-result clearing
 export const MICROCOMPACT = { keepToolUses: 12, clearAtLeastTokens: 20_000 } as const;
 export const MICROCOMPACT_PLACEHOLDER = "[Old tool result content cleared]";
 export const MICROCOMPACT_TOOLS: ReadonlySet<string> = new Set(["Read", "Bash", "Grep", "Glob", "WebSearch", "WebFetch", "Edit", "Write"]);

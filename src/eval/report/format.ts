@@ -1,5 +1,4 @@
 // Numbers as the report prints them: fixed precision, thousands separators, no locale surprises.
-import type { EvalReport } from "../run.ts";
 import type { HostSummary, MethodSummary } from "../summary.ts";
 
 export const int = (n: number): string => Math.round(n).toLocaleString("en-US");
@@ -15,9 +14,29 @@ export interface Column {
   readonly cell: (m: MethodSummary) => string;
 }
 
+const PRESSURE_NAMES: Record<string, string> = {
+  rules: "bc (every cut)",
+  "rules:reached": "bc: cuts it brought to the budget",
+  "rules:over-budget": "bc: cuts left over budget",
+};
+
+/** A row's name as the tables print it: ceilings and the host's summary are said to be what they are. */
+export const rowName = (m: Pick<MethodSummary, "method" | "kind">, host?: string, mode: "light" | "pressure" = "light"): string => {
+  if (m.kind === "ceiling") return `ceiling: ${m.method} (hindsight)`;
+  if (m.kind === "host") return `${HOST_NAMES[host ?? ""] ?? "the host"}'s own summary (its real compactions)`;
+  if (mode === "pressure") {
+    if (m.method === "rules:over-budget" && host === "claude") return "bc: cuts handed to Claude Code's summary";
+    return PRESSURE_NAMES[m.method] ?? m.method;
+  }
+  return m.method === "rules" ? "bc's rules" : m.method;
+};
+
+const spreadCell = (m: MethodSummary): string =>
+  m.spread.sessions === 0 ? "-" : `${pct(m.spread.median, 0)} / ${pct(m.spread.worstTenth, 0)}`;
+
 /** The same columns for every method. */
 export const METHOD_COLUMNS: readonly Column[] = [
-  { head: "method", cell: (m) => m.method },
+  { head: "method", cell: (m) => rowName(m) },
   { head: "removed", cell: (m) => int(m.removed) },
   { head: "of unpinned", cell: (m) => pct(m.removedShare) },
   { head: "tokens freed", cell: (m) => int(m.tokensFreed) },
@@ -30,7 +49,56 @@ export const METHOD_COLUMNS: readonly Column[] = [
   { head: "lost rate w/o number-only", cell: (m) => pct(m.lostRateWithoutNumbers, 2) },
   { head: "lost / session", cell: (m) => m.lostPerSession.toFixed(2) },
   { head: "sessions losing nothing", cell: (m) => `${pct(m.losingNothingShare, 0)} (${m.sessionsLosingNothing}/${m.sessions})` },
+  { head: "needed still visible, per session: median / worst tenth", cell: spreadCell },
 ];
+
+/** The pressure table's columns: as the light ones, with the cuts that reached the budget. */
+export const pressureColumns = (host: string): readonly Column[] => [
+  { head: "method", cell: (m) => rowName(m, host, "pressure") },
+  { head: "cuts", cell: (m) => int(m.cuts) },
+  { head: "removed", cell: (m) => int(m.removed) },
+  { head: "tokens freed", cell: (m) => int(m.tokensFreed) },
+  { head: "of tokens", cell: (m) => pct(m.freedShare) },
+  { head: "reached the budget", cell: (m) => (m.kind === "host" ? "-" : `${pct(m.reachedShare, 0)} (${m.reached}/${m.cuts})`) },
+  { head: "misses", cell: (m) => int(m.misses) },
+  { head: "lost", cell: (m) => int(m.lost) },
+  { head: "lost rate", cell: (m) => pct(m.lostRate, 2) },
+  { head: "lost / session", cell: (m) => m.lostPerSession.toFixed(2) },
+  { head: "sessions losing nothing", cell: (m) => `${pct(m.losingNothingShare, 0)} (${m.sessionsLosingNothing}/${m.sessions})` },
+  { head: "needed still visible, per session: median / worst tenth", cell: spreadCell },
+];
+
+/** bc's freed share as a fraction of oracle-head's (light), or undefined when either is missing. */
+export const freedOfOracleHead = (h: HostSummary): number | undefined => {
+  const bc = h.methods.find((m) => m.method === "rules");
+  const head = h.methods.find((m) => m.method === "oracle-head");
+  return bc && head && head.freedShare > 0 ? bc.freedShare / head.freedShare : undefined;
+};
+
+/** bc's lost rate as a multiple of oracle-to-budget's (pressure), or undefined when either is missing or the ceiling lost nothing. */
+export const lostOverOracle = (h: HostSummary): number | undefined => {
+  const bc = h.pressure?.find((m) => m.method === "rules");
+  const ceiling = h.pressure?.find((m) => m.method === "oracle-to-budget");
+  return bc && ceiling && ceiling.lostRate > 0 ? bc.lostRate / ceiling.lostRate : undefined;
+};
+
+/** One sentence per host and mode comparing bc with its ceiling. */
+export const ceilingSentences = (h: HostSummary): string[] => {
+  const out: string[] = [];
+  const bc = h.methods.find((m) => m.method === "rules");
+  const head = h.methods.find((m) => m.method === "oracle-head");
+  const f = freedOfOracleHead(h);
+  if (bc && head && f !== undefined)
+    out.push(`light: bc's rules free ${pct(bc.freedShare)} of the history, ${pct(f, 0)} of what the oracle-head ceiling frees (${pct(head.freedShare)}) at zero misses.`);
+  const pb = h.pressure?.find((m) => m.method === "rules");
+  const pc = h.pressure?.find((m) => m.method === "oracle-to-budget");
+  const l = lostOverOracle(h);
+  if (pb && pc)
+    out.push(
+      `under pressure: bc loses ${pct(pb.lostRate, 2)} of what it removes${l === undefined ? "" : `, ${l.toFixed(1)}× the oracle-to-budget ceiling's ${pct(pc.lostRate, 2)}`}, freeing ${pct(pb.freedShare)} of the history where the ceiling frees ${pct(pc.freedShare)}; it reached the budget itself at ${pct(pb.reachedShare, 0)} of cuts${pb.handovers > 0 ? ` and handed ${int(pb.handovers)} to Claude Code's summary, which then removes more (not scored here)` : ""}.`,
+    );
+  return out;
+};
 
 /** The table of the hosts' own compactions: one row per host, in the same columns for markdown and HTML. */
 export const COMPACTION_HEAD: readonly string[] = [
@@ -57,38 +125,3 @@ export const compactionRows = (hosts: readonly HostSummary[]): string[][] =>
     ];
   });
 
-/** The product goal for the rules, per host (issue 5 / seed 000). */
-export const GOALS: Record<string, { maxLostRate: number; minFreedShare: number }> = {
-  claude: { maxLostRate: 0.003, minFreedShare: 0.226 },
-  codex: { maxLostRate: 0.014, minFreedShare: 0.113 },
-};
-
-export interface GoalCheck {
-  readonly host: string;
-  readonly lostRate: number;
-  readonly freedShare: number;
-  readonly lostOk: boolean;
-  readonly freedOk: boolean;
-  /** baselines that free as much and lose as little as the rules */
-  readonly dominatedBy: readonly string[];
-}
-
-export const goalChecks = (report: EvalReport): GoalCheck[] =>
-  report.hosts.flatMap((h) => {
-    const rules = h.methods.find((m) => m.method === "rules");
-    const goal = GOALS[h.host];
-    if (!rules || !goal) return [];
-    const dominatedBy = h.methods
-      .filter((o) => o.method !== "rules" && o.removed > 0 && o.freedShare >= rules.freedShare && o.lostRate <= rules.lostRate)
-      .map((o) => o.method);
-    return [
-      {
-        host: h.host,
-        lostRate: rules.lostRate,
-        freedShare: rules.freedShare,
-        lostOk: rules.lostRate <= goal.maxLostRate,
-        freedOk: rules.freedShare >= goal.minFreedShare,
-        dominatedBy,
-      },
-    ];
-  });

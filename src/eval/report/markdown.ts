@@ -1,9 +1,21 @@
 // report.md: the tables a person reads, with the definitions beside them.
 import type { EvalReport } from "../run.ts";
 import type { HostSummary } from "../summary.ts";
-import { COMPACTION_HEAD, GOALS, HOST_NAMES, METHOD_COLUMNS, compactionRows, goalChecks, int, pct, share } from "./format.ts";
+import {
+  COMPACTION_HEAD,
+  HOST_NAMES,
+  METHOD_COLUMNS,
+  ceilingSentences,
+  compactionRows,
+  int,
+  pct,
+  pressureColumns,
+  rowName,
+  share,
+  type Column,
+} from "./format.ts";
 
-const table = (head: readonly string[], rows: readonly (readonly string[])[]): string => {
+export const table = (head: readonly string[], rows: readonly (readonly string[])[]): string => {
   const esc = (s: string): string => s.replace(/\|/g, "\\|");
   const lines = [
     `| ${head.map(esc).join(" | ")} |`,
@@ -18,6 +30,34 @@ export const methodTable = (h: HostSummary): string =>
     METHOD_COLUMNS.map((c) => c.head),
     h.methods.map((m) => METHOD_COLUMNS.map((c) => c.cell(m))),
   );
+
+export const pressureTable = (h: HostSummary): string => {
+  const cols: readonly Column[] = pressureColumns(h.host);
+  return table(
+    cols.map((c) => c.head),
+    (h.pressure ?? []).map((m) => cols.map((c) => c.cell(m))),
+  );
+};
+
+/** --split: per host and mode, each given path's block beside the total (freed, lost rate, lost, sessions losing nothing). */
+export const splitRows = (r: EvalReport, host: string, mode: "light" | "pressure"): { head: string[]; rows: string[][] } | undefined => {
+  const blocks = [{ name: "total", hosts: r.hosts }, ...(r.split ?? [])];
+  const total = r.hosts.find((h) => h.host === host);
+  const list = mode === "light" ? total?.methods : total?.pressure;
+  if (!list || (r.split ?? []).length === 0) return undefined;
+  const head = ["method"];
+  for (const b of blocks) head.push(`${b.name}: freed`, `${b.name}: lost rate`, `${b.name}: lost`);
+  const rows = list.map((m) => {
+    const row = [rowName(m, host, mode)];
+    for (const b of blocks) {
+      const h = b.hosts.find((x) => x.host === host);
+      const x = (mode === "light" ? h?.methods : h?.pressure)?.find((y) => y.method === m.method && y.kind === m.kind);
+      row.push(x ? pct(x.freedShare) : "-", x ? pct(x.lostRate, 2) : "-", x ? int(x.lost) : "-");
+    }
+    return row;
+  });
+  return { head, rows };
+};
 
 export const compactionTable = (hosts: readonly HostSummary[]): string => table(COMPACTION_HEAD, compactionRows(hosts));
 
@@ -48,94 +88,119 @@ export const corpusLine = (r: EvalReport): string => {
   return `Corpus: ${what}; ${r.corpus.sessions} sessions (${perHost || "none"}) from ${r.corpus.files} files, ${r.corpus.skipped.length} skipped. Fingerprint \`${r.corpus.fingerprint}\`.`;
 };
 
-const goalSection = (r: EvalReport): string => {
-  const checks = goalChecks(r);
-  if (checks.length === 0) return "";
-  const lines = checks.map((c) => {
-    const g = GOALS[c.host]!;
-    const dom = c.dominatedBy.length === 0 ? "no baseline frees as much and loses as little" : `matched or beaten by ${c.dominatedBy.join(", ")}`;
-    return `- ${HOST_NAMES[c.host] ?? c.host}: lost rate ${pct(c.lostRate, 2)} (goal ≤ ${pct(g.maxLostRate, 1)}: ${c.lostOk ? "met" : "NOT met"}), tokens freed ${pct(c.freedShare)} (goal ≥ ${pct(g.minFreedShare, 1)}: ${c.freedOk ? "met" : "NOT met"}); ${dom}.`;
-  });
-  return `## The rules against the product goal\n\n${lines.join("\n")}\n`;
+/** The definitions both reports print. */
+export const DEFINITIONS: readonly string[] = [
+  "removed: a result whose text the method replaced (a note, a placeholder) or cut to a head; a truncation counts as removed only for the tokens past its head.",
+  "tokens freed: estimated tool-output tokens (4 characters a token) freed, as a share of all estimated tokens before the cut.",
+  "used after the cut: a result holds a distinctive token (frozen yardstick v1) that appears after the cut in assistant text or a tool input; tokens known before the result (earlier prose, call inputs) and tokens held by more than 10 results before the cut do not count.",
+  "miss: a removed result that was used after the cut (for a truncation, by a token past its head).",
+  "lost: a miss with a used token that appears nowhere in what the method left (prose, call inputs, kept results and heads).",
+  "number-only: a miss (or loss) matched only by number-like tokens (years, versions, decimals, long numbers).",
+  "rates are pooled: lost rate = lost / removed over all cuts of all sessions of the host.",
+  "needed still visible, per session: for each session, the share of the results it used after its cuts that are still visible after the method ((needed - lost) / needed, sessions that needed none left out); the median session and the worst tenth (the share the worst 10% of sessions are at or below).",
+  "pressure: each cut compacted as an automatic compaction with the history at that share of the window (window = history tokens before the cut / pressure), down to the budget (the plugin's default compactAtPercent of the window). Every method frees until the history is at the budget and stops at the result that reaches it.",
+  "reached the budget: cuts where what the method left is at or under the budget. bc's own verdict is used for bc: for Claude Code, the plugin answered with its own rows (the rest it handed to Claude Code's summary: those cuts are scored as the rows it handed over, before the summary runs); for Codex, the engine's plan reports the budget reached.",
+  "ceiling (hindsight): reads what the session did after the cut, which no method can; the most a method could reach, never a method. oracle drops every unpinned result not used after the cut; oracle-head also cuts each used result after the line holding its last used token; oracle-to-budget frees to the budget, never-used results first (largest first), then used ones with the fewest used tokens per character.",
+  "the host's own summary: at the compactions the host really ran in a transcript, the summary removes every result of the history it replaces; lost: results the session used afterwards (up to the next compaction) whose used tokens the summary does not show.",
+  "pins hold for every method: a change a method makes to a pinned result (first message, last six messages before the cut, error results) is undone before scoring and counted as `pinnedTouched` in report.json.",
+];
+
+/** bc's losses, light and under pressure, for a person to look at. */
+export const lostList = (r: EvalReport): { file: string; line: string }[] =>
+  r.sessions.flatMap((s) =>
+    s.rulesMisses
+      .filter((m) => m.lost)
+      .map((m) => ({
+        file: s.file,
+        line: `${s.file} at ${pct(m.share, 0)}${m.mode === "pressure" ? (m.handedOver === true ? " (pressure, handed over)" : " (pressure)") : ""}: message #${m.message} (${m.tool || "unknown tool"}): ${m.invisible
+          .slice(0, 4)
+          .map((t) => "`" + t.replace(/`/g, "'").replace(/\s+/g, " ").slice(0, 80) + "`")
+          .join(", ")}`,
+      })),
+  );
+
+type Params = {
+  cuts: number[];
+  passes: number[];
+  methods: { id: string; summary: string }[];
+  ceilings: { id: string; summary: string }[];
+  leftOut: readonly { method: string; why: string }[];
+  pressure: null | { share: number; budgetShare: number; methods: { id: string; summary: string }[] };
 };
 
+export const pressureHeading = (share: number, budgetShare: number): string =>
+  `Under pressure: the history at ${pct(share, 0)} of the window, compacted to ${pct(budgetShare, 0)}`;
+
 export const renderMarkdown = (r: EvalReport): string => {
-  const p = r.parameters as { cuts: number[]; passes: number[]; methods: { id: string; summary: string }[]; leftOut: readonly { method: string; why: string }[] };
+  const p = r.parameters as unknown as Params;
   const out: string[] = [];
-  out.push(`# bc eval report`);
-  out.push("");
-  out.push(`bc ${r.version}, yardstick ${r.yardstick}. ${corpusLine(r)}`);
-  out.push("");
-  out.push(
-    `Each session is cut at ${p.cuts.map((c) => pct(c, 0)).join(", ")} of its messages. Every method compacts the part before the cut; the scorer looks only at what the assistant wrote and the tool inputs it issued after the cut. Pinned results (first message, last six messages before the cut, error results) are never removed, for every method.`,
+  const push = (...lines: string[]): void => void out.push(...lines);
+  push(`# bc eval report`, "", `bc ${r.version}, yardstick ${r.yardstick}. ${corpusLine(r)}`, "");
+  for (const b of r.split ?? []) push(`- \`${b.name}\`: ${b.sessions} sessions from ${b.files} files, fingerprint \`${b.fingerprint}\``);
+  if ((r.split ?? []).length > 0) push("");
+  push(
+    `Each session is cut at ${p.cuts.map((c) => pct(c, 0)).join(", ")} of its messages. Every method compacts the part before the cut; the scorer looks only at what the assistant wrote and the tool inputs it issued after the cut. Pinned results (first message, last six messages before the cut, error results) are never removed, for every method. Rows marked *ceiling (hindsight)* read the session's future and are not methods: they show how far a method could go.`,
+    "",
   );
-  out.push("");
+  push(`## Light compaction: no budget`, "");
+  push("Each method compacts as it would on its own, with nothing forcing it to free more.", "");
   for (const h of r.hosts) {
-    out.push(`## ${HOST_NAMES[h.host] ?? h.host}: ${h.sessions} sessions, every method on the same cuts`);
-    out.push("");
-    out.push(methodTable(h));
-    out.push("");
+    push(`### ${HOST_NAMES[h.host] ?? h.host}: ${h.sessions} sessions`, "", methodTable(h), "");
+    const s = ceilingSentences(h)[0];
+    if (s) push(s.replace(/^light: /, ""), "");
   }
-  const goals = goalSection(r);
-  if (goals) out.push(goals);
-  out.push(`## At the hosts' own compactions`);
-  out.push("");
-  out.push(
+  if (p.pressure !== null) {
+    push(`## ${pressureHeading(p.pressure.share, p.pressure.budgetShare)}`, "");
+    push(
+      `Each cut is compacted as an automatic compaction with the history at ${pct(p.pressure.share, 0)} of the window (window = history tokens before the cut / ${p.pressure.share}), down to ${pct(p.pressure.budgetShare, 0)} of the window (the Claude Code plugin's default budget): every method frees to the same budget, so what they lose is compared at about the same freed share. bc is scored as the product answers: the Claude Code plugin's session.compact (trigger auto), and the plan bc codex-fork makes with that budget. Where bc cannot reach the budget, the Claude Code plugin hands its pruned rows to Claude Code's summary: those cuts are scored as what bc handed over, in their own row. The host's own summary is scored at the compactions it really ran in these transcripts, not at the cuts.`,
+      "",
+    );
+    for (const h of r.hosts) {
+      push(`### ${HOST_NAMES[h.host] ?? h.host}: ${h.sessions} sessions`, "", pressureTable(h), "");
+      const s = ceilingSentences(h).find((x) => x.startsWith("under pressure"));
+      if (s) push(s.replace(/^under pressure: /, ""), "");
+    }
+  }
+  if ((r.split ?? []).length > 0) {
+    push(`## Each given path beside the total`, "");
+    push("The same methods on each path given to `bc eval`, summarized alone. A figure that improves on one path and worsens on another is a sign of tuning to one set of sessions.", "");
+    for (const h of r.hosts)
+      for (const mode of ["light", "pressure"] as const) {
+        const t = splitRows(r, h.host, mode);
+        if (!t) continue;
+        push(`### ${HOST_NAMES[h.host] ?? h.host}, ${mode === "light" ? "light compaction" : "under pressure"}`, "", table(t.head, t.rows), "");
+      }
+  }
+  push(`## At the hosts' own compactions`, "");
+  push(
     "Where a transcript holds a compaction the host really ran, the results the session used afterwards (up to the next compaction) are counted, and whether their used tokens are still visible after the host's summary, and after the rules applied to the same history.",
+    "",
+    compactionTable(r.hosts),
+    "",
   );
-  out.push("");
-  out.push(compactionTable(r.hosts));
-  out.push("");
-  out.push(`## Repeated passes`);
-  out.push("");
-  out.push(
+  push(`## Repeated passes`, "");
+  push(
     `The rules run at ${p.passes.map((c) => pct(c, 0)).join(", ")} of each session, each pass over the previous pass's output plus the real continuation since. A second run over a pass's own output must change nothing (fixed-point violations).`,
+    "",
   );
-  out.push("");
-  for (const h of r.hosts) {
-    out.push(`### ${HOST_NAMES[h.host] ?? h.host}`);
-    out.push("");
-    out.push(passTable(h));
-    out.push("");
-  }
-  out.push(`## Methods`);
-  out.push("");
-  for (const m of p.methods) out.push(`- \`${m.id}\`: ${m.summary}`);
-  for (const m of p.leftOut) out.push(`- left out: ${m.method}: ${m.why}`);
-  out.push("");
-  out.push(`## Definitions`);
-  out.push("");
-  out.push(
-    [
-      "- removed: a result whose text the method replaced (a note, a placeholder) or cut to a head; a truncation counts as removed only for the tokens past its head.",
-      "- tokens freed: estimated tool-output tokens (4 characters a token) freed, as a share of all estimated tokens before the cut.",
-      "- miss: a removed result one of whose distinctive tokens (frozen yardstick v1) appears after the cut in assistant text or a tool input; tokens known before the result (earlier prose, call inputs) and tokens held by more than 10 results before the cut do not count.",
-      "- lost: a miss with a used token that appears nowhere in what the method left (prose, call inputs, kept results and heads).",
-      "- number-only: a miss (or loss) matched only by number-like tokens (years, versions, decimals, long numbers).",
-      "- rates are pooled: lost rate = lost / removed over all cuts of all sessions of the host.",
-      "- pins hold for every method: a change a method makes to a pinned result is undone before scoring and counted as `pinnedTouched` in report.json.",
-    ].join("\n"),
-  );
-  out.push("");
-  const lost = r.sessions.flatMap((s) => s.rulesMisses.filter((m) => m.lost).map((m) => ({ s, m })));
-  out.push(`## What the rules lost (${lost.length})`);
-  out.push("");
-  out.push("Removed results whose tokens the session used after the cut and that nothing left in the history shows (every cut; all misses are in report.json).");
-  out.push("");
-  if (lost.length === 0) out.push("Nothing.");
-  for (const { s, m } of lost.slice(0, 40))
-    out.push(`- ${s.file} at ${pct(m.share, 0)}: message #${m.message} (${m.tool || "unknown tool"}): ${m.invisible.slice(0, 4).map((t) => "`" + t.replace(/`/g, "'").slice(0, 80) + "`").join(", ")}`);
-  if (lost.length > 40) out.push(`- … and ${lost.length - 40} more in report.json`);
-  out.push("");
-  out.push(`## Skipped files (${r.corpus.skipped.length})`);
-  out.push("");
-  if (r.corpus.skipped.length === 0) out.push("None.");
-  for (const s of r.corpus.skipped) out.push(`- ${s.reason}`);
-  if (r.corpus.malformedLines.length > 0) {
-    out.push("");
-    out.push(`Malformed lines skipped inside files that loaded: ${r.corpus.malformedLines.length} (listed in report.json).`);
-  }
-  out.push("");
-  out.push(`Every parameter and the per-session rows are in report.json; the same corpus gives the same numbers.`);
+  for (const h of r.hosts) push(`### ${HOST_NAMES[h.host] ?? h.host}`, "", passTable(h), "");
+  push(`## Methods`, "");
+  for (const m of p.methods) push(`- \`${m.id}\`: ${m.summary}`);
+  for (const m of p.pressure?.methods ?? []) push(`- under pressure, \`${m.id}\`: ${m.summary}`);
+  for (const m of p.leftOut) push(`- left out: ${m.method}: ${m.why}`);
+  push("", `## Ceilings (hindsight, not methods)`, "");
+  for (const c of p.ceilings) push(`- \`${c.id}\`: ${c.summary}`);
+  push("", `## Definitions`, "", DEFINITIONS.map((d) => `- ${d}`).join("\n"), "");
+  const lost = lostList(r);
+  push(`## What the rules lost (${lost.length})`, "");
+  push("Removed results whose tokens the session used after the cut and that nothing left in the history shows (every cut, light and under pressure; all misses are in report.json).", "");
+  if (lost.length === 0) push("Nothing.");
+  for (const l of lost.slice(0, 40)) push(`- ${l.line}`);
+  if (lost.length > 40) push(`- … and ${lost.length - 40} more in report.json`);
+  push("", `## Skipped files (${r.corpus.skipped.length})`, "");
+  if (r.corpus.skipped.length === 0) push("None.");
+  for (const s of r.corpus.skipped) push(`- ${s.reason}`);
+  if (r.corpus.malformedLines.length > 0) push("", `Malformed lines skipped inside files that loaded: ${r.corpus.malformedLines.length} (listed in report.json).`);
+  push("", `Every parameter and the per-session rows are in report.json; the same corpus gives the same numbers.`);
   return out.join("\n") + "\n";
 };

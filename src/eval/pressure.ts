@@ -1,0 +1,28 @@
+// The pressure mode's arithmetic: a cut compacted as an automatic compaction with the history
+// at a given share of the window, down to the budget the Claude Code plugin uses by default.
+import { DEFAULT_PLUGIN_OPTIONS } from "../hosts/claude/plugin.ts";
+
+/** the default report's pressure: the history at 95% of the window */
+export const DEFAULT_PRESSURE = 0.95;
+
+/** the budget, in percent of the window: the plugin's default `compactAtPercent` */
+export const BUDGET_PERCENT = DEFAULT_PLUGIN_OPTIONS.compactAtPercent;
+
+export interface PressurePoint {
+  /** the history's share of the window */
+  readonly pressure: number;
+  /** estimated tokens of the history before the cut */
+  readonly tokensBefore: number;
+  /** the window that puts the history at `pressure`: tokensBefore / pressure, rounded */
+  readonly window: number;
+  /** BUDGET_PERCENT of the window, rounded down (as the plugin computes it) */
+  readonly budget: number;
+  /** tokens a method must free to reach the budget (0 when already under it) */
+  readonly toFree: number;
+}
+
+export const pressurePoint = (tokensBefore: number, pressure: number, budgetPercent = BUDGET_PERCENT): PressurePoint => {
+  const window = Math.max(1, Math.round(tokensBefore / pressure));
+  const budget = Math.floor((window * budgetPercent) / 100);
+  return { pressure, tokensBefore, window, budget, toFree: Math.max(0, tokensBefore - budget) };
+};

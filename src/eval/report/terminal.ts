@@ -1,0 +1,86 @@
+// The summary `bc eval` prints for a person: per host and mode, bc beside the closest
+// baselines and its ceiling, one line each, within 100 columns; then where the report is and
+// what to do next. The report files hold everything else.
+import type { EvalReport } from "../run.ts";
+import type { HostSummary, MethodSummary } from "../summary.ts";
+import { HOST_NAMES, int, lostOverOracle, freedOfOracleHead, pct } from "./format.ts";
+
+export const TERMINAL_WIDTH = 100;
+
+const NAME_WIDTH = 44;
+const MAX_BLOCKS = 4;
+
+const row = (name: string, m: MethodSummary, extra = ""): string => {
+  const n = name.length > NAME_WIDTH ? name.slice(0, NAME_WIDTH - 1) + "…" : name;
+  return `  ${n.padEnd(NAME_WIDTH)}${pct(m.freedShare).padStart(7)}${int(m.removed).padStart(9)}${int(m.misses).padStart(8)}${int(m.lost).padStart(7)}${pct(m.lostRate, 2).padStart(8)}${extra}`;
+};
+
+const HEAD = `  ${"".padEnd(NAME_WIDTH)}${"freed".padStart(7)}${"removed".padStart(9)}${"missed".padStart(8)}${"lost".padStart(7)}${"lost %".padStart(8)}`;
+
+/** the baselines freeing closest to bc */
+const closest = (rows: readonly MethodSummary[], bc: MethodSummary, n: number): MethodSummary[] =>
+  rows
+    .filter((m) => m.kind === "method" && m.method !== "rules" && !m.method.startsWith("rules:") && m.removed > 0)
+    .sort((a, b) => Math.abs(a.freedShare - bc.freedShare) - Math.abs(b.freedShare - bc.freedShare) || (a.method < b.method ? -1 : 1))
+    .slice(0, n);
+
+const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): string[] => {
+  const rows = mode === "light" ? h.methods : (h.pressure ?? []);
+  const bc = rows.find((m) => m.method === "rules");
+  if (!bc) return [];
+  const out = [`${HOST_NAMES[h.host] ?? h.host}, ${h.sessions} sessions`];
+  out.push(row(mode === "light" ? "bc's rules" : "bc", bc, mode === "pressure" ? `  budget ${pct(bc.reachedShare, 0)}` : ""));
+  const blocks = r.split ?? [];
+  // a block per path given, up to a few; more are in the report
+  for (const b of blocks.length <= MAX_BLOCKS ? blocks : []) {
+    const x = b.hosts.find((y) => y.host === h.host);
+    const m = (mode === "light" ? x?.methods : x?.pressure)?.find((y) => y.method === "rules");
+    if (m) out.push(row(`  in ${b.name}`, m, mode === "pressure" ? `  budget ${pct(m.reachedShare, 0)}` : ""));
+  }
+  if (blocks.length > MAX_BLOCKS) out.push(`    (each of the ${blocks.length} paths given: in the report)`);
+  for (const m of closest(rows, bc, 3)) out.push(row(m.method, m, mode === "pressure" ? `  budget ${pct(m.reachedShare, 0)}` : ""));
+  for (const c of rows.filter((m) => m.kind === "ceiling" && m.method !== "oracle")) out.push(row(`ceiling: ${c.method} (hindsight)`, c));
+  const host = rows.find((m) => m.kind === "host");
+  if (host) out.push(row(`${HOST_NAMES[h.host] ?? h.host}'s summary, ${host.cuts} real compaction${host.cuts === 1 ? "" : "s"}`, host));
+  if (mode === "light") {
+    const f = freedOfOracleHead(h);
+    if (f !== undefined) out.push(`  bc frees ${pct(f, 0)} of what the oracle-head ceiling frees.`);
+  } else {
+    const l = lostOverOracle(h);
+    const handed = bc.handovers > 0 ? `; the other ${int(bc.cuts - bc.reached)} went to Claude Code's summary` : "";
+    out.push(`  bc reached the budget itself in ${int(bc.reached)} of ${int(bc.cuts)} cuts${handed}.`);
+    const c = rows.find((m) => m.method === "oracle-to-budget");
+    if (l !== undefined && c) out.push(`  bc's lost rate is ${l.toFixed(1)}× the oracle-to-budget ceiling's, at ${pct(bc.freedShare)} freed to its ${pct(c.freedShare)}.`);
+  }
+  return out;
+};
+
+export const terminalSummary = (r: EvalReport, paths: readonly string[]): string => {
+  const p = r.parameters as { cuts: number[]; pressure: null | { share: number; budgetShare: number } };
+  const perHost = r.hosts.map((h) => `${h.sessions} ${HOST_NAMES[h.host] ?? h.host}`).join(", ");
+  const lines: string[] = [
+    `bc eval: ${r.corpus.sessions} sessions (${perHost || "none"}), ${r.corpus.skipped.length} files skipped; corpus ${r.corpus.fingerprint.slice(0, 12)}`,
+    `Each session cut at ${p.cuts.map((c) => pct(c, 0)).join(", ")} of its messages; each method compacts what is before the cut.`,
+    "",
+    `Light compaction (no budget)`,
+    HEAD,
+  ];
+  for (const h of r.hosts) lines.push(...hostLines(r, h, "light"));
+  if (p.pressure !== null) {
+    lines.push("", `At ${pct(p.pressure.share, 0)} of the window, compacted to ${pct(p.pressure.budgetShare, 0)} (budget: cuts reaching it)`, HEAD);
+    for (const h of r.hosts) lines.push(...hostLines(r, h, "pressure"));
+  }
+  lines.push(
+    "",
+    "missed: a removed result whose tokens the session used after the cut.",
+    "lost:   a missed result whose used tokens nothing left in the history shows (lost % of removed).",
+    "",
+  );
+  const html = paths.find((x) => x.endsWith(".html"));
+  if (html) lines.push(`Full report: ${html} (also report.md and report.json beside it)`);
+  lines.push(
+    "Next: open report.html in a browser; run `bc eval` on your own sessions (no arguments: those",
+    "under ~/.claude/projects and $CODEX_HOME/sessions); `bc claude install` puts bc in Claude Code.",
+  );
+  return lines.join("\n");
+};

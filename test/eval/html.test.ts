@@ -1,0 +1,36 @@
+// The chart's label placement and legend, on made-up rows: labels never overlap one another or a
+// point, and the legend lists exactly the kinds of marks drawn.
+import { expect, test } from "bun:test";
+import { placeLabels, renderChart, type Box } from "../../src/eval/report/html.ts";
+import { summarizeTallies, type MethodSummary } from "../../src/eval/summary.ts";
+import { ZERO_TALLY } from "../../src/eval/score.ts";
+
+const overlap = (a: Box, b: Box): boolean => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+
+test("labels of points piled on one spot are placed apart, inside the canvas, the rest in the margin with leaders", () => {
+  const points = Array.from({ length: 20 }, (_, i) => ({ x: 200 + (i % 2), y: 150, text: `method-number-${i}` }));
+  const placed = placeLabels(points, { x: 56, y: 28, w: 300, h: 300 }, { x: 370, top: 140 });
+  expect(placed).toHaveLength(20);
+  for (let i = 0; i < placed.length; i++) {
+    for (let j = i + 1; j < placed.length; j++) expect(overlap(placed[i]!.box, placed[j]!.box)).toBe(false);
+    for (const p of points) expect(overlap(placed[i]!.box, { x: p.x - 5, y: p.y - 5, w: 10, h: 10 })).toBe(false);
+  }
+  const inMargin = placed.filter((p) => p.box.x >= 370);
+  expect(inMargin.length).toBeGreaterThan(0);
+  for (const p of inMargin) expect(p.leader).toBeDefined();
+});
+
+const row = (method: string, kind: MethodSummary["kind"], freed: number, lost: number): MethodSummary =>
+  summarizeTallies(method, kind, [{ ...ZERO_TALLY, cuts: 1, removed: 100, tokensBefore: 1000, tokensFreed: freed * 1000, lost: lost * 100 }]);
+
+test("the legend names exactly the kinds of marks the chart draws", () => {
+  const host = { host: "claude" as const, sessions: 1, methods: [], compactions: {} as never, passes: [] };
+  const legendOf = (svg: string): string[] => [...svg.matchAll(/<text class="legend"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]!);
+  const light = renderChart(host, [row("rules", "method", 0.1, 0.01), row("size-cap", "method", 0.2, 0.1), row("oracle", "ceiling", 0.3, 0)], "light", "t");
+  expect(legendOf(light)).toEqual(["bc", "other methods", "ceiling (hindsight)", "best trade-offs (methods)"]);
+  expect(light).not.toContain('data-mark="host"');
+  const pressure = renderChart(host, [row("rules", "method", 0.1, 0.01), row("host-summary", "host", 0.9, 0.2)], "pressure", "t");
+  expect(legendOf(pressure)).toEqual(["bc", "the host's summary"]);
+  expect(pressure).not.toContain('data-mark="ceiling"');
+  expect(pressure).not.toContain('data-mark="front"');
+});

@@ -1,0 +1,182 @@
+// The pressure mode and the hindsight ceilings on small made-up sessions, sizes worked out by hand.
+import { describe, expect, test } from "bun:test";
+import { estimateTextTokens } from "../../src/engine/estimate.ts";
+import type { Message } from "../../src/engine/types.ts";
+import { compactRows, DEFAULT_PLUGIN_OPTIONS } from "../../src/hosts/claude/plugin.ts";
+import { rowsToSession } from "../../src/hosts/claude/rows.ts";
+import { cutContext } from "../../src/eval/cut.ts";
+import { labelCuts, usedAfterCut } from "../../src/eval/labels.ts";
+import { REMOVAL_NOTE } from "../../src/eval/methods/baselines.ts";
+import { BC_UNDER_PRESSURE, sessionToHookRows } from "../../src/eval/methods/bc-pressure.ts";
+import { LARGEST_FIRST_TO_BUDGET, OLDEST_FIRST, ORACLE_TO_BUDGET, type BudgetInput } from "../../src/eval/methods/budget.ts";
+import { ORACLE, ORACLE_HEAD, headThroughLastUsed } from "../../src/eval/methods/ceilings.ts";
+import { rulesCompactor } from "../../src/eval/methods/engine.ts";
+import { rewritesFrom } from "../../src/eval/methods/rules.ts";
+import { pressurePoint } from "../../src/eval/pressure.ts";
+import { PRESSURE_IDS, replaySession } from "../../src/eval/replay.ts";
+import { enforcePins, scoreCut } from "../../src/eval/score.ts";
+import { indexSession } from "../../src/eval/session-index.ts";
+import { spreadOf } from "../../src/eval/summary.ts";
+import { filler, pair, prompt, reply, session } from "./build.ts";
+
+/** a text of exactly `tokens` estimated tokens whose first line names `name` */
+const sized = (name: string, tokens: number): string => `${name}\n`.padEnd(tokens * 4, "x");
+
+/**
+ * 0 prompt | results #0..#3 (messages 2, 4, 6, 8) | 9..14 filler (the pinned tail) | cut at 15 |
+ * the continuation uses only #1's `used_helper_one` and #3's `used_helper_three`.
+ */
+const SIZES = [400, 1000, 200, 600];
+const fixture = () => {
+  const names = ["never_used_zero", "used_helper_one", "never_used_two", "used_helper_three"];
+  const messages: Message[] = [
+    prompt("start"),
+    ...SIZES.flatMap((n, i) => pair(`c${i}`, "Bash", { command: `run ${i}` }, sized(names[i]!, n))),
+    ...filler(6),
+    reply("now calling used_helper_one and used_helper_three"),
+  ];
+  const index = indexSession(session(messages));
+  const ctx = cutContext(index, 15 / messages.length, 15);
+  return { ctx, used: usedAfterCut(ctx) };
+};
+
+const budgetInput = (toFree: number): BudgetInput => {
+  const { ctx, used } = fixture();
+  // a point that asks for exactly `toFree` tokens
+  return { ...ctx, rulesFreedTokens: 0, used, point: { pressure: 0.95, tokensBefore: ctx.tokensBefore, window: 0, budget: ctx.tokensBefore - toFree, toFree } };
+};
+
+const saved = (text: string): number => estimateTextTokens(text) - estimateTextTokens(REMOVAL_NOTE(text.length));
+
+test("the pressure window: window = history / pressure, budget = 60% of it rounded down, the rest must go", () => {
+  expect(pressurePoint(9_500, 0.95)).toEqual({ pressure: 0.95, tokensBefore: 9_500, window: 10_000, budget: 6_000, toFree: 3_500 });
+  expect(pressurePoint(1_001, 0.95)).toEqual({ pressure: 0.95, tokensBefore: 1_001, window: 1_054, budget: 632, toFree: 369 });
+  // a light history is already under the budget: nothing to free
+  expect(pressurePoint(1_000, 0.5)).toEqual({ pressure: 0.5, tokensBefore: 1_000, window: 2_000, budget: 1_200, toFree: 0 });
+});
+
+describe("labels", () => {
+  test("a result is used after the cut when a counted token of it appears in a later reply or tool input", () => {
+    const { ctx, used } = fixture();
+    expect(ctx.pinned.size).toBe(0);
+    expect(used).toEqual([[], ["used_helper_one"], [], ["used_helper_three"]]);
+    const [cut] = labelCuts(ctx.index.session, [15 / 16]);
+    expect(cut!.at).toBe(15);
+    expect(cut!.results.map((r) => [r.ordinal, r.callId, r.message, r.used, r.tokens])).toEqual([
+      [0, "c0", 2, false, []],
+      [1, "c1", 4, true, ["used_helper_one"]],
+      [2, "c2", 6, false, []],
+      [3, "c3", 8, true, ["used_helper_three"]],
+    ]);
+  });
+});
+
+describe("ceilings", () => {
+  test("oracle drops every never-used unpinned result and never a used one: zero misses", () => {
+    const { ctx, used } = fixture();
+    const rw = ORACLE.run({ results: ctx.results, pinned: ctx.pinned, used });
+    expect([...rw.keys()]).toEqual([0, 2]);
+    expect(scoreCut(ctx, rw, 0, { used }).tally).toMatchObject({ removed: 2, misses: 0, lost: 0, needed: 2 });
+  });
+
+  test("oracle-head keeps each used result through the line of its last used token, and nothing after", () => {
+    const text = "line one\nconst first_used_name = 1;\nmiddle\nthe second_used_name here\ntail line\nmore tail";
+    expect(headThroughLastUsed({ text }, ["second_used_name", "first_used_name"])).toBe(
+      "line one\nconst first_used_name = 1;\nmiddle\nthe second_used_name here",
+    );
+    // the last used token on the last line: the whole text stays
+    expect(headThroughLastUsed({ text }, ["more_tail_x"])).toBeUndefined();
+    const { ctx, used } = fixture();
+    const rw = ORACLE_HEAD.run({ results: ctx.results, pinned: ctx.pinned, used });
+    expect(rw.get(1)).toBe("used_helper_one");
+    expect(rw.get(3)).toBe("used_helper_three");
+    const score = scoreCut(ctx, rw, 0, { used });
+    expect(score.tally).toMatchObject({ removed: 4, truncated: 2, misses: 0, lost: 0 });
+    expect(score.tally.tokensFreed).toBeGreaterThan(scoreCut(ctx, ORACLE.run({ results: ctx.results, pinned: ctx.pinned, used }), 0, { used }).tally.tokensFreed);
+  });
+
+  test("oracle-to-budget: never-used results largest first, then used ones with the fewest used tokens per character", () => {
+    const { ctx } = fixture();
+    const t = ctx.results.map((r) => saved(r.text));
+    // never used: #0 (400) then #2 (200); then #1 (1 token in 4,000 chars) before #3 (1 in 2,400)
+    const order = (toFree: number) => [...ORACLE_TO_BUDGET.run(budgetInput(toFree)).rewrites.keys()];
+    expect(order(1)).toEqual([0]);
+    expect(order(t[0]! + 1)).toEqual([0, 2]);
+    expect(order(t[0]! + t[2]! + 1)).toEqual([0, 2, 1]);
+    expect(order(t[0]! + t[2]! + t[1]! + 1)).toEqual([0, 2, 1, 3]);
+  });
+});
+
+describe("budget methods stop at the first result that reaches the budget", () => {
+  test("oldest-first", () => {
+    const { ctx } = fixture();
+    const t = ctx.results.map((r) => saved(r.text));
+    const keys = (toFree: number) => [...OLDEST_FIRST.run(budgetInput(toFree)).rewrites.keys()];
+    expect(keys(0)).toEqual([]);
+    expect(keys(t[0]!)).toEqual([0]);
+    expect(keys(t[0]! + 1)).toEqual([0, 1]);
+    expect(keys(t[0]! + t[1]! + t[2]!)).toEqual([0, 1, 2]);
+  });
+
+  test("largest-first", () => {
+    const { ctx } = fixture();
+    const t = ctx.results.map((r) => saved(r.text));
+    const keys = (toFree: number) => [...LARGEST_FIRST_TO_BUDGET.run(budgetInput(toFree)).rewrites.keys()];
+    expect(keys(t[1]!)).toEqual([1]);
+    expect(keys(t[1]! + 1)).toEqual([1, 3]);
+    expect(keys(t[1]! + t[3]! + 1)).toEqual([1, 3, 0]);
+  });
+
+  test("scored: reached counts the cuts where what is left is at or under the budget", () => {
+    const input = budgetInput(500);
+    const { rewrites, pinnedTouched } = enforcePins(input, OLDEST_FIRST.run(input).rewrites);
+    expect(scoreCut(input, rewrites, pinnedTouched, { used: input.used, budget: input.point.budget }).tally.reached).toBe(1);
+    expect(scoreCut(input, new Map(), 0, { used: input.used, budget: input.point.budget }).tally.reached).toBe(0);
+  });
+});
+
+describe("bc under pressure is the product's own answer", () => {
+  const claude = (): Message[] => [
+    prompt("start"),
+    ...Array.from({ length: 14 }, (_, i) => pair(`c${i}`, "Bash", { command: `step ${i}` }, sized(`output_number_${i}`, 300))).flat(),
+    ...filler(6),
+    reply("done"),
+  ];
+
+  test("Claude Code: exactly the rows the plugin's compactRows returns (trigger auto, the window of the pressure)", () => {
+    const messages = claude();
+    const index = indexSession(session(messages));
+    const ctx = cutContext(index, 0.9);
+    const point = pressurePoint(ctx.tokensBefore, 0.95);
+    const got = BC_UNDER_PRESSURE.run({ ...ctx, rulesFreedTokens: 0, used: usedAfterCut(ctx), point });
+    const rows = sessionToHookRows(ctx.prefix);
+    const { answer } = compactRows({ trigger: "auto", sessionId: "s1", rows, usage: { window: point.window }, options: DEFAULT_PLUGIN_OPTIONS, now: () => 0 });
+    const out = "messages" in answer ? answer.messages : "handover" in answer ? answer.handover : rows;
+    expect(got.rewrites.size).toBeGreaterThan(0);
+    expect(got.rewrites).toEqual(rewritesFrom(ctx.results, rowsToSession(out, "s1").messages));
+    expect(got.reached).toBe("messages" in answer);
+    expect(got.handedOver).toBe("handover" in answer);
+  });
+
+  test("every cut has bc whole and in exactly one of its two rows; a Claude Code cut over budget is a handover", () => {
+    const replay = replaySession(
+      { host: "claude", id: "s1", file: "s1.jsonl", timeline: session(claude()), compactions: [] },
+      { cuts: [0.5, 0.9], methods: ["rules"], passes: [], compact: rulesCompactor, pressure: 0.95 },
+    );
+    for (const c of replay.cuts) {
+      const p = c.pressure!;
+      expect(Object.keys(p.methods).filter((k) => k.startsWith("rules:"))).toHaveLength(1);
+      const bc = p.methods["rules"]!;
+      expect(p.methods[bc.reached === 1 ? "rules:reached" : "rules:over-budget"]).toEqual(bc);
+      expect(bc.handovers).toBe(1 - bc.reached);
+      for (const id of PRESSURE_IDS.filter((x) => !x.startsWith("rules:"))) expect(p.methods[id]).toBeDefined();
+    }
+  });
+});
+
+test("per-session spread: the median and the share the worst tenth of sessions are at or below", () => {
+  expect(spreadOf([])).toEqual({ sessions: 0, median: 1, worstTenth: 1 });
+  expect(spreadOf([1, 0.5, 0.75])).toEqual({ sessions: 3, median: 0.75, worstTenth: 0.5 });
+  const twenty = Array.from({ length: 20 }, (_, i) => (i + 1) / 20);
+  expect(spreadOf(twenty)).toEqual({ sessions: 20, median: 0.525, worstTenth: 0.1 });
+});
