@@ -65,24 +65,6 @@ const bunVersion = (): string => {
 
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
-/**
- * Steps that must run before compiling, each optional: a file in build/ exporting a function.
- * build/plugin.ts bundles the Claude Code hooks module that src embeds as an asset.
- */
-const PRE_BUILD_STEPS: readonly { file: string; exportName: string }[] = [{ file: "plugin.ts", exportName: "buildPlugin" }];
-
-const runPreBuildSteps = async (): Promise<void> => {
-  for (const step of PRE_BUILD_STEPS) {
-    const path = join(import.meta.dir, step.file);
-    if (!existsSync(path)) continue;
-    const mod = (await import(path)) as Record<string, unknown>;
-    const fn = mod[step.exportName];
-    if (typeof fn !== "function") throw new BuildError(`build/${step.file} does not export ${step.exportName}()`);
-    progress(`pre-build: build/${step.file} ${step.exportName}()`);
-    await (fn as () => unknown)();
-  }
-};
-
 /** What every build shares, compiled or not: one entry, minified, the version defined as a literal. */
 export const bundleOptions = (version: string = packageVersion()) =>
   ({
@@ -218,7 +200,6 @@ const main = async (argv: readonly string[]): Promise<void> => {
   }
   const started = performance.now();
   mkdirSync(DIST, { recursive: true });
-  await runPreBuildSteps();
   const local = join(DIST, process.platform === "win32" ? "bc.exe" : "bc");
   await compile({ outfile: local });
   smokeTest(local);
