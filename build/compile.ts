@@ -65,14 +65,22 @@ const bunVersion = (): string => {
 
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
-/** What every build shares, compiled or not: one entry, minified, the version defined as a literal. */
-export const bundleOptions = (version: string = packageVersion()) =>
+/** The commit being built, "-dirty" when tracked files have changes; "unknown" outside a git checkout. */
+export const buildCommit = (): string => {
+  const head = spawnSync("git", ["rev-parse", "--short=12", "HEAD"], { cwd: REPO, encoding: "utf8" });
+  if (head.status !== 0) return "unknown";
+  const dirty = spawnSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: REPO, encoding: "utf8" });
+  return head.stdout.trim() + (dirty.status === 0 && dirty.stdout.trim() !== "" ? "-dirty" : "");
+};
+
+/** What every build shares, compiled or not: one entry, minified, the version and commit defined as literals. */
+export const bundleOptions = (version: string = packageVersion(), commit: string = buildCommit()) =>
   ({
     entrypoints: [ENTRY],
     target: "bun",
     minify: true,
     sourcemap: "linked", // embedded (zstd) in a compiled binary: BC_DEBUG stack traces point at src/, read only on error
-    define: { BC_VERSION: JSON.stringify(version) },
+    define: { BC_VERSION: JSON.stringify(version), BC_COMMIT: JSON.stringify(commit) },
   }) satisfies Bun.BuildConfig;
 
 /** Compile src/main.ts into `outfile`; `executablePath` is the runtime of a cross target. */
@@ -106,7 +114,7 @@ const compile = async (opts: { outfile: string; target?: Target; executablePath?
   progress(`wrote ${basename(opts.outfile)} (${mib(statSync(opts.outfile).size)}, ${secs} s)`);
 };
 
-/** Run `bin --version` from an empty folder (no bunfig, no node_modules) and check the version. */
+/** Run `bin --version` from an empty folder (no bunfig, no node_modules) and check the version it names. */
 export const smokeTest = (bin: string): void => {
   const want = packageVersion();
   const cwd = mkdtempSync(join(tmpdir(), "bc-smoke-"));
@@ -114,8 +122,8 @@ export const smokeTest = (bin: string): void => {
     const r = spawnSync(bin, ["--version"], { cwd, encoding: "utf8", timeout: 30_000 });
     if (r.error) throw new BuildError(`smoke test: could not run ${basename(bin)}: ${r.error.message}`);
     const got = r.stdout.trim();
-    if (r.status !== 0 || got !== want)
-      throw new BuildError(`smoke test: '${basename(bin)} --version' exited ${r.status} printing '${got}', expected '${want}'`);
+    if (r.status !== 0 || !got.startsWith(`better-compaction ${want} (commit `))
+      throw new BuildError(`smoke test: '${basename(bin)} --version' exited ${r.status} printing '${got}', expected 'better-compaction ${want} (commit ...)'`);
     progress(`smoke test: ${basename(bin)} --version = ${got}`);
   } finally {
     rmSync(cwd, { recursive: true, force: true });
