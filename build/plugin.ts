@@ -13,14 +13,17 @@
 //   bun build/plugin.ts --json        print the files as one JSON object (what the macro reads)
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { iconPng } from "./icon.ts";
+import { bundleDeclarations } from "./plugin-types.ts";
 
 const REPO = join(import.meta.dir, "..");
 /** The module register.ts imports, and the bundle's file name in the installed plugin. */
 export const ADAPTER_SPEC = "../src/hosts/claude/plugin.ts";
 export const BUNDLE_NAME = "better-compaction.js";
 
-/** Plugin files by path relative to the plugin folder. */
+/** Plugin files by path relative to the plugin folder; a binary file (the icon) as base64. */
 export type PluginFiles = Record<string, string>;
+export const isBinary = (rel: string): boolean => rel.endsWith(".png");
 
 const read = (rel: string): string => readFileSync(join(REPO, rel), "utf8");
 
@@ -73,6 +76,8 @@ export const pluginFiles = async (): Promise<PluginFiles> => {
     "hooks/hooks.json": read("hooks/hooks.json"),
     "hooks/register.ts": installedRegister(read("hooks/register.ts")),
     [`hooks/${BUNDLE_NAME}`]: await bundleAdapter(),
+    [`hooks/${BUNDLE_NAME.replace(/\.js$/, ".d.ts")}`]: bundleDeclarations(join(REPO, "src", "hosts", "claude", "plugin.ts")),
+    ".claude-plugin/icon.png": Buffer.from(iconPng()).toString("base64"),
     "README.md": PLUGIN_README,
   };
 };
@@ -82,7 +87,7 @@ export const writePluginFiles = (dir: string, files: PluginFiles): void => {
   for (const [rel, text] of Object.entries(files)) {
     const path = join(dir, rel);
     mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
+    writeFileSync(path, isBinary(rel) ? Buffer.from(text, "base64") : text);
   }
 };
 

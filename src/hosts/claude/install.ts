@@ -62,7 +62,7 @@ export const writeMarketplace = (dir: string, files: PluginFiles): string => {
   for (const [rel, text] of Object.entries(all)) {
     const path = join(dir, rel);
     mkdirSync(join(path, ".."), { recursive: true });
-    writeFileSync(path, text);
+    writeFileSync(path, rel.endsWith(".png") ? Buffer.from(text, "base64") : text); // the icon comes as base64
   }
   return pluginDir;
 };
