@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { hostTargetName } from "../../build/compile.ts";
+import { ensureClaude } from "./support/claude-install.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 const DIST = join(REPO, "dist");
@@ -234,4 +235,42 @@ describe.skipIf(!supported)("the installed bc beside a calculator", () => {
     expect(r.stdout).toContain(`The calculator: ${calcDir}/bc.`);
     expect(r.calls).toBe("");
   });
+});
+
+describe.skipIf(!supported)("Claude Code", () => {
+  const dir = join(tmp, "installed");
+  const claudeDir = (): string => {
+    const d = dirOf("claude-bin");
+    if (!existsSync(join(d, "claude"))) symlinkSync(ensureClaude(), join(d, "claude"));
+    return d;
+  };
+  const quiet = { DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" };
+
+  test("the plugin the installed bc writes passes 'claude plugin validate' with no warning", () => {
+    const market = join(tmp, "market");
+    const wrote = Bun.spawnSync([join(dir, "bc"), "claude", "install", "--no-register", "--dir", market], { env: { PATH: tools, HOME: join(tmp, "home") }, stdout: "pipe", stderr: "pipe" });
+    expect(wrote.exitCode).toBe(0);
+    const plugin = join(market, "plugins", "better-compaction");
+    expect(existsSync(join(plugin, ".claude-plugin", "icon.png"))).toBe(true);
+    const r = Bun.spawnSync([join(claudeDir(), "claude"), "plugin", "validate", plugin], { env: { PATH: tools, HOME: join(tmp, "home"), ...quiet }, stdout: "pipe", stderr: "pipe", timeout: 120_000 });
+    const out = r.stdout.toString() + r.stderr.toString();
+    expect(out).toContain("Validation passed");
+    expect(out).not.toMatch(/warning|⚠|TS\d{4}/i);
+    expect(r.exitCode).toBe(0);
+  }, 300_000);
+
+  test("with Claude Code on PATH and no terminal, the installer says how to register and does not", async () => {
+    const r = await install({ dir, path: [dir, claudeDir(), tools], env: quiet });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("Claude Code: run 'bc claude install' to use bc for its compaction.");
+    expect(existsSync(join(tmp, "home", ".claude", "better-compaction", "marketplace"))).toBe(false);
+  }, 300_000);
+
+  test("--yes: the installer runs 'bc claude install' with the Claude Code on PATH", async () => {
+    const r = await install({ dir, path: [dir, claudeDir(), tools], args: ["--yes"], env: quiet });
+    expect(r.code).toBe(0);
+    expect(existsSync(join(tmp, "home", ".claude", "better-compaction", "marketplace", "plugins", "better-compaction", "hooks", "register.ts"))).toBe(true);
+    const list = Bun.spawnSync([join(claudeDir(), "claude"), "plugin", "list", "--json"], { env: { PATH: tools, HOME: join(tmp, "home"), ...quiet }, stdout: "pipe", stderr: "pipe", timeout: 120_000 });
+    expect(list.stdout.toString()).toContain("better-compaction@better-compaction-local");
+  }, 300_000);
 });
