@@ -5,6 +5,7 @@
 // ours, or a session file, stays ours, so nothing of ours ever runs the calculator's way.
 import { accessSync, closeSync, constants, openSync, readSync, realpathSync, statSync } from "node:fs";
 import { basename, delimiter, join } from "node:path";
+import { isatty } from "node:tty";
 
 /** Real paths of the `bc`s already passed over (copies of this binary), so two copies on PATH never loop. */
 export const SKIP_ENV = "BC_CALCULATOR_SKIP";
@@ -163,7 +164,8 @@ export const calculatorHandOver = (
   printHelp: () => Promise<number>,
 ): Promise<number> | undefined => {
   const asBc = !/^better-compaction(\.exe)?$/i.test(basename(process.argv0 || ""));
-  const route = routeOf(argv, { subcommands, stdinIsTerminal: Boolean(process.stdin.isTTY), asBc });
+  // isatty, not process.stdin: creating that stream could change the terminal a child (codex --resume) inherits
+  const route = routeOf(argv, { subcommands, stdinIsTerminal: argv.length === 0 && isatty(0), asBc });
   if (route.to === "ours") return undefined;
   if (route.to === "help")
     return printHelp().then((code) => {
