@@ -1,8 +1,9 @@
 #!/usr/bin/env bun
 // bc: one executable, dispatched by subcommand; each subcommand is loaded only when used.
 import { defineCommand } from "citty";
+import { calculatorHandOver } from "./cli/calculator.ts";
 import { dispatch, report } from "./cli/run.ts";
-import { VERSION } from "./version.ts";
+import { VERSION, versionLine } from "./version.ts";
 
 export const main = defineCommand({
   meta: {
@@ -25,13 +26,16 @@ export const main = defineCommand({
 
 const run = async (argv: readonly string[]): Promise<number> => {
   if (argv[0] === "--version" || argv[0] === "-v") {
-    process.stdout.write(`${VERSION}\n`);
+    process.stdout.write(`${versionLine()}\n`);
     return 0;
   }
   return dispatch(main, argv, "bc");
 };
 
-if (import.meta.main) {
+// decided before citty parses anything: calculator-style arguments go to the calculator `bc`
+const handedOver = import.meta.main ? calculatorHandOver(process.argv.slice(2), Object.keys(main.subCommands ?? {}), () => run([])) : undefined;
+if (handedOver) handedOver.then((code) => process.exit(code), (e) => process.exit(report(e)));
+else if (import.meta.main) {
   process.on("SIGINT", () => {
     process.stderr.write("\nbc: interrupted\n");
     process.exit(130);

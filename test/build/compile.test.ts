@@ -82,3 +82,16 @@ describe("the unit run", () => {
     expect(ignored).toContain("test/e2e/.cache/");
   });
 });
+
+describe("the plugin's files", () => {
+  test("are embedded in the bundle by the macro, with no code of build/ left to run", async () => {
+    const result = await Bun.build(bundleOptions("9.8.7-test"));
+    expect(result.success).toBe(true);
+    const code = await result.outputs[0]!.text();
+    expect(code).toContain("hooks/register.ts");
+    expect(code).toContain("hooks/better-compaction.js");
+    expect(code).toContain("export function register(");
+    expect(code).not.toContain("bundling the plugin failed"); // build/plugin.ts's own code
+    expect(code).not.toContain("plugin-assets");
+  });
+});

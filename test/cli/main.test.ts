@@ -49,9 +49,11 @@ const expectOneLineError = (r: Run, message: string): void => {
 };
 
 describe("bc --version", () => {
-  test.each(["--version", "-v"])("%s prints the package version alone on stdout", (flag) => {
-    const r = bc(flag);
-    expect(r).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
+  test("--version names the package version, the commit and the Bun runtime on stdout", () => {
+    const r = bc("--version");
+    expect({ ...r, stdout: "" }).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(r.stdout).toStartWith(`better-compaction ${pkg.version} (commit `);
+    expect(r.stdout).toEndWith(`, bun ${Bun.version})\n`);
   });
 });
 
@@ -81,8 +83,9 @@ describe("bc --help", () => {
     }
   });
 
-  test("no subcommand at all: usage on stderr, exit 2, nothing on stdout", () => {
-    const r = bc();
+  test("no subcommand at all (as better-compaction: never the calculator's): usage on stderr, exit 2, nothing on stdout", () => {
+    const spawned = Bun.spawnSync([process.execPath, MAIN], { argv0: "better-compaction", cwd: REPO, stdout: "pipe", stderr: "pipe" });
+    const r = { code: spawned.exitCode, stdout: spawned.stdout.toString(), stderr: spawned.stderr.toString() };
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toStartWith("Usage: bc <command>");

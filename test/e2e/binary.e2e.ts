@@ -69,8 +69,10 @@ test("the folder holds the binary alone, with no node_modules or package.json ab
 });
 
 describe("answers", () => {
-  test("--version: the package version on stdout, nothing on stderr", () => {
-    expect(bc("--version")).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: "" });
+  test("--version: the version, commit and Bun runtime on stdout, nothing on stderr", () => {
+    const r = bc("--version");
+    expect({ ...r, stdout: "" }).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(r.stdout).toMatch(new RegExp(`^better-compaction ${pkg.version.replace(/\./g, "\\.")} \\(commit ([0-9a-f]{12}(-dirty)?|unknown), bun ${Bun.version.replace(/\./g, "\\.")}\\)\n$`));
   });
 
   test("a bunfig.toml with a preload beside the binary is not loaded", () => {
@@ -117,8 +119,9 @@ describe("misuse: one line and a hint on stderr, exit 2, no stack trace", () => 
     expectOneLineError(bc("inspect", "--frob"), "unknown option '--frob' for 'bc inspect'");
   });
 
-  test("no subcommand: usage on stderr, exit 2", () => {
-    const r = bc();
+  test("no subcommand (as better-compaction, which never hands over to the calculator): usage on stderr, exit 2", () => {
+    const spawned = Bun.spawnSync([bin], { argv0: "better-compaction", cwd: dir, env: { PATH: "/usr/bin:/bin", HOME: dir }, stdout: "pipe", stderr: "pipe" });
+    const r = { code: spawned.exitCode, stdout: spawned.stdout.toString(), stderr: spawned.stderr.toString() };
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("USAGE");

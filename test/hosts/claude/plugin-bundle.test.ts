@@ -11,7 +11,7 @@ const files = await pluginFiles();
 const bundle = files[`hooks/${BUNDLE_NAME}`]!;
 
 test("the plugin's files", () => {
-  expect(Object.keys(files).sort()).toEqual([".claude-plugin/plugin.json", "README.md", `hooks/${BUNDLE_NAME}`, "hooks/hooks.json", "hooks/register.ts"]);
+  expect(Object.keys(files).sort()).toEqual([".claude-plugin/icon.png", ".claude-plugin/plugin.json", "README.md", "hooks/better-compaction.d.ts", `hooks/${BUNDLE_NAME}`, "hooks/hooks.json", "hooks/register.ts"]);
   const manifest = JSON.parse(files[".claude-plugin/plugin.json"]!);
   expect(manifest.name).toBe("better-compaction");
   expect(manifest.version).toBe(VERSION);
