@@ -16,6 +16,8 @@ export const main = defineCommand({
     "codex-fork": () => import("./cli/codex-fork.ts").then((m) => m.default),
     eval: () => import("./cli/eval.ts").then((m) => m.default),
     claude: () => import("./cli/claude.ts").then((m) => m.default),
+    codex: () => import("./cli/codex.ts").then((m) => m.default),
+    "codex-hook": () => import("./cli/codex.ts").then((m) => m.hookCommand),
   },
 });
 
