@@ -6,7 +6,7 @@
 // and the marker says the last attempt failed: the next compaction is Codex's.
 import { isInjectedContext } from "../fork.ts";
 import { rebuildHistory } from "../history.ts";
-import { sentForm } from "../items.ts";
+import { contentText, isPersonMessage, type MessageItem, sentForm } from "../items.ts";
 import { readRollout } from "../rollout.ts";
 import { type AppServerClient, connectSocket, controlSocketPath } from "./app-server.ts";
 import { configuredLimit } from "./hook.ts";
@@ -67,6 +67,21 @@ const readThread = async (client: AppServerClient, threadId: string): Promise<Th
   ((await client.request("thread/read", { threadId })) as { thread: ThreadInfo }).thread;
 
 class ApplyFailure extends Error {}
+
+type Json = Record<string, any>;
+
+/**
+ * What to inject and how to start the work again. An automatic compaction before a turn leaves the
+ * person's new message last (Codex records it once the turn is stopped): it is sent again as the
+ * new turn's input rather than injected, so the model answers it as it would have. Otherwise (a
+ * compaction in the middle of a task) the turn is started with CONTINUE_TEXT.
+ */
+export const restartPlan = (items: readonly Json[]): { items: readonly Json[]; text: string } => {
+  const last = items.at(-1);
+  if (last && isPersonMessage(last as MessageItem) && (last as MessageItem).content.every((c) => c.type === "input_text"))
+    return { items: items.slice(0, -1), text: contentText((last as MessageItem).content) };
+  return { items, text: CONTINUE_TEXT };
+};
 
 export const runApplier = async (opts: ApplierOptions, deps: ApplierDeps = {}): Promise<LiveRecord> => {
   const now = deps.now ?? (() => new Date());
@@ -138,8 +153,9 @@ export const runApplier = async (opts: ApplierOptions, deps: ApplierDeps = {}): 
     } catch (e) {
       throw new ApplyFailure(`the revert was refused (${(e as Error).message}); nothing was changed`);
     }
+    const restart = opts.trigger === "auto" ? restartPlan(plan.items) : { items: plan.items, text: CONTINUE_TEXT };
     try {
-      await client.request("thread/inject_items", { threadId, items: plan.items });
+      await client.request("thread/inject_items", { threadId, items: restart.items });
     } catch (e) {
       let restored = "and putting the original items back failed too";
       try {
@@ -151,13 +167,13 @@ export const runApplier = async (opts: ApplierOptions, deps: ApplierDeps = {}): 
     // 4. an automatic compaction interrupted work in progress: start it again
     if (opts.trigger === "auto") {
       try {
-        await client.request("turn/start", { threadId, input: [{ type: "text", text: CONTINUE_TEXT, text_elements: [] }] });
+        await client.request("turn/start", { threadId, input: [{ type: "text", text: restart.text, text_elements: [] }] });
         restarted = true;
       } catch (e) {
-        return finish("applied", `history replaced, but the turn could not be restarted (${(e as Error).message}); send a message to go on`, { injectedItems: plan.items.length });
+        return finish("applied", `history replaced, but the turn could not be restarted (${(e as Error).message}); send a message to go on`, { injectedItems: restart.items.length });
       }
     }
-    return finish("applied", `history replaced: ${plan.reason}`, { injectedItems: plan.items.length, restarted });
+    return finish("applied", `history replaced: ${plan.reason}`, { injectedItems: restart.items.length, restarted });
   } catch (e) {
     return finish("failed", e instanceof ApplyFailure ? e.message : `bc failed: ${(e as Error).message.split("\n")[0]}`);
   } finally {

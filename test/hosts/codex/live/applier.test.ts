@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CONTINUE_TEXT, runApplier } from "../../../../src/hosts/codex/live/applier.ts";
+import { CONTINUE_TEXT, restartPlan, runApplier } from "../../../../src/hosts/codex/live/applier.ts";
 import { planLive } from "../../../../src/hosts/codex/live/plan.ts";
 import { logPath, parseLiveLog, readMarker } from "../../../../src/hosts/codex/live/state.ts";
 import { readRollout } from "../../../../src/hosts/codex/rollout.ts";
@@ -53,6 +53,31 @@ describe("the applier", () => {
     expect(r).toMatchObject({ outcome: "applied", restarted: true });
     expect(s.methods().slice(-2)).toEqual(["thread/inject_items", "turn/start"]);
     expect(s.calls.at(-1)!.params).toEqual({ threadId: THREAD, input: [{ type: "text", text: CONTINUE_TEXT, text_elements: [] }] });
+  });
+
+  test("an automatic compaction before a turn: the person's new message is sent again as the turn's input, not injected", async () => {
+    world = makeHome();
+    writeFileSync(join(world.home, "config.toml"), "model_auto_compact_token_limit = 100000\n");
+    const path = workTurn(new RolloutBuilder(), "turn-1").turn("turn-2").user("What is the codeword?").push("event_msg", { type: "turn_aborted", turn_id: "turn-2" }).write(join(world.home, "sessions"));
+    const s = startFakeServer(world.home, idleThread(path, ["turn-1", "turn-2"]));
+    stops.push(s.stop);
+    const r = await runApplier({ codexHome: world.home, threadId: THREAD, trigger: "auto", turnId: "turn-2" }, { sleep: async () => {} });
+    expect(r).toMatchObject({ outcome: "applied", restarted: true });
+    const injected = s.calls.find((c) => c.method === "thread/inject_items")!.params.items;
+    expect(JSON.stringify(injected)).not.toContain("What is the codeword?");
+    expect(injected.at(-1)).toMatchObject({ role: "assistant" });
+    expect(s.calls.at(-1)!.params.input).toEqual([{ type: "text", text: "What is the codeword?", text_elements: [] }]);
+  });
+
+  test("restartPlan: a last person message becomes the input; anything else restarts with the continue text", () => {
+    const user = { type: "message", role: "user", content: [{ type: "input_text", text: "next?" }] };
+    const output = { type: "function_call_output", call_id: "c", output: "x" };
+    expect(restartPlan([output, user])).toEqual({ items: [output], text: "next?" });
+    expect(restartPlan([user, output])).toEqual({ items: [user, output], text: CONTINUE_TEXT });
+    const aborted = { type: "message", role: "user", content: [{ type: "input_text", text: "<turn_aborted>x</turn_aborted>" }] };
+    expect(restartPlan([output, aborted])).toEqual({ items: [output, aborted], text: CONTINUE_TEXT });
+    const image = { type: "message", role: "user", content: [{ type: "input_text", text: "see" }, { type: "input_image", image_url: "data:" }] };
+    expect(restartPlan([image]).text).toBe(CONTINUE_TEXT);
   });
 
   test("a revert refused (a legacy thread): nothing injected, the marker says failed", async () => {
