@@ -182,6 +182,24 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
     expect(resumed.filter((it) => isOutputItem(it as any) && isAlreadyCut(outputText(it.output).text)).length).toBeGreaterThan(0);
   }, SLOW);
 
+  test("codex --no-daemon (no app-server socket) is left to Codex's own compaction, and the session still answers", async () => {
+    const before = mock.compactions();
+    const known = new Set(listRollouts(e.home));
+    tui = startTui("nodaemon", [codex.bin, "--no-daemon"], e.work, { ...e.env, TERM: "xterm-256color" });
+    await waitFor("the Codex prompt", () => isReady(tui!.screen()), 60_000, screenDump);
+    await tui.type(BIG_TASK);
+    await waitFor("Codex's own compaction", () => mock.compactions() > before, 60_000, screenDump);
+    const thread = threadIdOf(listRollouts(e.home).find((p) => !known.has(p))!);
+    await waitFor("the hook's hand-over in the log", () => records(e, thread).find((r) => r.trigger === "auto"), 30_000, screenDump);
+    for (const rec of records(e, thread)) expect(rec).toMatchObject({ outcome: "handed-over", reason: expect.stringContaining("no app-server socket") });
+    await waitFor("the turn to end", () => isReady(tui!.screen()), 60_000, screenDump);
+    const sent = mock.sent.length;
+    await tui.type("What is the codeword?");
+    await waitFor("an answer after the compaction", () => mock.sent.slice(sent).some((x) => x.kind === "codeword"), 30_000, screenDump);
+    tui.stop();
+    tui = undefined;
+  }, SLOW);
+
   test("codex exec is left to Codex's own compaction, and the session still answers", async () => {
     const before = mock.compactions();
     const r = await codexExec(codex.bin, e, `${BIG_TASK} RUN: echo exec-done`);

@@ -132,7 +132,7 @@ const k = (n: number | undefined): string => (n === undefined ? "?" : n >= 1000 
 
 /** One record as a person reads it. */
 export const formatLiveRecord = (r: LiveRecord): string => {
-  const head = `${r.at}  ${r.trigger ?? "-"}  ${r.outcome}`;
+  const head = `${r.at}  ${r.trigger ?? "-"}  ${r.outcome}${r.ms !== undefined ? `  (${r.ms} ms)` : ""}`;
   const lines = [head, `  ${r.reason}`];
   if (r.tokensBefore !== undefined && r.tokensAfter !== undefined && r.outcome !== "handed-over")
     lines.push(`  tokens ~${k(r.tokensBefore)} -> ~${k(r.tokensAfter)}${r.target !== undefined ? ` (target ${k(r.target)} of limit ${k(r.limit)})` : ""}`);
