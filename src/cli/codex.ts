@@ -139,6 +139,6 @@ const applyCmd = defineCommand({
 });
 
 export const hookCommand = defineCommand({
-  meta: { name: "codex-hook", description: "Run by Codex: bc's hooks", hidden: true },
+  meta: { name: "codex-hook", description: "Run by Codex, not by people: bc's PreCompact hook (precompact) and the applier it starts (apply)" },
   subCommands: { precompact: precompactCmd, apply: applyCmd },
 });

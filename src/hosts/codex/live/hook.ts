@@ -111,6 +111,8 @@ export const runPreCompact = async (stdin: string, deps: HookDeps): Promise<Hook
     const rollout = readRollout(input.transcript_path);
     if (sessionMeta(rollout)?.payload.originator === "codex_exec")
       return handOver("a codex exec session runs in its own process, out of the app-server's reach: Codex compacts");
+    if (rollout.format !== "paginated")
+      return handOver("a thread in the older (legacy) history format cannot be reverted: Codex compacts ('codex migrate-rollouts' converts it)");
     const plan = planLive(rollout, { autoCompactLimit: configuredLimit(codexHome) });
     const figures = { tokensBefore: plan.tokensBefore, tokensAfter: plan.tokensAfter, target: plan.target, limit: plan.limit, results: plan.results, resultsTruncated: plan.resultsTruncated, resultsDropped: plan.resultsDropped };
     if (!plan.fits) return handOver(plan.reason, figures);

@@ -14,10 +14,10 @@ afterEach(() => {
   world = undefined;
 });
 
-const setUp = (opts: { limit?: number; originator?: string } = {}) => {
+const setUp = (opts: { limit?: number; originator?: string; legacy?: boolean } = {}) => {
   world = makeHome();
   writeFileSync(join(world.home, "config.toml"), `model_auto_compact_token_limit = ${opts.limit ?? 100_000}\n`);
-  const path = workTurn(new RolloutBuilder(THREAD, opts.originator), "turn-1").write(join(world.home, "sessions", "2026", "12", "01"));
+  const path = workTurn(new RolloutBuilder(THREAD, opts.originator, opts.legacy ? "legacy" : "paginated"), "turn-1").write(join(world.home, "sessions", "2026", "12", "01"));
   const started: (readonly string[])[] = [];
   const deps = {
     codexHome: world.home,
@@ -67,6 +67,12 @@ describe("bc codex-hook precompact", () => {
     const w = setUp({ originator: "codex_exec" });
     w.server();
     await handedOver(w, w.input(), /codex exec/);
+  });
+
+  test("a legacy (unpaginated) thread, which Codex cannot revert: no answer", async () => {
+    const w = setUp({ legacy: true });
+    w.server();
+    await handedOver(w, w.input(), /legacy/);
   });
 
   test("a thread the app-server does not run: no answer", async () => {

@@ -37,6 +37,8 @@ describe("planLive", () => {
     expect(cut).toBeGreaterThan(0);
     expect(plan.tokensAfter).toBeLessThan(plan.tokensBefore);
     expect(pairingProblem(plan.items)).toBeUndefined();
+    // reasoning stays as Codex wrote it, encrypted content included
+    expect(plan.items.filter((it) => it.type === "reasoning")).toEqual([{ type: "reasoning", summary: [{ type: "summary_text", text: "Reading the files." }], content: null, encrypted_content: "gAAAAB-opaque-reasoning" }]);
   });
 
   test("after an earlier injection, that block stays in front and the revert starts at the first turn after it", () => {

@@ -27,11 +27,16 @@ export const makeHome = (): Home => {
 export class RolloutBuilder {
   readonly lines: Json[] = [];
   private calls = 0;
-  constructor(readonly threadId = THREAD, originator = "codex-tui") {
-    this.push("session_meta", { id: threadId, session_id: threadId, originator, cli_version: "0.171.0", history_mode: "paginated", base_instructions: { text: "You are Codex." } });
+  constructor(
+    readonly threadId = THREAD,
+    originator = "codex-tui",
+    readonly historyMode: "paginated" | "legacy" = "paginated",
+  ) {
+    this.push("session_meta", { id: threadId, session_id: threadId, originator, cli_version: "0.171.0", history_mode: historyMode, base_instructions: { text: "You are Codex." } });
   }
   push(type: string, payload: Json): this {
-    this.lines.push({ timestamp: "2026-12-01T14:00:00.000Z", ordinal: this.lines.length, type, payload });
+    const ordinal = this.historyMode === "paginated" ? { ordinal: this.lines.length } : {};
+    this.lines.push({ timestamp: "2026-12-01T14:00:00.000Z", ...ordinal, type, payload });
     return this;
   }
   item(payload: Json): this {
@@ -87,6 +92,7 @@ export const workTurn = (b: RolloutBuilder, turnId: string, chars = 8_000): Roll
     .turn(turnId)
     .context()
     .user("RUN: cat a.txt RUN: cat b.txt RUN: cat a.txt")
+    .item({ type: "reasoning", summary: [{ type: "summary_text", text: "Reading the files." }], content: null, encrypted_content: "gAAAAB-opaque-reasoning" })
     .shell("cat a.txt", bigText("a.txt", chars))
     .shell("cat b.txt", bigText("b.txt", chars))
     .shell("cat a.txt", bigText("a.txt", chars))
