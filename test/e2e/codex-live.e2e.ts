@@ -143,15 +143,34 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
     const cut = expectPrunedVerbatim(historyOf(req.body), sourceHistory);
     expect(cut).toBeGreaterThan(0);
     expect(cut).toBe(applied.resultsDropped! + applied.resultsTruncated!);
+    const s = await bc(["codex", "status", "--codex", codex.bin, "--json"]);
+    expect(JSON.parse(s.stdout)).toMatchObject({ installed: true, trusted: true, socket: true });
   }, SLOW);
 
-  test("an automatic compaction mid-task is answered by bc and the task goes on", async () => {
+  test("repeated /compact: the turns after bc's block are pruned again; with nothing left to free there, the compaction is Codex's", async () => {
+    await tui!.type("RUN: cat notes.md RUN: cat notes.md RUN: echo w RUN: echo x RUN: echo y RUN: echo z");
+    await waitFor("the task to finish", () => /Done: ran 6 command/.test(tui!.screen()), 60_000, screenDump);
+    await tui!.type("/compact");
+    await waitFor("bc to apply again", () => records(e, threadId).length >= 4 && records(e, threadId).at(-1)!.outcome !== "vetoed", 30_000, screenDump);
+    expect(records(e, threadId).at(-1)).toMatchObject({ outcome: "applied", fixedItems: expect.any(Number) });
+    expect(records(e, threadId).at(-1)!.fixedItems).toBeGreaterThan(0);
+    expect(mock.compactions()).toBe(0);
+    await waitFor("the prompt", () => isReady(tui!.screen()), 10_000, screenDump);
+    await tui!.type("/compact");
+    await waitFor("Codex's own compaction", () => mock.compactions() > 0, 30_000, screenDump);
+    expect(records(e, threadId).at(-1)).toMatchObject({ trigger: "manual", outcome: "handed-over", reason: expect.stringMatching(/only the earlier injected block is left|free nothing/) });
+    await waitFor("the prompt", () => isReady(tui!.screen()), 30_000, screenDump);
+  }, SLOW);
+
+  test("an automatic compaction mid-task (after Codex's own summary) is answered by bc and the task goes on", async () => {
     const before = mock.sent.length;
+    const compactions = mock.compactions();
     await tui!.type(`${BIG_TASK} RUN: echo after-1 RUN: echo after-2`);
     const auto = await waitFor("bc to answer the automatic compaction", () => records(e, threadId).find((r) => r.trigger === "auto" && (r.outcome === "applied" || r.outcome === "failed" || r.outcome === "handed-over")), 90_000, screenDump);
-    expect(auto).toMatchObject({ outcome: "applied", restarted: true });
+    // Codex's summary from the last test is the fixed part in front
+    expect(auto).toMatchObject({ outcome: "applied", restarted: true, fixedItems: expect.any(Number) });
     await waitFor("the task to finish after the restart", () => new RegExp(`Done: ran ${BIG_TASK_COMMANDS + 2} command`).test(tui!.screen()) && mock.sent.slice(before).some((s) => s.kind === "final"), 60_000, screenDump);
-    expect(mock.compactions()).toBe(0);
+    expect(mock.compactions()).toBe(compactions);
     const after = mock.sent.slice(before);
     // the restarted turn: bc's message, after the pruned history, and it fits well under the limit
     const restart = after.find((s) => (s.body.input as Item[]).some((it) => textOf(it) === CONTINUE_TEXT))!;

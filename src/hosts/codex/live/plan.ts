@@ -178,6 +178,9 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
     };
     const unpaired = pairingProblem(items);
     if (unpaired) return { ...plan, fits: false, reason: `the history cannot be injected: ${unpaired}` };
+    // a replacement that frees nothing would only move these turns into the part no revert can reach
+    if (plan.fits && pruning.resultsDropped + pruning.resultsTruncated === 0)
+      return { ...plan, fits: false, reason: "the rules free nothing in the turns bc can still replace; this compaction is Codex's" };
     if (plan.fits) return { ...plan, reason: `~${tokensBefore} -> ~${tokensAfter} tokens, under the ${target}-token target (${Math.round(share * 100)}% of the ${limit} limit)` };
     last = plan;
     budget -= tokensAfter - target;

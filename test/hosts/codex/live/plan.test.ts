@@ -71,6 +71,13 @@ describe("planLive", () => {
     expect(JSON.stringify(plan.items)).not.toContain("SUMMARY");
   });
 
+  test("turns where the rules free nothing are not replaced (they would only become unrevertable)", () => {
+    const b = new RolloutBuilder().turn("turn-1").context().user("hello").shell("echo hi", "hi\n").assistant("Hi.").tokens(15_000);
+    const plan = planLive(rollout(b), { autoCompactLimit: 100_000 });
+    expect(plan.fits).toBe(false);
+    expect(plan.reason).toContain("free nothing");
+  });
+
   test("without a known limit or window, nothing is planned", () => {
     const b = new RolloutBuilder().turn("turn-1").context().user("hi").assistant("OK");
     const plan = planLive(rollout(b), {});
