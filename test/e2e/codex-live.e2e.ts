@@ -85,6 +85,8 @@ const records = (e: CodexEnv, threadId: string): LiveRecord[] => {
 
 const threadIdOf = (rolloutPath: string): string => /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/.exec(rolloutPath.replace(/_[0-9a-f-]+\.jsonl$/, ".jsonl"))![1]!;
 
+if (!hasTmux()) process.stderr.write("codex-live: tmux is not installed: the interactive Codex checks skip\n");
+
 describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction in a running session`, () => {
   let codex: InstalledCodex;
   let mock: LiveMock;

@@ -154,6 +154,7 @@ export const spawnStdio = async (codexBin: string, env: Record<string, string | 
         if (line) onMessage(line);
       }
     });
+    child.stdin!.on("error", () => onClose("codex app-server closed its input"));
     child.on("exit", (code) => onClose(`codex app-server exited (${code})`));
     child.on("error", (e) => onClose(e.message));
     return {
