@@ -132,7 +132,7 @@ export const writeBigFiles = (work: string, names: readonly string[], bytes: num
 
 /**
  * Stop the shared app-server the interactive CLI started for a test world: `codex app-server daemon
- * stop`, then any helper of that daemon still running from the world's folder (found by its command
+ * stop`, then any process of that daemon still running from the world's folder (found by its command
  * line, so only processes this test started are touched).
  */
 export const stopDaemon = async (codexBin: string, cwd: string, env: Record<string, string>, root: string): Promise<void> => {
