@@ -21,6 +21,8 @@ export const main = defineCommand({
     calibrate: () => import("./cli/calibrate.ts").then((m) => m.default),
     recall: () => import("./cli/recall.ts").then((m) => m.default),
     mcp: () => import("./cli/mcp.ts").then((m) => m.default),
+    codex: () => import("./cli/codex.ts").then((m) => m.default),
+    "codex-hook": () => import("./cli/codex.ts").then((m) => m.hookCommand),
   },
 });
 

@@ -1,0 +1,144 @@
+// `bc codex install | uninstall | status | log`: bc answering Codex's compaction inside a running
+// session; and the hidden `bc codex-hook precompact | apply` that Codex (and the hook) run.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { defineCommand } from "citty";
+import { defaultCodexHome } from "../hosts/codex/home.ts";
+import { runApplier } from "../hosts/codex/live/applier.ts";
+import { runPreCompact } from "../hosts/codex/live/hook.ts";
+import { install, selfCommand, status, uninstall } from "../hosts/codex/live/install.ts";
+import { codexHomeOf, formatLiveRecord, listLogs, parseLiveLog } from "../hosts/codex/live/state.ts";
+import { BcError } from "../util/errors.ts";
+import { log, out } from "../util/log.ts";
+
+const json = { type: "boolean", description: "Print the result as JSON on stdout, for scripts" } as const;
+
+const installCmd = defineCommand({
+  meta: {
+    name: "install",
+    description:
+      "Add bc's PreCompact hook to $CODEX_HOME/hooks.json, so bc answers Codex's compaction (/compact or automatic) in interactive sessions with the pruned verbatim history. Codex runs it only once trusted: approve it in codex's /hooks, or pass --trust to let bc write the trust entry into config.toml.",
+  },
+  args: {
+    trust: { type: "boolean", default: false, description: "Also mark the hook trusted in $CODEX_HOME/config.toml (asks codex for the hook's trust key and hash)" },
+    codex: { type: "string", description: "The codex binary to ask (default: codex on PATH)" },
+    json,
+  },
+  async run({ args }) {
+    const r = await install({ trust: args.trust, codex: args.codex });
+    if (args.json) return out(JSON.stringify(r, null, 2));
+    log.success(`${r.createdHooksFile ? "wrote" : "added bc's hook to"} ${r.hooksPath}`);
+    if (r.trusted) log.success("the hook is trusted; it takes effect in new codex sessions");
+    else log.warn(r.trustHint ?? "the hook is not trusted yet");
+    log.info("check it: 'bc codex status'; after a compaction, 'bc codex log' says what bc did; turn it off: 'bc codex uninstall'");
+  },
+});
+
+const uninstallCmd = defineCommand({
+  meta: { name: "uninstall", description: "Remove exactly what 'bc codex install' added: bc's hook in hooks.json and its trust entry in config.toml (decision logs are kept)" },
+  args: { json },
+  run({ args }) {
+    const r = uninstall();
+    if (args.json) return out(JSON.stringify(r, null, 2));
+    log.info(r.removedHook ? `removed bc's hook${r.removedHooksFile ? " (and hooks.json, which bc had created)" : ""}` : "bc's hook was not installed");
+    if (r.removedTrust) log.info("removed bc's trust entry from config.toml");
+  },
+});
+
+const statusCmd = defineCommand({
+  meta: { name: "status", description: "Whether bc's hook is installed and trusted, the Codex version, and whether the app-server socket exists" },
+  args: { codex: { type: "string", description: "The codex binary to ask (default: codex on PATH)" }, json },
+  async run({ args }) {
+    const s = await status({ codex: args.codex });
+    if (args.json) return out(JSON.stringify(s, null, 2));
+    out(
+      [
+        `codex:            ${s.codex ? `${s.codex.version ?? "unknown version"} (${s.codex.path})` : "not on PATH"}`,
+        `hook installed:   ${s.installed ? `yes (${s.command})` : "no"}`,
+        `hook trusted:     ${s.trusted === "unknown" ? "unknown (codex is not on PATH)" : s.trusted ? "yes" : s.installed ? `no (${s.trustStatus ?? "untrusted"}): approve it in codex's /hooks, or 'bc codex install --trust'` : "no"}`,
+        `app-server socket: ${s.socket ? "yes (an interactive codex runs on the shared app-server)" : "no (none running now; codex starts it with the interactive CLI)"}`,
+        `decision logs:    ${s.logs} in ${s.codexHome}/better-compaction/logs`,
+      ].join("\n"),
+    );
+    if (!s.installed) log.info("install it with 'bc codex install'");
+  },
+});
+
+const logCmd = defineCommand({
+  meta: { name: "log", description: "Print bc's decision log for a Codex thread (default: the newest): each compaction, what bc did and why" },
+  args: { thread: { type: "positional", required: false, description: "Thread id (or a unique prefix); default: the newest log" }, json },
+  run({ args }) {
+    const codexHome = defaultCodexHome();
+    const logs = listLogs(codexHome);
+    if (logs.length === 0) throw new BcError("not-found", `no decision log under ${codexHome}/better-compaction/logs`, "bc writes one when Codex compacts with the hook installed ('bc codex status')");
+    const want = args.thread as string | undefined;
+    const matches = want ? logs.filter((l) => l.threadId === want || l.threadId.startsWith(want)) : [logs.at(-1)!];
+    if (matches.length === 0) throw new BcError("not-found", `no decision log for thread '${want}'`, "run 'bc codex log' without an id to see the newest");
+    if (matches.length > 1 && !matches.some((m) => m.threadId === want)) throw new BcError("usage", `thread id '${want}' matches ${matches.length} logs`, "give more of the id");
+    const file = matches.find((m) => m.threadId === want) ?? matches[0]!;
+    const { records, problems } = parseLiveLog(readFileSync(file.path, "utf8"));
+    for (const p of problems) log.warn(`skipped ${file.path}:${p.replace(/^line /, "")}`);
+    if (args.json) return out(JSON.stringify({ threadId: file.threadId, path: file.path, records }, null, 2));
+    log.info(`${file.path}: ${records.length} record(s)`);
+    out(records.map(formatLiveRecord).join("\n\n"));
+  },
+});
+
+export default defineCommand({
+  meta: { name: "codex", description: "Let bc answer Codex's compaction inside running interactive sessions (install, remove, inspect)" },
+  subCommands: { install: installCmd, uninstall: uninstallCmd, status: statusCmd, log: logCmd },
+});
+
+// ---------------------------------------------------------------- run by Codex, not by people
+
+/** Start `bc codex-hook apply …` detached: it outlives the hook, which must answer at once. */
+const startApplier = (args: readonly string[]): number | undefined => {
+  const [cmd, ...pre] = selfCommand();
+  try {
+    const child = spawn(cmd!, [...pre, "codex-hook", "apply", ...args], { detached: true, stdio: "ignore" });
+    child.unref();
+    return child.pid;
+  } catch {
+    return undefined;
+  }
+};
+
+const readStdin = async (): Promise<string> => await new Response(Bun.stdin.stream()).text();
+
+const precompactCmd = defineCommand({
+  meta: { name: "precompact", description: "Codex's PreCompact hook: reads the hook input on stdin" },
+  async run() {
+    const stdin = await readStdin().catch(() => "");
+    let transcript: string | undefined;
+    try {
+      transcript = JSON.parse(stdin)?.transcript_path;
+    } catch {}
+    const codexHome = codexHomeOf(process.env, transcript, defaultCodexHome());
+    try {
+      const r = await runPreCompact(stdin, { codexHome, now: () => new Date(), startApplier });
+      if (r.stdout) out(r.stdout);
+    } catch {
+      // a hook never breaks the session: no answer, Codex compacts
+    }
+    return 0;
+  },
+});
+
+const applyCmd = defineCommand({
+  meta: { name: "apply", description: "Replace a thread's history through the app-server (started by the hook)" },
+  args: {
+    thread: { type: "string", required: true, description: "Thread id" },
+    codexHome: { type: "string", required: true, description: "$CODEX_HOME" },
+    trigger: { type: "string", default: "manual", description: "manual | auto" },
+    turn: { type: "string", description: "The vetoed turn's id" },
+  },
+  async run({ args }) {
+    const r = await runApplier({ codexHome: args.codexHome, threadId: args.thread, trigger: args.trigger, turnId: args.turn });
+    return r.outcome === "applied" ? 0 : 1;
+  },
+});
+
+export const hookCommand = defineCommand({
+  meta: { name: "codex-hook", description: "Run by Codex, not by people: bc's PreCompact hook (precompact) and the applier it starts (apply)" },
+  subCommands: { precompact: precompactCmd, apply: applyCmd },
+});

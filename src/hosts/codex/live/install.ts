@@ -1,0 +1,236 @@
+// `bc codex install | uninstall | status`: bc's PreCompact hook in `$CODEX_HOME/hooks.json`, and (only
+// with the user's consent, `--trust`) the trust entry in `$CODEX_HOME/config.toml`. bc adds one
+// matcher group to hooks.json and one table to config.toml, remembers exactly what it added in
+// `$CODEX_HOME/better-compaction/install.json`, and `uninstall` removes exactly that. The hook's trust
+// key and hash are Codex's own: asked from `codex app-server` (`hooks/list`), never computed by bc.
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BcError } from "../../../util/errors.ts";
+import { defaultCodexHome } from "../home.ts";
+import { type AppServerClient, socketExists, spawnStdio } from "./app-server.ts";
+import { bcCodexDir, listLogs } from "./state.ts";
+
+/** Every command bc installs ends with this: how bc recognises its own hook. */
+export const HOOK_SUFFIX = "codex-hook precompact";
+const HOOK_TIMEOUT_SEC = 30;
+const STATUS_MESSAGE = "better-compaction: planning the pruned history";
+
+export const hooksPath = (codexHome: string): string => join(codexHome, "hooks.json");
+export const configPath = (codexHome: string): string => join(codexHome, "config.toml");
+const statePath = (codexHome: string): string => join(bcCodexDir(codexHome), "install.json");
+
+interface InstallState {
+  readonly command: string;
+  readonly createdHooksFile: boolean;
+  /** the exact text appended to config.toml, when bc wrote the trust entry */
+  readonly trustText?: string;
+}
+
+const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** How Codex should run this bc: the compiled binary itself, or bun with the entry file from a checkout. */
+export const selfCommand = (): string[] => {
+  const main = Bun.main;
+  return main.startsWith("/$bunfs") || main.startsWith("B:/~BUN") ? [process.execPath] : [process.execPath, main];
+};
+
+export const hookCommand = (self: readonly string[] = selfCommand()): string => [...self.map(shellQuote), HOOK_SUFFIX].join(" ");
+
+type Json = Record<string, any>;
+
+const readHooks = (path: string): Json | undefined => {
+  if (!existsSync(path)) return undefined;
+  const text = readFileSync(path, "utf8");
+  try {
+    const v = JSON.parse(text);
+    if (typeof v !== "object" || v === null || Array.isArray(v)) throw new Error("not an object");
+    return v;
+  } catch (e) {
+    throw new BcError("bad-input", `${path}: not a JSON object (${(e as Error).message})`, "fix the file by hand; bc changes nothing in a file it cannot read");
+  }
+};
+
+const isOurGroup = (g: unknown): boolean =>
+  typeof g === "object" && g !== null && Array.isArray((g as Json).hooks) && (g as Json).hooks.some((h: Json) => typeof h?.command === "string" && h.command.endsWith(HOOK_SUFFIX));
+
+/** hooks.json with bc's group (and no other group of bc's) last in PreCompact. */
+export const withOurHook = (hooks: Json | undefined, command: string): Json => {
+  const v: Json = structuredClone(hooks ?? {});
+  if (v.hooks !== undefined && (typeof v.hooks !== "object" || v.hooks === null || Array.isArray(v.hooks))) throw new BcError("bad-input", "hooks.json: \"hooks\" is not an object", "fix the file by hand");
+  v.hooks ??= {};
+  const groups: unknown[] = Array.isArray(v.hooks.PreCompact) ? v.hooks.PreCompact.filter((g: unknown) => !isOurGroup(g)) : [];
+  groups.push({ hooks: [{ type: "command", command, timeout: HOOK_TIMEOUT_SEC, statusMessage: STATUS_MESSAGE }] });
+  v.hooks.PreCompact = groups;
+  return v;
+};
+
+/** hooks.json without bc's groups; undefined when nothing else is left in a file bc created. */
+export const withoutOurHook = (hooks: Json, created: boolean): Json | undefined => {
+  const v: Json = structuredClone(hooks);
+  if (Array.isArray(v.hooks?.PreCompact)) {
+    v.hooks.PreCompact = v.hooks.PreCompact.filter((g: unknown) => !isOurGroup(g));
+    if (v.hooks.PreCompact.length === 0) delete v.hooks.PreCompact;
+  }
+  const empty = Object.keys(v).every((k) => k === "hooks") && Object.keys(v.hooks ?? {}).length === 0;
+  return created && empty ? undefined : v;
+};
+
+export const hasOurHook = (hooks: Json | undefined): boolean => Array.isArray(hooks?.hooks?.PreCompact) && hooks!.hooks.PreCompact.some(isOurGroup);
+
+const readState = (codexHome: string): InstallState | undefined => {
+  try {
+    return JSON.parse(readFileSync(statePath(codexHome), "utf8"));
+  } catch {
+    return undefined;
+  }
+};
+
+const writeState = (codexHome: string, s: InstallState): void => {
+  mkdirSync(bcCodexDir(codexHome), { recursive: true });
+  writeFileSync(statePath(codexHome), JSON.stringify(s, null, 2) + "\n");
+};
+
+const tomlString = (s: string): string => JSON.stringify(s);
+
+/** The table that marks a hook trusted, as bc appends it to config.toml. */
+export const trustText = (key: string, hash: string): string => `\n[hooks.state.${tomlString(key)}]\ntrusted_hash = ${tomlString(hash)}\n`;
+
+export interface HookEntry {
+  readonly key: string;
+  readonly currentHash: string;
+  readonly trustStatus: string;
+  readonly command?: string;
+  readonly sourcePath: string;
+}
+
+/** bc's hook as Codex sees it (`hooks/list`), from a `codex app-server` started for the question. */
+export const askCodexForHook = async (codexBin: string, codexHome: string, command: string, cwd = process.cwd()): Promise<HookEntry | undefined> => {
+  let client: AppServerClient | undefined;
+  try {
+    client = await spawnStdio(codexBin, { ...process.env, CODEX_HOME: codexHome });
+    const r: { data: { hooks: HookEntry[] }[] } = await client.request("hooks/list", { cwds: [cwd] }, 30_000);
+    for (const entry of r.data) for (const h of entry.hooks) if (h.command === command && h.sourcePath === hooksPath(codexHome)) return h;
+    return undefined;
+  } finally {
+    client?.close();
+  }
+};
+
+export const codexOnPath = (): string | undefined => Bun.which("codex") ?? undefined;
+
+export const codexVersion = (bin: string): string | undefined => {
+  const r = Bun.spawnSync([bin, "--version"], { stdout: "pipe", stderr: "pipe", timeout: 30_000 });
+  return r.exitCode === 0 ? r.stdout.toString().trim().split(/\s+/).at(-1) : undefined;
+};
+
+export interface InstallReport {
+  readonly codexHome: string;
+  readonly hooksPath: string;
+  readonly command: string;
+  readonly createdHooksFile: boolean;
+  readonly trusted: boolean;
+  /** why the hook is not trusted yet, and what to do */
+  readonly trustHint?: string;
+}
+
+export const install = async (opts: { readonly codexHome?: string; readonly trust: boolean; readonly codex?: string; readonly command?: string }): Promise<InstallReport> => {
+  const codexHome = opts.codexHome ?? defaultCodexHome();
+  const command = opts.command ?? hookCommand();
+  const path = hooksPath(codexHome);
+  const before = readHooks(path);
+  const old = readState(codexHome);
+  if (old?.trustText) removeTrust(codexHome, old.trustText);
+  const createdHooksFile = old?.createdHooksFile ?? before === undefined;
+  mkdirSync(codexHome, { recursive: true });
+  writeFileSync(path, JSON.stringify(withOurHook(before, command), null, 2) + "\n");
+  writeState(codexHome, { command, createdHooksFile });
+  const report = { codexHome, hooksPath: path, command, createdHooksFile };
+  const untrustedHint = "Codex runs the hook only once you trust it: start codex and approve it in /hooks, or run 'bc codex install --trust'";
+  if (!opts.trust) return { ...report, trusted: false, trustHint: untrustedHint };
+  const bin = opts.codex ?? codexOnPath();
+  if (!bin) return { ...report, trusted: false, trustHint: "codex is not on PATH, so bc cannot ask it for the hook's trust key; approve the hook in codex's /hooks, or pass --codex <path>" };
+  const entry = await askCodexForHook(bin, codexHome, command);
+  if (!entry) throw new BcError("external", `codex does not list bc's hook from ${path}`, "check 'codex --version' (hooks need a recent Codex) and the file");
+  if (entry.trustStatus === "trusted") return { ...report, trusted: true };
+  const cfg = configPath(codexHome);
+  const original = existsSync(cfg) ? readFileSync(cfg) : undefined;
+  const text = trustText(entry.key, entry.currentHash);
+  writeFileSync(cfg, Buffer.concat([original ?? Buffer.alloc(0), Buffer.from(text)]));
+  const after = await askCodexForHook(bin, codexHome, command).catch(() => undefined);
+  if (after?.trustStatus !== "trusted") {
+    if (original === undefined) rmSync(cfg, { force: true });
+    else writeFileSync(cfg, original);
+    throw new BcError("external", `codex did not take the trust entry bc wrote to ${cfg} (status: ${after?.trustStatus ?? "unknown"}); config.toml was put back as it was`, "approve the hook in codex's /hooks instead");
+  }
+  writeState(codexHome, { command, createdHooksFile, trustText: text });
+  return { ...report, trusted: true };
+};
+
+/** Remove exactly the text bc appended to config.toml; true when it was there. */
+const removeTrust = (codexHome: string, text: string): boolean => {
+  const cfg = configPath(codexHome);
+  if (!existsSync(cfg)) return false;
+  const now = readFileSync(cfg, "utf8");
+  const at = now.lastIndexOf(text);
+  if (at === -1) return false;
+  writeFileSync(cfg, now.slice(0, at) + now.slice(at + text.length));
+  return true;
+};
+
+export interface UninstallReport {
+  readonly codexHome: string;
+  readonly removedHook: boolean;
+  readonly removedHooksFile: boolean;
+  readonly removedTrust: boolean;
+}
+
+export const uninstall = (opts: { readonly codexHome?: string } = {}): UninstallReport => {
+  const codexHome = opts.codexHome ?? defaultCodexHome();
+  const path = hooksPath(codexHome);
+  const state = readState(codexHome);
+  const hooks = readHooks(path);
+  let removedHook = false;
+  let removedHooksFile = false;
+  if (hooks && hasOurHook(hooks)) {
+    const rest = withoutOurHook(hooks, state?.createdHooksFile ?? false);
+    removedHook = true;
+    if (rest === undefined) {
+      rmSync(path, { force: true });
+      removedHooksFile = true;
+    } else writeFileSync(path, JSON.stringify(rest, null, 2) + "\n");
+  }
+  const removedTrust = state?.trustText ? removeTrust(codexHome, state.trustText) : false;
+  rmSync(statePath(codexHome), { force: true });
+  return { codexHome, removedHook, removedHooksFile, removedTrust };
+};
+
+export interface StatusReport {
+  readonly codexHome: string;
+  readonly installed: boolean;
+  readonly command?: string;
+  /** Codex's own word (`hooks/list`) when codex is on PATH; else whether config.toml holds a trust entry for the hook */
+  readonly trusted: boolean | "unknown";
+  readonly trustStatus?: string;
+  readonly codex?: { readonly path: string; readonly version?: string };
+  readonly socket: boolean;
+  readonly logs: number;
+}
+
+export const status = async (opts: { readonly codexHome?: string; readonly codex?: string } = {}): Promise<StatusReport> => {
+  const codexHome = opts.codexHome ?? defaultCodexHome();
+  const hooks = readHooks(hooksPath(codexHome));
+  const installed = hasOurHook(hooks);
+  const command = installed ? (hooks!.hooks.PreCompact as Json[]).flatMap((g) => g.hooks as Json[]).find((h) => typeof h.command === "string" && h.command.endsWith(HOOK_SUFFIX))?.command : undefined;
+  const bin = opts.codex ?? codexOnPath();
+  const codex = bin ? { path: bin, version: codexVersion(bin) } : undefined;
+  let trusted: boolean | "unknown" = installed ? "unknown" : false;
+  let trustStatus: string | undefined;
+  if (installed && bin && command) {
+    const entry = await askCodexForHook(bin, codexHome, command).catch(() => undefined);
+    if (entry) {
+      trustStatus = entry.trustStatus;
+      trusted = entry.trustStatus === "trusted";
+    }
+  }
+  return { codexHome, installed, command, trusted, trustStatus, codex, socket: socketExists(codexHome), logs: listLogs(codexHome).length };
+};

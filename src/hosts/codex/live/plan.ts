@@ -1,0 +1,189 @@
+// What bc would put in place of a running thread's history, and whether it fits.
+//
+// The app-server can only cut turns off the end (`thread/revert`) and append items
+// (`thread/inject_items`). So the history splits at the first turn that starts after the newest
+// fixed point (the start of the thread, or Codex's own last compaction):
+//   fixed   : everything before that turn (an earlier injected block, or Codex's summary): kept as is
+//   revised : that turn and every later one: reverted, then injected again, pruned by the engine
+// The context messages Codex injects itself (developer text, environment) are left to Codex.
+// The result must fit well under the auto-compact limit, or Codex would compact again at once.
+import { estimateTokens } from "../../../engine/estimate.ts";
+import type { RuleId, RuleTotals } from "../../../engine/types.ts";
+import { enginePruner, isInjectedContext, plannedHistory } from "../fork.ts";
+import type { HistoryItem } from "../history.ts";
+import { rebuildHistory } from "../history.ts";
+import { sentForm } from "../items.ts";
+import { lastTokenCount, sessionMeta, type Rollout } from "../rollout.ts";
+
+type Json = Record<string, any>;
+
+/** The share of the auto-compact limit the whole next request may take after bc's pruning. */
+export const LIVE_BUDGET_SHARE = 0.6;
+/** Codex compacts automatically at about this share of the model's window when no limit is configured. */
+export const DEFAULT_LIMIT_SHARE_OF_WINDOW = 0.9;
+/** Budget retries: the engine counts text, the request carries JSON, so a plan may need a second, tighter pass. */
+const FIT_TRIES = 4;
+
+export interface LiveLimits {
+  /** `model_auto_compact_token_limit` from config.toml, when set */
+  readonly autoCompactLimit?: number;
+  /** the model's window, when Codex recorded it */
+  readonly contextWindow?: number;
+}
+
+export interface LivePlan {
+  readonly fits: boolean;
+  /** one line: why it does or does not fit */
+  readonly reason: string;
+  /** `thread/revert { beforeTurnId }` */
+  readonly revertTurnId?: string;
+  /** what `thread/inject_items` appends */
+  readonly items: readonly Json[];
+  /** items kept in front (an earlier injected block, Codex's summary), not counting Codex's context */
+  readonly fixedItems: number;
+  /** history items that are reverted and injected again */
+  readonly revisedItems: number;
+  /** estimated tokens of the whole next request: before (as it stands) and after bc's pruning */
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  readonly limit?: number;
+  readonly target?: number;
+  readonly budgetTokens?: number;
+  readonly results: number;
+  readonly resultsTruncated: number;
+  readonly resultsDropped: number;
+  readonly byRule: Readonly<Partial<Record<RuleId, RuleTotals>>>;
+}
+
+const jsonTokens = (items: readonly unknown[]): number => {
+  let chars = 0;
+  for (const it of items) chars += JSON.stringify(it).length;
+  return estimateTokens(chars);
+};
+
+const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : undefined);
+
+/** The window and last request size Codex recorded in its newest token_count. */
+export const recordedUsage = (rollout: Rollout): { window?: number; lastInput?: number } => {
+  const info = lastTokenCount(rollout)?.payload.info as Json | undefined;
+  if (!info || typeof info !== "object") return {};
+  return { window: num(info.model_context_window), lastInput: num(info.last_token_usage?.input_tokens) };
+};
+
+/** The auto-compact limit in force: configured, else a share of the window; undefined when neither is known. */
+export const compactLimit = (limits: LiveLimits): number | undefined =>
+  limits.autoCompactLimit ?? (limits.contextWindow === undefined ? undefined : Math.floor(limits.contextWindow * DEFAULT_LIMIT_SHARE_OF_WINDOW));
+
+/** The turn id a `task_started` event names. */
+const startedTurnId = (payload: Json): string | undefined => {
+  if (typeof payload.turn_id === "string") return payload.turn_id;
+  const a = payload.turn_attribution;
+  return a && typeof a.turn_id === "string" ? a.turn_id : undefined;
+};
+
+/** The first turn that starts after `afterLine`: its id and the line of its `task_started`. */
+export const firstTurnAfter = (rollout: Rollout, afterLine: number): { turnId: string; line: number } | undefined => {
+  for (const l of rollout.lines) {
+    if (l.index <= afterLine || l.kind !== "event_msg" || l.payload.type !== "task_started") continue;
+    const turnId = startedTurnId(l.payload);
+    if (turnId) return { turnId, line: l.index };
+  }
+  return undefined;
+};
+
+const isCall = (t: string): boolean => t === "function_call" || t === "custom_tool_call";
+const isOutput = (t: string): boolean => t === "function_call_output" || t === "custom_tool_call_output";
+
+/** Why these items cannot be injected as they are (a call without its output, or the reverse), or undefined. */
+export const pairingProblem = (items: readonly Json[]): string | undefined => {
+  const calls = new Set<string>();
+  const outputs = new Set<string>();
+  for (const it of items) {
+    if (isCall(it.type)) calls.add(it.call_id);
+    else if (isOutput(it.type)) outputs.add(it.call_id);
+  }
+  for (const c of calls) if (!outputs.has(c)) return `call ${c} has no output`;
+  for (const o of outputs) if (!calls.has(o)) return `output ${o} has no call`;
+  return undefined;
+};
+
+const notFit = (reason: string, base: Partial<LivePlan> = {}): LivePlan => ({
+  fits: false,
+  reason,
+  items: [],
+  fixedItems: 0,
+  revisedItems: 0,
+  tokensBefore: 0,
+  tokensAfter: 0,
+  results: 0,
+  resultsTruncated: 0,
+  resultsDropped: 0,
+  byRule: {},
+  ...base,
+});
+
+/** Plan the replacement of a thread's history from its rollout. Pure: the rollout and the limits in, a plan out. */
+export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDGET_SHARE): LivePlan => {
+  const rebuilt = rebuildHistory(rollout);
+  const usage = recordedUsage(rollout);
+  const limit = compactLimit({ autoCompactLimit: limits.autoCompactLimit, contextWindow: limits.contextWindow ?? usage.window });
+  if (limit === undefined) return notFit("neither model_auto_compact_token_limit nor the model's window is known");
+  const target = Math.floor(limit * share);
+  const anchor = rebuilt.baseLine ?? sessionMeta(rollout)?.index ?? -1;
+  const turn = firstTurnAfter(rollout, anchor);
+  if (!turn) return notFit("no turn to revert since the start of the thread or its last compaction", { limit, target });
+
+  const sent = (h: HistoryItem): Json => sentForm(h.item) as Json;
+  const all = rebuilt.items;
+  const context = all.filter((h) => isInjectedContext(h.item)).map(sent);
+  const fixed = all.filter((h) => h.origin.line < turn.line && !isInjectedContext(h.item)).map(sent);
+  const revised = all.filter((h) => h.origin.line > turn.line);
+  const historyTokens = jsonTokens(all.map(sent));
+  // what the request carries besides the history (instructions, tools), from the last recorded request
+  const meta = sessionMeta(rollout)?.payload as Json | undefined;
+  const overhead =
+    usage.lastInput !== undefined && usage.lastInput > historyTokens
+      ? usage.lastInput - historyTokens
+      : estimateTokens(String(meta?.base_instructions?.text ?? "").length);
+  const frame = overhead + jsonTokens(context) + jsonTokens(fixed);
+  const tokensBefore = overhead + historyTokens;
+  const base = { revertTurnId: turn.turnId, fixedItems: fixed.length, revisedItems: revised.length, tokensBefore, limit, target };
+  if (revised.filter((h) => !isInjectedContext(h.item)).length === 0)
+    return notFit(fixed.length > 0 ? "only the earlier injected block is left, which a revert cannot remove" : "nothing to prune", { ...base, tokensAfter: tokensBefore });
+  if (frame >= target)
+    return notFit(
+      fixed.length > 0
+        ? `the earlier injected block and Codex's context alone are ~${frame} tokens, over the ${target}-token target: only Codex's own compaction can cut them`
+        : `Codex's context alone is ~${frame} tokens, over the ${target}-token target`,
+      { ...base, tokensAfter: tokensBefore },
+    );
+
+  let budget = target - frame;
+  let last: LivePlan | undefined;
+  for (let i = 0; i < FIT_TRIES && budget > 0; i++) {
+    const pruning = enginePruner({ budgetTokens: budget })(revised, rollout);
+    const items = plannedHistory(revised, pruning, "fresh");
+    const tokensAfter = frame + jsonTokens(items);
+    const plan: LivePlan = {
+      ...base,
+      fits: tokensAfter <= target,
+      reason: "",
+      items,
+      tokensAfter,
+      budgetTokens: budget,
+      results: pruning.results,
+      resultsTruncated: pruning.resultsTruncated,
+      resultsDropped: pruning.resultsDropped,
+      byRule: pruning.byRule,
+    };
+    const unpaired = pairingProblem(items);
+    if (unpaired) return { ...plan, fits: false, reason: `the history cannot be injected: ${unpaired}` };
+    // a replacement that frees nothing would only move these turns into the part no revert can reach
+    if (plan.fits && pruning.resultsDropped + pruning.resultsTruncated === 0)
+      return { ...plan, fits: false, reason: "the rules free nothing in the turns bc can still replace; this compaction is Codex's" };
+    if (plan.fits) return { ...plan, reason: `~${tokensBefore} -> ~${tokensAfter} tokens, under the ${target}-token target (${Math.round(share * 100)}% of the ${limit} limit)` };
+    last = plan;
+    budget -= tokensAfter - target;
+  }
+  return { ...(last ?? notFit("", base)), fits: false, reason: `the pruned history would still be ~${last?.tokensAfter ?? "?"} tokens, over the ${target}-token target` };
+};

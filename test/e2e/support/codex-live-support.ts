@@ -1,0 +1,156 @@
+// Driving the real interactive Codex through tmux against the scripted mock, for bc's live
+// integration: a tmux session per test world, typed prompts, screen reads, bounded waits.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { CONTINUE_TEXT } from "../../../src/hosts/codex/live/applier.ts";
+import { type LoggedRequest, type MockServer, startMock } from "./codex-mock.ts";
+
+/** The Codex release the live integration is tested with (BC_CODEX_LIVE_VERSION tries another). */
+export const CODEX_LIVE_VERSION = process.env.BC_CODEX_LIVE_VERSION || "0.171.0";
+/**
+ * The oldest releases checked: `/compact` is answered by bc from 0.157.1 (0.156.1 and older: the
+ * hook hands over and Codex compacts); the whole file passes from 0.163.0 (0.157 to 0.162 take
+ * the long typed task for a paste and do not submit it).
+ */
+export const CODEX_LIVE_OLDEST = { compact: "0.157.1", all: "0.163.0" } as const;
+
+export const hasTmux = (): boolean => Bun.which("tmux") !== null;
+
+/** Wait until `check` returns a value other than undefined/false; throws with `what` after `timeoutMs`. */
+export const waitFor = async <T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000, onTimeout?: () => string): Promise<T> => {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined && v !== false) return v as T;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${onTimeout ? `\n${onTimeout()}` : ""}`);
+    await Bun.sleep(200);
+  }
+};
+
+const tmux = (socket: string, args: string[]): string => {
+  const r = Bun.spawnSync(["tmux", "-L", socket, ...args], { stdout: "pipe", stderr: "pipe" });
+  return r.stdout.toString();
+};
+
+export interface Tui {
+  /** the screen as text (trailing blank lines dropped) */
+  screen(): string;
+  /** type a line and press Enter */
+  type(text: string): Promise<void>;
+  keys(...keys: string[]): void;
+  stop(): void;
+}
+
+/** Start `argv` in a fresh tmux server (its own socket name), 160x50, in `cwd` with exactly `env`. */
+export const startTui = (name: string, argv: readonly string[], cwd: string, env: Record<string, string>): Tui => {
+  const socket = `bc-e2e-${name}-${process.pid}`;
+  const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  const quoted = ["env", "-i", ...envArgs, ...argv].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
+  tmux(socket, ["new-session", "-d", "-s", "t", "-x", "160", "-y", "50", "-c", cwd, `${quoted}; sleep 300`]);
+  const tui: Tui = {
+    screen: () => tmux(socket, ["capture-pane", "-p", "-t", "t"]).replace(/\s+$/, ""),
+    type: async (text) => {
+      tmux(socket, ["send-keys", "-t", "t", "-l", text]);
+      // Codex takes fast typing for a paste and holds Enter inside it for a moment
+      await Bun.sleep(300 + Math.min(text.length, 2000));
+      tmux(socket, ["send-keys", "-t", "t", "Enter"]);
+    },
+    keys: (...keys) => void tmux(socket, ["send-keys", "-t", "t", ...keys]),
+    stop: () => void tmux(socket, ["kill-server"]),
+  };
+  return tui;
+};
+
+/** The Codex prompt is up and waiting for input. */
+export const isReady = (screen: string): boolean => /›/.test(screen) && !/Working|esc to interrupt/.test(screen.split("\n").slice(-6).join("\n"));
+
+/**
+ * The scripted mock, behind a small relay that hides bc's "continue" message and Codex's
+ * `<turn_aborted>` note from the script, so a task interrupted by a compaction and restarted by bc
+ * goes on with its remaining RUN commands. The relay logs what Codex really sent.
+ */
+export interface LiveMock {
+  readonly url: string;
+  /** /responses bodies exactly as Codex sent them */
+  readonly sent: { body: any; kind: LoggedRequest["kind"] }[];
+  compactions(): number;
+  stop(): void;
+}
+
+const isHiddenPrompt = (it: any): boolean => {
+  if (it?.type !== "message" || it.role !== "user" || !Array.isArray(it.content)) return false;
+  const text = it.content.map((c: any) => (typeof c?.text === "string" ? c.text : "")).join("\n").trimStart();
+  return text === CONTINUE_TEXT || text.startsWith("<turn_aborted>");
+};
+
+export const startLiveMock = (): LiveMock => {
+  const inner: MockServer = startMock({ lifetimeMs: 10 * 60_000 });
+  const sent: LiveMock["sent"] = [];
+  const relay = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 60,
+    async fetch(req) {
+      const url = new URL(req.url);
+      const raw = await req.text();
+      let body: any;
+      try {
+        body = raw ? JSON.parse(raw) : undefined;
+      } catch {}
+      let forward = raw;
+      if (req.method === "POST" && url.pathname.endsWith("/responses") && Array.isArray(body?.input)) {
+        forward = JSON.stringify({ ...body, input: body.input.filter((it: any) => !isHiddenPrompt(it)) });
+      }
+      const headers = new Headers(req.headers);
+      headers.delete("content-length");
+      const answer = await fetch(`${inner.url.replace(/\/v1$/, "")}${url.pathname}${url.search}`, { method: req.method, headers, body: req.method === "GET" || req.method === "HEAD" ? undefined : forward });
+      if (req.method === "POST" && url.pathname.endsWith("/responses")) sent.push({ body, kind: inner.requests.at(-1)?.kind ?? "other" });
+      return new Response(answer.body, { status: answer.status, headers: answer.headers });
+    },
+  });
+  const timer = setTimeout(() => relay.stop(true), 10 * 60_000);
+  return {
+    url: `http://127.0.0.1:${relay.port}/v1`,
+    sent,
+    compactions: () => inner.compactionRequests().length,
+    stop: () => {
+      clearTimeout(timer);
+      relay.stop(true);
+      inner.stop();
+    },
+  };
+};
+
+/** Files large enough that a few reads cross a small auto-compact limit. */
+export const writeBigFiles = (work: string, names: readonly string[], bytes: number): void => {
+  for (const [i, name] of names.entries()) {
+    const lines: string[] = [];
+    for (let n = 0; lines.join("\n").length < bytes; n++) lines.push(`${name} line ${n}: value ${(n * 7919 + i * 104729) % 1000003} of the ${name} table`);
+    if (!existsSync(join(work, name))) writeFileSync(join(work, name), lines.join("\n") + "\n");
+  }
+};
+
+/**
+ * Stop the shared app-server the interactive CLI started for a test world: `codex app-server daemon
+ * stop`, then any process of that daemon still running from the world's folder (found by its command
+ * line, so only processes this test started are touched).
+ */
+export const stopDaemon = async (codexBin: string, cwd: string, env: Record<string, string>, root: string): Promise<void> => {
+  const p = Bun.spawn([codexBin, "app-server", "daemon", "stop"], { cwd, env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+  const timer = setTimeout(() => p.kill(), 30_000);
+  await p.exited;
+  clearTimeout(timer);
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    let cmd = "";
+    try {
+      cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    } catch {
+      continue;
+    }
+    if (cmd.includes(root) && Number(pid) !== process.pid) {
+      try {
+        process.kill(Number(pid));
+      } catch {}
+    }
+  }
+};

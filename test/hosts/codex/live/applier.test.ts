@@ -1,0 +1,138 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { CONTINUE_TEXT, restartPlan, runApplier } from "../../../../src/hosts/codex/live/applier.ts";
+import { planLive } from "../../../../src/hosts/codex/live/plan.ts";
+import { logPath, parseLiveLog, readMarker } from "../../../../src/hosts/codex/live/state.ts";
+import { readRollout } from "../../../../src/hosts/codex/rollout.ts";
+import { type Home, idleThread, makeHome, RolloutBuilder, startFakeServer, THREAD, workTurn } from "./support.ts";
+
+let world: Home | undefined;
+let stops: (() => void)[] = [];
+afterEach(() => {
+  for (const s of stops) s();
+  stops = [];
+  world?.cleanup();
+  world = undefined;
+});
+
+const setUp = () => {
+  world = makeHome();
+  writeFileSync(join(world.home, "config.toml"), "model_auto_compact_token_limit = 100000\n");
+  const path = workTurn(new RolloutBuilder(), "turn-1").write(join(world.home, "sessions", "2026", "12", "01"));
+  const home = world.home;
+  const server = (handlers: ReturnType<typeof idleThread>) => {
+    const s = startFakeServer(home, handlers);
+    stops.push(s.stop);
+    return s;
+  };
+  const apply = (trigger = "manual", extra = {}) => runApplier({ codexHome: home, threadId: THREAD, trigger, turnId: "turn-c" }, { sleep: async () => {}, ...extra });
+  const log = () => parseLiveLog(readFileSync(logPath(home, THREAD), "utf8")).records;
+  return { path, home, server, apply, log };
+};
+
+describe("the applier", () => {
+  test("/compact: waits for idle, reverts before the first turn, injects the planned items; the marker is cleared", async () => {
+    const w = setUp();
+    const s = w.server(idleThread(w.path, ["turn-1", "turn-c"]));
+    const r = await w.apply();
+    expect(r).toMatchObject({ outcome: "applied", revertTurnId: "turn-1", restarted: false });
+    expect(s.methods()).toEqual(["thread/read", "thread/turns/list", "thread/turns/list", "thread/read", "thread/revert", "thread/inject_items"]);
+    const revert = s.calls.find((c) => c.method === "thread/revert")!;
+    expect(revert.params).toEqual({ threadId: THREAD, beforeTurnId: "turn-1" });
+    const inject = s.calls.find((c) => c.method === "thread/inject_items")!;
+    expect(inject.params.items).toEqual(planLive(readRollout(w.path), { autoCompactLimit: 100_000 }).items);
+    expect(readMarker(w.home, THREAD)).toBeUndefined();
+    expect(w.log().map((x) => x.outcome)).toEqual(["applied"]);
+  });
+
+  test("an automatic compaction: the turn is started again after the injection", async () => {
+    const w = setUp();
+    const s = w.server(idleThread(w.path, ["turn-1"]));
+    const r = await w.apply("auto");
+    expect(r).toMatchObject({ outcome: "applied", restarted: true });
+    expect(s.methods().slice(-2)).toEqual(["thread/inject_items", "turn/start"]);
+    expect(s.calls.at(-1)!.params).toEqual({ threadId: THREAD, input: [{ type: "text", text: CONTINUE_TEXT, text_elements: [] }] });
+  });
+
+  test("an automatic compaction before a turn: the person's new message is sent again as the turn's input, not injected", async () => {
+    world = makeHome();
+    writeFileSync(join(world.home, "config.toml"), "model_auto_compact_token_limit = 100000\n");
+    const path = workTurn(new RolloutBuilder(), "turn-1").turn("turn-2").user("What is the codeword?").push("event_msg", { type: "turn_aborted", turn_id: "turn-2" }).write(join(world.home, "sessions"));
+    const s = startFakeServer(world.home, idleThread(path, ["turn-1", "turn-2"]));
+    stops.push(s.stop);
+    const r = await runApplier({ codexHome: world.home, threadId: THREAD, trigger: "auto", turnId: "turn-2" }, { sleep: async () => {} });
+    expect(r).toMatchObject({ outcome: "applied", restarted: true });
+    const injected = s.calls.find((c) => c.method === "thread/inject_items")!.params.items;
+    expect(JSON.stringify(injected)).not.toContain("What is the codeword?");
+    expect(injected.at(-1)).toMatchObject({ role: "assistant" });
+    expect(s.calls.at(-1)!.params.input).toEqual([{ type: "text", text: "What is the codeword?", text_elements: [] }]);
+  });
+
+  test("restartPlan: a last person message becomes the input; anything else restarts with the continue text", () => {
+    const user = { type: "message", role: "user", content: [{ type: "input_text", text: "next?" }] };
+    const output = { type: "function_call_output", call_id: "c", output: "x" };
+    expect(restartPlan([output, user])).toEqual({ items: [output], text: "next?" });
+    expect(restartPlan([user, output])).toEqual({ items: [user, output], text: CONTINUE_TEXT });
+    const aborted = { type: "message", role: "user", content: [{ type: "input_text", text: "<turn_aborted>x</turn_aborted>" }] };
+    expect(restartPlan([output, aborted])).toEqual({ items: [output, aborted], text: CONTINUE_TEXT });
+    const image = { type: "message", role: "user", content: [{ type: "input_text", text: "see" }, { type: "input_image", image_url: "data:" }] };
+    expect(restartPlan([image]).text).toBe(CONTINUE_TEXT);
+  });
+
+  test("a revert refused (a legacy thread): nothing injected, the marker says failed", async () => {
+    const w = setUp();
+    const s = w.server({ ...idleThread(w.path, ["turn-1"]), "thread/revert": () => { throw new Error("thread/revert only supports paginated threads"); } });
+    const r = await w.apply();
+    expect(r.outcome).toBe("failed");
+    expect(r.reason).toContain("only supports paginated threads");
+    expect(s.methods()).not.toContain("thread/inject_items");
+    expect(readMarker(w.home, THREAD)).toMatchObject({ state: "failed" });
+  });
+
+  test("a thread busy for too long: nothing changed, the marker says failed", async () => {
+    const w = setUp();
+    const s = w.server(idleThread(w.path, ["turn-1"], () => ({ type: "active", activeFlags: [] })));
+    let t = 0;
+    const r = await w.apply("manual", { idleTimeoutMs: 1_000, now: () => new Date(Date.UTC(2026, 11, 1) + (t += 300)) });
+    expect(r.outcome).toBe("failed");
+    expect(r.reason).toContain("stayed busy");
+    expect(s.methods().filter((m) => m !== "thread/read" && m !== "thread/turns/list")).toEqual([]);
+    expect(readMarker(w.home, THREAD)).toMatchObject({ state: "failed" });
+  });
+
+  test("an injection that fails after the revert puts the original items back", async () => {
+    const w = setUp();
+    let injections = 0;
+    const s = w.server({
+      ...idleThread(w.path, ["turn-1"]),
+      "thread/inject_items": () => {
+        if (++injections === 1) throw new Error("boom");
+        return {};
+      },
+    });
+    const r = await w.apply();
+    expect(r.outcome).toBe("failed");
+    expect(r.reason).toContain("the original items were put back");
+    const [, restore] = s.calls.filter((c) => c.method === "thread/inject_items");
+    // the restore carries every output whole
+    expect(JSON.stringify(restore!.params.items)).not.toContain("better-compaction");
+    expect(restore!.params.items.length).toBe(planLive(readRollout(w.path), { autoCompactLimit: 100_000 }).items.length);
+  });
+
+  test("a revert point the app-server does not know: nothing changed", async () => {
+    const w = setUp();
+    const s = w.server(idleThread(w.path, ["another-turn"]));
+    const r = await w.apply();
+    expect(r.outcome).toBe("failed");
+    expect(s.methods()).not.toContain("thread/revert");
+  });
+
+  test("no app-server: the marker says failed", async () => {
+    const w = setUp();
+    const r = await w.apply();
+    expect(r.outcome).toBe("failed");
+    expect(r.reason).toContain("cannot reach the app-server");
+    expect(readMarker(w.home, THREAD)).toMatchObject({ state: "failed" });
+  });
+});

@@ -1,0 +1,109 @@
+import { describe, expect, test } from "bun:test";
+import { isAlreadyCut } from "../../../../src/engine/notes.ts";
+import { isInjectedContext } from "../../../../src/hosts/codex/fork.ts";
+import { rebuildHistory } from "../../../../src/hosts/codex/history.ts";
+import { isOutputItem, outputText, sentForm } from "../../../../src/hosts/codex/items.ts";
+import { compactLimit, pairingProblem, planLive } from "../../../../src/hosts/codex/live/plan.ts";
+import { parseRollout } from "../../../../src/hosts/codex/rollout.ts";
+import { bigText, RolloutBuilder, workTurn } from "./support.ts";
+
+type Json = Record<string, any>;
+
+const rollout = (b: RolloutBuilder) => parseRollout(b.text(), "rollout.jsonl");
+
+/** Items the way bc re-injected them once before: a prompt and one pruned read, outside any turn. */
+const injectedBlock = (b: RolloutBuilder, outputChars = 100): RolloutBuilder =>
+  b.context().user("RUN: cat old.txt").shell("cat old.txt", outputChars > 100 ? bigText("old.txt", outputChars) : "[output removed by better-compaction: 9000 chars; re-run the call to see it]").assistant("Done before.");
+
+describe("planLive", () => {
+  test("the first replacement: revert before turn 1, inject the pruned history verbatim, Codex's context left out", () => {
+    const r = rollout(workTurn(new RolloutBuilder(), "turn-1"));
+    const plan = planLive(r, { autoCompactLimit: 100_000 });
+    expect(plan).toMatchObject({ fits: true, revertTurnId: "turn-1", fixedItems: 0, limit: 100_000, target: 60_000 });
+    const source = rebuildHistory(r).items.map((h) => sentForm(h.item) as Json).filter((it) => !isInjectedContext(it as any));
+    expect(plan.items.length).toBe(source.length);
+    expect(plan.items.some((it) => isInjectedContext(it as any))).toBe(false);
+    let cut = 0;
+    plan.items.forEach((it, i) => {
+      const src = source[i]!;
+      if (isOutputItem(it as any) && outputText(it.output).text !== outputText(src.output).text) {
+        expect({ ...it, output: null }).toEqual({ ...src, output: null });
+        expect(isAlreadyCut(outputText(it.output).text)).toBe(true);
+        cut++;
+      } else expect(it).toEqual(src);
+    });
+    // the first read of a.txt is superseded by the second
+    expect(cut).toBe(plan.resultsDropped + plan.resultsTruncated);
+    expect(cut).toBeGreaterThan(0);
+    expect(plan.tokensAfter).toBeLessThan(plan.tokensBefore);
+    expect(pairingProblem(plan.items)).toBeUndefined();
+    // reasoning stays as Codex wrote it, encrypted content included
+    expect(plan.items.filter((it) => it.type === "reasoning")).toEqual([{ type: "reasoning", summary: [{ type: "summary_text", text: "Reading the files." }], content: null, encrypted_content: "gAAAAB-opaque-reasoning" }]);
+  });
+
+  test("after an earlier injection, that block stays in front and the revert starts at the first turn after it", () => {
+    const b = injectedBlock(new RolloutBuilder());
+    const plan = planLive(rollout(workTurn(b, "turn-2")), { autoCompactLimit: 100_000 });
+    expect(plan).toMatchObject({ fits: true, revertTurnId: "turn-2", fixedItems: 4 });
+    expect(plan.items[0]).toMatchObject({ type: "message", role: "user", content: [{ text: "RUN: cat a.txt RUN: cat b.txt RUN: cat a.txt" }] });
+  });
+
+  test("when only the earlier injected block is left, the compaction is Codex's", () => {
+    const b = injectedBlock(new RolloutBuilder()).turn("turn-2").context();
+    const plan = planLive(rollout(b), { autoCompactLimit: 100_000 });
+    expect(plan.fits).toBe(false);
+    expect(plan.reason).toContain("only the earlier injected block is left");
+  });
+
+  test("when the earlier injected block alone is over the target, only Codex's compaction can cut it", () => {
+    const b = injectedBlock(new RolloutBuilder(), 200_000);
+    const plan = planLive(rollout(workTurn(b, "turn-2")), { autoCompactLimit: 60_000 });
+    expect(plan.fits).toBe(false);
+    expect(plan.reason).toContain("only Codex's own compaction can cut them");
+  });
+
+  test("after Codex's own compaction, its summary is the fixed part and the revert starts after it", () => {
+    const b = workTurn(new RolloutBuilder(), "turn-1").turn("turn-2");
+    b.push("compacted", { message: "", replacement_history: [{ type: "message", role: "user", content: [{ type: "input_text", text: "SUMMARY of turn 1" }] }] });
+    b.done("turn-2");
+    const plan = planLive(rollout(workTurn(b, "turn-3")), { autoCompactLimit: 100_000 });
+    expect(plan).toMatchObject({ fits: true, revertTurnId: "turn-3", fixedItems: 1 });
+    expect(JSON.stringify(plan.items)).not.toContain("SUMMARY");
+  });
+
+  test("turns where the rules free nothing are not replaced (they would only become unrevertable)", () => {
+    const b = new RolloutBuilder().turn("turn-1").context().user("hello").shell("echo hi", "hi\n").assistant("Hi.").tokens(15_000);
+    const plan = planLive(rollout(b), { autoCompactLimit: 100_000 });
+    expect(plan.fits).toBe(false);
+    expect(plan.reason).toContain("free nothing");
+  });
+
+  test("without a known limit or window, nothing is planned", () => {
+    const b = new RolloutBuilder().turn("turn-1").context().user("hi").assistant("OK");
+    const plan = planLive(rollout(b), {});
+    expect(plan.fits).toBe(false);
+    expect(plan.reason).toContain("model_auto_compact_token_limit");
+  });
+
+  test("a history that cannot get under the target is not injected", () => {
+    // every output is recent and pinned: the engine cannot cut enough
+    const b = new RolloutBuilder().turn("turn-1").context().user("RUN: cat big.txt").shell("cat big.txt", bigText("big.txt", 200_000)).assistant("Done.").tokens(60_000);
+    const plan = planLive(rollout(b), { autoCompactLimit: 70_000 });
+    expect(plan.fits).toBe(false);
+    expect(plan.reason).toMatch(/over the \d+-token target/);
+  });
+
+  test("the limit: configured, else 90% of the recorded window", () => {
+    expect(compactLimit({ autoCompactLimit: 50_000, contextWindow: 200_000 })).toBe(50_000);
+    expect(compactLimit({ contextWindow: 200_000 })).toBe(180_000);
+    expect(compactLimit({})).toBeUndefined();
+    const plan = planLive(rollout(workTurn(new RolloutBuilder(), "turn-1")), {});
+    expect(plan.limit).toBe(Math.floor(258_400 * 0.9));
+  });
+
+  test("pairingProblem names a call without output and an output without call", () => {
+    expect(pairingProblem([{ type: "function_call", call_id: "a" }])).toBe("call a has no output");
+    expect(pairingProblem([{ type: "custom_tool_call_output", call_id: "b" }])).toBe("output b has no call");
+    expect(pairingProblem([{ type: "function_call", call_id: "a" }, { type: "function_call_output", call_id: "a" }])).toBeUndefined();
+  });
+});
