@@ -37,8 +37,8 @@ const small = (name: string): string => Array.from({ length: 30 }, (_, i) => `${
 /** ~84k characters once Read numbers the lines (~21k tokens): under Read's own cap */
 const big = (name: string): string => Array.from({ length: 1000 }, (_, i) => `${name} line ${i} `.padEnd(79, "abcdefghij".charAt(i % 10))).join("\n") + "\n";
 
-const setup = (name: string, files: Record<string, string>, inputTokens?: MockOptions["inputTokens"], more: Partial<MockOptions> = {}) => {
-  const sb = makeSandbox(name);
+const setup = (name: string, files: Record<string, string>, inputTokens?: MockOptions["inputTokens"], more: Partial<MockOptions> = {}, settings?: Record<string, unknown>) => {
+  const sb = makeSandbox(name, settings);
   sandboxes.push(sb);
   for (const [f, text] of Object.entries(files)) writeFileSync(join(sb.project, f), text);
   const mock = startMock({ root: sb.project, inputTokens, lifetimeMs: 20 * 60_000, ...more });
@@ -178,6 +178,49 @@ describe("auto compaction mid-turn, over a ~230,000-token context (b) + point 4"
           `Claude Code's debug log says "answered session.compact without next() in ${ms[0]} ms"; the hook's own record says ${records[0].ms} ms`,
       );
       expect(records[0].tokensBefore).toBeGreaterThan(200_000);
+      // the budget reached by bc alone: no summarizer request reached the model
+      expect(records[0].budgetTokens).toBeDefined();
+      expect(records[0].tokensAfter).toBeLessThanOrEqual(records[0].budgetTokens!);
+      expect(mock.summarizations().length).toBe(0);
+      const rules = records[0].results.reduce((m: Record<string, number>, x) => ({ ...m, [`${x.rule}:${x.action}`]: (m[`${x.rule}:${x.action}`] ?? 0) + 1 }), {});
+      console.log(`(b) budget ${records[0].budgetTokens} of a ${records[0].window}-token window; decisions: ${JSON.stringify(rules)}`);
+    } finally {
+      await session.close();
+    }
+  }, T);
+});
+
+describe("auto compaction under pressure: the budget reached without the summary", () => {
+  test("rules alone leave the history over the budget; the need-ranked escalation cuts latest reads too and reaches it; no summarizer request", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 8; i++) files[`big${i}.txt`] = big(`big${i}`);
+    for (let i = 0; i < 10; i++) files[`s${i}.txt`] = small(`s${i}`);
+    let high = false;
+    // a budget of 10% of the 1M window (100k tokens) for a ~233k-token history whose rules free ~63k
+    const settings = { pluginConfigs: { "better-compaction@inline": { options: { compactAtPercent: 10 } } } };
+    const { sb, mock, debug } = setup("pressure", files, (body: any) => (high && !JSON.stringify(body).includes("[output removed by better-compaction") ? 350_000 : 1000), {}, settings);
+    const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "30" });
+    const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
+    try {
+      await session.send(`READFILES big0.txt big1.txt big2.txt ${F("s", 10)} big0.txt big1.txt big2.txt big3.txt big4.txt big5.txt big6.txt big7.txt`);
+      high = true;
+      const r = await session.send("READFILES s0.txt s1.txt");
+      expect(r.at(-1).is_error).toBeFalsy();
+      const records = decisionRecords(sb, session.sessionId!);
+      expect(records.map((x) => `${x.trigger}:${x.outcome}`)).toEqual(["auto:compacted"]);
+      const rec = records[0];
+      expect(rec.budgetTokens).toBe(100_000);
+      expect(rec.escalated).toBe(true);
+      expect(rec.tokensAfter).toBeLessThanOrEqual(rec.budgetTokens);
+      // without the escalation the rules stop well above it (what the old engine handed to the summary)
+      const cut = rec.results.filter((x: any) => x.rule === "escalation");
+      expect(cut.length).toBeGreaterThan(1);
+      // each of them the latest read of its file (the files read once), which the rules alone keep
+      for (const x of cut) expect(x.tool).toBe("Read");
+      expect(mock.summarizations().length).toBe(0);
+      const next = mock.requests.filter((q) => !q.summarization).at(-1)!;
+      expect(JSON.stringify(next.body)).toContain("[output truncated by better-compaction");
+      console.log(`pressure: ~${rec.tokensBefore} -> ~${rec.tokensAfter} tokens for a budget of ${rec.budgetTokens}; ${rec.results.filter((x: any) => x.rule === "escalation").length} results cut by the escalation; hook ${rec.ms} ms`);
     } finally {
       await session.close();
     }
