@@ -280,6 +280,34 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
       expect(reqs[0]!.kind).toBe("compaction");
     }, SLOW);
 
+    test("(c, budget) a fork cut to a budget resumes without compacting at a limit the rules-only fork is compacted at", async () => {
+      const id = fresh.sourceId as string;
+      const rulesOnly = await forkJson(env, [id, "--budget", "none"]);
+      // as far as a budget can go (pins and prose stay), and a budget halfway there
+      const floor = (await forkJson(env, [id, "--budget", "1", "--dry-run"])).tokens.after;
+      expect(floor).toBeLessThan(rulesOnly.tokens.after);
+      const budget = Math.floor((floor + rulesOnly.tokens.after) / 2);
+      const cut = await forkJson(env, [id, "--budget", String(budget)]);
+      expect(cut.budget).toMatchObject({ tokens: budget, reached: true });
+      expect(cut.byRule.escalation.removed).toBeGreaterThan(0);
+      expect(cut.estimatedTokens).toBeLessThan(rulesOnly.estimatedTokens);
+      // a limit between the two: over what the rules-only fork tells Codex, under what the budgeted one does
+      const limit = Math.floor((cut.estimatedTokens + rulesOnly.estimatedTokens) / 2);
+      const resume = async (forkId: string) => {
+        const n = mock.requests.length;
+        const r = await codexResume(codex.bin, env, forkId, "Go on.", ["-c", `model_auto_compact_token_limit=${limit}`]);
+        if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+        return mock.responses().filter((q) => q.n > n);
+      };
+      const budgeted = await resume(cut.newId);
+      expect(budgeted[0]!.kind).not.toBe("compaction");
+      expectPrunedVerbatim(expectResumeRequest(budgeted[0]!, cut, "fresh", "Go on.", base), source);
+      const control = await resume(rulesOnly.newId);
+      expect(control[0]!.kind).toBe("compaction");
+      console.log(`(c, budget) rules only ~${rulesOnly.estimatedTokens} tokens told, with --budget ${budget} ~${cut.estimatedTokens}; limit ${limit}`);
+      expect(fileState(source)).toEqual(before);
+    }, SLOW);
+
     test("(c, keep) with --context keep the request is base instructions + the history + the prompt, nothing re-injected", async () => {
       const keep = await forkJson(env, [source, "--context", "keep"]);
       const sizeBefore = mock.requests.length;
