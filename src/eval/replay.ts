@@ -111,6 +111,8 @@ export interface SessionReplay {
   readonly rulesMisses: readonly RulesMiss[];
   readonly passes: readonly PassResult[];
   readonly compactions: readonly CompactionScore[];
+  /** results bc removed at the light cuts, and how many of them `bc recall` gives back byte for byte from the file the host keeps */
+  readonly recall?: { readonly removed: number; readonly recalled: number };
 }
 
 export const replaySession = (input: ReplayInput, options: ReplayOptions): SessionReplay => {

@@ -8,9 +8,10 @@ import { detectHost, loadSessionFile } from "../hosts/load.ts";
 import { BcError } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
 import { contentHash, fingerprint, type CorpusFile, type Skipped } from "./corpus.ts";
-import { PIN_LAST_MESSAGES } from "./cut.ts";
+import { PIN_LAST_MESSAGES, cutIndex } from "./cut.ts";
 import { CLEAR_TOOL_USES, MICROCOMPACT, OBSERVATION_MASK, OPENCODE_PRUNE, SIZE_CAP } from "./methods/baselines.ts";
 import type { Compactor } from "./methods/rules.ts";
+import { checkRecall } from "./recall-check.ts";
 import {
   CEILING_IDS,
   LIGHT_CEILING_IDS,
@@ -20,6 +21,7 @@ import {
   methodSummaries,
   pressureSummaries,
   replaySession,
+  RULES_ID,
   type SessionReplay,
 } from "./replay.ts";
 import { BUDGET_PERCENT } from "./pressure.ts";
@@ -191,7 +193,17 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
         { host: loaded.host, id: loaded.id, file: f.name, timeline: loaded.timeline, compactions: loaded.compactions },
         { cuts, methods, passes, compact: opts.compact, ...(opts.pressure === undefined ? {} : { pressure: opts.pressure }) },
       );
-      sessions.push(opts.split === true && f.group !== undefined ? { ...replay, group: f.group } : replay);
+      // what the host keeps after bc's compaction at each cut: does recall give every removed result back?
+      let recall = { removed: 0, recalled: 0 };
+      if (methods.includes(RULES_ID))
+        for (const share of cuts) {
+          const at = cutIndex(loaded.timeline.messages.length, share);
+          if (at <= 0 || at >= loaded.timeline.messages.length) continue;
+          const r = checkRecall(loaded, [opts.compact({ ...loaded.timeline, messages: loaded.timeline.messages.slice(0, at) })]);
+          recall = { removed: recall.removed + r.removed, recalled: recall.recalled + r.recalled };
+        }
+      const withRecall = { ...replay, recall };
+      sessions.push(opts.split === true && f.group !== undefined ? { ...withRecall, group: f.group } : withRecall);
     } catch (e) {
       // a file that cannot be read as a session is reported and skipped; the run goes on
       skipped.push({ file: f.name, reason: describeError(f.path, e).split(f.path).join(f.name) });

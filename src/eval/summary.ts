@@ -74,6 +74,8 @@ export interface HostSummary {
   readonly pressure?: readonly MethodSummary[];
   readonly compactions: CompactionSummary;
   readonly passes: readonly PassSummary[];
+  /** results bc removed at the light cuts, and how many `bc recall` gave back byte for byte from the files the host keeps */
+  readonly recall: { readonly removed: number; readonly recalled: number };
 }
 
 /** rounded to 6 decimals: enough for any table, and short in report.json */
@@ -208,5 +210,6 @@ export const summarizeHost = (
         }),
     compactions: summarizeCompactions(mine),
     passes: summarizePasses(mine, passes),
+    recall: mine.reduce((a, s) => ({ removed: a.removed + (s.recall?.removed ?? 0), recalled: a.recalled + (s.recall?.recalled ?? 0) }), { removed: 0, recalled: 0 }),
   };
 };

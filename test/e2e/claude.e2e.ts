@@ -182,7 +182,7 @@ describe("auto compaction mid-turn, over a ~230,000-token context (b) + point 4"
       expect(records[0].budgetTokens).toBeDefined();
       expect(records[0].tokensAfter).toBeLessThanOrEqual(records[0].budgetTokens!);
       expect(mock.summarizations().length).toBe(0);
-      const rules = records[0].results.reduce((m: Record<string, number>, x) => ({ ...m, [`${x.rule}:${x.action}`]: (m[`${x.rule}:${x.action}`] ?? 0) + 1 }), {});
+      const rules = records[0].results.reduce((m: Record<string, number>, x: any) => ({ ...m, [`${x.rule}:${x.action}`]: (m[`${x.rule}:${x.action}`] ?? 0) + 1 }), {});
       console.log(`(b) budget ${records[0].budgetTokens} of a ${records[0].window}-token window; decisions: ${JSON.stringify(rules)}`);
     } finally {
       await session.close();

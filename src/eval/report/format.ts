@@ -90,6 +90,8 @@ export const ceilingSentences = (h: HostSummary): string[] => {
   const f = freedOfOracleHead(h);
   if (bc && head && f !== undefined)
     out.push(`light: bc's rules free ${pct(bc.freedShare)} of the history, ${pct(f, 0)} of what the oracle-head ceiling frees (${pct(head.freedShare)}) at zero misses.`);
+  if (h.recall.removed > 0)
+    out.push(`recall: of the ${int(h.recall.removed)} results bc removed or truncated at these cuts, \`bc recall\` gives back ${int(h.recall.recalled)} (${pct(h.recall.recalled / h.recall.removed, 1)}) byte for byte from the file the host keeps.`);
   const pb = h.pressure?.find((m) => m.method === "rules");
   const pc = h.pressure?.find((m) => m.method === "oracle-to-budget");
   const l = lostOverOracle(h);

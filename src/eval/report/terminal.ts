@@ -45,6 +45,7 @@ const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): s
   if (mode === "light") {
     const f = freedOfOracleHead(h);
     if (f !== undefined) out.push(`  bc frees ${pct(f, 0)} of what the oracle-head ceiling frees.`);
+    if (h.recall.removed > 0) out.push(`  bc recall gives back ${int(h.recall.recalled)} of the ${int(h.recall.removed)} results bc removed, byte for byte.`);
   } else {
     const l = lostOverOracle(h);
     const handed = bc.handovers > 0 ? `; the other ${int(bc.cuts - bc.reached)} went to Claude Code's summary` : "";
