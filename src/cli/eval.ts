@@ -13,6 +13,7 @@ import { DEFAULT_PASSES } from "../eval/passes.ts";
 import { DEFAULT_PRESSURE } from "../eval/pressure.ts";
 import { terminalSummary } from "../eval/report/terminal.ts";
 import { defaultOutDir, writeReport } from "../eval/report/write.ts";
+import { warnSkipped } from "./sessions.ts";
 import { METHOD_IDS } from "../eval/replay.ts";
 import { runEval, type EvalReport } from "../eval/run.ts";
 import { BcError } from "../util/errors.ts";
@@ -238,6 +239,8 @@ export default defineCommand({
       if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
     }
     for (const s of report.corpus.skipped) log.warn(`skipped ${s.reason}`);
+    // lines the readers skipped or found cut inside files that loaded: said as every command says them
+    warnSkipped(report.corpus.malformedLines);
     if (report.corpus.sessions === 0) {
       const why =
         report.corpus.filteredOut > 0 && report.corpus.filteredOut === files!.length

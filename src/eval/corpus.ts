@@ -35,10 +35,12 @@ const walk = (dir: string, out: string[], depth = 0): void => {
     if (e.dir) {
       if (depth < 12) walk(p, out, depth + 1);
     } else if (e.name.endsWith(".jsonl")) out.push(p);
+    // a compressed rollout, unless its plain copy is beside it
+    else if (e.name.endsWith(".jsonl.zst") && !entries.some((x) => x.name === e.name.slice(0, -".zst".length))) out.push(p);
   }
 };
 
-/** Expand files and folders (folders: every *.jsonl below them). Missing paths are skipped, with the reason. */
+/** Expand files and folders (folders: every *.jsonl and *.jsonl.zst below them). Missing paths are skipped, with the reason. */
 export const collectFiles = (args: readonly string[]): { files: CorpusFile[]; skipped: Skipped[]; groups: string[] } => {
   const files: CorpusFile[] = [];
   const skipped: Skipped[] = [];

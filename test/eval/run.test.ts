@@ -195,3 +195,27 @@ test("the summary for people fits 100 columns, names the report and what to do n
   expect(r.stdout).toContain("bc claude install");
   expect(r.stdout).not.toContain("NOT met");
 });
+
+test("a compressed rollout in a folder is replayed (its plain copy beside it wins); a last line cut mid-JSON is said as file:line", () => {
+  const codex = Object.entries(DEMO_FILES).filter(([k]) => k.includes("/codex/"));
+  const [name, text] = codex[0]!;
+  const dir = join(tmp, "zst");
+  mkdirSync(join(dir, "a"), { recursive: true });
+  mkdirSync(join(dir, "b"), { recursive: true });
+  // a: only the compressed file; b: both (the plain one is read, once)
+  writeFileSync(join(dir, "a", "r.jsonl.zst"), Bun.zstdCompressSync(Buffer.from(text)));
+  writeFileSync(join(dir, "b", "r.jsonl"), text);
+  writeFileSync(join(dir, "b", "r.jsonl.zst"), Bun.zstdCompressSync(Buffer.from(text)));
+  const { files } = collectFiles([dir]);
+  expect(files.map((f) => f.name)).toEqual(["zst/a/r.jsonl.zst", "zst/b/r.jsonl"]);
+  // a cut last line, in a file of its own
+  const cut = join(tmp, "cut", "rollout-cut.jsonl");
+  mkdirSync(dirname(cut), { recursive: true });
+  writeFileSync(cut, text.trimEnd() + '\n{"timestamp":"2026-11-30T02:43:49.000Z","type":"respo');
+  const r = bcEval(dir, dirname(cut), "--out", join(tmp, "zst-out"), "--json");
+  expect(r.code).toBe(0);
+  const report = JSON.parse(readFileSync(join(tmp, "zst-out", "report.json"), "utf8"));
+  expect(report.corpus.sessions).toBe(3);
+  expect(r.stderr).toMatch(/^warning: cut\/rollout-cut\.jsonl:\d+: /m);
+  expect(name).toContain("codex");
+});
