@@ -4,9 +4,10 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONTINUE_TEXT } from "../../../src/hosts/codex/live/applier.ts";
 import { type LoggedRequest, type MockServer, startMock } from "./codex-mock.ts";
+import { CODEX_LIVE } from "./versions.ts";
 
-/** The Codex release the live integration is tested with (BC_CODEX_LIVE_VERSION tries another). */
-export const CODEX_LIVE_VERSION = process.env.BC_CODEX_LIVE_VERSION || "0.171.0";
+/** The Codex release the live integration is tested with (from the one list; BC_CODEX_LIVE_VERSION tries another). */
+export const CODEX_LIVE_VERSION = process.env.BC_CODEX_LIVE_VERSION || CODEX_LIVE;
 /**
  * The oldest releases checked: `/compact` is answered by bc from 0.157.1 (0.156.1 and older: the
  * hook hands over and Codex compacts); the whole file passes from 0.163.0 (0.157 to 0.162 take

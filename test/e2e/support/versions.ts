@@ -28,6 +28,9 @@ export const HOST_VERSIONS: readonly HostVersion[] = [
   { host: "codex", version: "0.171.0", pinned: false, legacyCorpus: true },
 ];
 
+/** The Codex release the live integration (PreCompact hook + app-server) is tested with; 0.157.1 is the oldest that answers /compact, 0.163.0 the oldest that passes the whole live suite. */
+export const CODEX_LIVE = "0.171.0";
+
 /** A version to test, and the binary to test it with when one was given rather than installed. */
 export interface HostTarget extends HostVersion {
   readonly bin?: string;
