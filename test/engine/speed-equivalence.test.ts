@@ -1,14 +1,13 @@
 // The engine's fast paths against the plain definitions they replace: the candidate-token
 // scan against extractTokens on the whole text, the quote check against its full scan, and
 // whole Plans (JSON) of the fast mode against the "reference" mode, on adversarial strings,
-// seeded random text, generated sessions and (where present) every corpus session.
+// seeded random text and generated sessions (every corpus session: speed-equivalence.corpus.test.ts).
 import { describe, expect, test } from "bun:test";
 import { CandidateMatcher } from "../../src/engine/candidate-tokens.ts";
 import { planWith } from "../../src/engine/plan.ts";
 import { buildFastQuoteTables, buildQuoteTables, findQuote, findQuoteFast, isSpace } from "../../src/engine/quotes.ts";
 import { extractTokenList, extractTokens } from "../../src/engine/tokens.ts";
 import type { Message, Options, Session } from "../../src/engine/types.ts";
-import { SKIP_NOTE, corpusFiles, hasCorpus, loadCorpusSession } from "../support/shared.ts";
 import { SessionBuilder } from "./support/build.ts";
 import { Generator, generateSession, prng } from "./support/generate.ts";
 
@@ -287,22 +286,3 @@ describe("plans: fast mode equals reference mode", () => {
     expect(samePlans(s, "adversarial")).toEqual([]);
   });
 });
-
-// The corpus: every session, cut at 90% (the longest prefix: every result that an earlier cut
-// sees, judged against the most later text). The generated sessions above cover the other cuts.
-describe.skipIf(!hasCorpus())("plans on the corpus: fast mode equals reference mode", () => {
-  for (const host of ["claude", "codex"] as const) {
-    test(`${host}: every session cut at 90%`, () => {
-      const files = corpusFiles(host);
-      expect(files.length).toBeGreaterThan(0);
-      const bad: string[] = [];
-      for (const f of files) {
-        const live = loadCorpusSession(f).live;
-        bad.push(...samePlans(cut(live, 0.9), `${f.split("/").pop()} @0.9`));
-      }
-      expect(bad).toEqual([]);
-    });
-  }
-});
-
-if (!hasCorpus()) test.skip(SKIP_NOTE, () => {});
