@@ -6,7 +6,8 @@ import { CandidateMatcher } from "./candidate-tokens.ts";
 import { isAlreadyCut } from "./notes.ts";
 import { type FastQuoteTables, type QuoteTables, buildFastQuoteTables, buildQuoteTables, findQuote, findQuoteFast } from "./quotes.ts";
 import { extractTokens, forEachToken } from "./tokens.ts";
-import { type CallMeaning, ANY_FILE, describeCall, exitCode, inputStrings, rangeWithin, resultBody } from "./tools.ts";
+import { exitCode, resultBody } from "./result-text.ts";
+import { type CallMeaning, ANY_FILE, describeCall, inputStrings, rangeWithin } from "./tools.ts";
 import type { Message, Options, Session, ToolCall, ToolResult } from "./types.ts";
 
 export { MIN_QUOTE_LINE, MIN_QUOTE_RUN } from "./quotes.ts";
@@ -193,7 +194,7 @@ export class SessionIndex {
       for (const r of m.toolResults) {
         const found = calls.get(r.callId);
         const meaning = found ? meaningOf(found.call) : NO_MEANING;
-        const code = exitCode(r.text.length > 400 ? r.text.slice(0, 400) : r.text);
+        const code = exitCode(r.text);
         const item: ResultItem = {
           ordinal: items.length,
           messageIndex: i,

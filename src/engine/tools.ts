@@ -396,52 +396,6 @@ const rerunnableOf = (parsed: ParsedCommand): RerunnableKind | undefined => {
   return undefined;
 };
 
-// ---------------------------------------------------------------- results
-
-/**
- * Exit status a result reports: Codex "Process exited with code N" / "Exit code: N", legacy
- * JSON `{"output","metadata":{"exit_code"}}`, Claude Bash "Exit code N" on errors.
- */
-export const exitCode = (text: string): number | undefined => {
-  const head = text.length > 400 ? text.slice(0, 400) : text;
-  const m = /^(?:Chunk ID: \S+\n)?(?:Wall time: [^\n]*\n)?Process exited with code (-?\d+)/.exec(head) ?? /^Exit code:? (-?\d+)/.exec(head);
-  if (m) return Number(m[1]);
-  if (head.startsWith('{"output"')) {
-    const j = /"exit_code"\s*:\s*(-?\d+)/.exec(text.slice(-200));
-    if (j) return Number(j[1]);
-  }
-  return undefined;
-};
-
-/** The output a result carries, without a host's header (Codex chunk/exit/wall-time lines, legacy JSON wrapper). */
-export const resultBody = (text: string): string => {
-  if (text.startsWith("Chunk ID: ") || text.startsWith("Exit code: ") || text.startsWith("Process exited with code ")) {
-    const at = text.indexOf("\nOutput:\n");
-    if (at !== -1 && at < 400) return text.slice(at + 9);
-  }
-  if (text.startsWith('{"output"')) {
-    try {
-      const v: unknown = JSON.parse(text);
-      if (isRecord(v) && typeof v.output === "string") return v.output;
-    } catch {
-      // not the legacy wrapper after all
-    }
-  }
-  return text;
-};
-
-const FAILURE_RE = /\b(?:FAIL|FAILED|failed|failing|failures?|errors?|panicked|ERROR)\b|\(fail\)|\b[1-9]\d* fail\b|✗|✘/;
-const ZERO_FAILURES_RE = /\b0 (?:failed|failures|errors?)\b|\bfailed: 0\b|\bfailures: 0\b/g;
-
-/** Whether a run passed: exit code 0 when reported, and no failure in its output. */
-export const passed = (text: string, isError: boolean): boolean => {
-  if (isError) return false;
-  const code = exitCode(text);
-  if (code !== undefined && code !== 0) return false;
-  const body = resultBody(text).replace(ZERO_FAILURES_RE, "");
-  return !FAILURE_RE.test(body);
-};
-
 // ---------------------------------------------------------------- the meaning of a call
 
 const APPLY_PATCH_FILE_RE = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;

@@ -1,6 +1,6 @@
 // Cheaply re-runnable: ls, pwd, git status/log/branch/diff --stat and passing test runs
 // are cut to their head: running them again gives a fresher answer than the old output.
-import { passed } from "../tools.ts";
+import { passed } from "../result-text.ts";
 import type { Rule } from "./rule.ts";
 
 export const reRunnable: Rule = {
