@@ -1,42 +1,36 @@
-// plan(session, options) -> Plan: run the ladder over every tool result, merge, settle the
+// plan(session, options) -> Plan: walk the ladder over every tool result, merge, settle the
 // fixed-point laws, optionally escalate toward a token budget, and total it all up.
 // Pure: the same session and options give the same Plan, byte for byte.
+import { escalate, tokensAfter } from "./escalate.ts";
 import { estimateMessageTokens, estimateTextTokens } from "./estimate.ts";
-import { type LookupMode, type ResultItem, SessionIndex } from "./index.ts";
+import type { LookupMode } from "./lookup/lookup.ts";
 import { DEFAULT_KEEP, mergeVerdict, settle } from "./merge.ts";
-import { dropNote, truncatedText } from "./notes.ts";
 import { LADDER } from "./rules/ladder.ts";
-import { neverDropUnquoted, quotedLater } from "./rules/never-drop.ts";
-import { lookup } from "./rules/referenced.ts";
-import type { Verdict } from "./rules/rule.ts";
+import type { RuleContext, Verdict } from "./rules/rule.ts";
+import { type ResultItem, SessionFacts } from "./session-facts.ts";
 import { type Decision, type Options, type Plan, type PlanTotals, type RuleId, type RuleTotals, type Session, DEFAULT_OPTIONS } from "./types.ts";
 
-const resultTokensAfter = (text: string, v: Verdict): number => {
-  if (v.action === "keep") return estimateTextTokens(text);
-  if (v.action === "drop") return estimateTextTokens(dropNote(text.length));
-  return estimateTextTokens(truncatedText(text, v.headChars ?? 0));
-};
-
 /**
- * Decide one result: the ladder in order, merged. never-drop's quote check scans the whole
- * result, and only matters when something would be cut, so it runs last: the same outcome
- * for less work (a quoted result that is kept anyway shows the rule that kept it).
+ * Decide one result: the ladder in order. A locking rule's verdict is final; otherwise the
+ * verdicts merge (the first decision wins, a keep may still become a truncate) until one cuts,
+ * and the fixed-point laws settle it. A cut is then offered to the rules' guards, which may keep it.
  */
-export const decideResult = (index: SessionIndex, item: ResultItem): Verdict => {
-  const ctx = { index, item };
-  const [pinRule, , ...rest] = LADDER;
-  const locked = pinRule!.decide(ctx) ?? neverDropUnquoted(ctx);
-  if (locked) return locked;
-  const facts = { supersedesAnother: item.meaning.read !== undefined && index.supersedesAnother(item) };
+export const decideResult = (facts: SessionFacts, item: ResultItem): Verdict => {
+  const ctx: RuleContext = { facts, item };
   let decided: Verdict | undefined;
-  for (const rule of rest) {
-    decided = mergeVerdict(decided, rule.decide(ctx), facts);
-    if (decided && decided.action !== "keep") break;
+  for (const rule of LADDER) {
+    const v = rule.decide(ctx);
+    if (v !== undefined && rule.locks) return v;
+    decided = mergeVerdict(decided, v);
+    if (decided !== undefined && decided.action !== "keep") break;
   }
-  const merged = decided ?? DEFAULT_KEEP;
-  const settled = settle(merged, item.result.text, item.cut);
+  const settled = settle(decided ?? DEFAULT_KEEP, item.result.text, item.cut);
   if (settled.action === "keep") return settled;
-  return quotedLater(ctx) ?? settled;
+  for (const rule of LADDER) {
+    const kept = rule.guard?.(ctx);
+    if (kept !== undefined) return kept;
+  }
+  return settled;
 };
 
 const toDecision = (item: ResultItem, v: Verdict): Decision => {
@@ -63,63 +57,33 @@ const sessionTokens = (session: Session): { total: number; tool: number } => {
   return { total, tool };
 };
 
-/** Escalation classes, most re-readable first; undefined: never escalated. */
-const escalationClass = (index: SessionIndex, item: ResultItem, v: Verdict): number | undefined => {
-  if (v.rule === "pinned" || v.rule === "never-drop" || v.rule === "already-cut" || v.action === "drop") return undefined;
-  if (item.cut || !item.call) return undefined;
-  if (item.meaning.rerunnable !== undefined) return 0;
-  if (item.meaning.read !== undefined && index.laterReads(item).length > 0) return 1;
-  if (v.rule === "too-recent" && !("token" in lookup(index, item))) return 2;
-  return undefined;
-};
-
-const ESCALATION_REASONS = [
-  "over budget: re-runnable output, oldest first",
-  "over budget: the file was read again later",
-  "over budget: recent and not yet referenced",
-];
-
 export const plan = (session: Session, options?: Partial<Options>): Plan => planWith(session, options, "fast");
 
-/** plan() with a chosen lookup mode: "reference" is the plain definition the tests hold the fast path to. */
+/** plan() with a chosen lookup: "reference" is the plain definition the tests hold the fast one to. */
 export const planWith = (session: Session, options: Partial<Options> | undefined, mode: LookupMode): Plan => {
   const opts: Options = { ...DEFAULT_OPTIONS, ...options };
-  const index = new SessionIndex(session, opts, mode);
-  const verdicts = index.items.map((item) => decideResult(index, item));
+  const facts = new SessionFacts(session, opts, mode);
+  const verdicts = facts.items.map((item) => decideResult(facts, item));
 
   const before = sessionTokens(session);
   let freed = 0;
-  index.items.forEach((item, k) => {
-    freed += estimateTextTokens(item.result.text) - resultTokensAfter(item.result.text, verdicts[k]!);
+  facts.items.forEach((item, k) => {
+    freed += estimateTextTokens(item.result.text) - tokensAfter(item.result.text, verdicts[k]!);
   });
 
   let budget: Plan["budget"];
   if (opts.budgetTokens !== undefined) {
-    const classes: ResultItem[][] = [[], [], []];
-    index.items.forEach((item, k) => {
-      const c = escalationClass(index, item, verdicts[k]!);
-      if (c !== undefined) classes[c]!.push(item);
-    });
-    for (const list of classes) {
-      for (const item of list) {
-        if (before.total - freed <= opts.budgetTokens) break;
-        const text = item.result.text;
-        const old = verdicts[item.ordinal]!;
-        const v: Verdict = { action: "drop", rule: "escalation", reason: ESCALATION_REASONS[classes.indexOf(list)]! };
-        if (dropNote(text.length).length >= text.length) continue;
-        freed += resultTokensAfter(text, old) - resultTokensAfter(text, v);
-        verdicts[item.ordinal] = v;
-      }
-    }
-    budget = { tokens: opts.budgetTokens, reached: before.total - freed <= opts.budgetTokens };
+    const after = escalate(facts, verdicts, before.total - freed, opts.budgetTokens);
+    freed = before.total - after;
+    budget = { tokens: opts.budgetTokens, reached: after <= opts.budgetTokens };
   }
 
-  const decisions = index.items.map((item, k) => toDecision(item, verdicts[k]!));
+  const decisions = facts.items.map((item, k) => toDecision(item, verdicts[k]!));
   const byRule: Partial<Record<RuleId, RuleTotals>> = {};
   let kept = 0;
   let truncated = 0;
   let dropped = 0;
-  index.items.forEach((item, k) => {
+  facts.items.forEach((item, k) => {
     const v = verdicts[k]!;
     if (v.action === "keep") kept++;
     else if (v.action === "truncate") truncated++;
@@ -128,11 +92,11 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
     byRule[v.rule] = {
       results: t.results + 1,
       removed: t.removed + (v.action === "keep" ? 0 : 1),
-      tokensFreed: t.tokensFreed + estimateTextTokens(item.result.text) - resultTokensAfter(item.result.text, v),
+      tokensFreed: t.tokensFreed + estimateTextTokens(item.result.text) - tokensAfter(item.result.text, v),
     };
   });
   const totals: PlanTotals = {
-    results: index.items.length,
+    results: facts.items.length,
     resultsKept: kept,
     resultsTruncated: truncated,
     resultsDropped: dropped,

@@ -3,9 +3,10 @@
 // whole Plans (JSON) of the fast mode against the "reference" mode, on adversarial strings,
 // seeded random text and generated sessions (every corpus session: speed-equivalence.corpus.test.ts).
 import { describe, expect, test } from "bun:test";
-import { CandidateMatcher } from "../../src/engine/candidate-tokens.ts";
+import { CandidateMatcher } from "../../src/engine/lookup/candidate-matcher.ts";
+import { buildFastQuoteTables, findQuoteFast, isSpace } from "../../src/engine/lookup/fast-quotes.ts";
+import { buildQuoteTables, findQuote } from "../../src/engine/lookup/quotes.ts";
 import { planWith } from "../../src/engine/plan.ts";
-import { buildFastQuoteTables, buildQuoteTables, findQuote, findQuoteFast, isSpace } from "../../src/engine/quotes.ts";
 import { extractTokenList, extractTokens } from "../../src/engine/tokens.ts";
 import type { Message, Options, Session } from "../../src/engine/types.ts";
 import { SessionBuilder } from "./support/build.ts";

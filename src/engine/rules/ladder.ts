@@ -1,5 +1,6 @@
-// The fixed ladder: the first rule that decides a result wins; later rules may only move
-// a keep to a truncate (see merge.ts).
+// The ladder: the rules in the order plan() asks them. The first rule that decides a result
+// wins; a locking rule's verdict is final, and after a keep a later rule may only move it to a
+// truncate (see merge.ts). Adding or moving a rule touches this list and the rule's own file.
 import { latestRead } from "./latest-read.ts";
 import { neverDrop } from "./never-drop.ts";
 import { pin } from "./pin.ts";

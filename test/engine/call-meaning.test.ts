@@ -1,5 +1,7 @@
+// What a call means (call-meaning.ts) and what its shell command does (shell.ts), for both hosts' tools.
 import { describe, expect, test } from "bun:test";
-import { ANY_FILE, describeCall, rerunnableKind, shellRead, shellWrites } from "../../src/engine/tools.ts";
+import { describeCall } from "../../src/engine/call-meaning.ts";
+import { ANY_FILE, rerunnableKind, shellRead, shellWrites } from "../../src/engine/shell.ts";
 import type { ToolCall } from "../../src/engine/types.ts";
 
 const call = (name: string, input: unknown): ToolCall => ({ id: "c", name, input, inputText: JSON.stringify(input) });

@@ -1,9 +1,7 @@
-// What a tool call means, for both hosts' tool names: which file it reads (and which
-// lines), which files it may change, which shell command it runs, whether a person
-// answered it, and how its result reports success. Everything is read from the call's
-// parsed input and the result text; unknown tools mean "other", never an error.
-import type { ToolCall } from "./types.ts";
-
+// Shell command lines as the rules read them: split into words and commands (honouring quotes,
+// a leading `cd DIR &&`, `2>&1`), and what a command does to files: reads one, writes some or
+// any, replaces some whole, or is cheaply re-runnable or a search. Read from the text alone;
+// anything unknown reads as "other", never an error.
 /** lines [start, end] (1-based, inclusive); end undefined: to the end of the file */
 export interface LineRange {
   readonly start: number;
@@ -18,57 +16,11 @@ export interface FileRead {
 
 export type RerunnableKind = "listing" | "git" | "test";
 
-export interface CallMeaning {
-  /** the single file this call reads and prints, if that is all it does */
-  readonly read?: FileRead;
-  /** files this call may change; "*" when it may change any file (git checkout ., a formatter) */
-  readonly writes: readonly string[];
-  /** files this call replaces or deletes whole (Write, apply_patch Add/Delete File, `> file`): an earlier read of them is obsolete */
-  readonly rewrites?: readonly string[];
-  /** an Edit/Write/MultiEdit/NotebookEdit/apply_patch call: its input is never touched */
-  readonly mutating: boolean;
-  /** the shell command line, for shell tools */
-  readonly command?: string;
-  /** a command whose output is cheaper to re-run than to keep */
-  readonly rerunnable?: RerunnableKind;
-  /** a person's answer or an approved plan: re-running does not bring it back */
-  readonly asksPerson: boolean;
-  /** a search or listing (Glob, Grep, find, rg, tree, --help): later steps reach for the names it shows */
-  readonly discovery?: boolean;
-  /** a result re-running would not reproduce: a subagent's report, a web search or fetch */
-  readonly unrepeatable?: boolean;
-}
-
+/** "may change any file" (git checkout ., a formatter) */
 export const ANY_FILE = "*";
 
-const MUTATING_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch"]);
-const PERSON_TOOLS = new Set(["AskUserQuestion", "ExitPlanMode", "request_user_input"]);
-const DISCOVERY_TOOLS = new Set(["Glob", "Grep", "LS", "ToolSearch", "tool_search"]);
-const UNREPEATABLE_TOOLS = new Set(["Task", "Agent", "WebSearch", "WebFetch", "web_search", "spawn_agent", "wait_agent"]);
 // a search or listing command (ls and git log are re-runnable instead: see rerunnableKind)
 const DISCOVERY_RE = /^(?:find|fd|rg|grep|egrep|fgrep|ag|tree|git\s+(?:ls-files|grep)|ls\s+(?:-\w*R|--recursive))\b|\s--help\b|\s-h$|^\S+\s+help\b/;
-const SHELL_TOOLS = new Set(["Bash", "exec_command", "shell", "shell_command", "local_shell_call", "exec", "container.exec"]);
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-
-/** Every string leaf of a parsed input, joined by newlines: what later-use lookups search. */
-export const inputStrings = (input: unknown, inputText: string): string => {
-  if (input === undefined || input === null) return inputText;
-  if (typeof input === "string") return input;
-  const parts: string[] = [];
-  stringLeaves(input, 0, parts);
-  return parts.join("\n");
-};
-
-const stringLeaves = (v: unknown, depth: number, out: string[]): void => {
-  if (typeof v === "string") out.push(v);
-  else if (typeof v === "number") out.push(String(v));
-  else if (depth > 8) return;
-  else if (Array.isArray(v)) for (const x of v) stringLeaves(x, depth + 1, out);
-  else if (isRecord(v)) for (const k of Object.keys(v)) stringLeaves(v[k], depth + 1, out);
-};
 
 // ---------------------------------------------------------------- paths
 
@@ -176,7 +128,7 @@ const pipelineParts = (words: readonly string[]): { words: string[]; sep: string
 };
 
 /** A command line split once: its words and its commands (describeCall asks five questions of it). */
-interface ParsedCommand {
+export interface ParsedCommand {
   readonly command: string;
   readonly words: readonly string[];
   /** the commands after a leading `cd DIR &&` and without `2>&1` (see stripPreamble) */
@@ -185,48 +137,12 @@ interface ParsedCommand {
   readonly workdir: string | undefined;
 }
 
-const parseCommand = (command: string, workdir: string | undefined): ParsedCommand => {
+export const parseCommand = (command: string, workdir: string | undefined): ParsedCommand => {
   const words = shellWords(command);
   const stripped = stripPreamble(pipelineParts(words), workdir);
   return { command, words, parts: stripped.parts, workdir: stripped.workdir };
 };
 
-/** The command line a shell-like call runs, and its working directory, for every host shape. */
-export const shellCommand = (call: ToolCall): { command: string; workdir?: string } | undefined => {
-  const input = call.input;
-  if (!SHELL_TOOLS.has(call.name)) return undefined;
-  if (call.name === "exec" && typeof input === "string") return codeModeCommand(input);
-  if (call.name === "exec" && isRecord(input) && typeof input.input === "string") return codeModeCommand(input.input);
-  if (!isRecord(input)) return undefined;
-  const workdir = str(input.workdir) ?? str(input.cwd) ?? str(input.working_directory);
-  const fromArgv = (v: unknown): string | undefined => {
-    if (typeof v === "string") return v;
-    if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) return undefined;
-    const argv = v as string[];
-    if (argv.length >= 3 && /(^|\/)(ba|z|da)?sh$/.test(argv[0]!) && /^-\w*c$/.test(argv[1]!)) return argv[2]!;
-    return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(" ");
-  };
-  const command =
-    fromArgv(input.command) ?? str(input.cmd) ?? (isRecord(input.action) ? fromArgv(input.action.command) : undefined);
-  if (command === undefined) return undefined;
-  const wd = workdir ?? (isRecord(input.action) ? str(input.action.working_directory) : undefined);
-  return wd === undefined ? { command } : { command, workdir: wd };
-};
-
-// Codex "code mode": the model writes JS that calls tools.exec_command({...}).
-const codeModeCommand = (code: string): { command: string; workdir?: string } | undefined => {
-  const m = /tools\.exec_command\((\{[\s\S]*?\})\)/.exec(code);
-  if (!m) return undefined;
-  // a single call only: several commands print several outputs
-  if (code.indexOf("tools.", m.index + 1) !== -1) return undefined;
-  try {
-    const args: unknown = JSON.parse(m[1]!);
-    if (!isRecord(args) || typeof args.cmd !== "string") return undefined;
-    return typeof args.workdir === "string" ? { command: args.cmd, workdir: args.workdir } : { command: args.cmd };
-  } catch {
-    return undefined;
-  }
-};
 
 /** Drop a leading `cd DIR &&` (folding DIR into the working directory) and trailing `2>&1`. */
 const stripPreamble = (
@@ -272,7 +188,7 @@ const lineCountArg = (words: readonly string[]): { n?: number; files: string[]; 
 /** A shell command that only prints (part of) one file. */
 export const shellRead = (command: string, workdir?: string): FileRead | undefined => readOf(parseCommand(command, workdir));
 
-const readOf = (parsed: ParsedCommand): FileRead | undefined => {
+export const readOf = (parsed: ParsedCommand): FileRead | undefined => {
   const parts = parsed.parts;
   const wd = parsed.workdir;
   if (parts.some((p) => p.words.some((w) => w === ">" || w === ">>" || w === "<"))) return undefined;
@@ -329,7 +245,7 @@ const looksLikePath = (w: string): boolean => /[\w]/.test(w) && !w.startsWith("-
 /** Files a shell command may change: named targets of writing commands and redirections; ANY_FILE when it may change anything. */
 export const shellWrites = (command: string, workdir?: string): string[] => writesOf(parseCommand(command, workdir));
 
-const writesOf = (parsed: ParsedCommand): string[] => {
+export const writesOf = (parsed: ParsedCommand): string[] => {
   const { command, words } = parsed;
   const wd = parsed.workdir;
   const out = new Set<string>();
@@ -380,7 +296,7 @@ const FILTER_RE = /^(?:head|tail|wc|sort|uniq|grep|rg|cat|cut|less|more)\b/;
 /** ls, pwd, git status/log/branch/diff --stat, or a test run, possibly after `cd X &&` and through a filter. */
 export const rerunnableKind = (command: string): RerunnableKind | undefined => rerunnableOf(parseCommand(command, undefined));
 
-const rerunnableOf = (parsed: ParsedCommand): RerunnableKind | undefined => {
+export const rerunnableOf = (parsed: ParsedCommand): RerunnableKind | undefined => {
   const parts = parsed.parts;
   const first = parts[0];
   if (!first) return undefined;
@@ -396,28 +312,9 @@ const rerunnableOf = (parsed: ParsedCommand): RerunnableKind | undefined => {
   return undefined;
 };
 
-// ---------------------------------------------------------------- the meaning of a call
-
-const APPLY_PATCH_FILE_RE = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
-
-/** Files an apply_patch body changes. */
-export const patchFiles = (patch: string, workdir?: string): string[] => {
-  const out: string[] = [];
-  for (const m of patch.matchAll(APPLY_PATCH_FILE_RE)) out.push(normalizePath((m[1] ?? m[2]!).trim(), workdir));
-  return out;
-};
-
-const WHOLE_FILE_PATCH_RE = /^\*\*\* (?:Add|Delete) File: (.+)$/gm;
-
-/** Files an apply_patch body creates or deletes whole. */
-export const patchRewrites = (patch: string, workdir?: string): string[] => {
-  const out: string[] = [];
-  for (const m of patch.matchAll(WHOLE_FILE_PATCH_RE)) out.push(normalizePath(m[1]!.trim(), workdir));
-  return out;
-};
 
 /** Targets of `>` / `>|` redirections (not `>>`): files a shell command replaces whole. */
-const rewritesOf = (parsed: ParsedCommand): string[] => {
+export const rewritesOf = (parsed: ParsedCommand): string[] => {
   const words = parsed.words;
   const wd = parsed.workdir;
   const out: string[] = [];
@@ -429,80 +326,8 @@ const rewritesOf = (parsed: ParsedCommand): string[] => {
   return out;
 };
 
-const patchText = (input: unknown): string | undefined => {
-  if (typeof input === "string") return input;
-  if (!isRecord(input)) return undefined;
-  return str(input.input) ?? str(input.patch);
-};
-
 /** Whether a shell command is a search or listing, after `cd X &&` and through filters. */
-const discoveryOf = (parsed: ParsedCommand): boolean => {
+export const discoveryOf = (parsed: ParsedCommand): boolean => {
   const first = parsed.parts[0];
   return first !== undefined && DISCOVERY_RE.test(first.words.join(" "));
-};
-
-export const describeCall = (call: ToolCall): CallMeaning => {
-  const name = call.name;
-  const input = call.input;
-  const asksPerson = PERSON_TOOLS.has(name);
-  if (DISCOVERY_TOOLS.has(name)) return { writes: [], mutating: false, asksPerson, discovery: true };
-  if (UNREPEATABLE_TOOLS.has(name) || (name === "exec" && /\btools\.web__/.test(call.inputText)))
-    return { writes: [], mutating: false, asksPerson, unrepeatable: true };
-  if (MUTATING_TOOLS.has(name)) {
-    let writes: string[] = [];
-    let rewrites: string[] = [];
-    if (name === "apply_patch") {
-      const p = patchText(input);
-      const wd = isRecord(input) ? str(input.workdir) : undefined;
-      writes = p === undefined ? [ANY_FILE] : patchFiles(p, wd);
-      if (writes.length === 0) writes = [ANY_FILE];
-      if (p !== undefined) rewrites = patchRewrites(p, wd);
-    } else if (isRecord(input)) {
-      const f = str(input.file_path) ?? str(input.notebook_path) ?? str(input.path);
-      writes = f === undefined ? [ANY_FILE] : [normalizePath(f)];
-      if (name === "Write" && f !== undefined) rewrites = writes;
-    } else writes = [ANY_FILE];
-    return { writes, mutating: true, asksPerson, ...(rewrites.length > 0 ? { rewrites } : {}) };
-  }
-  if (name === "Read" && isRecord(input)) {
-    const f = str(input.file_path) ?? str(input.path);
-    if (f === undefined) return { writes: [], mutating: false, asksPerson };
-    const offset = num(input.offset);
-    const limit = num(input.limit);
-    if (offset === undefined && limit === undefined) return { read: { path: normalizePath(f) }, writes: [], mutating: false, asksPerson };
-    const start = Math.max(1, offset ?? 1);
-    const range: LineRange = limit === undefined ? { start } : { start, end: start + limit - 1 };
-    return { read: { path: normalizePath(f), range }, writes: [], mutating: false, asksPerson };
-  }
-  const sh = shellCommand(call);
-  if (sh) {
-    // Codex's exec_command may carry a freeform apply_patch heredoc
-    const command = sh.command;
-    const parsed = parseCommand(command, sh.workdir);
-    const read = readOf(parsed);
-    const patch = /\bapply_patch\b/.test(command);
-    let writes = read ? [] : writesOf(parsed);
-    if (patch) writes = [...writes, ...patchFiles(command, sh.workdir)];
-    const rewrites = read ? [] : [...rewritesOf(parsed), ...(patch ? patchRewrites(command, sh.workdir) : [])];
-    const rerunnable = read ? undefined : rerunnableOf(parsed);
-    const discovery = !read && rerunnable === undefined && writes.length === 0 && discoveryOf(parsed);
-    const base = { command, writes, mutating: false, asksPerson };
-    return {
-      ...base,
-      ...(discovery ? { discovery } : {}),
-      ...(rewrites.length > 0 ? { rewrites } : {}),
-      ...(read ? { read } : {}),
-      ...(rerunnable ? { rerunnable } : {}),
-    };
-  }
-  return { writes: [], mutating: false, asksPerson };
-};
-
-/** Whether `a` lies inside `b` (whole file contains everything; an open end runs to the end of the file). */
-export const rangeWithin = (a: LineRange | undefined, b: LineRange | undefined): boolean => {
-  if (b === undefined) return true;
-  if (a === undefined) return false;
-  if (a.start < b.start) return false;
-  if (b.end === undefined) return true;
-  return a.end !== undefined && a.end <= b.end;
 };
