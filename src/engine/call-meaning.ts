@@ -13,9 +13,11 @@ import {
   readOf,
   rerunnableOf,
   rewritesOf,
+  shellQuote,
   writesOf,
 } from "./shell.ts";
 import type { ToolCall } from "./types.ts";
+import { isRecord, num, str } from "./values.ts";
 
 export interface CallMeaning {
   /** the single file this call reads and prints, if that is all it does */
@@ -44,9 +46,6 @@ const DISCOVERY_TOOLS = new Set(["Glob", "Grep", "LS", "ToolSearch", "tool_searc
 const UNREPEATABLE_TOOLS = new Set(["Task", "Agent", "WebSearch", "WebFetch", "web_search", "spawn_agent", "wait_agent"]);
 const SHELL_TOOLS = new Set(["Bash", "exec_command", "shell", "shell_command", "local_shell_call", "exec", "container.exec"]);
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
 /** Every string leaf of a parsed input, joined by newlines: what later-use lookups search. */
 export const inputStrings = (input: unknown, inputText: string): string => {
@@ -78,7 +77,7 @@ export const shellCommand = (call: ToolCall): { command: string; workdir?: strin
     if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) return undefined;
     const argv = v as string[];
     if (argv.length >= 3 && /(^|\/)(ba|z|da)?sh$/.test(argv[0]!) && /^-\w*c$/.test(argv[1]!)) return argv[2]!;
-    return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(" ");
+    return argv.map(shellQuote).join(" ");
   };
   const command =
     fromArgv(input.command) ?? str(input.cmd) ?? (isRecord(input.action) ? fromArgv(input.action.command) : undefined);

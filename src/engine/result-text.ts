@@ -15,7 +15,7 @@
 //   it made, each with its `"exit_code"`;
 // - Claude Code Bash, on a failure: `Exit code <n>` on the first line.
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isRecord } from "./values.ts";
 
 /** The first lines of a Codex exec or shell header. */
 const EXEC_HEADER_OPENINGS = ["Command: ", "Chunk ID: ", "Wall time: ", "Process exited with code ", "Process running with session ID ", "Exit code: "];

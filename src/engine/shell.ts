@@ -16,6 +16,9 @@ export interface FileRead {
 
 export type RerunnableKind = "listing" | "git" | "test";
 
+/** A word as a POSIX shell reads it back: bare when it is safe, else in single quotes. */
+export const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
 /** "may change any file" (git checkout ., a formatter) */
 export const ANY_FILE = "*";
 

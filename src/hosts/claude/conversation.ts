@@ -2,7 +2,8 @@
 // (text, tool calls, tool results), and the records walked in the order Claude Code loads them,
 // segment by segment across its compactions.
 import type { Message, MessageKind, ToolCall, ToolResult } from "../../engine/types.ts";
-import { type Block, type ClaudeRecord, type Transcript, isClaudeRecord, isObject, str } from "./transcript-format.ts";
+import { isObject } from "../../util/json.ts";
+import { type Block, type ClaudeRecord, type Transcript, isClaudeRecord, str } from "./transcript-format.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Content blocks -> text, calls, results

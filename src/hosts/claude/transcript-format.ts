@@ -3,6 +3,7 @@
 // read loosely (plain property checks, no schema per line) so new record types and fields pass through.
 import { BcError } from "../../util/errors.ts";
 import { parseJsonl, readTextFile, type JsonlFile } from "../../util/jsonl.ts";
+import { isObject } from "../../util/json.ts";
 import { isCodexRecord } from "../codex/rollout.ts";
 
 const EXPECTED = "a Claude Code transcript (~/.claude/projects/<project>/<session>.jsonl)";
@@ -42,7 +43,6 @@ export interface Block {
   readonly is_error?: unknown;
 }
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 export const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
 /** Record types Claude Code writes (2.0.x–2.1.x); used only to recognise the format. */

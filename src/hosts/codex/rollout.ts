@@ -14,6 +14,7 @@ import type { HostCompaction, LoadedSession } from "../types.ts";
 import { rebuildHistory } from "./history.ts";
 import { itemProblem, type ResponseItem } from "./items.ts";
 import { historyToMessages, timelineMessages } from "./session-map.ts";
+import { isObject } from "../../util/json.ts";
 
 export type RolloutFormat = "legacy" | "paginated";
 
@@ -132,8 +133,6 @@ export interface Rollout {
   readonly partial: boolean;
   readonly bytes: number;
 }
-
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The record types every Codex rollout is made of (a `type` beside a `payload`): what tells one apart from other JSONL. */
 export const CODEX_CORE_TYPES: ReadonlySet<string> = new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
