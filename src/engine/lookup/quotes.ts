@@ -94,24 +94,33 @@ export const quoteAt = (q: QuoteTables, text: string, i: number, after: number):
   return -1;
 };
 
-/** Whether the line text[start, end) is one a whole-line quote is looked for: long enough, but shorter than a run once trimmed. */
-export const isLineToMatch = (text: string, start: number, end: number): boolean =>
-  end - start >= MIN_QUOTE_LINE && (end - start < MIN_QUOTE_RUN || shortWhenTrimmed(text, start, end));
-
-/** The reply after `after` quoting `text`: its lines first, in order, then its places, in order; -1 when none does. */
-export const findQuote = (q: QuoteTables, text: string, after: number): number => {
-  if (q.lastReply <= after) return -1;
-  // whole lines shorter than a quoted run (a longer line quoted whole is a run, found below)
+/**
+ * The first answer other than -1 that `quoteOfLine` gives for a line of the result a whole-line
+ * quote is looked for in (long enough, but shorter than a run once trimmed), in order; -1: none.
+ * (A longer line quoted whole is a run, found by the run search.)
+ */
+export const firstLineQuote = (text: string, quoteOfLine: (start: number, end: number) => number): number => {
   let start = 0;
   while (start < text.length) {
     let end = text.indexOf("\n", start);
     if (end === -1) end = text.length;
-    if (isLineToMatch(text, start, end)) {
-      const at = q.lines.get(trimLine(text.slice(start, end)));
-      if (at !== undefined && at > after) return at;
+    if (end - start >= MIN_QUOTE_LINE && (end - start < MIN_QUOTE_RUN || shortWhenTrimmed(text, start, end))) {
+      const at = quoteOfLine(start, end);
+      if (at !== -1) return at;
     }
     start = end + 1;
   }
+  return -1;
+};
+
+/** The reply after `after` quoting `text`: its lines first, in order, then its places, in order; -1 when none does. */
+export const findQuote = (q: QuoteTables, text: string, after: number): number => {
+  if (q.lastReply <= after) return -1;
+  const line = firstLineQuote(text, (start, end) => {
+    const at = q.lines.get(trimLine(text.slice(start, end)));
+    return at !== undefined && at > after ? at : -1;
+  });
+  if (line !== -1) return line;
   // runs of MIN_QUOTE_RUN+ characters: any such run holds one aligned block of the reply
   for (let i = 0; i + BLOCK <= text.length && text.length >= MIN_QUOTE_RUN; i++) {
     const msg = quoteAt(q, text, i, after);
