@@ -65,7 +65,7 @@ const stringLeaves = (v: unknown, depth: number, out: string[]): void => {
 };
 
 /** The command line a shell-like call runs, and its working directory, for every host shape. */
-export const shellCommand = (call: ToolCall): { command: string; workdir?: string } | undefined => {
+const shellCommand = (call: ToolCall): { command: string; workdir?: string } | undefined => {
   const input = call.input;
   if (!SHELL_TOOLS.has(call.name)) return undefined;
   if (call.name === "exec" && typeof input === "string") return codeModeCommand(input);
@@ -106,7 +106,7 @@ const codeModeCommand = (code: string): { command: string; workdir?: string } | 
 const APPLY_PATCH_FILE_RE = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
 
 /** Files an apply_patch body changes. */
-export const patchFiles = (patch: string, workdir?: string): string[] => {
+const patchFiles = (patch: string, workdir?: string): string[] => {
   const out: string[] = [];
   for (const m of patch.matchAll(APPLY_PATCH_FILE_RE)) out.push(normalizePath((m[1] ?? m[2]!).trim(), workdir));
   return out;
@@ -115,7 +115,7 @@ export const patchFiles = (patch: string, workdir?: string): string[] => {
 const WHOLE_FILE_PATCH_RE = /^\*\*\* (?:Add|Delete) File: (.+)$/gm;
 
 /** Files an apply_patch body creates or deletes whole. */
-export const patchRewrites = (patch: string, workdir?: string): string[] => {
+const patchRewrites = (patch: string, workdir?: string): string[] => {
   const out: string[] = [];
   for (const m of patch.matchAll(WHOLE_FILE_PATCH_RE)) out.push(normalizePath(m[1]!.trim(), workdir));
   return out;

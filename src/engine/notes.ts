@@ -3,7 +3,7 @@
 
 export const dropNote = (chars: number): string => `[output removed by better-compaction: ${chars} chars; re-run the call to see it]`;
 
-export const truncateNote = (removedChars: number): string =>
+const truncateNote = (removedChars: number): string =>
   `\n[output truncated by better-compaction: ${removedChars} chars removed; re-run the call to see it]`;
 
 const NOTE_TAIL_RE = /\[output (?:removed|truncated) by better-compaction: \d+ chars(?: removed)?; re-run the call to see it\]$/;
@@ -15,7 +15,7 @@ export const isAlreadyCut = (text: string): boolean => {
 };
 
 /** The head a truncation keeps: `headChars` characters, never splitting a surrogate pair. */
-export const headOf = (text: string, headChars: number): string => {
+const headOf = (text: string, headChars: number): string => {
   let n = Math.min(headChars, text.length);
   const last = text.charCodeAt(n - 1);
   if (n > 0 && n < text.length && last >= 0xd800 && last <= 0xdbff) n--;

@@ -15,7 +15,7 @@ import { type Decision, type Options, type Plan, type PlanTotals, type RuleId, t
  * verdicts merge (the first decision wins, a keep may still become a truncate) until one cuts,
  * and the fixed-point laws settle it. A cut is then offered to the rules' guards, which may keep it.
  */
-export const decideResult = (facts: SessionFacts, item: ResultItem): Verdict => {
+const decideResult = (facts: SessionFacts, item: ResultItem): Verdict => {
   const ctx: RuleContext = { facts, item };
   let decided: Verdict | undefined;
   for (const rule of LADDER) {

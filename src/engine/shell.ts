@@ -46,7 +46,7 @@ export const normalizePath = (path: string, workdir?: string): string => {
 // ---------------------------------------------------------------- shell words
 
 /** Split a shell command line into words, honouring quotes; operators (|, &&, ;, >, ...) become their own words. */
-export const shellWords = (cmd: string): string[] => {
+const shellWords = (cmd: string): string[] => {
   const words: string[] = [];
   let cur = "";
   let has = false;
@@ -188,9 +188,8 @@ const lineCountArg = (words: readonly string[]): { n?: number; files: string[]; 
   return n === undefined ? { files, ok: true } : { n, files, ok: true };
 };
 
-/** A shell command that only prints (part of) one file. */
-export const shellRead = (command: string, workdir?: string): FileRead | undefined => readOf(parseCommand(command, workdir));
 
+/** The file (and lines) a command only prints, if that is all it does. */
 export const readOf = (parsed: ParsedCommand): FileRead | undefined => {
   const parts = parsed.parts;
   const wd = parsed.workdir;
@@ -245,9 +244,8 @@ const WRITES_ANYTHING_RE =
 
 const looksLikePath = (w: string): boolean => /[\w]/.test(w) && !w.startsWith("-") && /^[\w.@+~/-]+$/.test(w) && (w.includes("/") || w.includes("."));
 
-/** Files a shell command may change: named targets of writing commands and redirections; ANY_FILE when it may change anything. */
-export const shellWrites = (command: string, workdir?: string): string[] => writesOf(parseCommand(command, workdir));
 
+/** Files a command may change: named targets of writing commands and redirections; ANY_FILE when it may change anything. */
 export const writesOf = (parsed: ParsedCommand): string[] => {
   const { command, words } = parsed;
   const wd = parsed.workdir;
@@ -296,9 +294,8 @@ const LISTING_RE = /^(?:ls|pwd)\b/;
 // Filters a re-runnable command's output may be piped through.
 const FILTER_RE = /^(?:head|tail|wc|sort|uniq|grep|rg|cat|cut|less|more)\b/;
 
-/** ls, pwd, git status/log/branch/diff --stat, or a test run, possibly after `cd X &&` and through a filter. */
-export const rerunnableKind = (command: string): RerunnableKind | undefined => rerunnableOf(parseCommand(command, undefined));
 
+/** ls, pwd, git status/log/branch/diff --stat, or a test run, possibly after `cd X &&` and through a filter. */
 export const rerunnableOf = (parsed: ParsedCommand): RerunnableKind | undefined => {
   const parts = parsed.parts;
   const first = parts[0];

@@ -1,8 +1,12 @@
 // What a call means (call-meaning.ts) and what its shell command does (shell.ts), for both hosts' tools.
 import { describe, expect, test } from "bun:test";
 import { describeCall } from "../../src/engine/call-meaning.ts";
-import { ANY_FILE, rerunnableKind, shellRead, shellWrites } from "../../src/engine/shell.ts";
+import { ANY_FILE, parseCommand, readOf, rerunnableOf, writesOf } from "../../src/engine/shell.ts";
 import type { ToolCall } from "../../src/engine/types.ts";
+
+const shellRead = (command: string, workdir?: string) => readOf(parseCommand(command, workdir));
+const shellWrites = (command: string, workdir?: string) => writesOf(parseCommand(command, workdir));
+const rerunnableKind = (command: string) => rerunnableOf(parseCommand(command, undefined));
 
 const call = (name: string, input: unknown): ToolCall => ({ id: "c", name, input, inputText: JSON.stringify(input) });
 

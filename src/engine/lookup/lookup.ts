@@ -2,7 +2,7 @@
 // definition (reference.ts: slow and obviously right) and the fast one (fast.ts: everything that
 // exists for speed). A plan chooses one, once; both give the same Plan, and the equivalence
 // tests hold fast.ts to reference.ts.
-import type { ResultItem, SessionFacts } from "../session-facts.ts";
+import type { ResultItem } from "../session-facts.ts";
 import { inputStrings } from "../call-meaning.ts";
 import type { Message } from "../types.ts";
 
@@ -46,4 +46,3 @@ export const messageText = (m: Message): string => {
 /** Whether a message's tokens count as used later: an assistant reply, or a tool input. */
 export const usesTokens = (m: Message): boolean => m.role === "assistant" || m.toolCalls.length > 0;
 
-export type LookupFactory = (facts: SessionFacts) => Lookup;

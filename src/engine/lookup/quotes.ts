@@ -15,9 +15,9 @@ export const BLOCK = MIN_QUOTE_RUN / 2;
  * only. Part of the definition: without it a block common to many replies (a run of indentation,
  * a repeated banner) makes the check quadratic in the session's length.
  */
-export const MAX_BLOCK_CHECKS = 8;
+const MAX_BLOCK_CHECKS = 8;
 
-export const isAssistantReply = (m: Message): boolean => m.role === "assistant" && m.kind === "reply" && m.text !== "";
+const isAssistantReply = (m: Message): boolean => m.role === "assistant" && m.kind === "reply" && m.text !== "";
 
 export interface QuoteTables {
   /** per message: its text when it is an assistant reply, else "" */
@@ -32,7 +32,7 @@ export interface QuoteTables {
 export const trimLine = (line: string): string => line.replace(/^\s*\d+→/, "").trim();
 
 /** Whether text[start, end) is shorter than a quoted run once its indentation (and a line-number prefix) is gone. */
-export const shortWhenTrimmed = (text: string, start: number, end: number): boolean => {
+const shortWhenTrimmed = (text: string, start: number, end: number): boolean => {
   let i = start;
   while (i < end && text.charCodeAt(i) <= 32) i++;
   let j = i;

@@ -6,7 +6,7 @@ import type { Message } from "../types.ts";
 import { type Rule, at } from "./rule.ts";
 
 /** Words that make what the assistant writes right after a result a rule drawn from it. */
-export const RULE_WORD_RE = /\b(?:must|never|always|do not|don't|don’t)\b/i;
+const RULE_WORD_RE = /\b(?:must|never|always|do not|don't|don’t)\b/i;
 
 /**
  * The assistant's prose right after a result: the first reply with text before the next tool
