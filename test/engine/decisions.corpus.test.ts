@@ -8,7 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { CORPUS_DIR, SKIP_NOTE, hasCorpus } from "../support/shared.ts";
+import { CORPUS_DIR, CORPUS_TIMEOUT_MS, SKIP_NOTE, hasCorpus } from "../support/shared.ts";
 import RECORD from "./decision-hashes.json";
 import { decisionTable, sessionFiles } from "./support/decision-snapshot.ts";
 
@@ -28,7 +28,7 @@ describe.skipIf(!hasCorpus())("decision tables of the corpus sessions match the 
     }
     expect(moved).toEqual([]);
     expect(compared).toBeGreaterThan(0);
-  });
+  }, CORPUS_TIMEOUT_MS);
 });
 
 if (!hasCorpus()) test.skip(SKIP_NOTE, () => {});

@@ -8,7 +8,7 @@ import { statSync } from "node:fs";
 import { apply } from "../../src/engine/apply.ts";
 import { plan } from "../../src/engine/plan.ts";
 import type { Message, Session } from "../../src/engine/types.ts";
-import { SKIP_NOTE, corpusFiles, hasCorpus, loadCorpusSession } from "../support/shared.ts";
+import { CORPUS_TIMEOUT_MS, SKIP_NOTE, corpusFiles, hasCorpus, loadCorpusSession } from "../support/shared.ts";
 import { PassHistory, checkApply, checkDeterminism, checkFixedPoint } from "./support/laws.ts";
 
 const CUTS = [0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
@@ -40,7 +40,7 @@ describe.skipIf(!hasCorpus())("corpus sessions, compacted six times as they grow
       }
       expect(bad).toEqual([]);
       expect(removed).toBeGreaterThan(0);
-    });
+    }, CORPUS_TIMEOUT_MS);
   }
 });
 

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { planWith } from "../../src/engine/plan.ts";
 import type { Session } from "../../src/engine/types.ts";
-import { CORPUS_DIR, SKIP_NOTE, hasCorpus, loadCorpusSession } from "../support/shared.ts";
+import { CORPUS_DIR, CORPUS_TIMEOUT_MS, SKIP_NOTE, hasCorpus, loadCorpusSession } from "../support/shared.ts";
 import { sessionFiles } from "./support/decision-snapshot.ts";
 
 const samePlans = (s: Session): boolean => JSON.stringify(planWith(s, undefined, "fast")) === JSON.stringify(planWith(s, undefined, "reference"));
@@ -21,7 +21,7 @@ describe.skipIf(!hasCorpus())("plans on the corpus: the fast lookup equals the r
       expect(files.length).toBeGreaterThan(0);
       const bad = files.filter((f) => !samePlans(cut(loadCorpusSession(f).live, 0.9))).map((f) => `${f.split("/").pop()} @0.9: plans differ`);
       expect(bad).toEqual([]);
-    });
+    }, CORPUS_TIMEOUT_MS);
   }
 });
 
