@@ -387,18 +387,6 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
   };
 };
 
-/** A pruner that keeps everything (the fork then only drops injected context, for `fresh`). */
-export const keepAllPruner: Pruner = (history) => {
-  let results = 0;
-  let chars = 0;
-  for (const h of history) {
-    if (isOutputItem(h.item)) results++;
-    chars += JSON.stringify(h.item).length;
-  }
-  const tokens = estimateTokens(chars);
-  return { outputs: new Map(), results, resultsKept: results, resultsTruncated: 0, resultsDropped: 0, tokensBefore: tokens, tokensAfter: tokens, byRule: {} };
-};
-
 /**
  * The rules engine as a pruner: the history maps one item to one message (session-map.ts), so a
  * decision's messageIndex is the history index, and the applied result text is the new output.

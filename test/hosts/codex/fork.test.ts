@@ -8,7 +8,6 @@ import {
   canonicalFileName,
   forkRollout,
   isInjectedContext,
-  keepAllPruner,
   type Pruner,
   uuidV7,
 } from "../../../src/hosts/codex/fork.ts";
@@ -18,6 +17,18 @@ import { lastOrdinal, parseRollout, readRollout } from "../../../src/hosts/codex
 import { BcError } from "../../../src/util/errors.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "..", "fixtures", "codex");
+
+/** A pruner that keeps everything (the fork then only drops injected context, for `fresh`). */
+const keepAllPruner: Pruner = (history) => {
+  let results = 0;
+  let chars = 0;
+  for (const h of history) {
+    if (isOutputItem(h.item)) results++;
+    chars += JSON.stringify(h.item).length;
+  }
+  const tokens = estimateTokens(chars);
+  return { outputs: new Map(), results, resultsKept: results, resultsTruncated: 0, resultsDropped: 0, tokensBefore: tokens, tokensAfter: tokens, byRule: {} };
+};
 const PAGINATED = join(FIXTURES, "fork-paginated-0.169.0.jsonl");
 const PAGINATED_OLD = join(FIXTURES, "fork-paginated-0.150.1.jsonl");
 const LEGACY = join(FIXTURES, "fork-legacy-0.140.jsonl");
