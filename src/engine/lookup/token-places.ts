@@ -2,17 +2,7 @@
 // tokens.ts's own regexes over only the stretch of text that can affect a match there, and the
 // \w runs (anchors) the candidate matcher hashes. The candidate matcher's exactness rests on
 // these: test/engine/speed-equivalence.test.ts holds the whole against extractTokens.
-import {
-  ERROR_MARKER_RE,
-  IDENTIFIER_RE,
-  MAX_ERROR_LINE_CHARS,
-  MAX_QUOTED_CHARS,
-  MIN_ERROR_LINE_CHARS,
-  MIN_QUOTED_CHARS,
-  PATH_RE,
-  isDistinctiveIdentifier,
-  isDistinctivePath,
-} from "../tokens.ts";
+import { ERROR_LINE_GRAMMAR, IDENTIFIER_GRAMMAR, NUMBER_GRAMMAR, PATH_GRAMMAR, QUOTED_GRAMMAR } from "../tokens.ts";
 import { hasBit, mix, setBit } from "./bits.ts";
 
 // Ranks: the order in which extractTokenList lists kinds. NONE: not (yet) found as a token.
@@ -31,39 +21,36 @@ const classTable = (re: RegExp): Uint8Array => {
 };
 /** \w without the u flag: ASCII letters, digits, underscore */
 export const WORD = classTable(/\w/);
-/** characters a path match can consume */
-const PATH_CHARS = classTable(/[\w.@+~:/-]/);
-/** characters an identifier match can consume */
-const IDENTIFIER_CHARS = classTable(/[\w$-]/);
+const PATH_CHARS = classTable(PATH_GRAMMAR.chars);
+const IDENTIFIER_CHARS = classTable(IDENTIFIER_GRAMMAR.chars);
 
-const PATH_SCAN = new RegExp(PATH_RE.source, "g");
-const IDENTIFIER_SCAN = new RegExp(IDENTIFIER_RE.source, "g");
-
-const PATH_SHAPE_RE = /^[\w.@+~:/-]+$/;
-const IDENTIFIER_SHAPE_RE = /^[A-Za-z_$][\w$]*(?:-[\w$]+)*$/;
-const NUMBER_SHAPE_RE = /^\d+$/;
+const PATH_SCAN = new RegExp(PATH_GRAMMAR.pattern.source, "g");
+const IDENTIFIER_SCAN = new RegExp(IDENTIFIER_GRAMMAR.pattern.source, "g");
 
 /** The ranks `c` could have as a token of some text, from its shape alone (bit r: rank r); 0: never a token. */
 export const possibleRanks = (c: string): number => {
   let mask = 0;
-  if (PATH_SHAPE_RE.test(c) && (c.includes("/") || c.includes(".")) && isDistinctivePath(c)) mask |= 1 << PATH;
-  if (IDENTIFIER_SHAPE_RE.test(c) && isDistinctiveIdentifier(c)) mask |= 1 << IDENTIFIER;
-  if (c.length >= 4 && NUMBER_SHAPE_RE.test(c)) mask |= 1 << NUMBER;
+  if (PATH_GRAMMAR.shape.test(c) && (c.includes("/") || c.includes(".")) && PATH_GRAMMAR.isDistinctive(c)) mask |= 1 << PATH;
+  if (IDENTIFIER_GRAMMAR.shape.test(c) && IDENTIFIER_GRAMMAR.isDistinctive(c)) mask |= 1 << IDENTIFIER;
+  if (c.length >= NUMBER_GRAMMAR.minChars && NUMBER_GRAMMAR.shape.test(c)) mask |= 1 << NUMBER;
   if (quotedPossible(c)) mask |= 1 << QUOTED;
   if (errorLinePossible(c)) mask |= 1 << ERROR_LINE;
   return mask;
 };
 
 const quotedPossible = (c: string): boolean =>
-  c.length >= MIN_QUOTED_CHARS &&
-  c.length <= MAX_QUOTED_CHARS &&
+  c.length >= QUOTED_GRAMMAR.minChars &&
+  c.length <= QUOTED_GRAMMAR.maxChars &&
   !c.includes("\n") &&
-  c.trim().length >= MIN_QUOTED_CHARS &&
+  c.trim().length >= QUOTED_GRAMMAR.minChars &&
   (!c.includes('"') || !c.includes("'") || !c.includes("`"));
 
-// a clipped error line is the first MAX_ERROR_LINE_CHARS characters of a line whose marker may lie beyond them
+// a clipped error line is the first maxChars characters of a line whose marker may lie beyond them
 const errorLinePossible = (c: string): boolean =>
-  c.length >= MIN_ERROR_LINE_CHARS && c.length <= MAX_ERROR_LINE_CHARS && !c.includes("\n") && (c.length === MAX_ERROR_LINE_CHARS || ERROR_MARKER_RE.test(c));
+  c.length >= ERROR_LINE_GRAMMAR.minChars &&
+  c.length <= ERROR_LINE_GRAMMAR.maxChars &&
+  !c.includes("\n") &&
+  (c.length === ERROR_LINE_GRAMMAR.maxChars || ERROR_LINE_GRAMMAR.marker.test(c));
 
 /** log2 of the number of buckets the candidate matcher's filter and the sample counts use */
 export const FILTER_LOG2 = 16;
@@ -80,7 +67,7 @@ export const quotedMatchEnd = (text: string, p: number): number => {
     const before = text.charCodeAt(p - 1);
     if (WORD[before] === 1 || before === 92) return -1;
   }
-  const limit = Math.min(text.length, p + 1 + MAX_QUOTED_CHARS + 1);
+  const limit = Math.min(text.length, p + 1 + QUOTED_GRAMMAR.maxChars + 1);
   let e = p + 1;
   while (e < limit) {
     const ch = text.charCodeAt(e);
@@ -89,7 +76,7 @@ export const quotedMatchEnd = (text: string, p: number): number => {
   }
   if (e >= text.length || text.charCodeAt(e) !== q) return -1;
   const len = e - p - 1;
-  if (len < MIN_QUOTED_CHARS || len > MAX_QUOTED_CHARS) return -1;
+  if (len < QUOTED_GRAMMAR.minChars || len > QUOTED_GRAMMAR.maxChars) return -1;
   if (e + 1 < text.length && WORD[text.charCodeAt(e + 1)] === 1) return -1;
   return e;
 };
@@ -173,7 +160,7 @@ export const usableRuns = (c: string): { offset: number; length: number }[] => {
     }
     let j = i;
     while (j < c.length && WORD[c.charCodeAt(j)] === 1) j++;
-    if (!(j === c.length && c.length === MAX_ERROR_LINE_CHARS)) out.push({ offset: i, length: j - i });
+    if (!(j === c.length && c.length === ERROR_LINE_GRAMMAR.maxChars)) out.push({ offset: i, length: j - i });
     i = j;
   }
   return out;
