@@ -23,7 +23,10 @@ const CODE_MODE_OPENINGS = ["Script completed", "Script failed", "Script running
 const OUTPUT_MARKER = "Output:\n";
 /** The exit line of an exec or shell header: the last one before the output (a command line could hold the words). */
 const HEADER_EXIT_RE = /^(?:Process exited with code|Exit code:) (-?\d+)$/gm;
+const CLAUDE_EXIT_OPENING = "Exit code ";
 const CLAUDE_EXIT_RE = /^Exit code (-?\d+)/;
+/** Enough of a text's start to hold any opening line's status (a regex over the whole of a long output would cost a pass over it). */
+const OPENING_CHARS = 40;
 const LEGACY_JSON_OPENING = '{"output"';
 /** The legacy JSON's tail: its metadata object, last. */
 const LEGACY_EXIT_RE = /"metadata"\s*:\s*\{[^{}]*"exit_code"\s*:\s*(-?\d+)[^{}]*\}\s*\}\s*$/;
@@ -37,7 +40,7 @@ const shapeOf = (text: string): Shape => {
   if (EXEC_HEADER_OPENINGS.some((o) => text.startsWith(o))) return "exec";
   if (CODE_MODE_OPENINGS.some((o) => text.startsWith(o))) return "code-mode";
   if (text.startsWith(LEGACY_JSON_OPENING)) return "legacy-json";
-  if (CLAUDE_EXIT_RE.test(text)) return "claude-exit";
+  if (text.startsWith(CLAUDE_EXIT_OPENING) && CLAUDE_EXIT_RE.test(text.slice(0, OPENING_CHARS))) return "claude-exit";
   return "plain";
 };
 
@@ -82,7 +85,7 @@ export const exitCode = (text: string): number | undefined => {
       return m ? Number(m[1]) : undefined;
     }
     case "claude-exit":
-      return Number(CLAUDE_EXIT_RE.exec(text)![1]);
+      return Number(CLAUDE_EXIT_RE.exec(text.slice(0, OPENING_CHARS))![1]);
     case "plain":
       return undefined;
   }
