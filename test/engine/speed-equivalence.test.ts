@@ -11,6 +11,7 @@ import { extractTokenList, extractTokens } from "../../src/engine/tokens.ts";
 import type { Message, Options, Session } from "../../src/engine/types.ts";
 import { SessionBuilder } from "./support/build.ts";
 import { Generator, generateSession, prng } from "./support/generate.ts";
+import { compactAsItGrows } from "./support/laws.ts";
 
 const ADVERSARIAL = [
   // paths inside identifiers, identifiers inside paths
@@ -253,18 +254,12 @@ describe("plans: fast mode equals reference mode", () => {
     const bad: string[] = [];
     for (const seed of [11, 12]) {
       const g = new Generator({ seed, host: seed % 2 ? "claude" : "codex", results: 0, outputChars: 500 });
-      let s = g.grow(60);
-      for (let pass = 0; pass < 4; pass++) {
-        bad.push(...samePlans(s, `seed ${seed} pass ${pass}`));
-        const p = planWith(s, undefined, "fast");
-        const out: Message[] = s.messages.map((m, i) => {
-          const cuts = p.decisions.filter((d) => d.messageIndex === i && d.action !== "keep");
-          if (cuts.length === 0) return m;
-          return { ...m, toolResults: m.toolResults.map((r) => (cuts.some((d) => d.callId === r.callId) ? { ...r, text: `[output removed by better-compaction: ${r.text.length} chars; re-run the call to see it]` } : r)) };
-        });
+      const grown = (out: readonly Message[], n: number): Session | undefined => {
+        if (n + 1 >= 4) return undefined;
         g.continueFrom(out);
-        s = g.grow(30);
-      }
+        return g.grow(30);
+      };
+      compactAsItGrows(g.grow(60), grown, ({ n, session }) => bad.push(...samePlans(session, `seed ${seed} pass ${n}`)));
     }
     expect(bad).toEqual([]);
   });
