@@ -7,7 +7,7 @@
 // and only there is the definition's own check (quoteAt) run, in the same order. Whole lines are
 // looked up only when a cheap hash of the line is among the replies' lines.
 import { hasBit, mix, setBit } from "./bits.ts";
-import { BLOCK, MIN_QUOTE_LINE, MIN_QUOTE_RUN, type QuoteTables, firstLineQuote, quoteAt } from "./quotes.ts";
+import { BLOCK, MIN_QUOTE_LINE, MIN_QUOTE_RUN, type QuoteTables, isLineToMatch, quoteAt } from "./quotes.ts";
 
 const BLOOM_BITS = 1 << 20;
 const HASH_BASE = 31;
@@ -105,21 +105,28 @@ export const isSpace = (c: number): boolean =>
 export const findQuoteFast = (f: FastQuoteTables, text: string, after: number): number => {
   const q = f.q;
   if (q.lastReply <= after) return -1;
-  const line = firstLineQuote(text, (start, end) => {
-    // the bounds of trimLine(line), without building it
-    let i = start;
-    while (i < end && isSpace(text.charCodeAt(i))) i++;
-    let j = i;
-    while (j < end && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j++;
-    let from = j > i && j < end && text.charCodeAt(j) === 0x2192 ? j + 1 : i;
-    while (from < end && isSpace(text.charCodeAt(from))) from++;
-    let to = end;
-    while (to > from && isSpace(text.charCodeAt(to - 1))) to--;
-    if (to - from < MIN_QUOTE_LINE || !hasBit(f.lineBits, mix(lineHash(text, from, to), f.lineShift))) return -1;
-    const at = q.lines.get(text.slice(from, to));
-    return at !== undefined && at > after ? at : -1;
-  });
-  if (line !== -1) return line;
+  // quotes.ts's firstLineQuote, written out: a call per line costs more here than the check
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf("\n", start);
+    if (end === -1) end = text.length;
+    if (isLineToMatch(text, start, end)) {
+      // the bounds of trimLine(line), without building it
+      let i = start;
+      while (i < end && isSpace(text.charCodeAt(i))) i++;
+      let j = i;
+      while (j < end && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j++;
+      let from = j > i && j < end && text.charCodeAt(j) === 0x2192 ? j + 1 : i;
+      while (from < end && isSpace(text.charCodeAt(from))) from++;
+      let to = end;
+      while (to > from && isSpace(text.charCodeAt(to - 1))) to--;
+      if (to - from >= MIN_QUOTE_LINE && hasBit(f.lineBits, mix(lineHash(text, from, to), f.lineShift))) {
+        const at = q.lines.get(text.slice(from, to));
+        if (at !== undefined && at > after) return at;
+      }
+    }
+    start = end + 1;
+  }
   if (text.length < MIN_QUOTE_RUN) return -1;
   const last = text.length - BLOCK;
   let next = 0;

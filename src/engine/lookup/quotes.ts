@@ -94,6 +94,10 @@ export const quoteAt = (q: QuoteTables, text: string, i: number, after: number):
   return -1;
 };
 
+/** Whether the line text[start, end) is one a whole-line quote is looked for in: long enough, but shorter than a run once trimmed. */
+export const isLineToMatch = (text: string, start: number, end: number): boolean =>
+  end - start >= MIN_QUOTE_LINE && (end - start < MIN_QUOTE_RUN || shortWhenTrimmed(text, start, end));
+
 /**
  * The first answer other than -1 that `quoteOfLine` gives for a line of the result a whole-line
  * quote is looked for in (long enough, but shorter than a run once trimmed), in order; -1: none.
@@ -104,7 +108,7 @@ export const firstLineQuote = (text: string, quoteOfLine: (start: number, end: n
   while (start < text.length) {
     let end = text.indexOf("\n", start);
     if (end === -1) end = text.length;
-    if (end - start >= MIN_QUOTE_LINE && (end - start < MIN_QUOTE_RUN || shortWhenTrimmed(text, start, end))) {
+    if (isLineToMatch(text, start, end)) {
       const at = quoteOfLine(start, end);
       if (at !== -1) return at;
     }
