@@ -1,27 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { estimateTextTokens } from "../../src/engine/estimate.ts";
 import { plan } from "../../src/engine/plan.ts";
-import { SessionBuilder, fileLines, numbered } from "./support/build.ts";
 import { generateSession } from "./support/generate.ts";
-
-const big = (tag: string, n = 40) => Array.from({ length: n }, (_, i) => `${tag} line ${i} of output that nobody will mention again`).join("\n");
-
-const LISTING = Array.from({ length: 40 }, (_, i) => `-rw-r--r-- 1 dev staff 100 listed_file_${i}.txt`).join("\n");
-
-/** oldest first: a listing, a read re-read later (changed, so not superseded), then recent unreferenced outputs */
-const escalationSession = () => {
-  const b = new SessionBuilder().user("go");
-  b.filler(2);
-  const listing = b.bash("ls -la", LISTING);
-  const readA = b.read("/r/a.ts", numbered(fileLines("alpha", 30)));
-  b.assistant("I will look at listed_file_3.txt and alphaValue3 next."); // both referenced: kept by the rules
-  b.call("Edit", { file_path: "/r/a.ts", old_string: "x", new_string: "y" }, "ok");
-  b.filler(6);
-  const recent = b.bash("./report", big("report"));
-  b.read("/r/a.ts", numbered(fileLines("alphb", 30)));
-  b.filler(3);
-  return { session: b.session(), listing, readA, recent };
-};
 
 describe("plan", () => {
   test("totals add up: by rule, by action, tokens before and after", () => {
@@ -56,28 +36,5 @@ describe("plan", () => {
     const share = (p.totals.toolTokensBefore - p.totals.toolTokensAfter) / p.totals.toolTokensBefore;
     expect(plan(s, { minRemovalFraction: share + 0.01 }).skipped).toBe(true);
     expect(plan(s, { minRemovalFraction: share - 0.01 }).skipped).toBe(false);
-  });
-
-  test("escalation: re-runnable output first, then re-read files, then recent unreferenced results; oldest first; pins untouched", () => {
-    const { session, listing, readA, recent } = escalationSession();
-    const base = plan(session);
-    const rule = (p: typeof base, id: string) => p.decisions.find((d) => d.callId === id)!;
-    expect(rule(base, recent).rule).toBe("too-recent");
-    // a budget met by the listing alone
-    expect(rule(base, listing)).toMatchObject({ action: "truncate", rule: "re-runnable" });
-    expect(rule(base, readA)).toMatchObject({ action: "keep", rule: "referenced" });
-    const first = plan(session, { budgetTokens: base.totals.tokensAfter - 10 });
-    expect(rule(first, listing)).toMatchObject({ action: "drop", rule: "escalation" });
-    expect(rule(first, readA).rule).not.toBe("escalation");
-    expect(first.budget).toEqual({ tokens: base.totals.tokensAfter - 10, reached: true });
-    // a budget that needs one more: the re-read file goes next, the recent output stays
-    const second = plan(session, { budgetTokens: first.totals.tokensAfter - 10 });
-    expect([listing, readA, recent].map((id) => rule(second, id).rule)).toEqual(["escalation", "escalation", "too-recent"]);
-    const third = plan(session, { budgetTokens: second.totals.tokensAfter - 10 });
-    expect([listing, readA, recent].map((id) => rule(third, id).rule)).toEqual(["escalation", "escalation", "escalation"]);
-    // an impossible budget: everything allowed is cut, pins and prose are not, and it says so
-    const none = plan(session, { budgetTokens: 1 });
-    expect(none.budget).toEqual({ tokens: 1, reached: false });
-    for (const d of none.decisions) if (d.rule === "pinned" || d.rule === "never-drop") expect(d.action).toBe("keep");
   });
 });
