@@ -63,7 +63,7 @@ export const readNote = (text: string): ReadNote | undefined => {
 };
 
 /** The head a truncation keeps: `headChars` characters, never splitting a surrogate pair. */
-export const headOf = (text: string, headChars: number): string => {
+const headOf = (text: string, headChars: number): string => {
   let n = Math.min(headChars, text.length);
   const last = text.charCodeAt(n - 1);
   if (n > 0 && n < text.length && last >= 0xd800 && last <= 0xdbff) n--;

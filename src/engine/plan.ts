@@ -1,37 +1,38 @@
-// plan(session, options) -> Plan: run the ladder over every tool result, merge, settle the
+// plan(session, options) -> Plan: walk the ladder over every tool result, merge, settle the
 // fixed-point laws, optionally escalate toward a token budget, and total it all up.
 // Pure: the same session and options give the same Plan, byte for byte.
+import { type Escalated, escalate, needScores, tokensAfter } from "./escalate.ts";
 import { estimateMessageTokens, estimateTextTokens } from "./estimate.ts";
-import { type LookupMode, type ResultItem, SessionIndex } from "./index.ts";
+import type { LookupMode } from "./lookup/lookup.ts";
 import { DEFAULT_KEEP, mergeVerdict, settle } from "./merge.ts";
-import { type Escalated, escalate, needScores, resultTokensAfter } from "./need/escalate.ts";
 import { sharpen } from "./need/sharpen.ts";
 import { SHIPPED_NEED_MODEL } from "./need/weights.ts";
 import { LADDER } from "./rules/ladder.ts";
-import { neverDropUnquoted, quotedLater } from "./rules/never-drop.ts";
-import type { Verdict } from "./rules/rule.ts";
+import type { RuleContext, Verdict } from "./rules/rule.ts";
+import { type ResultItem, SessionFacts } from "./session-facts.ts";
 import { type Decision, type Options, type Plan, type PlanTotals, type RuleId, type RuleTotals, type Session, DEFAULT_OPTIONS } from "./types.ts";
 
 /**
- * Decide one result: the ladder in order, merged. never-drop's quote check scans the whole
- * result, and only matters when something would be cut, so it runs last: the same outcome
- * for less work (a quoted result that is kept anyway shows the rule that kept it).
+ * Decide one result: the ladder in order. A locking rule's verdict is final; otherwise the
+ * verdicts merge (the first decision wins, a keep may still become a truncate) until one cuts,
+ * and the fixed-point laws settle it. A cut is then offered to the rules' guards, which may keep it.
  */
-export const decideResult = (index: SessionIndex, item: ResultItem): Verdict => {
-  const ctx = { index, item };
-  const [pinRule, , ...rest] = LADDER;
-  const locked = pinRule!.decide(ctx) ?? neverDropUnquoted(ctx);
-  if (locked) return locked;
-  const facts = { supersedesAnother: item.meaning.read !== undefined && index.supersedesAnother(item) };
+export const decideResult = (facts: SessionFacts, item: ResultItem): Verdict => {
+  const ctx: RuleContext = { facts, item };
   let decided: Verdict | undefined;
-  for (const rule of rest) {
-    decided = mergeVerdict(decided, rule.decide(ctx), facts);
-    if (decided && decided.action !== "keep") break;
+  for (const rule of LADDER) {
+    const v = rule.decide(ctx);
+    if (v !== undefined && rule.locks) return v;
+    decided = mergeVerdict(decided, v);
+    if (decided !== undefined && decided.action !== "keep") break;
   }
-  const merged = decided ?? DEFAULT_KEEP;
-  const settled = settle(merged, item.result.text, item.cut, item.result.callId);
+  const settled = settle(decided ?? DEFAULT_KEEP, item.result.text, item.cut, item.result.callId);
   if (settled.action === "keep") return settled;
-  return quotedLater(ctx) ?? settled;
+  for (const rule of LADDER) {
+    const kept = rule.guard?.(ctx);
+    if (kept !== undefined) return kept;
+  }
+  return settled;
 };
 
 const toDecision = (item: ResultItem, v: Verdict, rank?: { need: number; order: number }): Decision => {
@@ -61,38 +62,38 @@ const sessionTokens = (session: Session): { total: number; tool: number } => {
 
 export const plan = (session: Session, options?: Partial<Options>): Plan => planWith(session, options, "fast");
 
-/** plan() with a chosen lookup mode: "reference" is the plain definition the tests hold the fast path to. */
+/** plan() with a chosen lookup: "reference" is the plain definition the tests hold the fast one to. */
 export const planWith = (session: Session, options: Partial<Options> | undefined, mode: LookupMode): Plan => {
   const opts: Options = { ...DEFAULT_OPTIONS, ...options };
-  const index = new SessionIndex(session, opts, mode);
-  const ruled = index.items.map((item) => decideResult(index, item));
-  const need = needScores(index, ruled, opts.needModel ?? SHIPPED_NEED_MODEL);
-  const verdicts = sharpen(index.items, ruled, need);
+  const facts = new SessionFacts(session, opts, mode);
+  const ruled = facts.items.map((item) => decideResult(facts, item));
+  // the need score of every result the escalation may cut, which also sharpens the rules
+  const need = needScores(facts, ruled, opts.needModel ?? SHIPPED_NEED_MODEL);
+  const verdicts = sharpen(facts.items, ruled, need);
 
   const before = sessionTokens(session);
   let freed = 0;
-  index.items.forEach((item, k) => {
-    freed += estimateTextTokens(item.result.text) - resultTokensAfter(item.result.text, verdicts[k]!, item.result.callId);
+  facts.items.forEach((item, k) => {
+    freed += estimateTextTokens(item.result.text) - tokensAfter(item.result.text, verdicts[k]!, item.result.callId);
   });
 
   let budget: Plan["budget"];
   let ranks: Escalated | undefined;
   if (opts.budgetTokens !== undefined) {
-    const e = escalate(index, verdicts, before.total - freed - opts.budgetTokens, need);
-    verdicts.splice(0, verdicts.length, ...e.verdicts);
-    ranks = e;
-    freed += e.freed;
+    ranks = escalate(facts, verdicts, before.total - freed - opts.budgetTokens, need);
+    verdicts.splice(0, verdicts.length, ...ranks.verdicts);
+    freed += ranks.freed;
     budget = { tokens: opts.budgetTokens, reached: before.total - freed <= opts.budgetTokens };
   }
 
-  const decisions = index.items.map((item, k) =>
+  const decisions = facts.items.map((item, k) =>
     toDecision(item, verdicts[k]!, ranks === undefined ? undefined : { need: ranks.need[k]!, order: ranks.order[k]! }),
   );
   const byRule: Partial<Record<RuleId, RuleTotals>> = {};
   let kept = 0;
   let truncated = 0;
   let dropped = 0;
-  index.items.forEach((item, k) => {
+  facts.items.forEach((item, k) => {
     const v = verdicts[k]!;
     if (v.action === "keep") kept++;
     else if (v.action === "truncate") truncated++;
@@ -101,11 +102,11 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
     byRule[v.rule] = {
       results: t.results + 1,
       removed: t.removed + (v.action === "keep" ? 0 : 1),
-      tokensFreed: t.tokensFreed + estimateTextTokens(item.result.text) - resultTokensAfter(item.result.text, v, item.result.callId),
+      tokensFreed: t.tokensFreed + estimateTextTokens(item.result.text) - tokensAfter(item.result.text, v, item.result.callId),
     };
   });
   const totals: PlanTotals = {
-    results: index.items.length,
+    results: facts.items.length,
     resultsKept: kept,
     resultsTruncated: truncated,
     resultsDropped: dropped,

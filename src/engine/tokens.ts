@@ -79,24 +79,51 @@ export const errorLineAt = (text: string, at: number): { line: string | undefine
 };
 
 /**
+ * The grammar of each kind of token, one table per kind: what the tokenizer below scans with,
+ * and what the fast scan (lookup/token-places.ts) reads to find the same tokens without
+ * scanning: the characters a match can consume, the shape every token of the kind has.
+ */
+export const PATH_GRAMMAR = {
+  pattern: PATH_RE,
+  /** a character a match can consume */
+  chars: /[\w.@+~:/-]/,
+  /** every path token has this shape (and a "/" or a ".") */
+  shape: /^[\w.@+~:/-]+$/,
+  isDistinctive: isDistinctivePath,
+} as const;
+
+export const IDENTIFIER_GRAMMAR = {
+  pattern: IDENTIFIER_RE,
+  chars: /[\w$-]/,
+  shape: /^[A-Za-z_$][\w$]*(?:-[\w$]+)*$/,
+  isDistinctive: isDistinctiveIdentifier,
+} as const;
+
+export const NUMBER_GRAMMAR = { pattern: NUMBER_RE, shape: /^\d+$/, minChars: MIN_NUMBER_DIGITS } as const;
+
+export const QUOTED_GRAMMAR = { pattern: QUOTED_RE, minChars: MIN_QUOTED_CHARS, maxChars: MAX_QUOTED_CHARS } as const;
+
+export const ERROR_LINE_GRAMMAR = { marker: ERROR_MARKER_RE, minChars: MIN_ERROR_LINE_CHARS, maxChars: MAX_ERROR_LINE_CHARS } as const;
+
+/**
  * Every occurrence of a distinctive token in `text`, in order of kind then place: `visit`
  * gets the token, its kind, and where its match starts (an error line: where its line starts).
  * No token spans a line break, so the occurrences in several texts joined by "\n" are those
  * of each text, shifted.
  */
 export const forEachToken = (text: string, visit: (kind: TokenKind, token: string, at: number) => void): void => {
-  for (const m of text.matchAll(PATH_RE)) {
+  for (const m of text.matchAll(PATH_GRAMMAR.pattern)) {
     const p = m[0].replace(/[.]+$/, "");
-    if (isDistinctivePath(p)) visit("path", p, m.index);
+    if (PATH_GRAMMAR.isDistinctive(p)) visit("path", p, m.index);
   }
-  for (const m of text.matchAll(IDENTIFIER_RE)) {
+  for (const m of text.matchAll(IDENTIFIER_GRAMMAR.pattern)) {
     const id = m[0];
-    if (isDistinctiveIdentifier(id)) visit("identifier", id, m.index);
+    if (IDENTIFIER_GRAMMAR.isDistinctive(id)) visit("identifier", id, m.index);
   }
-  for (const m of text.matchAll(NUMBER_RE)) visit("number", m[0], m.index);
-  for (const m of text.matchAll(QUOTED_RE)) {
+  for (const m of text.matchAll(NUMBER_GRAMMAR.pattern)) visit("number", m[0], m.index);
+  for (const m of text.matchAll(QUOTED_GRAMMAR.pattern)) {
     const q = m[1] ?? m[2] ?? m[3] ?? "";
-    if (q.trim().length >= MIN_QUOTED_CHARS) visit("quoted", q, m.index);
+    if (q.trim().length >= QUOTED_GRAMMAR.minChars) visit("quoted", q, m.index);
   }
   // every line holding a literal, once, in text order
   const scan = new RegExp(ERROR_SCAN_RE.source, "g");

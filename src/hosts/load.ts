@@ -6,7 +6,8 @@ import type { Host } from "../engine/types.ts";
 import { defaultCodexHome } from "./codex/home.ts";
 import { BcError } from "../util/errors.ts";
 import { checkFile, decodeUtf8, isZstd, parseJsonl, readFileBytes } from "../util/jsonl.ts";
-import { isClaudeRecord, loadClaudeTranscript } from "./claude/transcript.ts";
+import { loadClaudeTranscript } from "./claude/transcript.ts";
+import { isClaudeRecord } from "./claude/transcript-format.ts";
 import { CODEX_CORE_TYPES, isCodexRecord, loadCodexRollout } from "./codex/rollout.ts";
 import type { LoadedSession } from "./types.ts";
 

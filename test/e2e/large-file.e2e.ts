@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadClaudeTranscript, readTranscript, serializeTranscript } from "../../src/hosts/claude/transcript.ts";
+import { loadClaudeTranscript } from "../../src/hosts/claude/transcript.ts";
+import { readTranscript } from "../../src/hosts/claude/transcript-format.ts";
+import { joinJsonl } from "../../src/util/jsonl.ts";
 import { trickyBody } from "../support/tricky-json.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
@@ -126,7 +128,7 @@ describe("a 10 MB tool output full of escapes", () => {
     const path = join(TMP, "big.jsonl");
     writeFileSync(path, lines.join("\n") + "\n");
     const t = readTranscript(path);
-    expect(serializeTranscript(t)).toBe(readFileSync(path, "utf8"));
+    expect(joinJsonl(t.lines.map((l) => l.raw), t.endsWithNewline)).toBe(readFileSync(path, "utf8"));
     const s = loadClaudeTranscript(path);
     expect(s.timeline.messages.map((m) => m.kind)).toEqual(["prompt", "reply", "tool", "reply"]);
     const text = s.timeline.messages[2]!.toolResults[0]!.text;

@@ -1,27 +1,23 @@
 import { describe, expect, test } from "bun:test";
-import { DEFAULT_KEEP, mergeVerdicts, settle } from "../../src/engine/merge.ts";
+import { DEFAULT_KEEP, mergeVerdict, settle } from "../../src/engine/merge.ts";
 import { dropNote, truncatedText } from "../../src/engine/notes.ts";
 import type { Verdict } from "../../src/engine/rules/rule.ts";
 
 const v = (action: Verdict["action"], rule: Verdict["rule"]): Verdict =>
   action === "truncate" ? { action, rule, reason: rule, headChars: 200 } : { action, rule, reason: rule };
 
-const PIN = v("keep", "pinned");
-const NEVER = v("keep", "never-drop");
 const SUPERSEDED = v("drop", "superseded-read");
 const LATEST = v("keep", "latest-read");
 const REF = v("keep", "referenced");
 const UNREF = v("drop", "unreferenced");
 const RERUN = v("truncate", "re-runnable");
 
-const free = { supersedesAnother: false };
+/** A ladder's verdicts merged in order (what plan() does between locking rules and guards). */
+const mergeAll = (verdicts: readonly (Verdict | undefined)[]): Verdict => verdicts.reduce<Verdict | undefined>((d, v) => mergeVerdict(d, v), undefined) ?? DEFAULT_KEEP;
 
 describe("merge: the first rule that decides wins; a later rule may only move keep -> truncate", () => {
   test.each<[string, (Verdict | undefined)[], Verdict]>([
     ["nothing decides: default keep", [undefined, undefined], DEFAULT_KEEP],
-    ["pinned beats a truncate", [PIN, RERUN], PIN],
-    ["never-drop beats a drop", [NEVER, UNREF], NEVER],
-    ["never-drop beats a truncate", [NEVER, RERUN], NEVER],
     ["keep then truncate: truncate", [REF, RERUN], RERUN],
     ["keep then drop: keep", [LATEST, UNREF], LATEST],
     ["drop then truncate: drop", [UNREF, RERUN], UNREF],
@@ -29,24 +25,18 @@ describe("merge: the first rule that decides wins; a later rule may only move ke
     ["first keep stays the keep's rule until a truncate", [LATEST, REF], LATEST],
     ["superseded drop stays", [SUPERSEDED, REF, RERUN], SUPERSEDED],
   ])("%s", (_name, verdicts, expected) => {
-    expect(mergeVerdicts(verdicts, free)).toEqual(expected);
-  });
-
-  test("a read that superseded another cannot be truncated", () => {
-    expect(mergeVerdicts([LATEST, RERUN], { supersedesAnother: true })).toEqual(LATEST);
-    expect(mergeVerdicts([undefined, RERUN], { supersedesAnother: true })).toEqual(DEFAULT_KEEP);
+    expect(mergeAll(verdicts)).toEqual(expected);
   });
 
   test("no sequence of verdicts moves a decision back toward keep", () => {
-    const all = [undefined, PIN, NEVER, SUPERSEDED, LATEST, REF, UNREF, RERUN];
+    const all = [undefined, SUPERSEDED, LATEST, REF, UNREF, RERUN];
     const rank = { keep: 0, truncate: 1, drop: 2 };
     for (const a of all)
       for (const b of all)
         for (const c of all) {
-          const ab = mergeVerdicts([a, b], free);
-          const abc = mergeVerdicts([a, b, c], free);
-          if (ab.rule === "pinned" || ab.rule === "never-drop") expect(abc).toEqual(ab);
-          else if (ab !== DEFAULT_KEEP) expect(rank[abc.action]).toBeGreaterThanOrEqual(rank[ab.action]);
+          const ab = mergeAll([a, b]);
+          const abc = mergeAll([a, b, c]);
+          if (ab !== DEFAULT_KEEP) expect(rank[abc.action]).toBeGreaterThanOrEqual(rank[ab.action]);
         }
   });
 });

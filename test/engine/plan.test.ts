@@ -1,27 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { estimateTextTokens } from "../../src/engine/estimate.ts";
 import { plan } from "../../src/engine/plan.ts";
-import { SessionBuilder, fileLines, numbered } from "./support/build.ts";
 import { generateSession } from "./support/generate.ts";
-
-const big = (tag: string, n = 40) => Array.from({ length: n }, (_, i) => `${tag} line ${i} of output that nobody will mention again`).join("\n");
-
-const LISTING = Array.from({ length: 40 }, (_, i) => `-rw-r--r-- 1 dev staff 100 listed_file_${i}.txt`).join("\n");
-
-/** oldest first: a listing, a read re-read later (changed, so not superseded), then recent unreferenced outputs */
-const escalationSession = () => {
-  const b = new SessionBuilder().user("go");
-  b.filler(2);
-  const listing = b.bash("ls -la", LISTING);
-  const readA = b.read("/r/a.ts", numbered(fileLines("alpha", 30)));
-  b.assistant("I will look at listed_file_3.txt and alphaValue3 next."); // both referenced: kept by the rules
-  b.call("Edit", { file_path: "/r/a.ts", old_string: "x", new_string: "y" }, "ok");
-  b.filler(6);
-  const recent = b.bash("./report", big("report"));
-  b.read("/r/a.ts", numbered(fileLines("alphb", 30)));
-  b.filler(3);
-  return { session: b.session(), listing, readA, recent };
-};
 
 describe("plan", () => {
   test("totals add up: by rule, by action, tokens before and after", () => {
@@ -58,14 +38,4 @@ describe("plan", () => {
     expect(plan(s, { minRemovalFraction: share - 0.01 }).skipped).toBe(false);
   });
 
-  test("escalation: an impossible budget cuts everything allowed, never pins or never-drop beyond a head, and says so", () => {
-    const { session } = escalationSession();
-    const none = plan(session, { budgetTokens: 1 });
-    expect(none.budget).toEqual({ tokens: 1, reached: false });
-    for (const d of none.decisions) {
-      if (d.rule === "pinned") expect(d.action).toBe("keep");
-      if (d.rule === "never-drop") expect(d.action).toBe("keep");
-    }
-    expect(none.decisions.filter((d) => d.rule === "escalation").length).toBeGreaterThan(0);
-  });
 });

@@ -2,8 +2,9 @@
 import { describe, expect, test } from "bun:test";
 import { apply } from "../../src/engine/apply.ts";
 import { plan } from "../../src/engine/plan.ts";
+import type { Message, Session } from "../../src/engine/types.ts";
 import { Generator, generateSession } from "./support/generate.ts";
-import { PassHistory, checkApply, checkDeterminism, checkFixedPoint } from "./support/laws.ts";
+import { PassHistory, checkApply, checkDeterminism, checkFixedPoint, compactAsItGrows } from "./support/laws.ts";
 
 const SEEDS = Array.from({ length: 24 }, (_, i) => i + 1);
 
@@ -25,19 +26,19 @@ describe("generated sessions", () => {
   test.each(SEEDS.slice(0, 8))("seed %i: six passes with new messages between them only tighten", (seed) => {
     const host = seed % 2 === 0 ? "codex" : "claude";
     const g = new Generator({ seed, host, results: 0, outputChars: 600 });
-    let s = g.grow(40);
     const history = new PassHistory();
     const bad: string[] = [];
     let removedSomething = false;
-    for (let pass = 1; pass <= 6; pass++) {
-      const p = plan(s);
-      const out = apply(s, p);
-      removedSomething ||= p.totals.resultsDropped + p.totals.resultsTruncated > 0;
-      const label = `seed ${seed} pass ${pass}`;
-      bad.push(...checkApply(s, p, out, label), ...history.check(p, out, label));
+    const grown = (out: readonly Message[], n: number): Session | undefined => {
+      if (n + 1 >= 6) return undefined;
       g.continueFrom(out);
-      s = g.grow(25);
-    }
+      return g.grow(25);
+    };
+    compactAsItGrows(g.grow(40), grown, ({ n, session: s, plan: p, out }) => {
+      removedSomething ||= p.totals.resultsDropped + p.totals.resultsTruncated > 0;
+      const label = `seed ${seed} pass ${n + 1}`;
+      bad.push(...checkApply(s, p, out, label), ...history.check(p, out, label));
+    });
     expect(bad).toEqual([]);
     expect(removedSomething).toBe(true);
   });

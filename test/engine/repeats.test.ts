@@ -2,8 +2,8 @@
 // earlier result's text (sameText, and the plan that uses it), and a candidate the matcher is told
 // to retire. Both must change no answer; plans are compared with the reference mode.
 import { describe, expect, test } from "bun:test";
-import { CandidateMatcher } from "../../src/engine/candidate-tokens.ts";
-import { SessionIndex } from "../../src/engine/index.ts";
+import { CandidateMatcher } from "../../src/engine/lookup/candidate-matcher.ts";
+import { SessionFacts } from "../../src/engine/session-facts.ts";
 import { planWith } from "../../src/engine/plan.ts";
 import { DEFAULT_OPTIONS, type Session } from "../../src/engine/types.ts";
 import { SessionBuilder } from "./support/build.ts";
@@ -29,10 +29,10 @@ describe("results that repeat an earlier result's text", () => {
     // look-alikes a result is compared with, so the repeat is not matched by fingerprint alone
     const texts = [...Array.from({ length: 10 }, (_, k) => lookAlike(k)), lookAlike(0), lookAlike(9)];
     expect(new Set(texts.map((t) => t.length)).size).toBe(1);
-    const index = new SessionIndex(sessionOf(texts), DEFAULT_OPTIONS);
-    const items = index.items;
+    const facts = new SessionFacts(sessionOf(texts), DEFAULT_OPTIONS, "fast");
+    const items = facts.items;
     for (let a = 0; a < texts.length; a++)
-      for (let b = 0; b < texts.length; b++) expect(index.sameText(items[a]!, items[b]!)).toBe(texts[a] === texts[b]);
+      for (let b = 0; b < texts.length; b++) expect(facts.lookup.sameText(items[a]!, items[b]!)).toBe(texts[a] === texts[b]);
   });
 
   test("plans over repeats and look-alikes equal the reference plans", () => {

@@ -1,16 +1,17 @@
 // The engine's fast paths against the plain definitions they replace: the candidate-token
 // scan against extractTokens on the whole text, the quote check against its full scan, and
 // whole Plans (JSON) of the fast mode against the "reference" mode, on adversarial strings,
-// seeded random text, generated sessions and (where present) every corpus session.
+// seeded random text and generated sessions (every corpus session: speed-equivalence.corpus.test.ts).
 import { describe, expect, test } from "bun:test";
-import { CandidateMatcher } from "../../src/engine/candidate-tokens.ts";
+import { CandidateMatcher } from "../../src/engine/lookup/candidate-matcher.ts";
+import { buildFastQuoteTables, findQuoteFast, isSpace } from "../../src/engine/lookup/fast-quotes.ts";
+import { buildQuoteTables, findQuote } from "../../src/engine/lookup/quotes.ts";
 import { planWith } from "../../src/engine/plan.ts";
-import { buildFastQuoteTables, buildQuoteTables, findQuote, findQuoteFast, isSpace } from "../../src/engine/quotes.ts";
 import { extractTokenList, extractTokens } from "../../src/engine/tokens.ts";
 import type { Message, Options, Session } from "../../src/engine/types.ts";
-import { SKIP_NOTE, corpusFiles, hasCorpus, loadCorpusSession } from "../support/shared.ts";
 import { SessionBuilder } from "./support/build.ts";
 import { Generator, generateSession, prng } from "./support/generate.ts";
+import { compactAsItGrows } from "./support/laws.ts";
 
 const ADVERSARIAL = [
   // paths inside identifiers, identifiers inside paths
@@ -253,18 +254,12 @@ describe("plans: fast mode equals reference mode", () => {
     const bad: string[] = [];
     for (const seed of [11, 12]) {
       const g = new Generator({ seed, host: seed % 2 ? "claude" : "codex", results: 0, outputChars: 500 });
-      let s = g.grow(60);
-      for (let pass = 0; pass < 4; pass++) {
-        bad.push(...samePlans(s, `seed ${seed} pass ${pass}`));
-        const p = planWith(s, undefined, "fast");
-        const out: Message[] = s.messages.map((m, i) => {
-          const cuts = p.decisions.filter((d) => d.messageIndex === i && d.action !== "keep");
-          if (cuts.length === 0) return m;
-          return { ...m, toolResults: m.toolResults.map((r) => (cuts.some((d) => d.callId === r.callId) ? { ...r, text: `[output removed by better-compaction: ${r.text.length} chars; re-run the call to see it]` } : r)) };
-        });
+      const grown = (out: readonly Message[], n: number): Session | undefined => {
+        if (n + 1 >= 4) return undefined;
         g.continueFrom(out);
-        s = g.grow(30);
-      }
+        return g.grow(30);
+      };
+      compactAsItGrows(g.grow(60), grown, ({ n, session }) => bad.push(...samePlans(session, `seed ${seed} pass ${n}`)));
     }
     expect(bad).toEqual([]);
   });
@@ -287,22 +282,3 @@ describe("plans: fast mode equals reference mode", () => {
     expect(samePlans(s, "adversarial")).toEqual([]);
   });
 });
-
-// The corpus: every session, cut at 90% (the longest prefix: every result that an earlier cut
-// sees, judged against the most later text). The generated sessions above cover the other cuts.
-describe.skipIf(!hasCorpus())("plans on the corpus: fast mode equals reference mode", () => {
-  for (const host of ["claude", "codex"] as const) {
-    test(`${host}: every session cut at 90%`, () => {
-      const files = corpusFiles(host);
-      expect(files.length).toBeGreaterThan(0);
-      const bad: string[] = [];
-      for (const f of files) {
-        const live = loadCorpusSession(f).live;
-        bad.push(...samePlans(cut(live, 0.9), `${f.split("/").pop()} @0.9`));
-      }
-      expect(bad).toEqual([]);
-    });
-  }
-});
-
-if (!hasCorpus()) test.skip(SKIP_NOTE, () => {});

@@ -23,6 +23,9 @@ export const corpusFiles = (host: "claude" | "codex"): string[] => {
 export const largestCorpusFile = (host: "claude" | "codex"): string | undefined =>
   corpusFiles(host).sort((a, b) => statSync(b).size - statSync(a).size)[0];
 
+/** A test over every corpus session reads tens of megabytes: more than bun's default 5 s on a busy machine. */
+export const CORPUS_TIMEOUT_MS = 120_000;
+
 export const SKIP_NOTE = `shared corpus not found at ${"../shared/corpus"}; corpus tests skipped`;
 
 import { loadSessionFile } from "../../src/hosts/load.ts";

@@ -1,8 +1,8 @@
 // The need facts of every result, read from the session's facts (the same lookups the rules
-// use), so a fast and a reference index give the same facts.
-import type { ResultItem, SessionIndex } from "../index.ts";
+// use), so a fast and a reference lookup give the same facts.
+import type { CallMeaning } from "../call-meaning.ts";
+import type { ResultItem, SessionFacts } from "../session-facts.ts";
 import type { Verdict } from "../rules/rule.ts";
-import type { CallMeaning } from "../tools.ts";
 import type { NeedFacts, ToolClass } from "./features.ts";
 
 const WEB_TOOLS: ReadonlySet<string> = new Set(["WebSearch", "WebFetch", "web_search", "web_fetch"]);
@@ -23,30 +23,30 @@ export const toolClassOf = (name: string, meaning: CallMeaning): ToolClass => {
 /** Longer inputs seldom repeat exactly: not worth keeping as keys. */
 const MAX_REPEAT_KEY = 2000;
 
-/** The need facts of every result of the index, given the rules' verdicts (index-aligned). */
-export const needFacts = (index: SessionIndex, verdicts: readonly Verdict[]): NeedFacts[] => {
-  const { firstSeen, lastSeen, resultCount } = index.tokens();
-  const generic = index.options.genericTokenResults;
-  const messages = index.session.messages.length;
+/** The need facts of every result, given the rules' verdicts (index-aligned). */
+export const needFacts = (facts: SessionFacts, verdicts: readonly Verdict[]): NeedFacts[] => {
+  const { firstSeen, lastSeen, resultCount } = facts.lookup.tokenTables();
+  const generic = facts.options.genericTokenResults;
+  const messages = facts.session.messages.length;
   // the last result of each (tool, input): a call repeated later
   const lastOfInput = new Map<string, number>();
   const keyOf = (item: ResultItem): string | undefined =>
     item.call === undefined || item.call.inputText.length > MAX_REPEAT_KEY ? undefined : `${item.call.name}\u0000${item.call.inputText}`;
   // the last message that may change each file, and prompts counted from the end
   const lastWrite = new Map<string, number>();
-  for (const item of index.items) {
+  for (const item of facts.items) {
     const key = keyOf(item);
     if (key !== undefined) lastOfInput.set(key, item.ordinal);
     for (const w of item.meaning.writes) lastWrite.set(w, item.callMessageIndex);
   }
   const promptsFrom = new Int32Array(messages + 1);
-  for (let m = messages - 1; m >= 0; m--) promptsFrom[m] = promptsFrom[m + 1]! + (index.session.messages[m]!.kind === "prompt" ? 1 : 0);
-  return index.items.map((item, k) => {
+  for (let m = messages - 1; m >= 0; m--) promptsFrom[m] = promptsFrom[m + 1]! + (facts.session.messages[m]!.kind === "prompt" ? 1 : 0);
+  return facts.items.map((item, k) => {
     const i = item.messageIndex;
     let usedTokens = 0;
     let lastUse = -1;
     if (!item.cut) {
-      for (const t of index.resultTokens(item)) {
+      for (const t of facts.lookup.tokensOf(item)) {
         const seenAt = lastSeen.get(t);
         if (seenAt === undefined || seenAt <= i) continue;
         if (firstSeen.get(t)! < i) continue;
@@ -60,10 +60,10 @@ export const needFacts = (index: SessionIndex, verdicts: readonly Verdict[]): Ne
     return {
       chars: item.result.text.length,
       toolClass: item.call === undefined ? "other" : toolClassOf(item.call.name, item.meaning),
-      resultsAfter: index.resultsAfter(item),
+      resultsAfter: facts.resultsAfter(item),
       messagesAfter: messages - 1 - i,
-      latestRead: read && index.isLatestRead(item),
-      readAgain: read && index.laterReads(item).length > 0,
+      latestRead: read && facts.isLatestRead(item),
+      readAgain: read && facts.laterReads(item).length > 0,
       repeatedLater: key !== undefined && lastOfInput.get(key)! > item.ordinal,
       cut: item.cut,
       usedTokens,

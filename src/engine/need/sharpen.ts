@@ -2,7 +2,7 @@
 // but that results like it are usually used again, is kept; a result the rules keep only for
 // want of evidence (too recent to judge, a latest read, a small listing), that the score is
 // sure is not needed, is dropped. Every change names itself and the score that made it.
-import type { ResultItem } from "../index.ts";
+import type { ResultItem } from "../session-facts.ts";
 import { dropNote } from "../notes.ts";
 import type { Verdict } from "../rules/rule.ts";
 import type { RuleId } from "../types.ts";

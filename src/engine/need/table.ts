@@ -1,7 +1,7 @@
 // Every result's need facts and features as the escalation would see them, with the rules'
 // verdicts: what `bc plan --budget` shows and what the model is fitted on.
-import { SessionIndex } from "../index.ts";
 import { decideResult } from "../plan.ts";
+import { SessionFacts } from "../session-facts.ts";
 import { DEFAULT_OPTIONS, type Options, type RuleId, type Session } from "../types.ts";
 import { type NeedFacts, featuresOf } from "./features.ts";
 import { needFacts } from "./facts.ts";
@@ -19,10 +19,10 @@ export interface NeedRow {
 
 export const needTable = (session: Session, options?: Partial<Options>): NeedRow[] => {
   const opts: Options = { ...DEFAULT_OPTIONS, ...options };
-  const index = new SessionIndex(session, opts);
-  const verdicts = index.items.map((item) => decideResult(index, item));
-  const facts = needFacts(index, verdicts);
-  return index.items.map((item, k) => ({
+  const sessionFacts = new SessionFacts(session, opts);
+  const verdicts = sessionFacts.items.map((item) => decideResult(sessionFacts, item));
+  const facts = needFacts(sessionFacts, verdicts);
+  return sessionFacts.items.map((item, k) => ({
     ordinal: item.ordinal,
     callId: item.result.callId,
     messageIndex: item.messageIndex,

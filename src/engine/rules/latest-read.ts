@@ -3,8 +3,8 @@ import type { Rule } from "./rule.ts";
 
 export const latestRead: Rule = {
   id: "latest-read",
-  decide({ index, item }) {
-    if (!index.isLatestRead(item)) return undefined;
+  decide({ facts, item }) {
+    if (!facts.isLatestRead(item)) return undefined;
     return { action: "keep", rule: "latest-read", reason: `latest read of ${item.meaning.read!.path}` };
   },
 };

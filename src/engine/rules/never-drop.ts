@@ -1,23 +1,12 @@
-// Never drop: what a summary loses first and re-running cannot bring back: an error, a
-// result the assistant quoted, a result the assistant drew a rule from, a person's answer.
-import { RULE_WORD_RE } from "../index.ts";
+// Never drop: what a summary loses first and re-running cannot bring back: a person's answer,
+// an output re-running would not reproduce, a result the assistant drew a rule from, a result
+// the assistant quoted. (Errors are pinned before this rule is asked.) The quote search reads
+// the whole result, and only matters when the ladder would cut it: it is this rule's guard.
 import type { Message } from "../types.ts";
-import { type Rule, type RuleContext, type Verdict, at } from "./rule.ts";
+import { type Rule, at } from "./rule.ts";
 
-/** Everything but the quote check, which scans the result's text: the cheap part of the rule. */
-export const neverDropUnquoted = ({ index, item }: RuleContext): Verdict | undefined => {
-  if (item.error) return { action: "keep", rule: "never-drop", reason: "an error result" };
-  if (item.meaning.asksPerson)
-    return { action: "keep", rule: "never-drop", reason: `a person's answer (${item.call?.name ?? "?"}): re-running does not bring it back` };
-  if (item.meaning.unrepeatable)
-    return { action: "keep", rule: "never-drop", reason: `${item.call?.name ?? "?"} output: re-running would not reproduce it` };
-  const next = replyRightAfter(index.session.messages, item.messageIndex);
-  if (next !== -1) {
-    const m = RULE_WORD_RE.exec(index.session.messages[next]!.text);
-    if (m) return { action: "keep", rule: "never-drop", reason: `followed at ${at(next)} by a rule word ("${m[0]}")` };
-  }
-  return undefined;
-};
+/** Words that make what the assistant writes right after a result a rule drawn from it. */
+const RULE_WORD_RE = /\b(?:must|never|always|do not|don't|don’t)\b/i;
 
 /**
  * The assistant's prose right after a result: the first reply with text before the next tool
@@ -33,12 +22,24 @@ const replyRightAfter = (messages: readonly Message[], i: number): number => {
   return -1;
 };
 
-export const quotedLater = ({ index, item }: RuleContext): Verdict | undefined => {
-  const quoted = index.quotedAt(item);
-  return quoted === -1 ? undefined : { action: "keep", rule: "never-drop", reason: `quoted at ${at(quoted)}` };
-};
-
 export const neverDrop: Rule = {
   id: "never-drop",
-  decide: (ctx) => neverDropUnquoted(ctx) ?? quotedLater(ctx),
+  locks: true,
+  decide({ facts, item }) {
+    if (item.meaning.asksPerson)
+      return { action: "keep", rule: "never-drop", reason: `a person's answer (${item.call?.name ?? "?"}): re-running does not bring it back` };
+    if (item.meaning.unrepeatable)
+      return { action: "keep", rule: "never-drop", reason: `${item.call?.name ?? "?"} output: re-running would not reproduce it` };
+    const messages = facts.session.messages;
+    const next = replyRightAfter(messages, item.messageIndex);
+    if (next !== -1) {
+      const m = RULE_WORD_RE.exec(messages[next]!.text);
+      if (m) return { action: "keep", rule: "never-drop", reason: `followed at ${at(next)} by a rule word ("${m[0]}")` };
+    }
+    return undefined;
+  },
+  guard({ facts, item }) {
+    const quoted = facts.lookup.quotedAt(item);
+    return quoted === -1 ? undefined : { action: "keep", rule: "never-drop", reason: `quoted at ${at(quoted)}` };
+  },
 };

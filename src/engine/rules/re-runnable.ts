@@ -1,11 +1,12 @@
 // Cheaply re-runnable: ls, pwd, git status/log/branch/diff --stat and passing test runs
 // are cut to their head: running them again gives a fresher answer than the old output.
-import { passed } from "../tools.ts";
+// (The only rule that truncates; a read is never re-runnable, so a read stays whole.)
+import { passed } from "../result-text.ts";
 import type { Rule } from "./rule.ts";
 
 export const reRunnable: Rule = {
   id: "re-runnable",
-  decide({ index, item }) {
+  decide({ facts, item }) {
     const kind = item.meaning.rerunnable;
     if (kind === undefined) return undefined;
     if (kind === "test" && !passed(item.result.text, item.result.isError)) return undefined;
@@ -14,7 +15,7 @@ export const reRunnable: Rule = {
       action: "truncate",
       rule: "re-runnable",
       reason: `${what}: re-run \`${oneLine(item.meaning.command ?? "")}\` for a fresh answer`,
-      headChars: index.options.truncateHeadChars,
+      headChars: facts.options.truncateHeadChars,
     };
   },
 };

@@ -1,6 +1,6 @@
-// A rule looks at one tool result (with the session's facts) and either decides it or
-// passes. Rules are data: an id and a decide function, run in a fixed ladder.
-import type { ResultItem, SessionIndex } from "../index.ts";
+// A rule looks at one tool result (with the session's facts) and either decides it or passes.
+// Rules are data, walked in the order rules/ladder.ts lists them (see plan.ts for the walk).
+import type { ResultItem, SessionFacts } from "../session-facts.ts";
 import type { Action, RuleId } from "../types.ts";
 
 export interface Verdict {
@@ -12,14 +12,21 @@ export interface Verdict {
 }
 
 export interface RuleContext {
-  readonly index: SessionIndex;
+  readonly facts: SessionFacts;
   readonly item: ResultItem;
 }
 
 export interface Rule {
   /** the ladder step's id (a verdict may carry a finer rule id, e.g. too-recent from referenced) */
   readonly id: RuleId;
+  /** a verdict from this rule is final: nothing later in the ladder may change it */
+  readonly locks?: boolean;
   decide(ctx: RuleContext): Verdict | undefined;
+  /**
+   * A keep this rule gives only once the ladder has decided to cut: for a check too costly to
+   * run on every result (never-drop's quote search). Final, like a locking verdict.
+   */
+  guard?(ctx: RuleContext): Verdict | undefined;
 }
 
 /** `#412` for message 412: how reasons point at a place in the session. */

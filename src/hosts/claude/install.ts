@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { shellQuote } from "../../engine/shell.ts";
 import { BcError } from "../../util/errors.ts";
 import { VERSION } from "../../version.ts";
 import { LOG_DIR_NAME, type DecisionRecord } from "./decision-log.ts";
@@ -206,8 +207,6 @@ const writeState = (state: InstallState): void => {
   mkdirSync(bcDir(), { recursive: true });
   writeFileSync(statePath(), JSON.stringify(state, null, 2) + "\n");
 };
-
-const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 export const install = async (opts: { readonly dir?: string; readonly register: boolean }): Promise<InstallReport> => {
   const dir = resolve(opts.dir ?? defaultMarketplaceDir());

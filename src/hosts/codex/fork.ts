@@ -15,7 +15,7 @@ import { defaultCodexHome } from "./home.ts";
 import { BcError } from "../../util/errors.ts";
 import { decodeUtf8, lineSpans, writeAtomically } from "../../util/jsonl.ts";
 import { type HistoryItem, rebuildHistory } from "./history.ts";
-import { contentText, isOutputItem, type MessageItem, replaceOutputText, type ResponseItem, sentForm } from "./items.ts";
+import { contentText, isOutputItem, isReinjectedContextText, type MessageItem, replaceOutputText, type ResponseItem, sentForm } from "./items.ts";
 import { historyToMessages } from "./session-map.ts";
 import { lastOrdinal, lastTokenCount, lastTurnContext, lastWorldState, parseRollout, readRollout, type Rollout, type RolloutFormat, threadId } from "./rollout.ts";
 
@@ -82,22 +82,6 @@ export const CANONICAL_NAME_RE =
   /^rollout-(\d{4})-(\d{2})-(\d{2})T(\d{2})-(\d{2})-(\d{2})-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
 const TIMESTAMP_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/**
- * Openings of the user-role messages Codex injects as context at the start of a session and again
- * after a compaction; `fresh` leaves them (and developer messages) for Codex to inject anew.
- * Conversation events that are also user-role (`<turn_aborted>`, `<user_shell_command>`, `<skill>`,
- * `<subagent_notification>`) are history and stay.
- */
-const INJECTED_USER_OPENINGS = [
-  "<environment_context>",
-  "<user_instructions>",
-  "# AGENTS.md instructions for ",
-  "<skills_instructions>",
-  "<apps_instructions>",
-  "<plugins_instructions>",
-  "<recommended_plugins>",
-];
-
 // ---------------------------------------------------------------- ids and names
 
 /** UUID v7: 48-bit Unix ms timestamp, version 7, variant 10, the rest random. */
@@ -132,14 +116,13 @@ export const sessionsDayDir = (codexHome: string, now: Date): string =>
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** Developer/system messages and the user-role context Codex injects itself. */
+/** Developer/system messages and the user-role context Codex injects itself: `fresh` leaves them for Codex to inject anew. */
 export const isInjectedContext = (item: ResponseItem): boolean => {
   if (item.type !== "message") return false;
   const m = item as MessageItem;
   if (m.role === "developer" || m.role === "system") return true;
   if (m.role !== "user") return false;
-  const t = contentText(m.content).trimStart();
-  return INJECTED_USER_OPENINGS.some((p) => t.startsWith(p));
+  return isReinjectedContextText(contentText(m.content));
 };
 
 /**
@@ -462,18 +445,6 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
     ...contextWindowOf(src),
     resumeCommand: `codex resume ${newId}`,
   };
-};
-
-/** A pruner that keeps everything (the fork then only drops injected context, for `fresh`). */
-export const keepAllPruner: Pruner = (history) => {
-  let results = 0;
-  let chars = 0;
-  for (const h of history) {
-    if (isOutputItem(h.item)) results++;
-    chars += JSON.stringify(h.item).length;
-  }
-  const tokens = estimateTokens(chars);
-  return { outputs: new Map(), results, resultsKept: results, resultsTruncated: 0, resultsDropped: 0, tokensBefore: tokens, tokensAfter: tokens, byRule: {} };
 };
 
 /**

@@ -1,6 +1,7 @@
 // Codex `ResponseItem`s as stored in `response_item.payload` and in `compacted.replacement_history`
 // (research note codex-rollout.md section 4). Items are the parsed JSON objects themselves: every
 // field Codex wrote stays on the object, so writing one back with JSON.stringify keeps it whole.
+import { isObject } from "../../util/json.ts";
 
 /** A content part of a message or of an array tool output. */
 export interface ContentItem {
@@ -133,7 +134,6 @@ export type OutputItem = FunctionCallOutputItem | CustomToolCallOutputItem;
 export const isOutputItem = (item: ResponseItem): item is OutputItem =>
   item.type === "function_call_output" || item.type === "custom_tool_call_output";
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * Why Codex could not deserialize this item, or undefined when it can. Only the fields bc relies
@@ -262,26 +262,34 @@ export const SUMMARY_PREFIX =
 
 /**
  * Openings of user messages Codex injects itself (codex-rs `is_contextual_user_message_content`
- * and the fragments it recognises): they are context, not the person's words.
+ * and the fragments it recognises): they are context, not the person's words. `reinjected`:
+ * context Codex injects anew at the start of a session and after a compaction; the others are
+ * conversation events (a skill, a shell command the person ran, an aborted turn, a subagent's
+ * note), history like any other.
  */
-const CONTEXTUAL_OPENINGS = [
-  "<environment_context>",
-  "<user_instructions>",
-  "# AGENTS.md instructions for ",
-  "<skills_instructions>",
-  "<skill>",
-  "<user_shell_command>",
-  "<turn_aborted>",
-  "<subagent_notification>",
-  "<apps_instructions>",
-  "<plugins_instructions>",
-  "<recommended_plugins>",
+const CONTEXTUAL_OPENINGS: readonly { readonly opening: string; readonly reinjected: boolean }[] = [
+  { opening: "<environment_context>", reinjected: true },
+  { opening: "<user_instructions>", reinjected: true },
+  { opening: "# AGENTS.md instructions for ", reinjected: true },
+  { opening: "<skills_instructions>", reinjected: true },
+  { opening: "<skill>", reinjected: false },
+  { opening: "<user_shell_command>", reinjected: false },
+  { opening: "<turn_aborted>", reinjected: false },
+  { opening: "<subagent_notification>", reinjected: false },
+  { opening: "<apps_instructions>", reinjected: true },
+  { opening: "<plugins_instructions>", reinjected: true },
+  { opening: "<recommended_plugins>", reinjected: true },
 ];
 
 export const isContextualUserText = (text: string): boolean => {
   const t = text.trimStart();
-  for (const opening of CONTEXTUAL_OPENINGS) if (t.startsWith(opening)) return true;
-  return false;
+  return CONTEXTUAL_OPENINGS.some((c) => t.startsWith(c.opening));
+};
+
+/** Whether user text is context Codex injects anew at the start of a session and after a compaction. */
+export const isReinjectedContextText = (text: string): boolean => {
+  const t = text.trimStart();
+  return CONTEXTUAL_OPENINGS.some((c) => c.reinjected && t.startsWith(c.opening));
 };
 
 /** A user message Codex built from a compaction summary. */

@@ -13,6 +13,7 @@ import type { HostCompaction, LoadedSession } from "../types.ts";
 import { rebuildHistory } from "./history.ts";
 import { itemProblem, type ResponseItem } from "./items.ts";
 import { historyToMessages, timelineMessages } from "./session-map.ts";
+import { isObject } from "../../util/json.ts";
 
 export type RolloutFormat = "legacy" | "paginated";
 
@@ -142,8 +143,6 @@ export interface Rollout {
  * (the fork, whose history must be what Codex will rebuild).
  */
 export type RunTogether = "read" | "skip";
-
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The record types every Codex rollout is made of (a `type` beside a `payload`): what tells one apart from other JSONL. */
 export const CODEX_CORE_TYPES: ReadonlySet<string> = new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);

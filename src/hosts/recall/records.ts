@@ -4,7 +4,7 @@
 // rollouts' bare item lines, and the copies inside a `compacted` record's `replacement_history`.
 import type { Host } from "../../engine/types.ts";
 import { isAlreadyCut } from "../../engine/notes.ts";
-import { toolResultText } from "../claude/transcript.ts";
+import { toolResultText } from "../claude/conversation.ts";
 import { outputText, type ToolOutput } from "../codex/items.ts";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -1,9 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { apply } from "../../../src/engine/apply.ts";
-import { SessionIndex } from "../../../src/engine/index.ts";
 import { plan } from "../../../src/engine/plan.ts";
-import { neverDrop } from "../../../src/engine/rules/never-drop.ts";
-import { DEFAULT_OPTIONS } from "../../../src/engine/types.ts";
 import { SessionBuilder } from "../support/build.ts";
 import { decisionFor, verdictFor } from "../support/decide.ts";
 
@@ -82,16 +79,6 @@ describe("never-drop", () => {
   ])("the result of %s (a person's answer) is kept", (tool, input) => {
     const { session, id } = scenario((b) => b.assistant("ok"), { tool, input });
     expect(decisionFor(session, id)).toMatchObject({ action: "keep", rule: "never-drop" });
-  });
-
-  test("an error result: the rule itself says never-drop (the pin decides first in the ladder)", () => {
-    const b = new SessionBuilder().user("go");
-    const id = b.bash("./nightly", OUTPUT, { isError: true });
-    b.filler(12);
-    const index = new SessionIndex(b.session(), DEFAULT_OPTIONS);
-    const item = index.items.find((i) => i.result.callId === id)!;
-    expect(neverDrop.decide({ index, item })).toMatchObject({ action: "keep", rule: "never-drop", reason: "an error result" });
-    expect(verdictFor(b.session(), id)).toBe("keep pinned");
   });
 
   test("a mutating call keeps its input; only its result may go", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { SessionIndex } from "../../../src/engine/index.ts";
+import { SessionFacts } from "../../../src/engine/session-facts.ts";
 import { reRunnable } from "../../../src/engine/rules/re-runnable.ts";
 import { DEFAULT_OPTIONS } from "../../../src/engine/types.ts";
 import { SessionBuilder } from "../support/build.ts";
@@ -20,8 +20,8 @@ const scenario = (command: string, output: string, after: (b: SessionBuilder) =>
 /** The rule on its own (in a plan, an unreferenced result is dropped before this rule is asked). */
 const ruleVerdict = (command: string, output: string) => {
   const { session, id } = scenario(command, output);
-  const index = new SessionIndex(session, DEFAULT_OPTIONS);
-  return reRunnable.decide({ index, item: index.items.find((i) => i.result.callId === id)! });
+  const facts = new SessionFacts(session, DEFAULT_OPTIONS);
+  return reRunnable.decide({ facts, item: facts.items.find((i) => i.result.callId === id)! });
 };
 
 describe("re-runnable", () => {

@@ -81,3 +81,31 @@ export class PassHistory {
     return bad;
   }
 }
+
+/** One pass of compaction as a session grows: the session it planned, the plan, apply's output. */
+export interface Pass {
+  readonly n: number;
+  readonly session: Session;
+  readonly plan: Plan;
+  readonly out: Message[];
+}
+
+/**
+ * A session compacted as it grows: each pass plans and applies the session so far, then `next`
+ * builds the next pass's session from that output (earlier passes' notes in place) and what came
+ * since, or ends the run with undefined. `visit` sees every pass.
+ */
+export const compactAsItGrows = (
+  first: Session,
+  next: (out: readonly Message[], n: number) => Session | undefined,
+  visit: (pass: Pass) => void,
+  options?: Partial<Options>,
+): void => {
+  let session: Session | undefined = first;
+  for (let n = 0; session !== undefined; n++) {
+    const p = plan(session, options);
+    const out = apply(session, p);
+    visit({ n, session, plan: p, out });
+    session = next(out, n);
+  }
+};

@@ -8,7 +8,6 @@ import {
   canonicalFileName,
   forkRollout,
   isInjectedContext,
-  keepAllPruner,
   type Pruner,
   uuidV7,
 } from "../../../src/hosts/codex/fork.ts";
@@ -16,6 +15,8 @@ import { rebuildHistory } from "../../../src/hosts/codex/history.ts";
 import { isOutputItem, outputText, sentForm } from "../../../src/hosts/codex/items.ts";
 import { lastOrdinal, parseRollout, readRollout } from "../../../src/hosts/codex/rollout.ts";
 import { BcError } from "../../../src/util/errors.ts";
+
+import { keepAllPruner } from "./support/keep-all.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "..", "fixtures", "codex");
 const PAGINATED = join(FIXTURES, "fork-paginated-0.169.0.jsonl");

@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { apply } from "../../../src/engine/apply.ts";
-import { FEATURE_NAMES } from "../../../src/engine/need/features.ts";
-import type { NeedModel } from "../../../src/engine/need/model.ts";
-import { needTable } from "../../../src/engine/need/table.ts";
-import { plan } from "../../../src/engine/plan.ts";
-import type { Session } from "../../../src/engine/types.ts";
-import { SessionBuilder } from "../support/build.ts";
-import { generateSession } from "../support/generate.ts";
+import { apply } from "../../src/engine/apply.ts";
+import { FEATURE_NAMES } from "../../src/engine/need/features.ts";
+import type { NeedModel } from "../../src/engine/need/model.ts";
+import { needTable } from "../../src/engine/need/table.ts";
+import { plan } from "../../src/engine/plan.ts";
+import type { Session } from "../../src/engine/types.ts";
+import { SessionBuilder } from "./support/build.ts";
+import { generateSession } from "./support/generate.ts";
 
 const lines = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag} row ${i}: value_${tag}_${i} = ${i * 31}`).join("\n");
 
@@ -104,6 +104,14 @@ describe("ranked escalation", () => {
     expect(some.decisions.find((d) => d.callId === web)!.rule).toBe("never-drop");
     const all = plan(s, { budgetTokens: 1 });
     expect(all.decisions.find((d) => d.callId === web)).toMatchObject({ action: "truncate", rule: "escalation" });
+  });
+
+  test("an impossible budget cuts everything allowed, never pins or never-drop beyond a head, and says so", () => {
+    const { s } = session();
+    const none = plan(s, { budgetTokens: 1 });
+    expect(none.budget).toEqual({ tokens: 1, reached: false });
+    for (const d of none.decisions) if (d.rule === "pinned" || d.rule === "never-drop") expect(d.action).toBe("keep");
+    expect(none.decisions.filter((d) => d.rule === "escalation").length).toBeGreaterThan(0);
   });
 
   test("determinism: the same session and budget give the same plan", () => {

@@ -1,6 +1,12 @@
+// What a call means (call-meaning.ts) and what its shell command does (shell.ts), for both hosts' tools.
 import { describe, expect, test } from "bun:test";
-import { ANY_FILE, describeCall, exitCode, passed, rerunnableKind, resultBody, shellRead, shellWrites } from "../../src/engine/tools.ts";
+import { describeCall } from "../../src/engine/call-meaning.ts";
+import { ANY_FILE, parseCommand, readOf, rerunnableOf, writesOf } from "../../src/engine/shell.ts";
 import type { ToolCall } from "../../src/engine/types.ts";
+
+const shellRead = (command: string, workdir?: string) => readOf(parseCommand(command, workdir));
+const shellWrites = (command: string, workdir?: string) => writesOf(parseCommand(command, workdir));
+const rerunnableKind = (command: string) => rerunnableOf(parseCommand(command, undefined));
 
 const call = (name: string, input: unknown): ToolCall => ({ id: "c", name, input, inputText: JSON.stringify(input) });
 
@@ -80,33 +86,6 @@ describe("re-runnable commands and results", () => {
     ["./run.sh", undefined],
   ])("%s", (cmd, kind) => {
     expect(rerunnableKind(cmd)).toBe(kind as never);
-  });
-
-  test.each([
-    ["Chunk ID: 1\nWall time: 0 seconds\nProcess exited with code 3\nOutput:\nx", 3],
-    ["Exit code: 0\nWall time: 0 seconds\nOutput:\nx", 0],
-    ["Exit code 1\nboom", 1],
-    ['{"output":"x","metadata":{"exit_code":2,"duration_seconds":0.1}}', 2],
-    ["plain output", undefined],
-  ])("exit status of %p", (text, code) => {
-    expect(exitCode(text)).toBe(code as never);
-  });
-
-  test("the body of a Codex result leaves out the header", () => {
-    expect(resultBody("Chunk ID: 1\nWall time: 0 seconds\nProcess exited with code 0\nOriginal token count: 1\nOutput:\nhello")).toBe("hello");
-    expect(resultBody('{"output":"hello","metadata":{"exit_code":0}}')).toBe("hello");
-  });
-
-  test.each([
-    ["bun: 0 fail", " 12 pass\n 0 fail", false, true],
-    ["bun: 1 fail", " 11 pass\n 1 fail", false, false],
-    ["pytest: passed", "30 passed in 1.2s", false, true],
-    ["pytest: failed", "1 failed, 29 passed", false, false],
-    ["cargo: 0 failed", "test result: ok. 3 passed; 0 failed", false, true],
-    ["an error flag", "anything", true, false],
-    ["a non-zero exit", "Exit code: 1\nOutput:\nok", false, false],
-  ])("passed: %s", (_name, text, isError, expected) => {
-    expect(passed(text, isError)).toBe(expected);
   });
 });
 

@@ -4,15 +4,16 @@
 // rank by need like the rest: putting them first lost more on both hosts' sessions), then the
 // results the rules never drop, to their head only. Never touched: pins, prose, call inputs, a
 // person's answers, what an earlier pass already cut.
-import { estimateTextTokens } from "../estimate.ts";
-import type { ResultItem, SessionIndex } from "../index.ts";
-import { dropNote, truncatedText } from "../notes.ts";
-import type { Verdict } from "../rules/rule.ts";
-import { featuresOf } from "./features.ts";
-import { needFacts as needFactsOf } from "./facts.ts";
-import { type NeedModel, needOf } from "./model.ts";
+import { estimateTextTokens } from "./estimate.ts";
+import type { ResultItem, SessionFacts } from "./session-facts.ts";
+import { dropNote, truncatedText } from "./notes.ts";
+import type { Verdict } from "./rules/rule.ts";
+import { featuresOf } from "./need/features.ts";
+import { needFacts as needFactsOf } from "./need/facts.ts";
+import { type NeedModel, needOf } from "./need/model.ts";
 
-export const resultTokensAfter = (text: string, v: Verdict, callId: string): number => {
+/** Estimated tokens of a result's text once a verdict is applied. */
+export const tokensAfter = (text: string, v: Verdict, callId: string): number => {
   if (v.action === "keep") return estimateTextTokens(text);
   if (v.action === "drop") return estimateTextTokens(dropNote(text.length, callId));
   return estimateTextTokens(truncatedText(text, v.headChars ?? 0, callId));
@@ -57,25 +58,25 @@ const cutFor = (tier: Tier, text: string, callId: string, headChars: number, nee
   return dropFrees ? { ...drop, reason: why } : undefined;
 };
 
-/** Cut to the budget, given the rules' verdicts and the tokens over it. */
 /** The need of every result, from the rules' verdicts (NaN where nothing may cut it). */
-export const needScores = (index: SessionIndex, verdicts: readonly Verdict[], model: NeedModel): Float64Array => {
+export const needScores = (facts: SessionFacts, verdicts: readonly Verdict[], model: NeedModel): Float64Array => {
   const need = new Float64Array(verdicts.length).fill(Number.NaN);
-  const facts = needFactsOf(index, verdicts);
-  for (const item of index.items) {
+  const described = needFactsOf(facts, verdicts);
+  for (const item of facts.items) {
     const k = item.ordinal;
     if (verdicts[k]!.rule === "pinned" || item.cut || item.meaning.asksPerson) continue;
-    need[k] = needOf(model, featuresOf(facts[k]!));
+    need[k] = needOf(model, featuresOf(described[k]!));
   }
   return need;
 };
 
-export const escalate = (index: SessionIndex, verdicts: readonly Verdict[], over: number, need: Float64Array): Escalated => {
+/** Cut to the budget, given the rules' verdicts and the tokens over it. */
+export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over: number, need: Float64Array): Escalated => {
   const out = [...verdicts];
   const order = new Int32Array(verdicts.length);
   const tiers: ResultItem[][] = TIER_ORDER.map(() => []);
   const gain = new Float64Array(verdicts.length);
-  for (const item of index.items) {
+  for (const item of facts.items) {
     const k = item.ordinal;
     const tier = tierOf(item, verdicts[k]!);
     if (tier === undefined) continue;
@@ -95,9 +96,9 @@ export const escalate = (index: SessionIndex, verdicts: readonly Verdict[], over
       const text = item.result.text;
       const old = out[item.ordinal]!;
       const id = item.result.callId;
-      const v = cutFor(TIER_ORDER[t]!, text, id, index.options.truncateHeadChars, need[item.ordinal]!);
+      const v = cutFor(TIER_ORDER[t]!, text, id, facts.options.truncateHeadChars, need[item.ordinal]!);
       if (v === undefined) continue;
-      const more = resultTokensAfter(text, old, id) - resultTokensAfter(text, v, id);
+      const more = tokensAfter(text, old, id) - tokensAfter(text, v, id);
       if (more <= 0) continue;
       freed += more;
       out[item.ordinal] = v;

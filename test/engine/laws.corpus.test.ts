@@ -5,11 +5,9 @@
 // so the engine's per-object caches keep this lean.
 import { describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
-import { apply } from "../../src/engine/apply.ts";
-import { plan } from "../../src/engine/plan.ts";
 import type { Message, Session } from "../../src/engine/types.ts";
-import { SKIP_NOTE, corpusFiles, hasCorpus, loadCorpusSession } from "../support/shared.ts";
-import { PassHistory, checkApply, checkDeterminism, checkFixedPoint } from "./support/laws.ts";
+import { CORPUS_TIMEOUT_MS, SKIP_NOTE, corpusFiles, hasCorpus, loadCorpusSession } from "../support/shared.ts";
+import { PassHistory, checkApply, checkDeterminism, checkFixedPoint, compactAsItGrows } from "./support/laws.ts";
 
 const CUTS = [0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
 /** a cold copy (no cache can help) costs a full re-tokenization: done on files up to this size */
@@ -25,22 +23,23 @@ describe.skipIf(!hasCorpus())("corpus sessions, compacted six times as they grow
       for (const f of files) {
         const live = loadCorpusSession(f).live;
         const history = new PassHistory();
-        let done: readonly Message[] = [];
-        for (const cut of CUTS) {
-          const upTo = Math.floor(live.messages.length * cut);
-          const s: Session = { ...live, messages: [...done, ...live.messages.slice(done.length, upTo)] };
+        const upTo = (cut: number): Session => ({ ...live, messages: live.messages.slice(0, Math.floor(live.messages.length * cut)) });
+        const grown = (out: readonly Message[], n: number): Session | undefined => {
+          const cut = CUTS[n + 1];
+          if (cut === undefined) return undefined;
+          return { ...live, messages: [...out, ...upTo(cut).messages.slice(out.length)] };
+        };
+        compactAsItGrows(upTo(CUTS[0]!), grown, ({ n, session: s, plan: p, out }) => {
+          const cut = CUTS[n]!;
           const label = `${f.split("/").pop()} @${cut}`;
-          const p = plan(s);
-          const out = apply(s, p);
           removed += p.totals.resultsDropped + p.totals.resultsTruncated;
           bad.push(...checkApply(s, p, out, label), ...checkFixedPoint(s, out, label), ...history.check(p, out, label));
           if (cut === 0.7 && statSync(f).size <= DETERMINISM_MAX_BYTES) bad.push(...checkDeterminism(s, p, label));
-          done = out;
-        }
+        });
       }
       expect(bad).toEqual([]);
       expect(removed).toBeGreaterThan(0);
-    });
+    }, CORPUS_TIMEOUT_MS);
   }
 });
 

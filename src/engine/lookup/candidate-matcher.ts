@@ -8,79 +8,33 @@
 // characters inside a candidate is a whole run of \w characters in the text wherever the
 // candidate occurs as a token. One pass over the text hashes each run of \w characters and
 // looks it up among the candidates' "anchor" runs; a hit whose candidate really occurs there
-// is then confirmed with tokens.ts's own regexes, run only over the stretch of text that can
-// affect a match at that place (the run of path or identifier characters around it, or the
-// line). Candidates with no usable anchor (no \w character) are found with indexOf.
+// is then confirmed at that place (token-places.ts). Candidates with no usable anchor (no \w
+// character) are found with indexOf.
 // test/engine/speed-equivalence.test.ts holds this against extractTokens.
+import { errorLineAt } from "../tokens.ts";
+import { clearBit, hasBit, mix, setBit } from "./bits.ts";
 import {
-  ERROR_MARKER_RE,
-  IDENTIFIER_RE,
-  MAX_ERROR_LINE_CHARS,
-  MAX_QUOTED_CHARS,
-  MIN_ERROR_LINE_CHARS,
-  MIN_QUOTED_CHARS,
-  PATH_RE,
-  errorLineAt,
-  isDistinctiveIdentifier,
-  isDistinctivePath,
-} from "./tokens.ts";
+  ERROR_LINE,
+  FILTER_BITS,
+  FILTER_LOG2,
+  IDENTIFIER,
+  NONE,
+  NUMBER,
+  PATH,
+  QUOTED,
+  WORD,
+  hashRange,
+  identifierAt,
+  numberAt,
+  pathAt,
+  possibleRanks,
+  quotedMatchEnd,
+  runCounts,
+  usableRuns,
+} from "./token-places.ts";
 
-// Ranks: the order in which extractTokenList lists kinds. NONE: not (yet) found as a token.
-const PATH = 0;
-const IDENTIFIER = 1;
-const NUMBER = 2;
-const QUOTED = 3;
-const ERROR_LINE = 4;
-const NONE = 5;
-
-
-const classTable = (re: RegExp): Uint8Array => {
-  const t = new Uint8Array(65_536);
-  for (let c = 0; c < 128; c++) if (re.test(String.fromCharCode(c))) t[c] = 1;
-  return t;
-};
-/** \w without the u flag: ASCII letters, digits, underscore */
-const WORD = classTable(/\w/);
-/** characters a path match can consume */
-const PATH_CHARS = classTable(/[\w.@+~:/-]/);
-/** characters an identifier match can consume */
-const IDENTIFIER_CHARS = classTable(/[\w$-]/);
-
-const PATH_SCAN = new RegExp(PATH_RE.source, "g");
-const IDENTIFIER_SCAN = new RegExp(IDENTIFIER_RE.source, "g");
-
-const PATH_SHAPE_RE = /^[\w.@+~:/-]+$/;
-const IDENTIFIER_SHAPE_RE = /^[A-Za-z_$][\w$]*(?:-[\w$]+)*$/;
-const NUMBER_SHAPE_RE = /^\d+$/;
-
-/** The ranks `c` could have as a token of some text, from its shape alone (bit r: rank r); 0: never a token. */
-const possibleRanks = (c: string): number => {
-  let mask = 0;
-  if (PATH_SHAPE_RE.test(c) && (c.includes("/") || c.includes(".")) && isDistinctivePath(c)) mask |= 1 << PATH;
-  if (IDENTIFIER_SHAPE_RE.test(c) && isDistinctiveIdentifier(c)) mask |= 1 << IDENTIFIER;
-  if (c.length >= 4 && NUMBER_SHAPE_RE.test(c)) mask |= 1 << NUMBER;
-  if (quotedPossible(c)) mask |= 1 << QUOTED;
-  if (errorLinePossible(c)) mask |= 1 << ERROR_LINE;
-  return mask;
-};
-
-const quotedPossible = (c: string): boolean =>
-  c.length >= MIN_QUOTED_CHARS &&
-  c.length <= MAX_QUOTED_CHARS &&
-  !c.includes("\n") &&
-  c.trim().length >= MIN_QUOTED_CHARS &&
-  (!c.includes('"') || !c.includes("'") || !c.includes("`"));
-
-// a clipped error line is the first MAX_ERROR_LINE_CHARS characters of a line whose marker may lie beyond them
-const errorLinePossible = (c: string): boolean =>
-  c.length >= MIN_ERROR_LINE_CHARS && c.length <= MAX_ERROR_LINE_CHARS && !c.includes("\n") && (c.length === MAX_ERROR_LINE_CHARS || ERROR_MARKER_RE.test(c));
-
-const FILTER_LOG2 = 16;
 const ENDS_ANY = 0;
 const ENDS_QUOTE = -1;
-const FILTER_BITS = 1 << FILTER_LOG2;
-
-const mix = (h: number, shift: number): number => Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> shift;
 
 /**
  * A set of candidate strings, prepared once per plan; tokensIn(text) answers for one result.
@@ -198,9 +152,9 @@ export class CandidateMatcher {
       // what must end the run in the text: the candidate's next character; at the candidate's
       // end, a closing quote for a candidate that can only be a quoted string; else anything
       const ender = after < c.length ? c.charCodeAt(after) : this.possible[id] === 1 << QUOTED ? ENDS_QUOTE : ENDS_ANY;
-      if ((this.filter[b >>> 5]! & (1 << (b & 31))) === 0) this.ender[b] = ender;
+      if (!hasBit(this.filter, b)) this.ender[b] = ender;
       else if (this.ender[b] !== ender) this.ender[b] = ENDS_ANY;
-      this.filter[b >>> 5]! |= 1 << (b & 31);
+      setBit(this.filter, b);
     }
     for (const { id, hash } of anchors) {
       let s = mix(hash, this.slotShift);
@@ -244,7 +198,7 @@ export class CandidateMatcher {
     if (this.retired[id] === 1) return;
     this.retired[id] = 1;
     const b = this.bucketOf[id]!;
-    if (b !== -1 && --this.bucketLive[b]! === 0) this.filter[b >>> 5]! &= ~(1 << (b & 31));
+    if (b !== -1 && --this.bucketLive[b]! === 0) clearBit(this.filter, b);
   }
 
   /** The candidates that are distinctive tokens of `text`, in extractTokens order. */
@@ -297,6 +251,7 @@ export class CandidateMatcher {
       }
       if (h !== 0) {
         const b = mix(h, 32 - FILTER_LOG2);
+        // hasBit, written out: this is the hot loop
         if ((filter[b >>> 5]! & (1 << (b & 31))) !== 0) {
           const e = ender[b]!;
           if (e === ENDS_ANY || (i < n && (e === ch || (e === ENDS_QUOTE && (ch === 34 || ch === 39 || ch === 96))))) this.lookUp(text, h, i);
@@ -423,146 +378,3 @@ export class CandidateMatcher {
     return quotedMatchEnd(text, open) === s + c.length;
   }
 }
-
-/**
- * Where QUOTED_RE's match starting at p ends (the closing quote's index), or -1 when none
- * starts there. Exact because the string cannot hold its own quote: it runs to the next one.
- */
-const quotedMatchEnd = (text: string, p: number): number => {
-  const q = text.charCodeAt(p);
-  if (q !== 34 && q !== 39 && q !== 96) return -1;
-  if (p > 0) {
-    const before = text.charCodeAt(p - 1);
-    if (WORD[before] === 1 || before === 92) return -1;
-  }
-  const limit = Math.min(text.length, p + 1 + MAX_QUOTED_CHARS + 1);
-  let e = p + 1;
-  while (e < limit) {
-    const ch = text.charCodeAt(e);
-    if (ch === q || ch === 10) break;
-    e++;
-  }
-  if (e >= text.length || text.charCodeAt(e) !== q) return -1;
-  const len = e - p - 1;
-  if (len < MIN_QUOTED_CHARS || len > MAX_QUOTED_CHARS) return -1;
-  if (e + 1 < text.length && WORD[text.charCodeAt(e + 1)] === 1) return -1;
-  return e;
-};
-
-// NUMBER_RE at s: not after \w or ".", digits (c is all digits), then no \w: the match is c.
-const numberAt = (text: string, c: string, s: number): boolean => {
-  if (s > 0) {
-    const before = text.charCodeAt(s - 1);
-    if (WORD[before] === 1 || before === 46) return false;
-  }
-  const after = s + c.length;
-  return after >= text.length || WORD[text.charCodeAt(after)] !== 1;
-};
-
-/**
- * A run's hash: rotate left by 5, xor the next character. One cheap step per character (a
- * multiply would make each character wait on the last one's product); a weak hash is fine,
- * every hit is checked against the text.
- */
-const hashRange = (s: string, from: number, to: number): number => {
-  let h = 0;
-  for (let i = from; i < to; i++) h = ((h << 5) | (h >>> 27)) ^ s.charCodeAt(i);
-  return h;
-};
-
-/**
- * How often each of some runs (by hash) occurs as a whole run of \w characters in the sample
- * texts: the same hashing as the scan, so only hashes are compared (a collision only makes a
- * run look commoner than it is).
- */
-const runCounts = (runs: Map<string, number>, sample: readonly string[]): Map<number, number> => {
-  const counts = new Map<number, number>();
-  if (sample.length === 0) return counts;
-  const filter = new Int32Array(FILTER_BITS >>> 5);
-  for (const run of runs.keys()) {
-    const h = hashRange(run, 0, run.length);
-    if (h === 0) continue;
-    counts.set(h, 0);
-    const b = mix(h, 32 - FILTER_LOG2);
-    filter[b >>> 5]! |= 1 << (b & 31);
-  }
-  const count = (h: number): void => {
-    const b = mix(h, 32 - FILTER_LOG2);
-    if ((filter[b >>> 5]! & (1 << (b & 31))) === 0) return;
-    const n = counts.get(h);
-    if (n !== undefined) counts.set(h, n + 1);
-  };
-  for (const text of sample) {
-    const n = text.length;
-    let i = 0;
-    while (i < n) {
-      let ch = text.charCodeAt(i);
-      if (WORD[ch] !== 1) {
-        i++;
-        continue;
-      }
-      let h = 0;
-      for (;;) {
-        h = ((h << 5) | (h >>> 27)) ^ ch;
-        if (++i >= n) break;
-        ch = text.charCodeAt(i);
-        if (WORD[ch] !== 1) break;
-      }
-      if (h !== 0) count(h);
-      i++;
-    }
-  }
-  return counts;
-};
-
-/**
- * The runs of \w characters in `c` that are whole runs wherever `c` occurs as a token. A run
- * touching the end of a string as long as a clipped error line may continue past the clip,
- * so it is left out.
- */
-const usableRuns = (c: string): { offset: number; length: number }[] => {
-  const out: { offset: number; length: number }[] = [];
-  let i = 0;
-  while (i < c.length) {
-    if (WORD[c.charCodeAt(i)] !== 1) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < c.length && WORD[c.charCodeAt(j)] === 1) j++;
-    if (!(j === c.length && c.length === MAX_ERROR_LINE_CHARS)) out.push({ offset: i, length: j - i });
-    i = j;
-  }
-  return out;
-};
-
-/** Where the stretch of `table` characters holding s starts: matches of a pattern that consumes only those cannot cross its ends. */
-const stretchStart = (text: string, s: number, table: Uint8Array): number => {
-  let start = s;
-  while (start > 0 && table[text.charCodeAt(start - 1)] === 1) start--;
-  return start;
-};
-
-// The path scan over the stretch of path characters around s, from its start (where the
-// scan over the whole text also starts afresh): is there a match at s that is `c`? The scan
-// runs on the text itself from that start: no match crosses the stretch's ends (the pattern
-// consumes only path characters, and its look-arounds see a non-path character there either way).
-const pathAt = (text: string, c: string, s: number): boolean => {
-  PATH_SCAN.lastIndex = stretchStart(text, s, PATH_CHARS);
-  for (let m = PATH_SCAN.exec(text); m !== null; m = PATH_SCAN.exec(text)) {
-    if (m.index < s) continue;
-    if (m.index > s) return false;
-    return m[0].replace(/[.]+$/, "") === c;
-  }
-  return false;
-};
-
-const identifierAt = (text: string, c: string, s: number): boolean => {
-  IDENTIFIER_SCAN.lastIndex = stretchStart(text, s, IDENTIFIER_CHARS);
-  for (let m = IDENTIFIER_SCAN.exec(text); m !== null; m = IDENTIFIER_SCAN.exec(text)) {
-    if (m.index < s) continue;
-    if (m.index > s) return false;
-    return m[0] === c;
-  }
-  return false;
-};

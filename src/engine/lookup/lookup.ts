@@ -1,0 +1,48 @@
+// What the rules ask about tokens and quotes, behind one interface with two answers: the plain
+// definition (reference.ts: slow and obviously right) and the fast one (fast.ts: everything that
+// exists for speed). A plan chooses one, once; both give the same Plan, and the equivalence
+// tests hold fast.ts to reference.ts.
+import type { ResultItem } from "../session-facts.ts";
+import { inputStrings } from "../call-meaning.ts";
+import type { Message } from "../types.ts";
+
+export type LookupMode = "fast" | "reference";
+
+export interface TokenTables {
+  /** each token of prose or inputs -> the first message holding it */
+  readonly firstSeen: ReadonlyMap<string, number>;
+  /** each token -> the last assistant reply or tool input holding it (absent: none) */
+  readonly lastSeen: ReadonlyMap<string, number>;
+  /** each token of lastSeen -> in how many results it is a token (counted at least until it is more than generic) */
+  readonly resultCount: ReadonlyMap<string, number>;
+}
+
+export interface Lookup {
+  /**
+   * The result's distinctive tokens the referenced rule can use, in extractTokens order: all of
+   * them, or only those later prose or inputs hold (the rule passes over the others).
+   */
+  tokensOf(item: ResultItem): readonly string[];
+  /** first and last sighting of each token in prose and inputs, and how many results hold it */
+  tokenTables(): TokenTables;
+  /** the message of a later assistant reply quoting this result (a run of 40+ characters or a whole line), or -1 */
+  quotedAt(item: ResultItem): number;
+  /** whether two results hold the same text */
+  sameText(a: ResultItem, b: ResultItem): boolean;
+}
+
+/**
+ * The text a message contributes to what came later: its prose and its calls' inputs ("": none).
+ * Both the input's string values (real tokens, unescaped) and its text as written (what the
+ * evaluation reads): a token found in either counts.
+ */
+export const messageText = (m: Message): string => {
+  const parts: string[] = [];
+  if (m.kind !== "reasoning" && m.text !== "") parts.push(m.text);
+  for (const c of m.toolCalls) parts.push(inputStrings(c.input, c.inputText), c.inputText);
+  return parts.join("\n");
+};
+
+/** Whether a message's tokens count as used later: an assistant reply, or a tool input. */
+export const usesTokens = (m: Message): boolean => m.role === "assistant" || m.toolCalls.length > 0;
+

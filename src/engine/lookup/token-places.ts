@@ -1,0 +1,198 @@
+// Where a candidate string can be a distinctive token of a text, checked at one place with
+// tokens.ts's own regexes over only the stretch of text that can affect a match there, and the
+// \w runs (anchors) the candidate matcher hashes. The candidate matcher's exactness rests on
+// these: test/engine/speed-equivalence.test.ts holds the whole against extractTokens.
+import { ERROR_LINE_GRAMMAR, IDENTIFIER_GRAMMAR, NUMBER_GRAMMAR, PATH_GRAMMAR, QUOTED_GRAMMAR } from "../tokens.ts";
+import { hasBit, mix, setBit } from "./bits.ts";
+
+// Ranks: the order in which extractTokenList lists kinds. NONE: not (yet) found as a token.
+export const PATH = 0;
+export const IDENTIFIER = 1;
+export const NUMBER = 2;
+export const QUOTED = 3;
+export const ERROR_LINE = 4;
+export const NONE = 5;
+
+
+const classTable = (re: RegExp): Uint8Array => {
+  const t = new Uint8Array(65_536);
+  for (let c = 0; c < 128; c++) if (re.test(String.fromCharCode(c))) t[c] = 1;
+  return t;
+};
+/** \w without the u flag: ASCII letters, digits, underscore */
+export const WORD = classTable(/\w/);
+const PATH_CHARS = classTable(PATH_GRAMMAR.chars);
+const IDENTIFIER_CHARS = classTable(IDENTIFIER_GRAMMAR.chars);
+
+const PATH_SCAN = new RegExp(PATH_GRAMMAR.pattern.source, "g");
+const IDENTIFIER_SCAN = new RegExp(IDENTIFIER_GRAMMAR.pattern.source, "g");
+
+/** The ranks `c` could have as a token of some text, from its shape alone (bit r: rank r); 0: never a token. */
+export const possibleRanks = (c: string): number => {
+  let mask = 0;
+  if (PATH_GRAMMAR.shape.test(c) && (c.includes("/") || c.includes(".")) && PATH_GRAMMAR.isDistinctive(c)) mask |= 1 << PATH;
+  if (IDENTIFIER_GRAMMAR.shape.test(c) && IDENTIFIER_GRAMMAR.isDistinctive(c)) mask |= 1 << IDENTIFIER;
+  if (c.length >= NUMBER_GRAMMAR.minChars && NUMBER_GRAMMAR.shape.test(c)) mask |= 1 << NUMBER;
+  if (quotedPossible(c)) mask |= 1 << QUOTED;
+  if (errorLinePossible(c)) mask |= 1 << ERROR_LINE;
+  return mask;
+};
+
+const quotedPossible = (c: string): boolean =>
+  c.length >= QUOTED_GRAMMAR.minChars &&
+  c.length <= QUOTED_GRAMMAR.maxChars &&
+  !c.includes("\n") &&
+  c.trim().length >= QUOTED_GRAMMAR.minChars &&
+  (!c.includes('"') || !c.includes("'") || !c.includes("`"));
+
+// a clipped error line is the first maxChars characters of a line whose marker may lie beyond them
+const errorLinePossible = (c: string): boolean =>
+  c.length >= ERROR_LINE_GRAMMAR.minChars &&
+  c.length <= ERROR_LINE_GRAMMAR.maxChars &&
+  !c.includes("\n") &&
+  (c.length === ERROR_LINE_GRAMMAR.maxChars || ERROR_LINE_GRAMMAR.marker.test(c));
+
+/** log2 of the number of buckets the candidate matcher's filter and the sample counts use */
+export const FILTER_LOG2 = 16;
+export const FILTER_BITS = 1 << FILTER_LOG2;
+
+/**
+ * Where QUOTED_RE's match starting at p ends (the closing quote's index), or -1 when none
+ * starts there. Exact because the string cannot hold its own quote: it runs to the next one.
+ */
+export const quotedMatchEnd = (text: string, p: number): number => {
+  const q = text.charCodeAt(p);
+  if (q !== 34 && q !== 39 && q !== 96) return -1;
+  if (p > 0) {
+    const before = text.charCodeAt(p - 1);
+    if (WORD[before] === 1 || before === 92) return -1;
+  }
+  const limit = Math.min(text.length, p + 1 + QUOTED_GRAMMAR.maxChars + 1);
+  let e = p + 1;
+  while (e < limit) {
+    const ch = text.charCodeAt(e);
+    if (ch === q || ch === 10) break;
+    e++;
+  }
+  if (e >= text.length || text.charCodeAt(e) !== q) return -1;
+  const len = e - p - 1;
+  if (len < QUOTED_GRAMMAR.minChars || len > QUOTED_GRAMMAR.maxChars) return -1;
+  if (e + 1 < text.length && WORD[text.charCodeAt(e + 1)] === 1) return -1;
+  return e;
+};
+
+// NUMBER_RE at s: not after \w or ".", digits (c is all digits), then no \w: the match is c.
+export const numberAt = (text: string, c: string, s: number): boolean => {
+  if (s > 0) {
+    const before = text.charCodeAt(s - 1);
+    if (WORD[before] === 1 || before === 46) return false;
+  }
+  const after = s + c.length;
+  return after >= text.length || WORD[text.charCodeAt(after)] !== 1;
+};
+
+/**
+ * A run's hash: rotate left by 5, xor the next character. One cheap step per character (a
+ * multiply would make each character wait on the last one's product); a weak hash is fine,
+ * every hit is checked against the text.
+ */
+export const hashRange = (s: string, from: number, to: number): number => {
+  let h = 0;
+  for (let i = from; i < to; i++) h = ((h << 5) | (h >>> 27)) ^ s.charCodeAt(i);
+  return h;
+};
+
+/**
+ * How often each of some runs (by hash) occurs as a whole run of \w characters in the sample
+ * texts: the same hashing as the scan, so only hashes are compared (a collision only makes a
+ * run look commoner than it is).
+ */
+export const runCounts = (runs: Map<string, number>, sample: readonly string[]): Map<number, number> => {
+  const counts = new Map<number, number>();
+  if (sample.length === 0) return counts;
+  const filter = new Int32Array(FILTER_BITS >>> 5);
+  for (const run of runs.keys()) {
+    const h = hashRange(run, 0, run.length);
+    if (h === 0) continue;
+    counts.set(h, 0);
+    setBit(filter, mix(h, 32 - FILTER_LOG2));
+  }
+  const count = (h: number): void => {
+    if (!hasBit(filter, mix(h, 32 - FILTER_LOG2))) return;
+    const n = counts.get(h);
+    if (n !== undefined) counts.set(h, n + 1);
+  };
+  for (const text of sample) {
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      let ch = text.charCodeAt(i);
+      if (WORD[ch] !== 1) {
+        i++;
+        continue;
+      }
+      let h = 0;
+      for (;;) {
+        h = ((h << 5) | (h >>> 27)) ^ ch;
+        if (++i >= n) break;
+        ch = text.charCodeAt(i);
+        if (WORD[ch] !== 1) break;
+      }
+      if (h !== 0) count(h);
+      i++;
+    }
+  }
+  return counts;
+};
+
+/**
+ * The runs of \w characters in `c` that are whole runs wherever `c` occurs as a token. A run
+ * touching the end of a string as long as a clipped error line may continue past the clip,
+ * so it is left out.
+ */
+export const usableRuns = (c: string): { offset: number; length: number }[] => {
+  const out: { offset: number; length: number }[] = [];
+  let i = 0;
+  while (i < c.length) {
+    if (WORD[c.charCodeAt(i)] !== 1) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < c.length && WORD[c.charCodeAt(j)] === 1) j++;
+    if (!(j === c.length && c.length === ERROR_LINE_GRAMMAR.maxChars)) out.push({ offset: i, length: j - i });
+    i = j;
+  }
+  return out;
+};
+
+/** Where the stretch of `table` characters holding s starts: matches of a pattern that consumes only those cannot cross its ends. */
+const stretchStart = (text: string, s: number, table: Uint8Array): number => {
+  let start = s;
+  while (start > 0 && table[text.charCodeAt(start - 1)] === 1) start--;
+  return start;
+};
+
+// The path scan over the stretch of path characters around s, from its start (where the
+// scan over the whole text also starts afresh): is there a match at s that is `c`? The scan
+// runs on the text itself from that start: no match crosses the stretch's ends (the pattern
+// consumes only path characters, and its look-arounds see a non-path character there either way).
+export const pathAt = (text: string, c: string, s: number): boolean => {
+  PATH_SCAN.lastIndex = stretchStart(text, s, PATH_CHARS);
+  for (let m = PATH_SCAN.exec(text); m !== null; m = PATH_SCAN.exec(text)) {
+    if (m.index < s) continue;
+    if (m.index > s) return false;
+    return m[0].replace(/[.]+$/, "") === c;
+  }
+  return false;
+};
+
+export const identifierAt = (text: string, c: string, s: number): boolean => {
+  IDENTIFIER_SCAN.lastIndex = stretchStart(text, s, IDENTIFIER_CHARS);
+  for (let m = IDENTIFIER_SCAN.exec(text); m !== null; m = IDENTIFIER_SCAN.exec(text)) {
+    if (m.index < s) continue;
+    if (m.index > s) return false;
+    return m[0] === c;
+  }
+  return false;
+};
