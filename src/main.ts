@@ -9,7 +9,7 @@ export const main = defineCommand({
   meta: {
     name: "bc",
     version: VERSION,
-    description: "better-compaction: keep, truncate or drop each tool result by five deterministic rules; never summarize.",
+    description: "better-compaction: keep, truncate or drop each tool result, by deterministic rules and a need score; never summarize.",
   },
   subCommands: {
     inspect: () => import("./cli/inspect.ts").then((m) => m.default),

@@ -99,7 +99,7 @@ export const renderHelp = async (cmd: CommandDef<any>, path: readonly string[], 
   if (positionals.length > 0) out.push("Arguments:", ...columns(positionals.map(([n, d]) => [positionalTerm(n, d), d.description ?? ""]), width), "");
   const flagRows: [string, string][] = flags.map(([n, d]) => [flagTerm(n, d), flagText(d)]);
   flagRows.push(["-h, --help", "Show this help"]);
-  if (meta.version) flagRows.push(["-v, --version", "Print the version"]);
+  if (meta.version) flagRows.push(["--version", "Print the version"]);
   out.push("Options:", ...columns(flagRows, width));
   if (subs) out.push("", ...wrap(`Run '${name} <command> --help' for a command's options.`, width));
   return out.join("\n");

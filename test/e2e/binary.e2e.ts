@@ -86,14 +86,21 @@ describe("answers", () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("");
     expect(r.stdout).not.toMatch(/\x1b\[/);
-    const lines = r.stdout.split("\n");
+    // the Commands block: "  name  description", wrapped lines indented under the description
+    const entries = new Map<string, string>();
+    let current: string | undefined;
+    for (const l of r.stdout.slice(r.stdout.indexOf("Commands:")).split("\n").slice(1)) {
+      const head = /^  (\S+)\s+(.*)$/.exec(l);
+      if (head) entries.set((current = head[1]!), head[2]!);
+      else if (current !== undefined && /^\s{4,}\S/.test(l)) entries.set(current, `${entries.get(current)} ${l.trim()}`);
+      else if (l.trim() === "") break;
+    }
     const subs = main.subCommands as Record<string, () => Promise<CommandDef<any>>>;
     for (const [name, load] of Object.entries(subs)) {
       const cmd = await load();
       const meta = typeof cmd.meta === "function" ? await cmd.meta() : await cmd.meta;
-      const line = lines.find((l) => l.trim().startsWith(`${name} `));
-      expect(line, `no line for '${name}'`).toBeDefined();
-      expect(line!.trim().replace(/\s+/g, " ")).toBe(`${name} ${meta?.description ?? ""}`.trim().replace(/\s+/g, " "));
+      expect(entries.get(name), `no entry for '${name}'`).toBeDefined();
+      expect(entries.get(name)!.replace(/\s+/g, " ")).toBe(`${meta?.description ?? ""}`.trim().replace(/\s+/g, " "));
     }
   });
 
@@ -124,6 +131,6 @@ describe("misuse: one line and a hint on stderr, exit 2, no stack trace", () => 
     const r = { code: spawned.exitCode, stdout: spawned.stdout.toString(), stderr: spawned.stderr.toString() };
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toContain("USAGE");
+    expect(r.stderr).toContain("Usage: bc <command>");
   });
 });

@@ -231,7 +231,7 @@ describe.skipIf(!supported)("the installed bc beside a calculator", () => {
 
   test.skipIf(!Bun.which("script"))("no arguments at a terminal: our help, then where the calculator is", () => {
     const r = run("/usr/bin/script", ["-qec", bc(), "/dev/null"], [calcDir, tools]);
-    expect(r.stdout).toContain("USAGE");
+    expect(r.stdout).toContain("Usage: bc <command>");
     expect(r.stdout).toContain(`The calculator: ${calcDir}/bc.`);
     expect(r.calls).toBe("");
   });

@@ -36,7 +36,7 @@ const marketplaceManifest = (version: string) => ({
     {
       name: PLUGIN_NAME,
       source: `./plugins/${PLUGIN_NAME}`,
-      description: "Deterministic, verbatim compaction: keep, truncate or drop each tool result by five rules; never summarize.",
+      description: "Deterministic, verbatim compaction: keep, truncate or drop each tool result by deterministic rules and a need score; never summarize.",
       version,
     },
   ],
