@@ -185,7 +185,7 @@ const buildAll = async (): Promise<void> => {
     else progress(`${target.name}: ${type.split(",").slice(0, 2).join(",")}`);
     sums.push(`${await sha256(outfile)}  ${basename(outfile)}`);
   }
-  writeFileSync(join(DIST, "SHA256SUMS"), sums.join("\n") + "\n");
+  writeFileSync(join(DIST, "SHA256SUMS"), `${sums.join("\n")}\n`);
   progress(`wrote SHA256SUMS (${sums.length} binaries)`);
 };
 

@@ -23,7 +23,9 @@ if (corpus === undefined) {
 const dev = collectNeedSamples([corpus], (msg) => process.stderr.write(`fit-need: ${msg}\n`));
 const sessions = new Set(dev.samples.map((s) => s.group)).size;
 const held = heldOutScore(dev.samples, DEFAULT_FIT);
-process.stderr.write(`fit-need: ${dev.samples.length} samples from ${sessions} sessions; grouped 5-fold AUC ${held.auc.toFixed(3)}, ECE ${held.ece.toFixed(3)}\n`);
+process.stderr.write(
+  `fit-need: ${dev.samples.length} samples from ${sessions} sessions; grouped 5-fold AUC ${held.auc.toFixed(3)}, ECE ${held.ece.toFixed(3)}\n`,
+);
 const source = `fitted by build/fit-need.ts on ${dev.samples.length} results of ${sessions} public sessions (corpus ${dev.fingerprint.slice(0, 12)}), cuts at 30-90%; grouped 5-fold AUC ${held.auc.toFixed(3)}, ECE ${held.ece.toFixed(3)}`;
 const model = fitNeedModel(dev.samples, { ...DEFAULT_FIT, source });
 if (validation !== undefined) {

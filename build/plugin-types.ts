@@ -80,14 +80,24 @@ export const bundleDeclarations = (entryPath: string): string => {
     const ns = (spec: string): string => names.get(target(file, spec))!;
     return emitted
       .get(file)!
-      .replace(IMPORT, (_m, list: string, spec: string) => specifiers(list).map(([from, to]) => `import ${to} = ${ns(spec)}.${from};`).join("\n"))
-      .replace(RE_EXPORT, (_m, list: string, spec: string) => specifiers(list).map(([from, to]) => `export import ${to} = ${ns(spec)}.${from};`).join("\n"))
+      .replace(IMPORT, (_m, list: string, spec: string) =>
+        specifiers(list)
+          .map(([from, to]) => `import ${to} = ${ns(spec)}.${from};`)
+          .join("\n"),
+      )
+      .replace(RE_EXPORT, (_m, list: string, spec: string) =>
+        specifiers(list)
+          .map(([from, to]) => `export import ${to} = ${ns(spec)}.${from};`)
+          .join("\n"),
+      )
       .replace(INLINE_IMPORT, (_m, spec: string) => `${ns(spec)}.`);
   };
   const parts = order.map((file) => {
     if (file === entry) return rewrite(file);
     // inside a namespace every declaration is already ambient
-    const body = rewrite(file).replace(/^(export\s+)?declare\s+/gm, "$1").replace(/^export \{\};\n?/m, "");
+    const body = rewrite(file)
+      .replace(/^(export\s+)?declare\s+/gm, "$1")
+      .replace(/^export \{\};\n?/m, "");
     return `/** ${relative(REPO, file)} */\ndeclare namespace ${names.get(file)} {\n${body.replace(/^(?=.)/gm, "  ")}}\n`;
   });
   return `// better-compaction: the types of the bundled module beside this file, from its sources.\n${parts.join("\n")}`;

@@ -63,7 +63,8 @@ export const installedRegister = (source: string): string => {
   const count = source.match(quoted)?.length ?? 0;
   if (count === 0) throw new Error(`hooks/register.ts does not import ${ADAPTER_SPEC}; build/plugin.ts cannot point it at the bundle`);
   const rewritten = source.replace(quoted, `"./${BUNDLE_NAME}"`);
-  if (/from\s+["']\.\.\//.test(rewritten)) throw new Error("hooks/register.ts imports a file outside hooks/ other than the adapter; the installed plugin would not find it");
+  if (/from\s+["']\.\.\//.test(rewritten))
+    throw new Error("hooks/register.ts imports a file outside hooks/ other than the adapter; the installed plugin would not find it");
   return rewritten;
 };
 
@@ -72,7 +73,7 @@ export const pluginFiles = async (): Promise<PluginFiles> => {
   const version = (JSON.parse(read("package.json")) as { version: string }).version;
   const manifest = JSON.parse(read(".claude-plugin/plugin.json")) as Record<string, unknown>;
   return {
-    ".claude-plugin/plugin.json": JSON.stringify({ ...manifest, version }, null, 2) + "\n",
+    ".claude-plugin/plugin.json": `${JSON.stringify({ ...manifest, version }, null, 2)}\n`,
     "hooks/hooks.json": read("hooks/hooks.json"),
     "hooks/register.ts": installedRegister(read("hooks/register.ts")),
     [`hooks/${BUNDLE_NAME}`]: await bundleAdapter(),

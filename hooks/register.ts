@@ -1,5 +1,5 @@
 // better-compaction's hooks module for Claude Code. HAND-WRITTEN, never bundled: Claude Code
-// scans this file before loading it (research note 3.1) and refuses a bundled register module.
+// scans this file before loading it and refuses a bundled register module.
 // Rules kept here: `register` is a function declared at the top; `$` is only ever spelled
 // `$.noun.event(...)` at the call site; each `on(...)` takes its `.catch` where it is called.
 // Every `$` call happens in this file; the engine gets plain data (rows, usage, options).

@@ -36,7 +36,11 @@ const run = async (argv: readonly string[]): Promise<number> => {
 
 // decided before citty parses anything: calculator-style arguments go to the calculator `bc`
 const handedOver = import.meta.main ? calculatorHandOver(process.argv.slice(2), Object.keys(main.subCommands ?? {}), () => run([])) : undefined;
-if (handedOver) handedOver.then((code) => process.exit(code), (e) => process.exit(report(e)));
+if (handedOver)
+  handedOver.then(
+    (code) => process.exit(code),
+    (e) => process.exit(report(e)),
+  );
 else if (import.meta.main) {
   process.on("SIGINT", () => {
     process.stderr.write("\nbc: interrupted\n");

@@ -7,9 +7,7 @@ import { join } from "node:path";
 const ENGINE = join(import.meta.dir, "..", "src", "engine");
 
 const files = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
-    d.isDirectory() ? files(join(dir, d.name)) : d.name.endsWith(".ts") ? [join(dir, d.name)] : [],
-  );
+  readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? files(join(dir, d.name)) : d.name.endsWith(".ts") ? [join(dir, d.name)] : []));
 
 test("src/engine imports only its own relative files", () => {
   const offenders: string[] = [];

@@ -18,7 +18,11 @@ const CALCULATOR_LONG = new Set(["--mathlib", "--interactive", "--quiet", "--sta
 const OURS = new Set(["--help", "-h", "help", "--version"]);
 
 const isCalculatorFlag = (a: string): boolean =>
-  CALCULATOR_LONG.has(a) || CALCULATOR_WITH_VALUE.has(a) || a.startsWith("--expression=") || a.startsWith("--file=") || (/^-[a-z]+$/.test(a) && [...a.slice(1)].every((c) => CALCULATOR_SHORT.has(c)));
+  CALCULATOR_LONG.has(a) ||
+  CALCULATOR_WITH_VALUE.has(a) ||
+  a.startsWith("--expression=") ||
+  a.startsWith("--file=") ||
+  (/^-[a-z]+$/.test(a) && [...a.slice(1)].every((c) => CALCULATOR_SHORT.has(c)));
 
 export type FileKind = "session" | "other" | "missing";
 
@@ -48,7 +52,11 @@ export const fileKind = (path: string): FileKind => {
     return "other";
   }
   if (n >= 4 && head.readUInt32LE(0) === 0xfd2fb528) return "session";
-  const text = head.subarray(0, n).toString("utf8").replace(/^\uFEFF/, "").trimStart();
+  const text = head
+    .subarray(0, n)
+    .toString("utf8")
+    .replace(/^\uFEFF/, "")
+    .trimStart();
   return text.startsWith("{") ? "session" : "other";
 };
 
@@ -158,11 +166,7 @@ const HELP_NOTE = (calculator: string | undefined): string =>
  * The hook at the top of main: resolves to an exit code when argv was not ours to run (handed
  * over, or answered here), or undefined when citty should take it.
  */
-export const calculatorHandOver = (
-  argv: readonly string[],
-  subcommands: readonly string[],
-  printHelp: () => Promise<number>,
-): Promise<number> | undefined => {
+export const calculatorHandOver = (argv: readonly string[], subcommands: readonly string[], printHelp: () => Promise<number>): Promise<number> | undefined => {
   const asBc = !/^better-compaction(\.exe)?$/i.test(basename(process.argv0 || ""));
   // isatty, not process.stdin: creating that stream could change the terminal a child (codex --resume) inherits
   const route = routeOf(argv, { subcommands, stdinIsTerminal: argv.length === 0 && isatty(0), asBc });
@@ -179,7 +183,9 @@ export const calculatorHandOver = (
   const skip = skipSet(process.env);
   const calculator = findCalculator(process.env.PATH, skip);
   if (!calculator) {
-    process.stderr.write(`bc: no calculator 'bc' on PATH to hand '${argv.join(" ") || "standard input"}' to (this bc is better-compaction: 'bc --help' lists its commands)\n`);
+    process.stderr.write(
+      `bc: no calculator 'bc' on PATH to hand '${argv.join(" ") || "standard input"}' to (this bc is better-compaction: 'bc --help' lists its commands)\n`,
+    );
     return Promise.resolve(127);
   }
   // the one handed to is passed over by its own hand-over too, should it be a wrapper of this binary

@@ -81,17 +81,22 @@ export const renderCalibration = (r: CalibrationReport): string =>
 export default defineCommand({
   meta: {
     name: "calibrate",
-    description: "Fit the need model (which results a session goes on to use) on your own sessions; compare it with the shipped weights on held-out sessions; --write to use it",
+    description:
+      "Fit the need model (which results a session goes on to use) on your own sessions; compare it with the shipped weights on held-out sessions; --write to use it",
   },
   args: {
     sessions: { type: "positional", required: false, description: "Session files or folders (default: ~/.claude/projects and $CODEX_HOME/sessions)" },
-    write: { type: "boolean", description: `Write the refit weights where bc and the plugin read them (${needWeightsPath().replace(process.env.HOME ?? "\u0000", "~")})` },
+    write: {
+      type: "boolean",
+      description: `Write the refit weights where bc and the plugin read them (${needWeightsPath().replace(process.env.HOME ?? "\u0000", "~")})`,
+    },
     json: { type: "boolean", description: "Print the report (and the weights) as JSON on stdout" },
   },
   run({ args }) {
     const given = (args._ as string[] | undefined) ?? [];
     const paths = given.length > 0 ? given : discoverSessions().map((f) => f.path);
-    if (paths.length === 0) throw new BcError("not-found", "no sessions found under ~/.claude/projects or $CODEX_HOME/sessions", "pass session files or folders");
+    if (paths.length === 0)
+      throw new BcError("not-found", "no sessions found under ~/.claude/projects or $CODEX_HOME/sessions", "pass session files or folders");
     const r = calibrate(paths, { ...(args.write ? { write: needWeightsPath() } : {}), progress: (m) => log.info(m) });
     out(args.json ? JSON.stringify(r, null, 2) : renderCalibration(r));
   },

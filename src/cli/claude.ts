@@ -24,9 +24,20 @@ const installCmd = defineCommand({
       "Write the better-compaction plugin into a local marketplace folder and install it into Claude Code (runs 'claude plugin marketplace add' and 'claude plugin install' when claude is on PATH; otherwise prints them). Run it again to update.",
   },
   args: {
-    dir: { type: "string", valueHint: "dir", description: `Marketplace folder to write (default ${defaultMarketplaceDir().replace(process.env.HOME ?? "\u0000", "~")})` },
-    register: { type: "boolean", default: true, description: "Register with Claude Code through its CLI (--no-register: only write the folder and print the commands)" },
-    "allow-recall": { type: "boolean", description: `Also allow ${RECALL_RULE} in Claude Code's user settings, so the agent gets a removed output back without asking you each time` },
+    dir: {
+      type: "string",
+      valueHint: "dir",
+      description: `Marketplace folder to write (default ${defaultMarketplaceDir().replace(process.env.HOME ?? "\u0000", "~")})`,
+    },
+    register: {
+      type: "boolean",
+      default: true,
+      description: "Register with Claude Code through its CLI (--no-register: only write the folder and print the commands)",
+    },
+    "allow-recall": {
+      type: "boolean",
+      description: `Also allow ${RECALL_RULE} in Claude Code's user settings, so the agent gets a removed output back without asking you each time`,
+    },
     json,
   },
   async run({ args: raw }) {
@@ -35,13 +46,20 @@ const installCmd = defineCommand({
     const rule = args["allow-recall"] ? allowRecall(settingsPath(claudeDir())) : undefined;
     if (args.json) return out(JSON.stringify(rule ? { ...r, recallRule: rule } : r, null, 2));
     if (rule) log.info(rule.added ? `allowed ${RECALL_RULE} (permissions.allow in ${rule.path})` : `${RECALL_RULE} were already allowed in ${rule.path}`);
-    else log.info(`to let the agent get a removed output back (bc recall) without asking you each time: bc claude install --allow-recall (allows ${RECALL_RULE} in ${settingsPath(claudeDir())})`);
+    else
+      log.info(
+        `to let the agent get a removed output back (bc recall) without asking you each time: bc claude install --allow-recall (allows ${RECALL_RULE} in ${settingsPath(claudeDir())})`,
+      );
     log.info(`wrote the better-compaction plugin ${r.version} to ${r.pluginDir}`);
     if (r.ran) {
       for (const c of r.commands) log.info(`ran: ${c}`);
       log.success(`installed ${PLUGIN_ID} into Claude Code${r.claude?.version ? ` ${r.claude.version}` : ""}; it takes effect in new sessions`);
     } else {
-      log.warn(r.notRun === "no-register" ? "not registered with Claude Code (--no-register); to install the plugin, run:" : "claude is not on PATH; to install the plugin, run:");
+      log.warn(
+        r.notRun === "no-register"
+          ? "not registered with Claude Code (--no-register); to install the plugin, run:"
+          : "claude is not on PATH; to install the plugin, run:",
+      );
       for (const c of r.commands) out(c);
     }
     log.info("check it: 'bc claude status' (or 'claude plugin list'); after a /compact in Claude Code, 'bc claude log' shows what was kept and dropped");
@@ -49,10 +67,18 @@ const installCmd = defineCommand({
 });
 
 const uninstallCmd = defineCommand({
-  meta: { name: "uninstall", description: "Uninstall the plugin from Claude Code, remove its local marketplace, and delete the files 'bc claude install' wrote, in every folder it wrote them to (files of yours there and the decision logs are kept)" },
+  meta: {
+    name: "uninstall",
+    description:
+      "Uninstall the plugin from Claude Code, remove its local marketplace, and delete the files 'bc claude install' wrote, in every folder it wrote them to (files of yours there and the decision logs are kept)",
+  },
   args: {
     dir: { type: "string", valueHint: "dir", description: "The marketplace folder, if not the one 'bc claude install' recorded" },
-    register: { type: "boolean", default: true, description: "Unregister through Claude Code's CLI (--no-register: only delete the folder and print the commands)" },
+    register: {
+      type: "boolean",
+      default: true,
+      description: "Unregister through Claude Code's CLI (--no-register: only delete the folder and print the commands)",
+    },
     json,
   },
   run({ args: raw }) {
@@ -63,7 +89,11 @@ const uninstallCmd = defineCommand({
     if (rule.removed) log.info(`removed ${RECALL_RULE} from permissions.allow in ${rule.path}`);
     if (r.ran) for (const c of r.commands) log.info(`ran: ${c}`);
     else {
-      log.warn(r.notRun === "no-register" ? "not unregistered from Claude Code (--no-register); to remove the plugin there, run:" : "claude is not on PATH; to remove the plugin from Claude Code, run:");
+      log.warn(
+        r.notRun === "no-register"
+          ? "not unregistered from Claude Code (--no-register); to remove the plugin there, run:"
+          : "claude is not on PATH; to remove the plugin from Claude Code, run:",
+      );
       for (const c of r.commands) out(c);
     }
     for (const f of r.folders) {
@@ -94,7 +124,11 @@ const statusCmd = defineCommand({
 });
 
 const logCmd = defineCommand({
-  meta: { name: "log", description: "Print the plugin's decision log for a session (default: the newest): each compaction, what it freed, and every result it truncated or dropped, with the rule and reason" },
+  meta: {
+    name: "log",
+    description:
+      "Print the plugin's decision log for a session (default: the newest): each compaction, what it freed, and every result it truncated or dropped, with the rule and reason",
+  },
   args: {
     session: { type: "positional", required: false, description: "Session id (or a unique prefix); default: the newest log" },
     all: { type: "boolean", description: "Also list the results that were kept" },

@@ -126,7 +126,11 @@ export default defineCommand({
         "fresh: leave the old developer/environment context out; Codex injects the current one on resume. " +
         "keep: keep the original context messages and Codex's last world_state/turn_context, so nothing is re-injected",
     },
-    "out-dir": { type: "string", valueHint: "dir", description: "Write the fork in this folder instead of $CODEX_HOME/sessions/YYYY/MM/DD (codex resume only finds it under $CODEX_HOME/sessions)" },
+    "out-dir": {
+      type: "string",
+      valueHint: "dir",
+      description: "Write the fork in this folder instead of $CODEX_HOME/sessions/YYYY/MM/DD (codex resume only finds it under $CODEX_HOME/sessions)",
+    },
     "dry-run": { type: "boolean", description: "Plan and check the fork, write nothing" },
     json: JSON_ARG,
     resume: { type: "boolean", description: "Run `codex resume <new id>` afterwards (needs a terminal)" },
@@ -138,16 +142,24 @@ export default defineCommand({
   },
   async run({ args }) {
     const names = sessionsGiven(args);
-    if (names.length > 1)
-      throw new BcError("usage", `codex-fork takes one session, got ${names.length}`, "fork them one at a time: bc codex-fork <session>");
+    if (names.length > 1) throw new BcError("usage", `codex-fork takes one session, got ${names.length}`, "fork them one at a time: bc codex-fork <session>");
     const flags = parseFlags(FLAGS, args, "bc codex-fork");
-    if (flags.resume && flags["dry-run"]) throw new BcError("usage", "--resume and --dry-run cannot be used together", "run 'bc codex-fork --help' to see its options");
+    if (flags.resume && flags["dry-run"])
+      throw new BcError("usage", "--resume and --dry-run cannot be used together", "run 'bc codex-fork --help' to see its options");
     const codexHome = defaultCodexHome();
     // everything --resume needs is checked before anything is written
     if (flags.resume && !(process.stdin.isTTY && process.stdout.isTTY))
-      throw new BcError("usage", "--resume needs a terminal: codex resume is interactive", "fork without --resume, then run the printed 'codex resume <id>' in a terminal");
+      throw new BcError(
+        "usage",
+        "--resume needs a terminal: codex resume is interactive",
+        "fork without --resume, then run the printed 'codex resume <id>' in a terminal",
+      );
     if (flags.resume && flags["out-dir"] !== undefined && !underSessions(codexHome, join(flags["out-dir"], "x")))
-      throw new BcError("usage", `--resume cannot find a fork in ${flags["out-dir"]}: codex resume looks under ${join(codexHome, "sessions")}`, "drop --out-dir, or resume it yourself after moving it there");
+      throw new BcError(
+        "usage",
+        `--resume cannot find a fork in ${flags["out-dir"]}: codex resume looks under ${join(codexHome, "sessions")}`,
+        "drop --out-dir, or resume it yourself after moving it there",
+      );
     const budget = parseBudget(flags.budget);
     const weights = weightsInUse(needWeightsPath());
     if (weights.problem !== undefined) log.warn(`need weights ${weights.problem}; using the shipped ones`);

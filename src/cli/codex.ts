@@ -20,7 +20,11 @@ const installCmd = defineCommand({
       "Add bc's PreCompact hook to $CODEX_HOME/hooks.json, so bc answers Codex's compaction (/compact or automatic) in interactive sessions with the pruned verbatim history. Codex runs it only once trusted: approve it in codex's /hooks, or pass --trust to let bc write the trust entry into config.toml.",
   },
   args: {
-    trust: { type: "boolean", default: false, description: "Also mark the hook trusted in $CODEX_HOME/config.toml (asks codex for the hook's trust key and hash)" },
+    trust: {
+      type: "boolean",
+      default: false,
+      description: "Also mark the hook trusted in $CODEX_HOME/config.toml (asks codex for the hook's trust key and hash)",
+    },
     codex: { type: "string", description: "The codex binary to ask (default: codex on PATH)" },
     json,
   },
@@ -35,7 +39,10 @@ const installCmd = defineCommand({
 });
 
 const uninstallCmd = defineCommand({
-  meta: { name: "uninstall", description: "Remove exactly what 'bc codex install' added: bc's hook in hooks.json and its trust entry in config.toml (decision logs are kept)" },
+  meta: {
+    name: "uninstall",
+    description: "Remove exactly what 'bc codex install' added: bc's hook in hooks.json and its trust entry in config.toml (decision logs are kept)",
+  },
   args: { json },
   run({ args }) {
     const r = uninstall();
@@ -70,11 +77,17 @@ const logCmd = defineCommand({
   run({ args }) {
     const codexHome = defaultCodexHome();
     const logs = listLogs(codexHome);
-    if (logs.length === 0) throw new BcError("not-found", `no decision log under ${codexHome}/better-compaction/logs`, "bc writes one when Codex compacts with the hook installed ('bc codex status')");
+    if (logs.length === 0)
+      throw new BcError(
+        "not-found",
+        `no decision log under ${codexHome}/better-compaction/logs`,
+        "bc writes one when Codex compacts with the hook installed ('bc codex status')",
+      );
     const want = args.thread as string | undefined;
     const matches = want ? logs.filter((l) => l.threadId === want || l.threadId.startsWith(want)) : [logs.at(-1)!];
     if (matches.length === 0) throw new BcError("not-found", `no decision log for thread '${want}'`, "run 'bc codex log' without an id to see the newest");
-    if (matches.length > 1 && !matches.some((m) => m.threadId === want)) throw new BcError("usage", `thread id '${want}' matches ${matches.length} logs`, "give more of the id");
+    if (matches.length > 1 && !matches.some((m) => m.threadId === want))
+      throw new BcError("usage", `thread id '${want}' matches ${matches.length} logs`, "give more of the id");
     const file = matches.find((m) => m.threadId === want) ?? matches[0]!;
     const { records, problems } = parseLiveLog(readFileSync(file.path, "utf8"));
     for (const p of problems) log.warn(`skipped ${file.path}:${p.replace(/^line /, "")}`);

@@ -4,8 +4,7 @@ import { type ArgDef, type ArgsDef, type CommandDef, defineCommand } from "citty
 import { BcError } from "../util/errors.ts";
 import { kebab } from "./help.ts";
 
-const resolve = async <T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T> =>
-  typeof v === "function" ? await (v as () => T | Promise<T>)() : await v;
+const resolve = async <T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T> => (typeof v === "function" ? await (v as () => T | Promise<T>)() : await v);
 
 interface Node {
   /** the words after `bc` that reach this command */
@@ -107,20 +106,20 @@ const fish = (nodes: readonly Node[]): string => {
     }
     if (n.files && n.subcommands.length === 0) lines.push(`complete -c bc -n ${single(cond)} -F`);
   }
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 };
 
 const SHELLS = { bash, zsh, fish } as const;
 
 export default defineCommand({
-    meta: { name: "completion", description: "Print a shell completion script: bc completion bash|zsh|fish (load it with: source <(bc completion bash))" },
-    args: { shell: { type: "positional", required: true, valueHint: "bash|zsh|fish", description: "The shell: bash, zsh or fish" } },
-    async run({ args }) {
-      const shell = String(args.shell);
-      if (!(shell in SHELLS)) throw new BcError("usage", `no completion for '${shell}': bash, zsh or fish`, "run 'bc completion --help'");
-      // the root command, already loaded by the time a subcommand runs
-      const { main } = (await import("../main.ts")) as { main: CommandDef<any> };
-      process.stdout.write(SHELLS[shell as keyof typeof SHELLS](await walk(main, [])));
-      return 0;
-    },
-  });
+  meta: { name: "completion", description: "Print a shell completion script: bc completion bash|zsh|fish (load it with: source <(bc completion bash))" },
+  args: { shell: { type: "positional", required: true, valueHint: "bash|zsh|fish", description: "The shell: bash, zsh or fish" } },
+  async run({ args }) {
+    const shell = String(args.shell);
+    if (!(shell in SHELLS)) throw new BcError("usage", `no completion for '${shell}': bash, zsh or fish`, "run 'bc completion --help'");
+    // the root command, already loaded by the time a subcommand runs
+    const { main } = (await import("../main.ts")) as { main: CommandDef<any> };
+    process.stdout.write(SHELLS[shell as keyof typeof SHELLS](await walk(main, [])));
+    return 0;
+  },
+});

@@ -22,7 +22,10 @@ import { log, out } from "../util/log.ts";
 const HOSTS: readonly Host[] = ["claude", "codex"];
 
 export const parseCuts = (value: string, flag = "--cuts"): number[] => {
-  const parts = value.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const parts = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   const cuts = parts.map(Number);
   if (parts.length === 0 || cuts.some((c) => !Number.isFinite(c) || c <= 0 || c >= 1))
     throw new BcError("usage", `${flag} ${value}: expected shares between 0 and 1, separated by commas`, `for example ${flag} ${DEFAULT_CUTS.join(",")}`);
@@ -31,7 +34,10 @@ export const parseCuts = (value: string, flag = "--cuts"): number[] => {
 
 export const parseMethods = (value: string): string[] => {
   if (value.trim() === "all") return [...METHOD_IDS];
-  const ids = value.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const ids = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   const unknown = ids.filter((id) => !METHOD_IDS.includes(id));
   if (ids.length === 0 || unknown.length > 0)
     throw new BcError("usage", `--methods: unknown method ${unknown.join(", ") || "(none given)"}`, `choose from: ${METHOD_IDS.join(", ")} (or all)`);
@@ -45,7 +51,11 @@ export const parsePressure = (value: unknown): number | undefined => {
   if (v === "off" || v === "none") return undefined;
   const n = Number(v);
   if (!Number.isFinite(n) || n <= 0 || n > 1)
-    throw new BcError("usage", `--pressure ${v}: expected the history's share of the window, above 0 and at most 1, or off`, `for example --pressure ${DEFAULT_PRESSURE}`);
+    throw new BcError(
+      "usage",
+      `--pressure ${v}: expected the history's share of the window, above 0 and at most 1, or off`,
+      `for example --pressure ${DEFAULT_PRESSURE}`,
+    );
   return n;
 };
 
@@ -60,7 +70,11 @@ export const checkOutDir = (dir: string): { created: boolean } => {
     unlinkSync(probe);
     return { created };
   } catch (e) {
-    throw new BcError("bad-input", `${dir}: cannot write the report there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, "pass --out with a folder you can write to");
+    throw new BcError(
+      "bad-input",
+      `${dir}: cannot write the report there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      "pass --out with a folder you can write to",
+    );
   }
 };
 
@@ -95,7 +109,7 @@ const progress = (): { update: (done: number, total: number, name: string) => vo
       if (tty) {
         const width = 28;
         const filled = Math.round((done / total) * width);
-        const label = name.length > 50 ? "…" + name.slice(-49) : name;
+        const label = name.length > 50 ? `…${name.slice(-49)}` : name;
         process.stderr.write(`\r\x1b[2K[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} ${label}`);
         drawn = true;
       } else if (done < total && now - lastLine >= 5_000) {
@@ -119,7 +133,13 @@ const summaryJson = (r: EvalReport, paths: readonly string[]): string =>
       parameters: {
         cuts: (r.parameters as { cuts: number[] }).cuts,
         methods: (r.parameters as { methods: { id: string }[] }).methods.map((m) => m.id),
-        pressure: (r.parameters as { pressure: { share: number; budgetShare: number } | null }).pressure === null ? null : { share: (r.parameters as { pressure: { share: number } }).pressure.share, budgetShare: (r.parameters as { pressure: { budgetShare: number } }).pressure.budgetShare },
+        pressure:
+          (r.parameters as { pressure: { share: number; budgetShare: number } | null }).pressure === null
+            ? null
+            : {
+                share: (r.parameters as { pressure: { share: number } }).pressure.share,
+                budgetShare: (r.parameters as { pressure: { budgetShare: number } }).pressure.budgetShare,
+              },
         split: (r.parameters as { split: boolean }).split,
       },
       ...(r.split === undefined ? {} : { split: r.split }),
@@ -142,11 +162,17 @@ export default defineCommand({
       required: false,
       description: "Session files or folders of them (default: your sessions under ~/.claude/projects and $CODEX_HOME/sessions)",
     },
-    demo: { type: "boolean", description: "Run on the built-in example corpus (small example sessions made by the bc project; used when none of yours are found)" },
+    demo: {
+      type: "boolean",
+      description: "Run on the built-in example corpus (small example sessions made by the bc project; used when none of yours are found)",
+    },
     host: { type: "string", description: "Only sessions of this host: claude or codex" },
     cuts: { type: "string", description: `Where to cut each session, as shares of its messages (default ${DEFAULT_CUTS.join(",")})` },
     methods: { type: "string", description: `Methods to compare, comma-separated (default all: ${METHOD_IDS.join(", ")})` },
-    pressure: { type: "string", description: `Also score every method at this share of the window, compacted to the plugin's budget (default ${DEFAULT_PRESSURE}; off: light mode only)` },
+    pressure: {
+      type: "string",
+      description: `Also score every method at this share of the window, compacted to the plugin's budget (default ${DEFAULT_PRESSURE}; off: light mode only)`,
+    },
     split: { type: "boolean", description: "Report each path given as its own column block beside the total" },
     out: { type: "string", description: "Folder for report.md, report.json and report.html (default ./bc-eval-<corpus>-<fingerprint>)" },
     json: { type: "boolean", description: "Print the summary as JSON on stdout, for scripts" },
@@ -189,7 +215,9 @@ export default defineCommand({
     } else {
       const found = discoverSessions(host === undefined ? {} : { host });
       if (found.length === 0) {
-        log.info("No sessions found under ~/.claude/projects or $CODEX_HOME/sessions: running on the built-in example corpus (small example sessions made by the bc project; see --demo).");
+        log.info(
+          "No sessions found under ~/.claude/projects or $CODEX_HOME/sessions: running on the built-in example corpus (small example sessions made by the bc project; see --demo).",
+        );
         kind = "demo";
       } else {
         files = sortFiles(found.map((f) => ({ path: f.path, name: homeName(f.path) })));

@@ -2,15 +2,14 @@
 // as they are typed (`--dry-run`), and every usage line starting with the whole command (`bc plan`).
 import type { ArgDef, ArgsDef, CommandDef } from "citty";
 
-const resolve = async <T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T> =>
-  typeof v === "function" ? await (v as () => T | Promise<T>)() : await v;
+const resolve = async <T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T> => (typeof v === "function" ? await (v as () => T | Promise<T>)() : await v);
 
 /** How wide help may be: the terminal's width, or 80 columns for a pipe or a file. */
 export const helpWidth = (stream: { isTTY?: boolean; columns?: number } = process.stdout): number =>
   stream.isTTY && stream.columns !== undefined && stream.columns > 0 ? stream.columns : 80;
 
 /** A flag's name as users type it: `outDir` and `out-dir` both read `out-dir`. */
-export const kebab = (name: string): string => name.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
+export const kebab = (name: string): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** Break `text` into lines of at most `width` characters at spaces; a word longer than a line stands alone. */
 export const wrap = (text: string, width: number): string[] => {
@@ -19,7 +18,7 @@ export const wrap = (text: string, width: number): string[] => {
     let line = "";
     for (const word of paragraph.split(/\s+/).filter(Boolean)) {
       if (line === "") line = word;
-      else if (line.length + 1 + word.length <= width) line += " " + word;
+      else if (line.length + 1 + word.length <= width) line += ` ${word}`;
       else {
         lines.push(line);
         line = word;
@@ -60,7 +59,10 @@ const positionalTerm = (name: string, def: ArgDef): string => {
 const flagTerm = (name: string, def: ArgDef): string => {
   const long = def.type === "boolean" && def.default === true ? `--no-${kebab(name)}` : `--${kebab(name)}`;
   const aliases = "alias" in def && def.alias !== undefined ? (Array.isArray(def.alias) ? def.alias : [def.alias]) : [];
-  const short = aliases.filter((a) => a.length === 1).map((a) => `-${a}, `).join("");
+  const short = aliases
+    .filter((a) => a.length === 1)
+    .map((a) => `-${a}, `)
+    .join("");
   if (def.type === "boolean") return short + long;
   const hint = def.type === "enum" && def.options ? def.options.join("|") : ("valueHint" in def && def.valueHint) || "value";
   return `${short}${long} <${hint}>`;
@@ -96,7 +98,15 @@ export const renderHelp = async (cmd: CommandDef<any>, path: readonly string[], 
     }
     out.push("Commands:", ...columns(rows, width), "");
   }
-  if (positionals.length > 0) out.push("Arguments:", ...columns(positionals.map(([n, d]) => [positionalTerm(n, d), d.description ?? ""]), width), "");
+  if (positionals.length > 0)
+    out.push(
+      "Arguments:",
+      ...columns(
+        positionals.map(([n, d]) => [positionalTerm(n, d), d.description ?? ""]),
+        width,
+      ),
+      "",
+    );
   const flagRows: [string, string][] = flags.map(([n, d]) => [flagTerm(n, d), flagText(d)]);
   flagRows.push(["-h, --help", "Show this help"]);
   if (meta.version) flagRows.push(["--version", "Print the version"]);

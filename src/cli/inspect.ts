@@ -66,8 +66,7 @@ export interface InspectReport {
   readonly sidechains: readonly SidechainShape[];
 }
 
-const zeroes = <K extends string>(keys: readonly K[]): Record<K, number> =>
-  Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
+const zeroes = <K extends string>(keys: readonly K[]): Record<K, number> => Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
 
 export const shapeOf = (messages: readonly Message[]): Shape => {
   const byRole = zeroes(ROLES);
@@ -269,8 +268,8 @@ export default defineCommand({
       return report;
     });
     // straight to stdout: util/log.ts would load consola (~20 ms of start-up) for nothing here
-    if (flags.json) process.stdout.write(JSON.stringify(names.length === 1 ? results[0] : results, null, 2) + "\n");
-    else if (results.length > 0) process.stdout.write(results.map(renderInspect).join("\n\n") + "\n");
+    if (flags.json) process.stdout.write(`${JSON.stringify(names.length === 1 ? results[0] : results, null, 2)}\n`);
+    else if (results.length > 0) process.stdout.write(`${results.map(renderInspect).join("\n\n")}\n`);
     return code;
   },
 });

@@ -71,7 +71,8 @@ export const handleMessage = (msg: unknown, cwd: string): unknown => {
         protocolVersion: asked,
         capabilities: { tools: { listChanged: false } },
         serverInfo: { name: "better-compaction", title: "better-compaction", version: VERSION },
-        instructions: "When a tool result reads '[output removed by better-compaction: ...; run bc recall <id> ...]', call the recall tool with that id to see the original output.",
+        instructions:
+          "When a tool result reads '[output removed by better-compaction: ...; run bc recall <id> ...]', call the recall tool with that id to see the original output.",
       });
     }
     case "ping":
@@ -97,7 +98,7 @@ export const serve = async (cwd: string): Promise<void> => {
   const dec = new TextDecoder();
   let buf = "";
   const reply = (v: unknown): void => {
-    if (v !== undefined) process.stdout.write(JSON.stringify(v) + "\n");
+    if (v !== undefined) process.stdout.write(`${JSON.stringify(v)}\n`);
   };
   const take = (line: string): void => {
     if (line.trim() === "") return;

@@ -65,7 +65,7 @@ export const renderPlan = (p: Plan, opts: { table: boolean } = { table: true }):
     const rows = p.decisions.map((d) => [`#${d.messageIndex}`, d.tool, fmtK(d.chars), d.action, d.rule, ...rank(d), d.reason]);
     const head = ["index", "tool", "chars", "action", "rule", ...(ranked ? ["need", "order"] : []), "reason"];
     const widths = head.map((h, i) => Math.min(i === 1 ? 24 : 40, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
-    const fit = (s: string, w: number): string => (s.length > w ? s.slice(0, w - 1) + "…" : s.padEnd(w));
+    const fit = (s: string, w: number): string => (s.length > w ? `${s.slice(0, w - 1)}…` : s.padEnd(w));
     const row = (r: string[]): string => r.map((c, i) => (i === r.length - 1 ? c : i === 2 ? c.padStart(widths[i]!) : fit(c, widths[i]!))).join("  ");
     lines.push(row(head));
     for (const r of rows) lines.push(row(r));
@@ -85,7 +85,8 @@ export const renderPlan = (p: Plan, opts: { table: boolean } = { table: true }):
       lines.push(`  ${rule.padEnd(16)} ${String(r.results).padStart(5)} results${removed.padEnd(11)} ${fmtK(r.tokensFreed).padStart(7)} tokens freed`);
     }
   }
-  if (p.budget) lines.push(`budget: ${fmtK(p.budget.tokens)} tokens, ${p.budget.reached ? "reached" : "NOT reached: the host should fall back to its own summary"}`);
+  if (p.budget)
+    lines.push(`budget: ${fmtK(p.budget.tokens)} tokens, ${p.budget.reached ? "reached" : "NOT reached: the host should fall back to its own summary"}`);
   if (p.skipped) lines.push("skipped: the pass removes less than --min-removal; applying it would change nothing");
   return lines.join("\n");
 };
@@ -116,10 +117,7 @@ const FLAGS = z.object({
   "pin-last": wholeNumber(0, 1_000_000).optional(),
 });
 
-export const planReport = (
-  arg: string,
-  flags: { passes?: number; timeline?: boolean; budget?: number; minRemoval?: number; pinLast?: number },
-): PlanReport => {
+export const planReport = (arg: string, flags: { passes?: number; timeline?: boolean; budget?: number; minRemoval?: number; pinLast?: number }): PlanReport => {
   const path = resolveSession(arg);
   const loaded = loadSessionFile(path);
   const session = flags.timeline ? loaded.timeline : loaded.live;
@@ -146,8 +144,7 @@ export const planReport = (
 export default defineCommand({
   meta: {
     name: "plan",
-    description:
-      "Dry run: show what the rules would keep, truncate or drop in a session, and why (one line per tool result, then totals). Writes nothing.",
+    description: "Dry run: show what the rules would keep, truncate or drop in a session, and why (one line per tool result, then totals). Writes nothing.",
   },
   args: {
     session: SESSIONS_ARG,
@@ -155,11 +152,21 @@ export default defineCommand({
     passes: {
       type: "string",
       valueHint: "n",
-      description: "Show repeated compaction: replay the session as if compacted N times as it grew (pass k sees the first k/N of the messages, earlier rewrites in place). Default 1",
+      description:
+        "Show repeated compaction: replay the session as if compacted N times as it grew (pass k sees the first k/N of the messages, earlier rewrites in place). Default 1",
     },
     timeline: { type: "boolean", description: "Plan the whole timeline (across the host's own compactions) instead of the live history" },
-    budget: { type: "string", valueHint: "tokens", description: "Escalate toward this many tokens of history (least needed results first; shows each result's need and place in the order) and say whether it was reached" },
-    "min-removal": { type: "string", valueHint: "share", description: "Skip a pass that would free less than this share (0-1) of tool-output tokens. Default 0" },
+    budget: {
+      type: "string",
+      valueHint: "tokens",
+      description:
+        "Escalate toward this many tokens of history (least needed results first; shows each result's need and place in the order) and say whether it was reached",
+    },
+    "min-removal": {
+      type: "string",
+      valueHint: "share",
+      description: "Skip a pass that would free less than this share (0-1) of tool-output tokens. Default 0",
+    },
     "pin-last": { type: "string", valueHint: "n", description: `Messages at the end never touched. Default ${DEFAULT_OPTIONS.pinLastMessages}` },
   },
   run({ args }) {
@@ -172,8 +179,8 @@ export default defineCommand({
       return report;
     });
     // straight to stdout (data); nothing is written anywhere else
-    if (f.json) process.stdout.write(JSON.stringify(names.length === 1 ? results[0] : results, null, 2) + "\n");
-    else if (results.length > 0) process.stdout.write(results.map(renderReport).join("\n\n") + "\n");
+    if (f.json) process.stdout.write(`${JSON.stringify(names.length === 1 ? results[0] : results, null, 2)}\n`);
+    else if (results.length > 0) process.stdout.write(`${results.map(renderReport).join("\n\n")}\n`);
     return code;
   },
 });

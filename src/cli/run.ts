@@ -3,15 +3,14 @@ import { runCommand, type ArgsDef, type CommandDef } from "citty";
 import { closest, renderHelp } from "./help.ts";
 import { BcError, isBcError } from "../util/errors.ts";
 
-const resolve = async <T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T> =>
-  typeof v === "function" ? await (v as () => T | Promise<T>)() : await v;
+const resolve = async <T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T> => (typeof v === "function" ? await (v as () => T | Promise<T>)() : await v);
 
 const flagNames = (args: ArgsDef): Set<string> => {
   const names = new Set<string>(["help", "h"]);
   for (const [name, def] of Object.entries(args)) {
     if (def.type === "positional") continue;
     names.add(name);
-    const kebab = name.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
+    const kebab = name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
     names.add(kebab);
     if (def.type === "boolean" || def.type === undefined) {
       names.add(`no-${name}`);
@@ -44,7 +43,6 @@ const wantsHelp = (argv: readonly string[]): boolean => {
   return false;
 };
 
-
 /** Walk subcommands, then run the leaf; returns the process exit code. */
 export const dispatch = async (root: CommandDef<any>, argv: readonly string[], name: string): Promise<number> => {
   let cmd: CommandDef<any> = root;
@@ -61,14 +59,14 @@ export const dispatch = async (root: CommandDef<any>, argv: readonly string[], n
       if (wantsHelp(rest) || word === undefined) {
         const code = word === undefined && !wantsHelp(rest) && !cmd.run ? 2 : 0;
         // usage asked for is data (stdout); usage shown because a command is missing is an error (stderr)
-        (code === 2 ? process.stderr : process.stdout).write((await renderHelp(cmd, path)) + "\n");
+        (code === 2 ? process.stderr : process.stdout).write(`${await renderHelp(cmd, path)}\n`);
         return code;
       }
     }
     const next = word === undefined ? undefined : subs[word];
     if (!next) {
       if (word === "help") {
-        process.stdout.write((await renderHelp(cmd, path)) + "\n");
+        process.stdout.write(`${await renderHelp(cmd, path)}\n`);
         return 0;
       }
       const near = closest(word!, Object.keys(subs));
@@ -83,7 +81,7 @@ export const dispatch = async (root: CommandDef<any>, argv: readonly string[], n
     rest = rest.slice(1);
   }
   if (wantsHelp(rest)) {
-    process.stdout.write((await renderHelp(cmd, path)) + "\n");
+    process.stdout.write(`${await renderHelp(cmd, path)}\n`);
     return 0;
   }
   checkFlags(rest, cmd.args ? await resolve(cmd.args) : {}, path.join(" "));
@@ -95,8 +93,8 @@ export const dispatch = async (root: CommandDef<any>, argv: readonly string[], n
       const message = (e as Error).message.replace(/\x1b\[[0-9;]*m/g, "");
       // an enum flag's value: said the way every other flag's bad value is said
       const bad = /^Invalid value for argument: (--\S+) \((.*)\)\. Expected one of: (.*)\.$/.exec(message);
-      const options = bad?.[3]!.split(", ").map((o) => `'${o}'`);
-      const said = bad ? `${bad[1]} must be ${options!.slice(0, -1).join(", ")}${options!.length > 1 ? " or " : ""}${options!.at(-1)}, got '${bad[2]}'` : message;
+      const options = (bad?.[3] ?? "").split(", ").map((o) => `'${o}'`);
+      const said = bad ? `${bad[1]} must be ${options.slice(0, -1).join(", ")}${options.length > 1 ? " or " : ""}${options.at(-1)}, got '${bad[2]}'` : message;
       throw new BcError("usage", said, `run '${path.join(" ")} --help' to see its usage`);
     }
     throw e;
@@ -112,7 +110,7 @@ export const report = (e: unknown): number => {
   }
   const msg = e instanceof Error ? e.message : String(e);
   process.stderr.write(`bc: internal error: ${msg}\n`);
-  if (process.env.BC_DEBUG && e instanceof Error && e.stack) process.stderr.write(e.stack + "\n");
+  if (process.env.BC_DEBUG && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
   process.stderr.write("hint: this is a bug in bc; rerun with BC_DEBUG=1 for details and report it\n");
   return 1;
 };

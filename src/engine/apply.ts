@@ -25,7 +25,8 @@ export const apply = (session: Session, plan: Plan): Message[] => {
     const toolResults = m.toolResults.map((r) => {
       const d = ds.find((x) => x.callId === r.callId);
       if (!d) return r;
-      if (d.chars !== r.text.length) throw new Error(`plan does not match the session: result ${r.callId} at #${i} has ${r.text.length} chars, the plan says ${d.chars}`);
+      if (d.chars !== r.text.length)
+        throw new Error(`plan does not match the session: result ${r.callId} at #${i} has ${r.text.length} chars, the plan says ${d.chars}`);
       return rewrite(r, d);
     });
     return { ...m, toolResults };

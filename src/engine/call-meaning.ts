@@ -46,7 +46,6 @@ const DISCOVERY_TOOLS = new Set(["Glob", "Grep", "LS", "ToolSearch", "tool_searc
 const UNREPEATABLE_TOOLS = new Set(["Task", "Agent", "WebSearch", "WebFetch", "web_search", "spawn_agent", "wait_agent"]);
 const SHELL_TOOLS = new Set(["Bash", "exec_command", "shell", "shell_command", "local_shell_call", "exec", "container.exec"]);
 
-
 /** Every string leaf of a parsed input, joined by newlines: what later-use lookups search. */
 export const inputStrings = (input: unknown, inputText: string): string => {
   if (input === undefined || input === null) return inputText;
@@ -79,8 +78,7 @@ const shellCommand = (call: ToolCall): { command: string; workdir?: string } | u
     if (argv.length >= 3 && /(^|\/)(ba|z|da)?sh$/.test(argv[0]!) && /^-\w*c$/.test(argv[1]!)) return argv[2]!;
     return argv.map(shellQuote).join(" ");
   };
-  const command =
-    fromArgv(input.command) ?? str(input.cmd) ?? (isRecord(input.action) ? fromArgv(input.action.command) : undefined);
+  const command = fromArgv(input.command) ?? str(input.cmd) ?? (isRecord(input.action) ? fromArgv(input.action.command) : undefined);
   if (command === undefined) return undefined;
   const wd = workdir ?? (isRecord(input.action) ? str(input.action.working_directory) : undefined);
   return wd === undefined ? { command } : { command, workdir: wd };
@@ -121,13 +119,11 @@ const patchRewrites = (patch: string, workdir?: string): string[] => {
   return out;
 };
 
-
 const patchText = (input: unknown): string | undefined => {
   if (typeof input === "string") return input;
   if (!isRecord(input)) return undefined;
   return str(input.input) ?? str(input.patch);
 };
-
 
 export const describeCall = (call: ToolCall): CallMeaning => {
   const name = call.name;
@@ -194,4 +190,3 @@ export const rangeWithin = (a: LineRange | undefined, b: LineRange | undefined):
   if (b.end === undefined) return true;
   return a.end !== undefined && a.end <= b.end;
 };
-

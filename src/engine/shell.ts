@@ -146,7 +146,6 @@ export const parseCommand = (command: string, workdir: string | undefined): Pars
   return { command, words, parts: stripped.parts, workdir: stripped.workdir };
 };
 
-
 /** Drop a leading `cd DIR &&` (folding DIR into the working directory) and trailing `2>&1`. */
 const stripPreamble = (
   parts: { words: string[]; sep: string }[],
@@ -187,7 +186,6 @@ const lineCountArg = (words: readonly string[]): { n?: number; files: string[]; 
   }
   return n === undefined ? { files, ok: true } : { n, files, ok: true };
 };
-
 
 /** The file (and lines) a command only prints, if that is all it does. */
 export const readOf = (parsed: ParsedCommand): FileRead | undefined => {
@@ -244,7 +242,6 @@ const WRITES_ANYTHING_RE =
 
 const looksLikePath = (w: string): boolean => /[\w]/.test(w) && !w.startsWith("-") && /^[\w.@+~/-]+$/.test(w) && (w.includes("/") || w.includes("."));
 
-
 /** Files a command may change: named targets of writing commands and redirections; ANY_FILE when it may change anything. */
 export const writesOf = (parsed: ParsedCommand): string[] => {
   const { command, words } = parsed;
@@ -294,7 +291,6 @@ const LISTING_RE = /^(?:ls|pwd)\b/;
 // Filters a re-runnable command's output may be piped through.
 const FILTER_RE = /^(?:head|tail|wc|sort|uniq|grep|rg|cat|cut|less|more)\b/;
 
-
 /** ls, pwd, git status/log/branch/diff --stat, or a test run, possibly after `cd X &&` and through a filter. */
 export const rerunnableOf = (parsed: ParsedCommand): RerunnableKind | undefined => {
   const parts = parsed.parts;
@@ -311,7 +307,6 @@ export const rerunnableOf = (parsed: ParsedCommand): RerunnableKind | undefined 
   if (TEST_RE.test(line)) return "test";
   return undefined;
 };
-
 
 /** Targets of `>` / `>|` redirections (not `>>`): files a shell command replaces whole. */
 export const rewritesOf = (parsed: ParsedCommand): string[] => {

@@ -45,8 +45,7 @@ export const NUMBER_RE = /(?<![\w.])\d{4,}(?!\w)/g;
 export const QUOTED_RE = /(?<![\w\\])(?:"([^"\n]{8,200})"|'([^'\n]{8,200})'|`([^`\n]{8,200})`)(?!\w)/g;
 
 /** What makes a line an error line. Case matters where a word would be too common otherwise. */
-export const ERROR_MARKER_RE =
-  /\b(?:error|errors|ERROR|exception|EXCEPTION|FAILED|FAIL|FATAL)\b|Error\b|Exception\b|\bTraceback\b|\bpanic:|\bfatal:|\bERR!/;
+export const ERROR_MARKER_RE = /\b(?:error|errors|ERROR|exception|EXCEPTION|FAILED|FAIL|FATAL)\b|Error\b|Exception\b|\bTraceback\b|\bpanic:|\bfatal:|\bERR!/;
 
 // Literal strings one of which every error line holds: a line without one is never an error
 // line, so only lines holding one are read (found in one pass of this alternation).

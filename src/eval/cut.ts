@@ -27,8 +27,7 @@ export interface CutContext {
   readonly toolTokensBefore: number;
 }
 
-export const isPinned = (r: ResultInfo, at: number): boolean =>
-  r.message === 0 || r.message >= at - PIN_LAST_MESSAGES || r.isError;
+export const isPinned = (r: ResultInfo, at: number): boolean => r.message === 0 || r.message >= at - PIN_LAST_MESSAGES || r.isError;
 
 export const cutContext = (index: IndexedSession, share: number, at = cutIndex(index.session.messages.length, share)): CutContext => {
   const results = index.results.slice(0, index.resultCountBefore[at]);

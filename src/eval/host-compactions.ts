@@ -28,11 +28,7 @@ export interface CompactionScore {
   readonly rulesTokensFreed: number;
 }
 
-export const scoreHostCompactions = (
-  index: IndexedSession,
-  compactions: readonly HostCompaction[],
-  compact: Compactor,
-): CompactionScore[] => {
+export const scoreHostCompactions = (index: IndexedSession, compactions: readonly HostCompaction[], compact: Compactor): CompactionScore[] => {
   const msgs = index.session.messages;
   const sorted = [...compactions].sort((a, b) => a.at - b.at || a.from - b.from);
   return sorted.map((hc, i) => {

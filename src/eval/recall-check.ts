@@ -31,7 +31,17 @@ const claudeRecords = (messages: readonly Message[], sessionId: string, pass: nu
   const base = { sessionId, isSidechain: false, timestamp: new Date(Date.UTC(2030, 0, 1, 0, pass)).toISOString() };
   let parent: string | null = null;
   const uuid = (n: number): string => `bc-recall-check-${pass}-${n}`;
-  lines.push(JSON.stringify({ ...base, type: "system", subtype: "compact_boundary", content: "Conversation compacted", uuid: uuid(0), parentUuid: null, compactMetadata: { trigger: "manual" } }));
+  lines.push(
+    JSON.stringify({
+      ...base,
+      type: "system",
+      subtype: "compact_boundary",
+      content: "Conversation compacted",
+      uuid: uuid(0),
+      parentUuid: null,
+      compactMetadata: { trigger: "manual" },
+    }),
+  );
   parent = uuid(0);
   messages.forEach((m, i) => {
     const id = uuid(i + 1);
@@ -39,7 +49,10 @@ const claudeRecords = (messages: readonly Message[], sessionId: string, pass: nu
     let type: "user" | "assistant";
     if (m.role === "assistant") {
       type = "assistant";
-      content = [...(m.text === "" ? [] : [{ type: "text", text: m.text }]), ...m.toolCalls.map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: c.input }))];
+      content = [
+        ...(m.text === "" ? [] : [{ type: "text", text: m.text }]),
+        ...m.toolCalls.map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: c.input })),
+      ];
     } else {
       type = "user";
       content = [
@@ -57,7 +70,11 @@ const codexItems = (messages: readonly Message[]): unknown[] => {
   const items: unknown[] = [];
   for (const m of messages) {
     if (m.text !== "" && m.kind !== "reasoning")
-      items.push({ type: "message", role: m.role === "system" ? "developer" : m.role, content: [{ type: m.role === "assistant" ? "output_text" : "input_text", text: m.text }] });
+      items.push({
+        type: "message",
+        role: m.role === "system" ? "developer" : m.role,
+        content: [{ type: m.role === "assistant" ? "output_text" : "input_text", text: m.text }],
+      });
     for (const c of m.toolCalls) items.push({ type: "function_call", name: c.name, arguments: c.inputText, call_id: c.id });
     for (const r of m.toolResults) items.push({ type: "function_call_output", call_id: r.callId, output: r.text });
   }
@@ -65,7 +82,11 @@ const codexItems = (messages: readonly Message[]): unknown[] => {
 };
 
 const codexRecord = (messages: readonly Message[], pass: number): string =>
-  JSON.stringify({ timestamp: new Date(Date.UTC(2030, 0, 1, 0, pass)).toISOString(), type: "compacted", payload: { message: "", replacement_history: codexItems(messages) } });
+  JSON.stringify({
+    timestamp: new Date(Date.UTC(2030, 0, 1, 0, pass)).toISOString(),
+    type: "compacted",
+    payload: { message: "", replacement_history: codexItems(messages) },
+  });
 
 /** The last file line a history's messages came from. */
 const lastLine = (messages: readonly Message[]): number => {
@@ -96,7 +117,7 @@ export const checkRecall = (loaded: LoadedSession, passes: readonly (readonly Me
       upTo = last;
       if (loaded.host === "claude") written.push(...claudeRecords(out, loaded.id, pass));
       else written.push(codexRecord(out, pass));
-      writeFileSync(file, written.join("\n") + "\n");
+      writeFileSync(file, `${written.join("\n")}\n`);
       out.forEach((m, i) => {
         const before = timeline[i];
         m.toolResults.forEach((r, j) => {
@@ -106,7 +127,8 @@ export const checkRecall = (loaded: LoadedSession, passes: readonly (readonly Me
           removed++;
           try {
             const got = recall(r.callId, { session: file, home: dir, claudeDir: join(dir, "claude"), codexHome: join(dir, "codex"), cwd: dir });
-            if (got.text !== original.text) misses.push({ pass, callId: r.callId, why: `recall gave ${got.text.length} chars, the original has ${original.text.length}` });
+            if (got.text !== original.text)
+              misses.push({ pass, callId: r.callId, why: `recall gave ${got.text.length} chars, the original has ${original.text.length}` });
             else if (loaded.host === "claude" && got.isError !== original.isError) misses.push({ pass, callId: r.callId, why: "the error flag differs" });
             else recalled++;
           } catch (e) {

@@ -48,7 +48,8 @@ export const pressureSummaries = (): { id: string; summary: string }[] => [
   { id: RULES_REACHED_ID, summary: "the cuts where bc reached the budget itself (the plugin answered with its own rows; the fork fits)" },
   {
     id: RULES_OVER_ID,
-    summary: "the other cuts: Claude Code, the plugin handed its pruned rows to Claude Code's summary (scored as handed over, before the summary); Codex, the fork is over the budget",
+    summary:
+      "the other cuts: Claude Code, the plugin handed its pruned rows to Claude Code's summary (scored as handed over, before the summary); Codex, the fork is over the budget",
   },
   ...BUDGET_BASELINES.map((m) => ({ id: m.id, summary: m.summary })),
 ];
@@ -135,7 +136,15 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
     const rulesScore = run(rules, 0);
     if (options.methods.includes(RULES_ID)) rows[RULES_ID] = rulesScore.tally;
     for (const miss of rulesScore.misses)
-      rulesMisses.push({ mode: "light", share, message: miss.message, tool: miss.tool, tokens: miss.tokens, invisible: miss.invisible, lost: miss.invisible.length > 0 });
+      rulesMisses.push({
+        mode: "light",
+        share,
+        message: miss.message,
+        tool: miss.tool,
+        tokens: miss.tokens,
+        invisible: miss.invisible,
+        lost: miss.invisible.length > 0,
+      });
     for (const m of selected) rows[m.id] = run(m, rulesScore.tally.tokensFreed).tally;
     for (const c of LIGHT_CEILINGS) rows[c.id] = scoreRewrites(c.run({ results: ctx.results, pinned: ctx.pinned, used })).tally;
     let pressure: CutRow["pressure"];

@@ -99,8 +99,7 @@ export const enforcePins = (ctx: CutContext, rewrites: Rewrites): { rewrites: Ma
   return { rewrites: out, pinnedTouched };
 };
 
-const isTruncation = (r: ResultInfo, after: string): boolean =>
-  after.length > 0 && r.text.startsWith(after.slice(0, Math.min(after.length, 64)));
+const isTruncation = (r: ResultInfo, after: string): boolean => after.length > 0 && r.text.startsWith(after.slice(0, Math.min(after.length, 64)));
 
 export interface ScoreWindow {
   /** the history the method compacted is timeline[from, at) (0 for a cut) */
@@ -186,7 +185,8 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
     const kept = tokensAfter(ordinal, after);
     const gone = kept.size === 0 ? r.tokens : r.tokens.filter((t) => !kept.has(t));
     const usedHere = extras.used?.[ordinal];
-    const needed = usedHere === undefined ? neededTokens(index, r, gone, window, resultCount) : kept.size === 0 ? [...usedHere] : usedHere.filter((t) => !kept.has(t));
+    const needed =
+      usedHere === undefined ? neededTokens(index, r, gone, window, resultCount) : kept.size === 0 ? [...usedHere] : usedHere.filter((t) => !kept.has(t));
     if (needed.length === 0) continue;
     if (needed.every(isNumberLike)) numberOnlyMisses++;
     const invisible = needed.filter((t) => !visible(t));
@@ -213,8 +213,7 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
       lost,
       numberOnlyLost,
       needed: extras.used === undefined ? 0 : extras.used.reduce((n, u) => n + (u.length > 0 ? 1 : 0), 0),
-      reached:
-        extras.budget === undefined ? 0 : (extras.reached ?? ctx.tokensBefore - tokensFreed <= extras.budget) ? 1 : 0,
+      reached: extras.budget === undefined ? 0 : (extras.reached ?? ctx.tokensBefore - tokensFreed <= extras.budget) ? 1 : 0,
       handovers: extras.handedOver === true ? 1 : 0,
     },
     misses,

@@ -46,7 +46,8 @@ export const spreadOf = (shares: readonly number[]): Spread => {
   return { sessions: n, median: ratio(median, 1), worstTenth: ratio(worstTenth, 1) };
 };
 
-export interface CompactionSummary extends Pick<CompactionScore, "needed" | "keptByHost" | "keptByRules" | "tokensBefore" | "hostTokensAfter" | "rulesTokensFreed"> {
+export interface CompactionSummary
+  extends Pick<CompactionScore, "needed" | "keptByHost" | "keptByRules" | "tokensBefore" | "hostTokensAfter" | "rulesTokensFreed"> {
   readonly compactions: number;
   /** mean over compactions of 1 - after/before for the host, and freed/before for the rules */
   readonly hostFreedShareMean: number;
@@ -86,7 +87,12 @@ export type Mode = "light" | "pressure";
 const tallyAt = (c: SessionReplay["cuts"][number], mode: Mode, method: string): Tally | undefined =>
   mode === "light" ? c.methods[method] : c.pressure?.methods[method];
 
-export const summarizeMethod = (method: string, sessions: readonly SessionReplay[], mode: Mode = "light", kind: MethodSummary["kind"] = "method"): MethodSummary => {
+export const summarizeMethod = (
+  method: string,
+  sessions: readonly SessionReplay[],
+  mode: Mode = "light",
+  kind: MethodSummary["kind"] = "method",
+): MethodSummary => {
   const perSession: Tally[] = [];
   for (const s of sessions) {
     let t = ZERO_TALLY;
@@ -165,8 +171,14 @@ export const summarizeCompactions = (sessions: readonly SessionReplay[]): Compac
     tokensBefore: sum((c) => c.tokensBefore),
     hostTokensAfter: sum((c) => c.hostTokensAfter),
     rulesTokensFreed: sum((c) => c.rulesTokensFreed),
-    hostFreedShareMean: ratio(sum((c) => (c.tokensBefore === 0 ? 0 : 1 - c.hostTokensAfter / c.tokensBefore)), all.length),
-    rulesFreedShareMean: ratio(sum((c) => ratio(c.rulesTokensFreed, c.tokensBefore)), all.length),
+    hostFreedShareMean: ratio(
+      sum((c) => (c.tokensBefore === 0 ? 0 : 1 - c.hostTokensAfter / c.tokensBefore)),
+      all.length,
+    ),
+    rulesFreedShareMean: ratio(
+      sum((c) => ratio(c.rulesTokensFreed, c.tokensBefore)),
+      all.length,
+    ),
   };
 };
 
@@ -210,6 +222,9 @@ export const summarizeHost = (
         }),
     compactions: summarizeCompactions(mine),
     passes: summarizePasses(mine, passes),
-    recall: mine.reduce((a, s) => ({ removed: a.removed + (s.recall?.removed ?? 0), recalled: a.recalled + (s.recall?.recalled ?? 0) }), { removed: 0, recalled: 0 }),
+    recall: mine.reduce((a, s) => ({ removed: a.removed + (s.recall?.removed ?? 0), recalled: a.recalled + (s.recall?.recalled ?? 0) }), {
+      removed: 0,
+      recalled: 0,
+    }),
   };
 };

@@ -18,7 +18,8 @@ const SNIFF_BYTES = 256 * 1024;
 
 const CODEX_TYPES = new RegExp(`"type"\\s*:\\s*"(${[...CODEX_CORE_TYPES].join("|")})"`);
 const CODEX_LEGACY = /^\{"id"\s*:\s*"[^"]+"\s*,\s*"timestamp"\s*:.*"instructions"/;
-const CLAUDE_KEYS = /"(parentUuid|leafUuid|isSidechain)"\s*:|"type"\s*:\s*"(user|assistant|summary|file-history-snapshot|queue-operation|progress|last-prompt)"/;
+const CLAUDE_KEYS =
+  /"(parentUuid|leafUuid|isSidechain)"\s*:|"type"\s*:\s*"(user|assistant|summary|file-history-snapshot|queue-operation|progress|last-prompt)"/;
 
 const sniffLine = (line: string, complete: boolean): Host | undefined => {
   if (complete) {
@@ -69,10 +70,16 @@ export const detectHost = (path: string): Host => {
     if (host) return host;
   }
   // name the first line that is not a record of either host, and what it is
-  const first = parseJsonl(text.slice(0, whole ? text.length : Math.max(0, text.lastIndexOf("\n"))), path).lines.find((l) => l.value !== undefined || l.error !== undefined);
+  const first = parseJsonl(text.slice(0, whole ? text.length : Math.max(0, text.lastIndexOf("\n"))), path).lines.find(
+    (l) => l.value !== undefined || l.error !== undefined,
+  );
   if (first?.error !== undefined)
     throw new BcError("bad-input", `${path}:${first.lineNo}: ${first.error}; neither a Claude Code transcript nor a Codex rollout`, `expected ${EXPECTED}`);
-  throw new BcError("bad-input", `${path}${first ? `:${first.lineNo}` : ""}: JSON that is neither a Claude Code transcript nor a Codex rollout`, `expected ${EXPECTED}`);
+  throw new BcError(
+    "bad-input",
+    `${path}${first ? `:${first.lineNo}` : ""}: JSON that is neither a Claude Code transcript nor a Codex rollout`,
+    `expected ${EXPECTED}`,
+  );
 };
 
 /** Load any session file into the session model, whichever host wrote it. */
@@ -105,8 +112,7 @@ export interface SessionPlaces {
 }
 
 const claudeProjects = (p: SessionPlaces): string => join(p.home ?? homedir(), ".claude", "projects");
-const codexSessions = (p: SessionPlaces): string =>
-  join(p.codexHome ?? defaultCodexHome(p.home), "sessions");
+const codexSessions = (p: SessionPlaces): string => join(p.codexHome ?? defaultCodexHome(p.home), "sessions");
 
 const ROLLOUT_NAME = /^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-(.+)\.jsonl(\.zst)?$/;
 

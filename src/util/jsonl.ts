@@ -111,7 +111,7 @@ const describeParseError = (raw: string, e: unknown, lineNo: number): string => 
     return `${kind}, not JSON`;
   }
   const msg = e instanceof Error ? e.message : String(e);
-  const shown = raw.length > 40 ? raw.slice(0, 40) + "…" : raw;
+  const shown = raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
   return `not valid JSON (${msg}): ${JSON.stringify(shown)}`;
 };
 
@@ -193,15 +193,19 @@ export const parseJsonl = (text: string, path: string): JsonlFile => {
 };
 
 /** Join raw lines back into file text. */
-export const joinJsonl = (raws: readonly string[], endsWithNewline: boolean): string =>
-  raws.join("\n") + (endsWithNewline && raws.length > 0 ? "\n" : "");
+export const joinJsonl = (raws: readonly string[], endsWithNewline: boolean): string => raws.join("\n") + (endsWithNewline && raws.length > 0 ? "\n" : "");
 
 /**
  * Write `text` to a temporary file beside `path`, let `check` read it back, then make it
  * visible atomically. An existing `path` is never overwritten. On any failure nothing is left behind.
  * `link` is the hard-link call (replaceable to test a filesystem without hard links).
  */
-export const writeAtomically = (path: string, text: string | Uint8Array, check?: (tmpPath: string) => void, link: (from: string, to: string) => void = linkSync): void => {
+export const writeAtomically = (
+  path: string,
+  text: string | Uint8Array,
+  check?: (tmpPath: string) => void,
+  link: (from: string, to: string) => void = linkSync,
+): void => {
   if (existsSync(path)) throw new BcError("exists", `${path}: already exists; refusing to overwrite`);
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
   let fd: number | undefined;
@@ -229,10 +233,13 @@ export const writeAtomically = (path: string, text: string | Uint8Array, check?:
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "EEXIST") throw new BcError("exists", `${path}: already exists; refusing to overwrite`);
     if (e instanceof BcError || code === undefined) throw e;
-    throw new BcError("bad-input", `${path}: cannot be written (${code}: ${(e as Error).message.replace(/^\w+: /, "")})`, "nothing was written; check the folder exists, is writable and has room");
+    throw new BcError(
+      "bad-input",
+      `${path}: cannot be written (${code}: ${(e as Error).message.replace(/^\w+: /, "")})`,
+      "nothing was written; check the folder exists, is writable and has room",
+    );
   }
 };
 
 /** errno codes of a filesystem that cannot make hard links */
 const NO_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
-

@@ -9,5 +9,5 @@ export const log = createConsola({
 
 /** Write data (JSON, tables, ids, paths) to stdout. */
 export const out = (text: string): void => {
-  process.stdout.write(text.endsWith("\n") ? text : text + "\n");
+  process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
 };

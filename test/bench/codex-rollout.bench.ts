@@ -88,7 +88,7 @@ const generated = (targetBytes: number): string => {
     line("event_msg", { type: "token_count", info: null });
     size += body.length + 600;
   }
-  return out.join("\n") + "\n";
+  return `${out.join("\n")}\n`;
 };
 
 const main = (): void => {

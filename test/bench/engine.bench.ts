@@ -104,8 +104,10 @@ const main = (): void => {
       const text = s.messages.map((m) => JSON.stringify(m)).join("\n");
       const line = row(`generated ${results} results${unique ? ", unique" : ""}`, s, text);
       lines.push(line);
-      process.stdout.write(line + "\n");
-      process.stdout.write(`  (tool output ${(resultBytes(s) / 1e6).toFixed(1)} M chars, ${(100 * repeatedShare(s)).toFixed(0)}% of them in outputs repeating an earlier one)\n`);
+      process.stdout.write(`${line}\n`);
+      process.stdout.write(
+        `  (tool output ${(resultBytes(s) / 1e6).toFixed(1)} M chars, ${(100 * repeatedShare(s)).toFixed(0)}% of them in outputs repeating an earlier one)\n`,
+      );
     }
   }
   if (!hasCorpus()) {
@@ -119,7 +121,7 @@ const main = (): void => {
       for (const which of ["live", "timeline"] as const) {
         const line = row(`${host} largest (${which})`, loaded[which], text);
         lines.push(line);
-        process.stdout.write(line + "\n");
+        process.stdout.write(`${line}\n`);
       }
     }
     // the whole process
@@ -137,7 +139,7 @@ const main = (): void => {
       });
       const line = `process: bc plan --json ${host} largest (${(statSync(f).size / 1e6).toFixed(1)} MB): ${proc.toFixed(0)} ms, read+JSON.parse process ${floor.toFixed(0)} ms (${cmd.length === 1 ? "dist/bc" : "bun src/main.ts"})`;
       lines.push(line);
-      process.stdout.write(line + "\n");
+      process.stdout.write(`${line}\n`);
     }
   }
   for (const l of lines) process.stdout.write(`summary: ${l.trim()}\n`);

@@ -115,7 +115,9 @@ const main = (): void => {
       `${host}: ${loaded.length} sessions; load ${loadS.toFixed(2)} s; replay+score light ${light.toFixed(2)} s, light + pressure ${both.toFixed(2)} s (pressure adds ${(both - light).toFixed(2)} s)\n`,
     );
   }
-  process.stdout.write(`summary: eval dev + validation corpus, both modes ${whole.toFixed(1)} s${cpu} (${sessions} sessions; floor ${floorS.toFixed(2)} s; goal < ${GOAL_SECONDS} s)\n`);
+  process.stdout.write(
+    `summary: eval dev + validation corpus, both modes ${whole.toFixed(1)} s${cpu} (${sessions} sessions; floor ${floorS.toFixed(2)} s; goal < ${GOAL_SECONDS} s)\n`,
+  );
 };
 
 main();

@@ -44,28 +44,70 @@ export const generateRollout = (mb: number): string => {
     base_instructions: { text: "You are a coding agent running in the Codex CLI. ".repeat(200) },
     history_mode: "paginated",
   });
-  push("response_item", { type: "message", id: "msg_dev", role: "developer", content: [{ type: "input_text", text: "<permissions instructions>\nsandbox: danger-full-access\n</permissions instructions>" }] });
-  push("response_item", { type: "message", id: "msg_env", role: "user", content: [{ type: "input_text", text: "<environment_context>\n  <cwd>/home/user/project</cwd>\n</environment_context>" }] });
+  push("response_item", {
+    type: "message",
+    id: "msg_dev",
+    role: "developer",
+    content: [{ type: "input_text", text: "<permissions instructions>\nsandbox: danger-full-access\n</permissions instructions>" }],
+  });
+  push("response_item", {
+    type: "message",
+    id: "msg_env",
+    role: "user",
+    content: [{ type: "input_text", text: "<environment_context>\n  <cwd>/home/user/project</cwd>\n</environment_context>" }],
+  });
   const target = mb * 1024 * 1024;
   let bytes = lines.reduce((n, l) => n + l.length + 1, 0);
   let call = 0;
   let turn = 0;
   while (bytes < target) {
     turn++;
-    push("response_item", { type: "message", id: `msg_u${turn}`, role: "user", content: [{ type: "input_text", text: `Step ${turn}: fix the failing test in module ${turn % 40}.` }] });
+    push("response_item", {
+      type: "message",
+      id: `msg_u${turn}`,
+      role: "user",
+      content: [{ type: "input_text", text: `Step ${turn}: fix the failing test in module ${turn % 40}.` }],
+    });
     for (let k = 0; k < 12; k++) {
       call++;
       const file = `src/module${(call * 7) % 40}.ts`;
       const cmd = k % 4 === 3 ? "npm test" : `cat ${file}`;
-      const body = k % 4 === 3 ? `FAIL test/module${turn % 40}.test.ts\n  expected 3, got 4\n`.repeat(20) : `// ${file}\nexport const value${call} = ${call};\n`.repeat(90);
+      const body =
+        k % 4 === 3
+          ? `FAIL test/module${turn % 40}.test.ts\n  expected 3, got 4\n`.repeat(20)
+          : `// ${file}\nexport const value${call} = ${call};\n`.repeat(90);
       push("response_item", { type: "function_call", id: `fc_${call}`, name: "exec_command", arguments: JSON.stringify({ cmd }), call_id: `call_${call}` });
-      push("response_item", { type: "function_call_output", id: `fco_${call}`, call_id: `call_${call}`, output: `Chunk ID: ${call}\nWall time: 0.0100 seconds\nProcess exited with code ${k % 4 === 3 ? 1 : 0}\nOutput:\n${body}` });
-      push("event_msg", { type: "token_count", info: { total_token_usage: { input_tokens: call * 1000, cached_input_tokens: 0, output_tokens: call * 10, reasoning_output_tokens: 0, total_tokens: call * 1010 }, last_token_usage: { input_tokens: 50_000, cached_input_tokens: 0, output_tokens: 10, reasoning_output_tokens: 0, total_tokens: 50_010 }, model_context_window: 258_400 }, rate_limits: null });
+      push("response_item", {
+        type: "function_call_output",
+        id: `fco_${call}`,
+        call_id: `call_${call}`,
+        output: `Chunk ID: ${call}\nWall time: 0.0100 seconds\nProcess exited with code ${k % 4 === 3 ? 1 : 0}\nOutput:\n${body}`,
+      });
+      push("event_msg", {
+        type: "token_count",
+        info: {
+          total_token_usage: {
+            input_tokens: call * 1000,
+            cached_input_tokens: 0,
+            output_tokens: call * 10,
+            reasoning_output_tokens: 0,
+            total_tokens: call * 1010,
+          },
+          last_token_usage: { input_tokens: 50_000, cached_input_tokens: 0, output_tokens: 10, reasoning_output_tokens: 0, total_tokens: 50_010 },
+          model_context_window: 258_400,
+        },
+        rate_limits: null,
+      });
     }
-    push("response_item", { type: "message", id: `msg_a${turn}`, role: "assistant", content: [{ type: "output_text", text: `Fixed module ${turn % 40}: the off-by-one in value().` }] });
+    push("response_item", {
+      type: "message",
+      id: `msg_a${turn}`,
+      role: "assistant",
+      content: [{ type: "output_text", text: `Fixed module ${turn % 40}: the off-by-one in value().` }],
+    });
     bytes = lines.reduce((n, l) => n + l.length + 1, 0);
   }
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 };
 
 /** Time a command `runs` times after one warm-up run; `fresh()` gives a clean output folder each run. */
@@ -89,7 +131,9 @@ const main = (): void => {
   const bc = useBinary ? [BIN] : [process.execPath, join(REPO, "src", "main.ts")];
   const work = mkdtempSync(join(tmpdir(), "bc-fork-bench-"));
   try {
-    process.stdout.write(`fork.bench: ${useBinary ? "dist/bc" : "bun src/main.ts"} codex-fork, median of ${runs} runs after a warm-up (goal < ${GOAL_MS} ms)\n`);
+    process.stdout.write(
+      `fork.bench: ${useBinary ? "dist/bc" : "bun src/main.ts"} codex-fork, median of ${runs} runs after a warm-up (goal < ${GOAL_MS} ms)\n`,
+    );
     if (!useBinary) process.stdout.write("fork.bench: dist/bc not found; timing from source (run 'npm run build' to time the binary)\n");
     const files: [string, string][] = [];
     const corpus = largestCorpusFile("codex");
@@ -116,7 +160,7 @@ const main = (): void => {
         `  bc codex-fork (writes)      ${real.medianMs.toFixed(0).padStart(6)} ms  (best ${real.bestMs.toFixed(0)})  ${mark(real.medianMs)}`,
       );
     }
-    process.stdout.write(rows.join("\n") + "\n");
+    process.stdout.write(`${rows.join("\n")}\n`);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -30,28 +30,47 @@ const transcript = (tag: string, targetAt?: number): string => {
   const out: string[] = [];
   let bytes = 0;
   let n = 0;
-  const body = (k: number): string => Array.from({ length: 60 }, (_, i) => `line ${i} of output ${k}: value_${(k * 7919 + i * 104729) % 1_000_003} ok`).join("\n");
+  const body = (k: number): string =>
+    Array.from({ length: 60 }, (_, i) => `line ${i} of output ${k}: value_${(k * 7919 + i * 104729) % 1_000_003} ok`).join("\n");
   while (bytes < FILE_MB * 1024 * 1024) {
     const id = n === targetAt ? "toolu_01BENCHTARGET" : `toolu_${tag}_${n}`;
-    const call = JSON.stringify({ type: "assistant", uuid: `${tag}-a${n}`, sessionId: tag, message: { role: "assistant", content: [{ type: "tool_use", id, name: "Bash", input: { command: `run step ${n}` } }] } });
-    const result = JSON.stringify({ type: "user", uuid: `${tag}-u${n}`, sessionId: tag, message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: body(n) }] } });
+    const call = JSON.stringify({
+      type: "assistant",
+      uuid: `${tag}-a${n}`,
+      sessionId: tag,
+      message: { role: "assistant", content: [{ type: "tool_use", id, name: "Bash", input: { command: `run step ${n}` } }] },
+    });
+    const result = JSON.stringify({
+      type: "user",
+      uuid: `${tag}-u${n}`,
+      sessionId: tag,
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: body(n) }] },
+    });
     out.push(call, result);
     bytes += call.length + result.length + 2;
     n++;
   }
-  return out.join("\n") + "\n";
+  return `${out.join("\n")}\n`;
 };
 
 const rollout = (tag: string, cwd: string): string => {
   const out: string[] = [JSON.stringify({ timestamp: "2026-01-01T00:00:00.000Z", type: "session_meta", payload: { id: tag, cwd } })];
   let bytes = 0;
   for (let n = 0; bytes < FILE_MB * 1024 * 1024; n++) {
-    const call = JSON.stringify({ timestamp: "2026-01-01T00:00:01.000Z", type: "response_item", payload: { type: "function_call", name: "exec_command", arguments: `{"cmd":"step ${n}"}`, call_id: `call_${tag}_${n}` } });
-    const output = JSON.stringify({ timestamp: "2026-01-01T00:00:02.000Z", type: "response_item", payload: { type: "function_call_output", call_id: `call_${tag}_${n}`, output: `out ${n} `.repeat(700) } });
+    const call = JSON.stringify({
+      timestamp: "2026-01-01T00:00:01.000Z",
+      type: "response_item",
+      payload: { type: "function_call", name: "exec_command", arguments: `{"cmd":"step ${n}"}`, call_id: `call_${tag}_${n}` },
+    });
+    const output = JSON.stringify({
+      timestamp: "2026-01-01T00:00:02.000Z",
+      type: "response_item",
+      payload: { type: "function_call_output", call_id: `call_${tag}_${n}`, output: `out ${n} `.repeat(700) },
+    });
     out.push(call, output);
     bytes += call.length + output.length + 2;
   }
-  return out.join("\n") + "\n";
+  return `${out.join("\n")}\n`;
 };
 
 const main = (): void => {
@@ -78,7 +97,10 @@ const main = (): void => {
       } else if (i % 4 === 0) {
         const d = join(codexHome, "sessions", "2026", "01", String(1 + (i % 28)).padStart(2, "0"));
         mkdirSync(d, { recursive: true });
-        writeFileSync(join(d, `rollout-2026-01-01T00-00-00-0190a000-0000-7000-8000-${String(i).padStart(12, "0")}.jsonl`), codexTemplate.replaceAll("TAG", `r${i}`));
+        writeFileSync(
+          join(d, `rollout-2026-01-01T00-00-00-0190a000-0000-7000-8000-${String(i).padStart(12, "0")}.jsonl`),
+          codexTemplate.replaceAll("TAG", `r${i}`),
+        );
       } else {
         const d = join(projects, `-other-project-${i % 10}`);
         mkdirSync(d, { recursive: true });
@@ -87,7 +109,9 @@ const main = (): void => {
       written += FILE_MB;
     }
     const target = join(projectDir, `s${PROJECT_SESSIONS - 1}.jsonl`);
-    process.stdout.write(`recall.bench: ${files} session files, ${(written / 1024).toFixed(1)} GB (${PROJECT_SESSIONS} in the project, ${PROJECT_SESSIONS * FILE_MB} MB), written in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+    process.stdout.write(
+      `recall.bench: ${files} session files, ${(written / 1024).toFixed(1)} GB (${PROJECT_SESSIONS} in the project, ${PROJECT_SESSIONS * FILE_MB} MB), written in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+    );
 
     const bc = existsSync(BIN) ? [BIN] : [process.execPath, join(REPO, "src", "main.ts")];
     const env = { PATH: process.env.PATH ?? "", HOME: home, CODEX_HOME: codexHome };
@@ -110,11 +134,17 @@ const main = (): void => {
           if (round > 0) ms[k]!.push(took);
           return;
         }
-        if (!r.stdout.toString().startsWith("line 0 of output 40:")) throw new Error(`${p.name}: recall printed something else: ${r.stdout.toString().slice(0, 80)}`);
+        if (!r.stdout.toString().startsWith("line 0 of output 40:"))
+          throw new Error(`${p.name}: recall printed something else: ${r.stdout.toString().slice(0, 80)}`);
         if (!r.stderr.toString().includes(target)) throw new Error(`${p.name}: found elsewhere than ${target}`);
         if (round > 0) ms[k]!.push(took);
       });
-    for (const [k, p] of probes.entries()) process.stdout.write(`  ${p.name.padEnd(32)} median ${median(ms[k]!).toFixed(0).padStart(6)} ms  best ${Math.min(...ms[k]!).toFixed(0).padStart(6)} ms\n`);
+    for (const [k, p] of probes.entries())
+      process.stdout.write(
+        `  ${p.name.padEnd(32)} median ${median(ms[k]!).toFixed(0).padStart(6)} ms  best ${Math.min(...ms[k]!)
+          .toFixed(0)
+          .padStart(6)} ms\n`,
+      );
     process.stdout.write(
       `summary: recall among ${(written / 1024).toFixed(1)} GB: session given ${median(ms[0]!).toFixed(0)} ms, project known ${median(ms[1]!).toFixed(0)} ms (reading its ${PROJECT_SESSIONS * FILE_MB} MB alone: ${median(ms[3]!).toFixed(0)} ms), nothing known ${median(ms[2]!).toFixed(0)} ms\n`,
     );

@@ -74,7 +74,9 @@ const main = async (): Promise<void> => {
   process.stdout.write("\nbench summary\n");
   for (const r of results) {
     const head = `  ${r.code === 0 ? "ok    " : "FAILED"}  ${r.name.padEnd(width)}  ${r.seconds.toFixed(1).padStart(5)} s`;
-    process.stdout.write(r.summary.length === 0 ? `${head}\n` : r.summary.map((s, j) => (j === 0 ? `${head}  ${s}` : `${" ".repeat(head.length)}  ${s}`)).join("\n") + "\n");
+    process.stdout.write(
+      r.summary.length === 0 ? `${head}\n` : `${r.summary.map((s, j) => (j === 0 ? `${head}  ${s}` : `${" ".repeat(head.length)}  ${s}`)).join("\n")}\n`,
+    );
   }
   if (results.length === 0) process.stdout.write("  no test/bench/*.bench.ts files\n");
   if (results.some((r) => r.code !== 0)) process.exit(1);

@@ -69,14 +69,14 @@ describe("the unit run", () => {
   });
 
   test("never collects an e2e or bench file", () => {
-    const picked = [...walk(join(REPO, "test", "e2e")), ...walk(join(REPO, "test", "bench"))]
-      .map((f) => relative(REPO, f))
-      .filter((f) => COLLECTED.test(f));
+    const picked = [...walk(join(REPO, "test", "e2e")), ...walk(join(REPO, "test", "bench"))].map((f) => relative(REPO, f)).filter((f) => COLLECTED.test(f));
     expect(picked).toEqual([]);
   });
 
   test("build/.cache and dist are ignored by git", () => {
-    const ignored = read(".gitignore").split("\n").map((l) => l.trim());
+    const ignored = read(".gitignore")
+      .split("\n")
+      .map((l) => l.trim());
     expect(ignored).toContain("build/.cache/");
     expect(ignored).toContain("dist/");
     expect(ignored).toContain("test/e2e/.cache/");

@@ -20,7 +20,16 @@ const check = (plugin: Record<string, string>): string[] => {
       mkdirSync(join(dir, "hooks"), { recursive: true });
       writeFileSync(join(dir, rel), text);
     }
-    const options: ts.CompilerOptions = { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, lib: ["lib.es2022.d.ts"], module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, allowImportingTsExtensions: true, types: [] };
+    const options: ts.CompilerOptions = {
+      strict: true,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      lib: ["lib.es2022.d.ts"],
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      allowImportingTsExtensions: true,
+      types: [],
+    };
     const program = ts.createProgram([join(dir, "hooks", "register.ts")], options);
     return ts.getPreEmitDiagnostics(program).map((d) => `TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`);
   } finally {
@@ -35,7 +44,8 @@ describe("the bundle's declaration file", () => {
 
   test("it declares every name register.ts imports, with a type", () => {
     const dts = files[DTS]!;
-    for (const name of ["compactRows", "pluginOptions", "shouldCompactAfterTurn", "failureSkip", "appendRecord", "SessionRow"]) expect(dts).toMatch(new RegExp(`export (declare const|import|type|interface) ${name}\\b`));
+    for (const name of ["compactRows", "pluginOptions", "shouldCompactAfterTurn", "failureSkip", "appendRecord", "SessionRow"])
+      expect(dts).toMatch(new RegExp(`export (declare const|import|type|interface) ${name}\\b`));
     expect(dts).not.toMatch(/:\s*any\b/);
   });
 });

@@ -42,7 +42,7 @@ describe("routeOf", () => {
     expect(routeOf(argv, ctx(over)).to).toBe(want);
   });
 
-  const files = kinds({ "math.bc": "other", "s.jsonl": "session", "dir": "session" });
+  const files = kinds({ "math.bc": "other", "s.jsonl": "session", dir: "session" });
   test.each([
     ["a file that is not a session", ["math.bc"], "calculator"],
     ["-l and a math file", ["-l", "math.bc"], "calculator"],
@@ -93,7 +93,10 @@ const binDir = (name: string, script: string): string => {
 };
 const CALLS = join(tmp, "calls");
 /** Records its arguments and input (lines joined), answers like a calculator, exits 7. */
-const calculator = binDir("calc", `#!/bin/sh\nin=""\nwhile IFS= read -r l; do in="$in$l"; done\nprintf '%s|%s\\n' "$*" "$in" >> '${CALLS}'\necho "calculator: $* [$in]"\nexit 7\n`);
+const calculator = binDir(
+  "calc",
+  `#!/bin/sh\nin=""\nwhile IFS= read -r l; do in="$in$l"; done\nprintf '%s|%s\\n' "$*" "$in" >> '${CALLS}'\necho "calculator: $* [$in]"\nexit 7\n`,
+);
 /** Ours, from source. */
 const ours = binDir("ours", `#!/bin/sh\nexec '${process.execPath}' '${join(REPO, "src", "main.ts")}' "$@"\n`);
 const ours2 = binDir("ours2", `#!/bin/sh\nexec '${process.execPath}' '${join(REPO, "src", "main.ts")}' "$@"\n`);

@@ -1,7 +1,7 @@
 // `bc calibrate` as a user runs it, on the built-in example sessions (5 sessions, a few hundred
 // results): the report, determinism, --write, and the weights file read back by bc plan.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 

@@ -42,7 +42,8 @@ test("install --dir writes a marketplace with the plugin and prints the two comm
   expect(market.name).toBe(MARKETPLACE_NAME);
   expect(market.plugins[0].source).toBe("./plugins/better-compaction");
   const plugin = join(dir, "plugins", "better-compaction");
-  for (const f of [".claude-plugin/plugin.json", "hooks/hooks.json", "hooks/register.ts", "hooks/better-compaction.js"]) expect(existsSync(join(plugin, f))).toBe(true);
+  for (const f of [".claude-plugin/plugin.json", "hooks/hooks.json", "hooks/register.ts", "hooks/better-compaction.js"])
+    expect(existsSync(join(plugin, f))).toBe(true);
   expect(readFileSync(join(plugin, "hooks", "register.ts"), "utf8")).toContain('from "./better-compaction.js"');
 });
 
@@ -103,7 +104,11 @@ test("uninstall removes only what install wrote, in every folder it installed in
 });
 
 test("a folder flag given without a folder is a usage error, not the current folder", () => {
-  for (const args of [["claude", "install", "--dir"], ["claude", "uninstall", "--dir="], ["codex-fork", join(REPO, "test", "fixtures", "codex", "fork-legacy-0.140.jsonl"), "--out-dir"]]) {
+  for (const args of [
+    ["claude", "install", "--dir"],
+    ["claude", "uninstall", "--dir="],
+    ["codex-fork", join(REPO, "test", "fixtures", "codex", "fork-legacy-0.140.jsonl"), "--out-dir"],
+  ]) {
     const r = bc(args);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
@@ -141,7 +146,7 @@ test("log: the newest session's records, by id or prefix; a one-line error for a
   const logs = join(tmp, "claude", "better-compaction", "logs");
   mkdirSync(logs, { recursive: true });
   const drop = { callId: "toolu_9", tool: "Read", action: "drop", rule: "superseded-read", reason: "re-read at #8, unchanged" } as const;
-  writeFileSync(join(logs, "abc-123.jsonl"), appendRecord(appendRecord("", record("manual", [drop])), record("auto", [])) + "not json\n");
+  writeFileSync(join(logs, "abc-123.jsonl"), `${appendRecord(appendRecord("", record("manual", [drop])), record("auto", []))}not json\n`);
   const { records, problems } = readLog("abc");
   expect(records.map((r) => r.trigger)).toEqual(["manual", "auto"]);
   expect(problems).toEqual([`${join(logs, "abc-123.jsonl")}:3: not valid JSON`]);

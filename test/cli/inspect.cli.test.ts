@@ -119,7 +119,9 @@ describe("bc inspect", () => {
     expect(r.code).toBe(1);
     expect(r.stderr.split("\n")[0]).toBe(`bc: ${png}:1: a PNG image, not JSON; neither a Claude Code transcript nor a Codex rollout`);
     expect(() => planReport(png, {})).toThrow(`${png}:1: a PNG image, not JSON`);
-    expect(() => forkRollout(png, { context: "fresh", pruner: enginePruner(), codexHome: join(TMP, "codex"), dryRun: true })).toThrow(`${png}:1: not a Codex rollout: a PNG image, not JSON`);
+    expect(() => forkRollout(png, { context: "fresh", pruner: enginePruner(), codexHome: join(TMP, "codex"), dryRun: true })).toThrow(
+      `${png}:1: not a Codex rollout: a PNG image, not JSON`,
+    );
   });
 
   test("several sessions: inspect and plan handle every one, --json an array; codex-fork refuses in one line", () => {

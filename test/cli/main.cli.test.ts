@@ -97,7 +97,9 @@ describe("bc --help", () => {
 const commandPaths = async (): Promise<string[][]> => {
   const out: string[][] = [];
   const walk = async (cmd: CommandDef<any>, path: string[]): Promise<void> => {
-    const subs = (typeof cmd.subCommands === "function" ? await cmd.subCommands() : await cmd.subCommands) as Record<string, CommandDef<any> | (() => Promise<CommandDef<any>>)> | undefined;
+    const subs = (typeof cmd.subCommands === "function" ? await cmd.subCommands() : await cmd.subCommands) as
+      | Record<string, CommandDef<any> | (() => Promise<CommandDef<any>>)>
+      | undefined;
     for (const [name, sub] of Object.entries(subs ?? {})) {
       const c = typeof sub === "function" ? await sub() : sub;
       out.push([...path, name]);
@@ -112,7 +114,12 @@ const commandPaths = async (): Promise<string[][]> => {
 const inTerminal = (cols: number, ...args: string[]): string => {
   const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
   const cmd = `stty cols ${cols}; ${[process.execPath, MAIN, ...args].map(q).join(" ")}`;
-  const r = Bun.spawnSync(["/usr/bin/script", "-qefc", cmd, "/dev/null"], { cwd: REPO, env: { HOME: process.env.HOME ?? "/", SHELL: "/bin/sh", NO_COLOR: "1" }, stdin: "ignore", stdout: "pipe" });
+  const r = Bun.spawnSync(["/usr/bin/script", "-qefc", cmd, "/dev/null"], {
+    cwd: REPO,
+    env: { HOME: process.env.HOME ?? "/", SHELL: "/bin/sh", NO_COLOR: "1" },
+    stdin: "ignore",
+    stdout: "pipe",
+  });
   return r.stdout.toString().replace(/\r\n/g, "\n");
 };
 
@@ -160,7 +167,11 @@ describe("help fits the terminal and speaks as users type", () => {
     expect(script.code).toBe(0);
     const complete = (...words: string[]): string => {
       const r = Bun.spawnSync(
-        ["bash", "-c", `source /dev/stdin; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _bc_better_compaction; echo "\${COMPREPLY[*]}"`],
+        [
+          "bash",
+          "-c",
+          `source /dev/stdin; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _bc_better_compaction; echo "\${COMPREPLY[*]}"`,
+        ],
         { stdin: Buffer.from(script.stdout), stdout: "pipe", stderr: "pipe" },
       );
       return r.stdout.toString().trim();

@@ -19,12 +19,21 @@ let codexHome = "";
 
 /** bytes a tool printed: trailing newline, tabs, unicode, CRLF; what recall must give back as is */
 const BUILD_LOG = "$ npm run build\r\n> tsc -p .\n\tsrc/a.ts(3,1): error TS2304: Cannot find name 'wdiget'.\n✗ build failed — 1 error\n\n";
-const LISTING = Array.from({ length: 60 }, (_, i) => `-rw-r--r-- 1 u u ${1000 + i} Jan  1 file-${i}.txt`).join("\n") + "\n";
+const LISTING = `${Array.from({ length: 60 }, (_, i) => `-rw-r--r-- 1 u u ${1000 + i} Jan  1 file-${i}.txt`).join("\n")}\n`;
 const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex").toString("base64");
 
 const line = (v: unknown): string => JSON.stringify(v);
 const claudeRec = (type: "user" | "assistant", uuid: string, content: unknown[], extra: Record<string, unknown> = {}) =>
-  line({ type, uuid, parentUuid: null, sessionId: "s-claude-1", isSidechain: false, timestamp: "2026-01-01T00:00:00.000Z", message: { role: type, content }, ...extra });
+  line({
+    type,
+    uuid,
+    parentUuid: null,
+    sessionId: "s-claude-1",
+    isSidechain: false,
+    timestamp: "2026-01-01T00:00:00.000Z",
+    message: { role: type, content },
+    ...extra,
+  });
 
 const claudeTranscript = (opts: { keepOriginals: boolean }): string => {
   const originals = [
@@ -32,9 +41,25 @@ const claudeTranscript = (opts: { keepOriginals: boolean }): string => {
     claudeRec("assistant", "a1", [{ type: "tool_use", id: "toolu_01BUILD", name: "Bash", input: { command: "npm run build" } }]),
     claudeRec("user", "u2", [{ type: "tool_result", tool_use_id: "toolu_01BUILD", content: BUILD_LOG, is_error: true }]),
     claudeRec("assistant", "a2", [{ type: "tool_use", id: "toolu_01LS", name: "Bash", input: { command: "ls -l" } }]),
-    claudeRec("user", "u3", [{ type: "tool_result", tool_use_id: "toolu_01LS", content: [{ type: "text", text: LISTING }, { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }] }]),
+    claudeRec("user", "u3", [
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_01LS",
+        content: [
+          { type: "text", text: LISTING },
+          { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } },
+        ],
+      },
+    ]),
   ];
-  const boundary = line({ type: "system", subtype: "compact_boundary", uuid: "b1", parentUuid: null, sessionId: "s-claude-1", timestamp: "2026-01-01T00:01:00.000Z" });
+  const boundary = line({
+    type: "system",
+    subtype: "compact_boundary",
+    uuid: "b1",
+    parentUuid: null,
+    sessionId: "s-claude-1",
+    timestamp: "2026-01-01T00:01:00.000Z",
+  });
   const copies = [
     claudeRec("user", "c1", [{ type: "text", text: "build it" }]),
     claudeRec("assistant", "c2", [{ type: "tool_use", id: "toolu_01BUILD", name: "Bash", input: { command: "npm run build" } }]),
@@ -43,15 +68,30 @@ const claudeTranscript = (opts: { keepOriginals: boolean }): string => {
     claudeRec("user", "c5", [{ type: "tool_result", tool_use_id: "toolu_01LS", content: truncatedText(LISTING, 200, "toolu_01LS") }]),
     claudeRec("assistant", "c6", [{ type: "text", text: "I will look at toolu_01NOTACALL later." }]),
   ];
-  return [...(opts.keepOriginals ? originals : []), boundary, ...copies].join("\n") + "\n";
+  return `${[...(opts.keepOriginals ? originals : []), boundary, ...copies].join("\n")}\n`;
 };
 
 const CODEX_OUT = "Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\nall 42 tests passed\n";
 const codexRollout = (cwd: string, id: string, fork: boolean): string => {
   const lines = [
-    line({ timestamp: "2026-01-01T00:00:00.000Z", ordinal: 0, type: "session_meta", payload: { id, session_id: id, cwd, history_mode: "paginated", cli_version: "0.169.0" } }),
-    line({ timestamp: "2026-01-01T00:00:01.000Z", ordinal: 1, type: "response_item", payload: { type: "function_call", name: "exec_command", arguments: '{"cmd":"bun test"}', call_id: "call_TESTS1" } }),
-    line({ timestamp: "2026-01-01T00:00:02.000Z", ordinal: 2, type: "response_item", payload: { type: "function_call_output", call_id: "call_TESTS1", output: CODEX_OUT } }),
+    line({
+      timestamp: "2026-01-01T00:00:00.000Z",
+      ordinal: 0,
+      type: "session_meta",
+      payload: { id, session_id: id, cwd, history_mode: "paginated", cli_version: "0.169.0" },
+    }),
+    line({
+      timestamp: "2026-01-01T00:00:01.000Z",
+      ordinal: 1,
+      type: "response_item",
+      payload: { type: "function_call", name: "exec_command", arguments: '{"cmd":"bun test"}', call_id: "call_TESTS1" },
+    }),
+    line({
+      timestamp: "2026-01-01T00:00:02.000Z",
+      ordinal: 2,
+      type: "response_item",
+      payload: { type: "function_call_output", call_id: "call_TESTS1", output: CODEX_OUT },
+    }),
   ];
   if (fork)
     lines.push(
@@ -68,7 +108,7 @@ const codexRollout = (cwd: string, id: string, fork: boolean): string => {
         },
       }),
     );
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 };
 
 const projectDir = (cwd: string): string => join(home, ".claude", "projects", cwd.replace(/[^A-Za-z0-9]/g, "-"));
@@ -117,11 +157,27 @@ beforeAll(() => {
   project = join(tmp, "work", "my.project");
   mkdirSync(project, { recursive: true });
   claudeFile = write(join(projectDir(project), "s-claude-1.jsonl"), claudeTranscript({ keepOriginals: true }));
-  sourceRollout = write(join(codexHome, "sessions", "2026", "01", "01", "rollout-2026-01-01T00-00-00-0190a000-0000-7000-8000-000000000001.jsonl"), codexRollout(project, "0190a000-0000-7000-8000-000000000001", false));
-  forkRollout = write(join(codexHome, "sessions", "2026", "01", "02", "rollout-2026-01-02T00-00-00-0190a000-0000-7000-8000-000000000002.jsonl"), codexRollout(project, "0190a000-0000-7000-8000-000000000002", true));
+  sourceRollout = write(
+    join(codexHome, "sessions", "2026", "01", "01", "rollout-2026-01-01T00-00-00-0190a000-0000-7000-8000-000000000001.jsonl"),
+    codexRollout(project, "0190a000-0000-7000-8000-000000000001", false),
+  );
+  forkRollout = write(
+    join(codexHome, "sessions", "2026", "01", "02", "rollout-2026-01-02T00-00-00-0190a000-0000-7000-8000-000000000002.jsonl"),
+    codexRollout(project, "0190a000-0000-7000-8000-000000000002", true),
+  );
   const record: DecisionRecord = {
-    v: 1, at: "2026-01-01T00:01:00.000Z", sessionId: "s-claude-1", trigger: "manual", outcome: "compacted", reason: "r", rowsIn: 6, rowsOut: 6,
-    tokensBefore: 100, tokensAfter: 50, escalated: false, ms: 1,
+    v: 1,
+    at: "2026-01-01T00:01:00.000Z",
+    sessionId: "s-claude-1",
+    trigger: "manual",
+    outcome: "compacted",
+    reason: "r",
+    rowsIn: 6,
+    rowsOut: 6,
+    tokensBefore: 100,
+    tokensAfter: 50,
+    escalated: false,
+    ms: 1,
     results: [
       { callId: "toolu_01BUILD", tool: "Bash", action: "drop", rule: "unreferenced", reason: "no token of it used later" },
       { callId: "toolu_01LS", tool: "Bash", action: "truncate", rule: "re-runnable", reason: "a listing" },
@@ -152,7 +208,16 @@ describe("bc recall <id>", () => {
     const r = bc(["toolu_01LS", "--json"]);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout);
-    expect(j).toMatchObject({ id: "toolu_01LS", host: "claude", tool: "Bash", input: { command: "ls -l" }, isError: false, text: LISTING, line: 5, path: claudeFile });
+    expect(j).toMatchObject({
+      id: "toolu_01LS",
+      host: "claude",
+      tool: "Bash",
+      input: { command: "ls -l" },
+      isError: false,
+      text: LISTING,
+      line: 5,
+      path: claudeFile,
+    });
     expect(j.images).toEqual([{ type: "image", mediaType: "image/png", bytes: 16 }]);
     expect(recallHeading(lookup("toolu_01LS"))).toContain("1 image(s) not printed: image image/png, 16 B");
   });
@@ -213,7 +278,11 @@ describe("bc recall <id>", () => {
   test.each([
     [["a b"], 2, `bc: "a b" is not a tool call id`],
     [[], 2, "bc: no call id given"],
-    [["toolu_x", "--session", join(REPO, "README.md")], 1, `bc: ${join(REPO, "README.md")}:1: not valid JSON (JSON Parse error: Unrecognized token '#'): "# better-compaction (\`bc\`)"; neither a Claude Code transcript nor a Codex rollout`],
+    [
+      ["toolu_x", "--session", join(REPO, "README.md")],
+      1,
+      `bc: ${join(REPO, "README.md")}:1: not valid JSON (JSON Parse error: Unrecognized token '#'): "# better-compaction (\`bc\`)"; neither a Claude Code transcript nor a Codex rollout`,
+    ],
   ])("bad input %j: one line naming what was expected, exit %d", (args, code, first) => {
     const r = bc(args as string[]);
     expect(r.code).toBe(code as number);
@@ -233,7 +302,17 @@ describe("bc recall --list", () => {
     expect(rows[3]).toMatch(new RegExp(`^toolu_01LS\\s+Bash\\s+truncated\\s+${LISTING.length - 200}\\s+re-runnable\\s+yes$`));
     const { removedIn } = await import("../../src/hosts/recall/removed.ts");
     const j = removedIn(forkRollout, "codex");
-    expect(j.removed).toEqual([{ id: "call_TESTS1", tool: "exec_command", kind: "removed", charsRemoved: CODEX_OUT.length, originalChars: CODEX_OUT.length, recallable: true, lineNo: 4 }]);
+    expect(j.removed).toEqual([
+      {
+        id: "call_TESTS1",
+        tool: "exec_command",
+        kind: "removed",
+        charsRemoved: CODEX_OUT.length,
+        originalChars: CODEX_OUT.length,
+        recallable: true,
+        lineNo: 4,
+      },
+    ]);
   });
 
   test("without --session: this project's newest session", () => {
@@ -270,15 +349,26 @@ describe("bc mcp: the recall tool over MCP", () => {
     const saved = { HOME: process.env.HOME, CODEX_HOME: process.env.CODEX_HOME, CLAUDE_CONFIG_DIR: process.env.CLAUDE_CONFIG_DIR };
     Object.assign(process.env, { HOME: home, CODEX_HOME: codexHome, CLAUDE_CONFIG_DIR: join(home, ".claude") });
     try {
-      const call = (args: unknown) => (handleMessage({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "recall", arguments: args } }, project) as any).result;
-      expect(call({ id: "toolu_01BUILD" })).toEqual({ content: [{ type: "text", text: BUILD_LOG }, { type: "text", text: "[better-compaction: the tool reported this output as an error]" }], isError: false });
-      expect(call({ id: "toolu_01LS" }).content).toEqual([{ type: "text", text: LISTING }, { type: "image", data: PNG, mimeType: "image/png" }]);
+      const call = (args: unknown) =>
+        (handleMessage({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "recall", arguments: args } }, project) as any).result;
+      expect(call({ id: "toolu_01BUILD" })).toEqual({
+        content: [
+          { type: "text", text: BUILD_LOG },
+          { type: "text", text: "[better-compaction: the tool reported this output as an error]" },
+        ],
+        isError: false,
+      });
+      expect(call({ id: "toolu_01LS" }).content).toEqual([
+        { type: "text", text: LISTING },
+        { type: "image", data: PNG, mimeType: "image/png" },
+      ]);
       const bad = call({ id: "toolu_01NOPE" });
       expect(bad.isError).toBe(true);
       expect(bad.content[0].text).toStartWith("bc recall: no tool call toolu_01NOPE in ");
     } finally {
-      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
+      for (const [k, v] of Object.entries(saved))
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
     }
     expect(handleMessage({ jsonrpc: "2.0", id: 4, method: "nope" }, project)).toMatchObject({ id: 4, error: { code: -32601 } });
   });
@@ -287,7 +377,7 @@ describe("bc mcp: the recall tool over MCP", () => {
 describe("the installed plugin's recall server runs this very bc", () => {
   test("a compiled bc by its absolute path; a checkout through bun and its main.ts", async () => {
     const { pinRecallServer } = await import("../../src/hosts/recall/plugin-server.ts");
-    const files = { ".claude-plugin/plugin.json": readFileSync(join(REPO, ".claude-plugin", "plugin.json"), "utf8"), "x": "y" };
+    const files = { ".claude-plugin/plugin.json": readFileSync(join(REPO, ".claude-plugin", "plugin.json"), "utf8"), x: "y" };
     const compiled = JSON.parse(pinRecallServer(files, "/opt/tools/bc")[".claude-plugin/plugin.json"]!);
     expect(compiled.mcpServers.bc).toEqual({ command: "/opt/tools/bc", args: ["mcp"], alwaysLoad: true });
     const checkout = JSON.parse(pinRecallServer(files, "/usr/local/bin/bun")[".claude-plugin/plugin.json"]!);
@@ -308,11 +398,17 @@ describe("a real fork written by bc codex-fork", () => {
     const list = removedIn(r.path, "codex");
     expect(list.removed.length).toBe(r.pruning.resultsDropped + r.pruning.resultsTruncated);
     expect(list.removed.length).toBeGreaterThan(0);
-    const originals = new Map(loadCodexRollout(source).timeline.messages.flatMap((m) => m.toolResults).map((t) => [t.callId, t.text]));
+    const originals = new Map(
+      loadCodexRollout(source)
+        .timeline.messages.flatMap((m) => m.toolResults)
+        .map((t) => [t.callId, t.text]),
+    );
     for (const x of list.removed) {
       expect(x.rule).toBeDefined();
       expect(x.recallable).toBe(true);
-      expect(recall(x.id, { session: r.path, home: dir, claudeDir: join(dir, "claude"), codexHome: join(dir, "codex"), cwd: dir }).text).toBe(originals.get(x.id)!);
+      expect(recall(x.id, { session: r.path, home: dir, claudeDir: join(dir, "claude"), codexHome: join(dir, "codex"), cwd: dir }).text).toBe(
+        originals.get(x.id)!,
+      );
     }
   });
 });

@@ -72,7 +72,11 @@ describe("answers", () => {
   test("--version: the version, commit and Bun runtime on stdout, nothing on stderr", () => {
     const r = bc("--version");
     expect({ ...r, stdout: "" }).toEqual({ code: 0, stdout: "", stderr: "" });
-    expect(r.stdout).toMatch(new RegExp(`^better-compaction ${pkg.version.replace(/\./g, "\\.")} \\(commit ([0-9a-f]{12}(-dirty)?|unknown), bun ${Bun.version.replace(/\./g, "\\.")}\\)\n$`));
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^better-compaction ${pkg.version.replace(/\./g, "\\.")} \\(commit ([0-9a-f]{12}(-dirty)?|unknown), bun ${Bun.version.replace(/\./g, "\\.")}\\)\n$`,
+      ),
+    );
   });
 
   test("a bunfig.toml with a preload beside the binary is not loaded", () => {
@@ -90,7 +94,7 @@ describe("answers", () => {
     const entries = new Map<string, string>();
     let current: string | undefined;
     for (const l of r.stdout.slice(r.stdout.indexOf("Commands:")).split("\n").slice(1)) {
-      const head = /^  (\S+)\s+(.*)$/.exec(l);
+      const head = /^ {2}(\S+)\s+(.*)$/.exec(l);
       if (head) entries.set((current = head[1]!), head[2]!);
       else if (current !== undefined && /^\s{4,}\S/.test(l)) entries.set(current, `${entries.get(current)} ${l.trim()}`);
       else if (l.trim() === "") break;

@@ -33,11 +33,18 @@ afterAll(() => {
   else console.log(`kept: ${sandboxes.map((s) => s.dir).join(" ")}`);
 });
 
-const small = (name: string): string => Array.from({ length: 30 }, (_, i) => `${name} line ${i}: value_${name.replace(/\W/g, "_")}_${i * 7919}`).join("\n") + "\n";
+const small = (name: string): string =>
+  `${Array.from({ length: 30 }, (_, i) => `${name} line ${i}: value_${name.replace(/\W/g, "_")}_${i * 7919}`).join("\n")}\n`;
 /** ~84k characters once Read numbers the lines (~21k tokens): under Read's own cap */
-const big = (name: string): string => Array.from({ length: 1000 }, (_, i) => `${name} line ${i} `.padEnd(79, "abcdefghij".charAt(i % 10))).join("\n") + "\n";
+const big = (name: string): string => `${Array.from({ length: 1000 }, (_, i) => `${name} line ${i} `.padEnd(79, "abcdefghij".charAt(i % 10))).join("\n")}\n`;
 
-const setup = (name: string, files: Record<string, string>, inputTokens?: MockOptions["inputTokens"], more: Partial<MockOptions> = {}, settings?: Record<string, unknown>) => {
+const setup = (
+  name: string,
+  files: Record<string, string>,
+  inputTokens?: MockOptions["inputTokens"],
+  more: Partial<MockOptions> = {},
+  settings?: Record<string, unknown>,
+) => {
   const sb = makeSandbox(name, settings);
   sandboxes.push(sb);
   for (const [f, text] of Object.entries(files)) writeFileSync(join(sb.project, f), text);
@@ -48,16 +55,28 @@ const setup = (name: string, files: Record<string, string>, inputTokens?: MockOp
 
 const decisionRecords = (sb: Sandbox, sessionId: string): any[] => {
   const p = join(sb.home, ".claude", "better-compaction", "logs", `${sessionId}.jsonl`);
-  return existsSync(p) ? readFileSync(p, "utf8").trim().split("\n").map((l) => JSON.parse(l)) : [];
+  return existsSync(p)
+    ? readFileSync(p, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l))
+    : [];
 };
 const droppedIn = (record: any): Set<string> => new Set(record.results.filter((r: any) => r.action === "drop").map((r: any) => r.callId));
 
-const lastView = (mock: Mock, from = 0): RequestView => viewOf(mock.conversationRequests().filter((r) => r.n >= from).at(-1)!.body);
+const lastView = (mock: Mock, from = 0): RequestView =>
+  viewOf(
+    mock
+      .conversationRequests()
+      .filter((r) => r.n >= from)
+      .at(-1)!.body,
+  );
 const firstViewFrom = (mock: Mock, n: number): RequestView => viewOf(mock.requests.find((r) => r.n >= n && !r.summarization)!.body);
 
 const filesA = (): Record<string, string> => {
   const files: Record<string, string> = {};
-  for (const f of ["a.txt", "b.txt", "c.txt", ...Array.from({ length: 12 }, (_, i) => `f${i}.txt`), ...Array.from({ length: 10 }, (_, i) => `g${i}.txt`)]) files[f] = small(f);
+  for (const f of ["a.txt", "b.txt", "c.txt", ...Array.from({ length: 12 }, (_, i) => `f${i}.txt`), ...Array.from({ length: 10 }, (_, i) => `g${i}.txt`)])
+    files[f] = small(f);
   return files;
 };
 const F = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}.txt`).join(" ");
@@ -78,322 +97,387 @@ const expectCompacted = (o: { mock: Mock; debug: string; before: RequestView; af
   for (const id of dropped) expect(notesOf(o.after).has(id)).toBe(true);
 };
 
-test("claude plugin validate passes on the checkout", () => {
-  const sb = makeSandbox("validate");
-  sandboxes.push(sb);
-  const r = Bun.spawnSync([bin, "plugin", "validate", REPO], { env: { PATH: process.env.PATH ?? "", HOME: sb.home, DISABLE_AUTOUPDATER: "1" }, stdout: "pipe", stderr: "pipe" });
-  const out = r.stdout.toString() + r.stderr.toString();
-  expect(out).toContain("gating hook with .catch: session.compact");
-  expect(out).toContain("hooks: session.compact, turn.complete");
-  expect(out).toContain("Validation passed");
-  expect(r.exitCode).toBe(0);
-}, T);
+test(
+  "claude plugin validate passes on the checkout",
+  () => {
+    const sb = makeSandbox("validate");
+    sandboxes.push(sb);
+    const r = Bun.spawnSync([bin, "plugin", "validate", REPO], {
+      env: { PATH: process.env.PATH ?? "", HOME: sb.home, DISABLE_AUTOUPDATER: "1" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const out = r.stdout.toString() + r.stderr.toString();
+    expect(out).toContain("gating hook with .catch: session.compact");
+    expect(out).toContain("hooks: session.compact, turn.complete");
+    expect(out).toContain("Validation passed");
+    expect(r.exitCode).toBe(0);
+  },
+  T,
+);
 
 describe("headless /compact, three times in a row, then --resume", () => {
-  test("(a) + point 3 + (c)", async () => {
-    const { sb, mock, debug } = setup("manual", filesA(), 1000);
-    const session = new HeadlessSession({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: REPO, debugFile: debug });
-    const notes: Map<string, string>[] = [];
-    try {
-      // pass 1 (a)
-      await session.send(TURN1);
-      const before1 = lastView(mock);
-      const c1 = await session.send("/compact");
-      expect(JSON.stringify(c1)).not.toContain("Not compacted");
-      const n1 = mock.requests.length;
-      const q1 = await session.send("What did a.txt say?");
-      expect(q1.at(-1).is_error).toBeFalsy();
-      const sid = session.sessionId!;
-      const recs1 = decisionRecords(sb, sid);
-      expect(recs1.length).toBe(1);
-      const after1 = firstViewFrom(mock, n1);
-      expectCompacted({ mock, debug, before: before1, after: after1, record: recs1[0], trigger: "manual" });
-      expect(after1.assistantTexts.at(-1)).toBe(`MOCK DONE: 14 tool calls.`);
-      notes.push(notesOf(after1));
+  test(
+    "(a) + point 3 + (c)",
+    async () => {
+      const { sb, mock, debug } = setup("manual", filesA(), 1000);
+      const session = new HeadlessSession({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: REPO, debugFile: debug });
+      const notes: Map<string, string>[] = [];
+      try {
+        // pass 1 (a)
+        await session.send(TURN1);
+        const before1 = lastView(mock);
+        const c1 = await session.send("/compact");
+        expect(JSON.stringify(c1)).not.toContain("Not compacted");
+        const n1 = mock.requests.length;
+        const q1 = await session.send("What did a.txt say?");
+        expect(q1.at(-1).is_error).toBeFalsy();
+        const sid = session.sessionId!;
+        const recs1 = decisionRecords(sb, sid);
+        expect(recs1.length).toBe(1);
+        const after1 = firstViewFrom(mock, n1);
+        expectCompacted({ mock, debug, before: before1, after: after1, record: recs1[0], trigger: "manual" });
+        expect(after1.assistantTexts.at(-1)).toBe(`MOCK DONE: 14 tool calls.`);
+        notes.push(notesOf(after1));
 
-      // passes 2 and 3 (point 3): earlier notes byte-identical, a new one per pass
-      for (const turn of [TURN2, TURN3]) {
-        await session.send(turn);
-        const before = lastView(mock);
-        await session.send("/compact");
+        // passes 2 and 3 (point 3): earlier notes byte-identical, a new one per pass
+        for (const turn of [TURN2, TURN3]) {
+          await session.send(turn);
+          const before = lastView(mock);
+          await session.send("/compact");
+          const n = mock.requests.length;
+          await session.send(`And now? (${notes.length})`);
+          const after = firstViewFrom(mock, n);
+          const record = decisionRecords(sb, sid).at(-1);
+          expectCompacted({ mock, debug, before, after, record, trigger: "manual" });
+          const now = notesOf(after);
+          for (const [id, note] of notes.at(-1)!) expect(now.get(id)).toBe(note);
+          expect([...now.keys()].filter((id) => !notes.at(-1)!.has(id)).length).toBeGreaterThan(0);
+          notes.push(now);
+        }
+        expect(decisionRecords(sb, sid).map((r) => r.outcome)).toEqual(["compacted", "compacted", "compacted"]);
+        console.log(`point 3: notes after each pass: ${notes.map((n) => n.size).join(", ")}; hook ms: ${hookTimes(readDebug(debug)).join(", ")}`);
+        await session.close();
+
+        // (c) a new process resuming the session sends the pruned history, not the original
         const n = mock.requests.length;
-        await session.send(`And now? (${notes.length})`);
-        const after = firstViewFrom(mock, n);
-        const record = decisionRecords(sb, sid).at(-1);
-        expectCompacted({ mock, debug, before, after, record, trigger: "manual" });
-        const now = notesOf(after);
-        for (const [id, note] of notes.at(-1)!) expect(now.get(id)).toBe(note);
-        expect([...now.keys()].filter((id) => !notes.at(-1)!.has(id)).length).toBeGreaterThan(0);
-        notes.push(now);
+        const resumed = await runPrint(
+          { bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: REPO, debugFile: join(sb.dir, "resume.log"), extraArgs: ["--resume", sid] },
+          "RESUMED: what now?",
+        );
+        expect(resumed.code).toBe(0);
+        const view = firstViewFrom(mock, n);
+        const last = notes.at(-1)!;
+        for (const [id, note] of last) expect(view.results.get(id)).toBe(note);
+        expect(view.duplicateResults).toEqual([]);
+        expect(view.userTexts.at(-1)).toBe("RESUMED: what now?");
+        expect(mock.summarizations().length).toBe(0);
+      } finally {
+        await session.close();
       }
-      expect(decisionRecords(sb, sid).map((r) => r.outcome)).toEqual(["compacted", "compacted", "compacted"]);
-      console.log(`point 3: notes after each pass: ${notes.map((n) => n.size).join(", ")}; hook ms: ${hookTimes(readDebug(debug)).join(", ")}`);
-      await session.close();
-
-      // (c) a new process resuming the session sends the pruned history, not the original
-      const n = mock.requests.length;
-      const resumed = await runPrint({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: REPO, debugFile: join(sb.dir, "resume.log"), extraArgs: ["--resume", sid] }, "RESUMED: what now?");
-      expect(resumed.code).toBe(0);
-      const view = firstViewFrom(mock, n);
-      const last = notes.at(-1)!;
-      for (const [id, note] of last) expect(view.results.get(id)).toBe(note);
-      expect(view.duplicateResults).toEqual([]);
-      expect(view.userTexts.at(-1)).toBe("RESUMED: what now?");
-      expect(mock.summarizations().length).toBe(0);
-    } finally {
-      await session.close();
-    }
-  }, T);
+    },
+    T,
+  );
 });
 
 describe("auto compaction mid-turn, over a ~230,000-token context (b) + point 4", () => {
-  test("the hook answers the auto trigger; the next request is pruned; hook time reported", async () => {
-    const files: Record<string, string> = {};
-    for (let i = 0; i < 8; i++) files[`big${i}.txt`] = big(`big${i}`);
-    for (let i = 0; i < 10; i++) files[`s${i}.txt`] = small(`s${i}`);
-    let high = false;
-    // low usage while the context is built; then high (over the 30% threshold) until a request carries bc's notes
-    const { sb, mock, debug } = setup("auto", files, (body: any) => (high && !JSON.stringify(body).includes("[output removed by better-compaction") ? 350_000 : 1000));
-    const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "30" });
-    const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
-    try {
-      await session.send(`READFILES big0.txt big1.txt big2.txt ${F("s", 10)} big0.txt big1.txt big2.txt big3.txt big4.txt big5.txt big6.txt big7.txt`);
-      const before = lastView(mock);
-      const chars = [...before.results.values()].reduce((n, t) => n + t.length, 0);
-      high = true;
-      const n = mock.requests.length;
-      const r = await session.send("READFILES s0.txt s1.txt");
-      expect(r.at(-1).is_error).toBeFalsy();
-      const sid = session.sessionId!;
-      const records = decisionRecords(sb, sid);
-      expect(records.map((x) => `${x.trigger}:${x.outcome}`)).toEqual(["auto:compacted"]);
-      // the turn's second request went out after the compaction
-      const afterReq = mock.requests.filter((q) => q.n > n && !q.summarization).find((q) => JSON.stringify(q.body).includes("[output removed by better-compaction"));
-      expect(afterReq).toBeDefined();
-      expectCompacted({ mock, debug, before, after: viewOf(afterReq!.body), record: records[0], trigger: "auto" });
-      const ms = hookTimes(readDebug(debug));
-      expect(ms.length).toBe(1);
-      console.log(
-        `point 4: session.compact (auto) over ${records[0].rowsIn} rows, ${chars} chars of tool output (~${records[0].tokensBefore} tokens estimated, ~${records[0].tokensAfter} after): ` +
-          `Claude Code's debug log says "answered session.compact without next() in ${ms[0]} ms"; the hook's own record says ${records[0].ms} ms`,
+  test(
+    "the hook answers the auto trigger; the next request is pruned; hook time reported",
+    async () => {
+      const files: Record<string, string> = {};
+      for (let i = 0; i < 8; i++) files[`big${i}.txt`] = big(`big${i}`);
+      for (let i = 0; i < 10; i++) files[`s${i}.txt`] = small(`s${i}`);
+      let high = false;
+      // low usage while the context is built; then high (over the 30% threshold) until a request carries bc's notes
+      const { sb, mock, debug } = setup("auto", files, (body: any) =>
+        high && !JSON.stringify(body).includes("[output removed by better-compaction") ? 350_000 : 1000,
       );
-      expect(records[0].tokensBefore).toBeGreaterThan(200_000);
-      // the budget reached by bc alone: no summarizer request reached the model
-      expect(records[0].budgetTokens).toBeDefined();
-      expect(records[0].tokensAfter).toBeLessThanOrEqual(records[0].budgetTokens!);
-      expect(mock.summarizations().length).toBe(0);
-      const rules = records[0].results.reduce((m: Record<string, number>, x: any) => ({ ...m, [`${x.rule}:${x.action}`]: (m[`${x.rule}:${x.action}`] ?? 0) + 1 }), {});
-      console.log(`(b) budget ${records[0].budgetTokens} of a ${records[0].window}-token window; decisions: ${JSON.stringify(rules)}`);
-    } finally {
-      await session.close();
-    }
-  }, T);
+      const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "30" });
+      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
+      try {
+        await session.send(`READFILES big0.txt big1.txt big2.txt ${F("s", 10)} big0.txt big1.txt big2.txt big3.txt big4.txt big5.txt big6.txt big7.txt`);
+        const before = lastView(mock);
+        const chars = [...before.results.values()].reduce((n, t) => n + t.length, 0);
+        high = true;
+        const n = mock.requests.length;
+        const r = await session.send("READFILES s0.txt s1.txt");
+        expect(r.at(-1).is_error).toBeFalsy();
+        const sid = session.sessionId!;
+        const records = decisionRecords(sb, sid);
+        expect(records.map((x) => `${x.trigger}:${x.outcome}`)).toEqual(["auto:compacted"]);
+        // the turn's second request went out after the compaction
+        const afterReq = mock.requests
+          .filter((q) => q.n > n && !q.summarization)
+          .find((q) => JSON.stringify(q.body).includes("[output removed by better-compaction"));
+        expect(afterReq).toBeDefined();
+        expectCompacted({ mock, debug, before, after: viewOf(afterReq!.body), record: records[0], trigger: "auto" });
+        const ms = hookTimes(readDebug(debug));
+        expect(ms.length).toBe(1);
+        console.log(
+          `point 4: session.compact (auto) over ${records[0].rowsIn} rows, ${chars} chars of tool output (~${records[0].tokensBefore} tokens estimated, ~${records[0].tokensAfter} after): ` +
+            `Claude Code's debug log says "answered session.compact without next() in ${ms[0]} ms"; the hook's own record says ${records[0].ms} ms`,
+        );
+        expect(records[0].tokensBefore).toBeGreaterThan(200_000);
+        // the budget reached by bc alone: no summarizer request reached the model
+        expect(records[0].budgetTokens).toBeDefined();
+        expect(records[0].tokensAfter).toBeLessThanOrEqual(records[0].budgetTokens!);
+        expect(mock.summarizations().length).toBe(0);
+        const rules: Record<string, number> = {};
+        for (const x of records[0].results) rules[`${x.rule}:${x.action}`] = (rules[`${x.rule}:${x.action}`] ?? 0) + 1;
+        console.log(`(b) budget ${records[0].budgetTokens} of a ${records[0].window}-token window; decisions: ${JSON.stringify(rules)}`);
+      } finally {
+        await session.close();
+      }
+    },
+    T,
+  );
 });
 
 describe("auto compaction under pressure: the budget reached without the summary", () => {
-  test("rules alone leave the history over the budget; the need-ranked escalation cuts latest reads too and reaches it; no summarizer request", async () => {
-    const files: Record<string, string> = {};
-    for (let i = 0; i < 8; i++) files[`big${i}.txt`] = big(`big${i}`);
-    for (let i = 0; i < 10; i++) files[`s${i}.txt`] = small(`s${i}`);
-    let high = false;
-    // a budget of 10% of the 1M window (100k tokens) for a ~233k-token history whose rules free ~63k
-    const settings = { pluginConfigs: { "better-compaction@inline": { options: { compactAtPercent: 10 } } } };
-    const { sb, mock, debug } = setup("pressure", files, (body: any) => (high && !JSON.stringify(body).includes("[output removed by better-compaction") ? 350_000 : 1000), {}, settings);
-    const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "30" });
-    const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
-    try {
-      await session.send(`READFILES big0.txt big1.txt big2.txt ${F("s", 10)} big0.txt big1.txt big2.txt big3.txt big4.txt big5.txt big6.txt big7.txt`);
-      high = true;
-      const r = await session.send("READFILES s0.txt s1.txt");
-      expect(r.at(-1).is_error).toBeFalsy();
-      const records = decisionRecords(sb, session.sessionId!);
-      expect(records.map((x) => `${x.trigger}:${x.outcome}`)).toEqual(["auto:compacted"]);
-      const rec = records[0];
-      expect(rec.budgetTokens).toBe(100_000);
-      expect(rec.escalated).toBe(true);
-      expect(rec.tokensAfter).toBeLessThanOrEqual(rec.budgetTokens);
-      // without the escalation the rules stop well above it (what the old engine handed to the summary)
-      const cut = rec.results.filter((x: any) => x.rule === "escalation");
-      expect(cut.length).toBeGreaterThan(1);
-      // each of them the latest read of its file (the files read once), which the rules alone keep
-      for (const x of cut) expect(x.tool).toBe("Read");
-      expect(mock.summarizations().length).toBe(0);
-      const next = mock.requests.filter((q) => !q.summarization).at(-1)!;
-      expect(JSON.stringify(next.body)).toContain("[output truncated by better-compaction");
-      console.log(`pressure: ~${rec.tokensBefore} -> ~${rec.tokensAfter} tokens for a budget of ${rec.budgetTokens}; ${rec.results.filter((x: any) => x.rule === "escalation").length} results cut by the escalation; hook ${rec.ms} ms`);
-    } finally {
-      await session.close();
-    }
-  }, T);
+  test(
+    "rules alone leave the history over the budget; the need-ranked escalation cuts latest reads too and reaches it; no summarizer request",
+    async () => {
+      const files: Record<string, string> = {};
+      for (let i = 0; i < 8; i++) files[`big${i}.txt`] = big(`big${i}`);
+      for (let i = 0; i < 10; i++) files[`s${i}.txt`] = small(`s${i}`);
+      let high = false;
+      // a budget of 10% of the 1M window (100k tokens) for a ~233k-token history whose rules free ~63k
+      const settings = { pluginConfigs: { "better-compaction@inline": { options: { compactAtPercent: 10 } } } };
+      const { sb, mock, debug } = setup(
+        "pressure",
+        files,
+        (body: any) => (high && !JSON.stringify(body).includes("[output removed by better-compaction") ? 350_000 : 1000),
+        {},
+        settings,
+      );
+      const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "30" });
+      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
+      try {
+        await session.send(`READFILES big0.txt big1.txt big2.txt ${F("s", 10)} big0.txt big1.txt big2.txt big3.txt big4.txt big5.txt big6.txt big7.txt`);
+        high = true;
+        const r = await session.send("READFILES s0.txt s1.txt");
+        expect(r.at(-1).is_error).toBeFalsy();
+        const records = decisionRecords(sb, session.sessionId!);
+        expect(records.map((x) => `${x.trigger}:${x.outcome}`)).toEqual(["auto:compacted"]);
+        const rec = records[0];
+        expect(rec.budgetTokens).toBe(100_000);
+        expect(rec.escalated).toBe(true);
+        expect(rec.tokensAfter).toBeLessThanOrEqual(rec.budgetTokens);
+        // without the escalation the rules stop well above it (what the old engine handed to the summary)
+        const cut = rec.results.filter((x: any) => x.rule === "escalation");
+        expect(cut.length).toBeGreaterThan(1);
+        // each of them the latest read of its file (the files read once), which the rules alone keep
+        for (const x of cut) expect(x.tool).toBe("Read");
+        expect(mock.summarizations().length).toBe(0);
+        const next = mock.requests.filter((q) => !q.summarization).at(-1)!;
+        expect(JSON.stringify(next.body)).toContain("[output truncated by better-compaction");
+        console.log(
+          `pressure: ~${rec.tokensBefore} -> ~${rec.tokensAfter} tokens for a budget of ${rec.budgetTokens}; ${rec.results.filter((x: any) => x.rule === "escalation").length} results cut by the escalation; hook ${rec.ms} ms`,
+        );
+      } finally {
+        await session.close();
+      }
+    },
+    T,
+  );
 });
 
 describe("(d) a failing hook", () => {
-  test("gives 'Not compacted' and the session answers the next prompt", async () => {
-    const { sb, mock, debug } = setup("fail", filesA(), 1000);
-    // the real plugin, with compactRows replaced by one that throws (register.ts and its .catch unchanged)
-    const plugin = join(sb.dir, "plugin");
-    writePluginFiles(plugin, await pluginFiles());
-    renameSync(join(plugin, "hooks", "better-compaction.js"), join(plugin, "hooks", "bc-inner.js"));
-    writeFileSync(join(plugin, "hooks", "better-compaction.js"), `export * from "./bc-inner.js";\nexport function compactRows() { throw new Error("injected failure"); }\n`);
-    const session = new HeadlessSession({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: plugin, debugFile: debug });
-    try {
-      await session.send(TURN1);
-      const c = await session.send("/compact");
-      const said = JSON.stringify(c);
-      expect(said).toContain("Not compacted");
-      expect(said).toContain("better-compaction failed (injected failure); not compacted");
-      const q = await session.send("Still there?");
-      expect(q.at(-1).is_error).toBeFalsy();
-      expect(JSON.stringify(q)).toContain("MOCK ANSWER to: Still there?");
-      expect(mock.summarizations().length).toBe(0);
-      expect(readDebug(debug)).toContain("its .catch answered");
-    } finally {
-      await session.close();
-    }
-  }, T);
+  test(
+    "gives 'Not compacted' and the session answers the next prompt",
+    async () => {
+      const { sb, mock, debug } = setup("fail", filesA(), 1000);
+      // the real plugin, with compactRows replaced by one that throws (register.ts and its .catch unchanged)
+      const plugin = join(sb.dir, "plugin");
+      writePluginFiles(plugin, await pluginFiles());
+      renameSync(join(plugin, "hooks", "better-compaction.js"), join(plugin, "hooks", "bc-inner.js"));
+      writeFileSync(
+        join(plugin, "hooks", "better-compaction.js"),
+        `export * from "./bc-inner.js";\nexport function compactRows() { throw new Error("injected failure"); }\n`,
+      );
+      const session = new HeadlessSession({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: plugin, debugFile: debug });
+      try {
+        await session.send(TURN1);
+        const c = await session.send("/compact");
+        const said = JSON.stringify(c);
+        expect(said).toContain("Not compacted");
+        expect(said).toContain("better-compaction failed (injected failure); not compacted");
+        const q = await session.send("Still there?");
+        expect(q.at(-1).is_error).toBeFalsy();
+        expect(JSON.stringify(q)).toContain("MOCK ANSWER to: Still there?");
+        expect(mock.summarizations().length).toBe(0);
+        expect(readDebug(debug)).toContain("its .catch answered");
+      } finally {
+        await session.close();
+      }
+    },
+    T,
+  );
 });
 
 describe("a handover whose summary fails", () => {
-  test("the rules free too little, so bc hands over; Claude Code's summary fails once per compaction (bc does not ask again); the compaction is reported failed and the session answers the next prompt", async () => {
-    let high = false;
-    // a short session (every result too recent to judge: the rules free nothing), then usage over the threshold
-    const { sb, mock, debug } = setup("handover-fails", filesA(), () => (high ? 350_000 : 1000), { failSummaries: true });
-    const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "30" });
-    const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
-    try {
-      await session.send("READFILES a.txt b.txt");
-      high = true;
-      const r = await session.send("READFILES c.txt");
-      high = false;
-      const statuses = r.filter((x: any) => x.type === "system" && x.subtype === "status" && x.compact_result !== undefined);
-      expect(statuses.map((x: any) => x.compact_result)).toContain("failed");
-      expect(JSON.stringify(statuses)).toContain("mock: summarization refused");
-      expect(r.at(-1).is_error).toBeFalsy();
-      const q = await session.send("Still there?");
-      expect(q.at(-1).is_error).toBeFalsy();
-      expect(JSON.stringify(q)).toContain("MOCK ANSWER to: Still there?");
-      const records = decisionRecords(sb, session.sessionId!);
-      expect(records.length).toBeGreaterThan(0);
-      for (const x of records) expect(`${x.trigger}:${x.outcome}`).toBe("auto:handed-over");
-      // one summary per handover: bc's .catch does not run Claude Code's summarizer a second time
-      const failures = readDebug(debug).split("\n").filter((l) => l.includes("summarization returned API error"));
-      expect(failures.length).toBe(records.length);
-      expect(mock.summarizations().length).toBeGreaterThan(0);
-    } finally {
-      await session.close();
-    }
-  }, T);
+  test(
+    "the rules free too little, so bc hands over; Claude Code's summary fails once per compaction (bc does not ask again); the compaction is reported failed and the session answers the next prompt",
+    async () => {
+      let high = false;
+      // a short session (every result too recent to judge: the rules free nothing), then usage over the threshold
+      const { sb, mock, debug } = setup("handover-fails", filesA(), () => (high ? 350_000 : 1000), { failSummaries: true });
+      const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "30" });
+      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
+      try {
+        await session.send("READFILES a.txt b.txt");
+        high = true;
+        const r = await session.send("READFILES c.txt");
+        high = false;
+        const statuses = r.filter((x: any) => x.type === "system" && x.subtype === "status" && x.compact_result !== undefined);
+        expect(statuses.map((x: any) => x.compact_result)).toContain("failed");
+        expect(JSON.stringify(statuses)).toContain("mock: summarization refused");
+        expect(r.at(-1).is_error).toBeFalsy();
+        const q = await session.send("Still there?");
+        expect(q.at(-1).is_error).toBeFalsy();
+        expect(JSON.stringify(q)).toContain("MOCK ANSWER to: Still there?");
+        const records = decisionRecords(sb, session.sessionId!);
+        expect(records.length).toBeGreaterThan(0);
+        for (const x of records) expect(`${x.trigger}:${x.outcome}`).toBe("auto:handed-over");
+        // one summary per handover: bc's .catch does not run Claude Code's summarizer a second time
+        const failures = readDebug(debug)
+          .split("\n")
+          .filter((l) => l.includes("summarization returned API error"));
+        expect(failures.length).toBe(records.length);
+        expect(mock.summarizations().length).toBeGreaterThan(0);
+      } finally {
+        await session.close();
+      }
+    },
+    T,
+  );
 });
 
 describe("headless sessions: the turn.complete loop stays quiet", () => {
-  test("at 70% of the window the loop's $.session.compact() is refused once, caught, and not tried again", async () => {
-    const { sb, mock, debug } = setup("quiet", filesA(), 700_000);
-    const session = new HeadlessSession({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: REPO, debugFile: debug });
-    try {
-      for (const p of ["First question", "Second question", "Third question", "Fourth question"]) {
-        const r = await session.send(p);
-        expect(r.at(-1).is_error).toBeFalsy();
-        expect(JSON.stringify(r)).toContain(`MOCK ANSWER to: ${p}`);
+  test(
+    "at 70% of the window the loop's $.session.compact() is refused once, caught, and not tried again",
+    async () => {
+      const { sb, mock, debug } = setup("quiet", filesA(), 700_000);
+      const session = new HeadlessSession({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: REPO, debugFile: debug });
+      try {
+        for (const p of ["First question", "Second question", "Third question", "Fourth question"]) {
+          const r = await session.send(p);
+          expect(r.at(-1).is_error).toBeFalsy();
+          expect(JSON.stringify(r)).toContain(`MOCK ANSWER to: ${p}`);
+        }
+        const tries = readDebug(debug)
+          .split("\n")
+          .filter((l) => l.includes("better-compaction: the loop did not compact"));
+        expect(tries.length).toBe(1);
+        expect(tries[0]).toContain("headless");
+        expect(readDebug(debug)).not.toContain("session.compact trigger=");
+      } finally {
+        await session.close();
       }
-      const tries = readDebug(debug).split("\n").filter((l) => l.includes("better-compaction: the loop did not compact"));
-      expect(tries.length).toBe(1);
-      expect(tries[0]).toContain("headless");
-      expect(readDebug(debug)).not.toContain("session.compact trigger=");
-    } finally {
-      await session.close();
-    }
-  }, T);
+    },
+    T,
+  );
 });
 
 const tmuxAvailable = Bun.which("tmux") !== null;
 
 describe("(e) interactive: turn.complete compacts at compactAtPercent", () => {
-  test.skipIf(!tmuxAvailable)("under tmux, the loop's $.session.compact() runs the plugin with trigger plugin", async () => {
-    const files: Record<string, string> = {};
-    for (let i = 0; i < 3; i++) files[`big${i}.txt`] = big(`big${i}`);
-    for (let i = 0; i < 10; i++) files[`s${i}.txt`] = small(`s${i}`);
-    // 70% of the 1M window until bc's notes are in a request
-    const { sb, mock, debug } = setup("tmux", files, (body: any) => (JSON.stringify(body).includes("[output removed by better-compaction") ? 100_000 : 700_000));
-    const env = claudeEnv(sb, mock.url, { TERM: "xterm-256color" });
-    const socket = `bc-e2e-${process.pid}`;
-    const tmux = (...args: string[]) => Bun.spawnSync(["tmux", "-L", socket, ...args], { stdout: "pipe", stderr: "pipe" });
-    const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-    const cmd = ["env", "-i", ...envArgs, bin, "--plugin-dir", REPO, "--debug-file", debug, "--permission-mode", "acceptEdits"];
-    const quoted = cmd.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
-    const started = tmux("new-session", "-d", "-s", "main", "-x", "200", "-y", "50", "-c", sb.project, quoted);
-    expect(started.exitCode).toBe(0);
-    const screen = () => tmux("capture-pane", "-p", "-t", "main").stdout.toString();
-    try {
-      await waitFor(() => readDebug(debug).includes("hooks module better-compaction@inline loaded"), 60_000, "the plugin to load");
-      await waitFor(() => /❯|>/.test(screen()), 30_000, "the prompt");
-      await Bun.sleep(1500);
-      tmux("send-keys", "-t", "main", "-l", `READFILES big0.txt big1.txt big2.txt ${F("s", 10)} big0.txt big1.txt big2.txt`);
-      await Bun.sleep(300);
-      tmux("send-keys", "-t", "main", "Enter");
-      await waitFor(() => readDebug(debug).includes("session.compact trigger=plugin"), 120_000, `the loop's compaction; screen:\n${screen()}`).catch((e) => {
-        throw new Error(`${e.message}\n--- screen ---\n${screen()}\n--- debug tail ---\n${readDebug(debug).split("\n").slice(-30).join("\n")}`);
-      });
-      // Claude Code writes its own verdict on the dispatch a moment after the hook's line
-      const STANDS = /session\.compact \(plugin\): a hook's \d+ messages stand/;
-      await waitFor(() => STANDS.test(readDebug(debug)), 30_000, "Claude Code to install the hook's messages");
-      const debugText = readDebug(debug);
-      expect(debugText).toContain("better-compaction: session.compact trigger=plugin compacted");
-      expect(debugText).toMatch(STANDS);
-      expect(mock.summarizations().length).toBe(0);
-      // the next prompt's request carries the notes
-      const n = mock.requests.length;
-      tmux("send-keys", "-t", "main", "-l", "What now?");
-      await Bun.sleep(300);
-      tmux("send-keys", "-t", "main", "Enter");
-      await waitFor(() => mock.requests.some((r) => r.n >= n), 60_000, "the next request");
-      expect(notesOf(viewOf(mock.requests.find((r) => r.n >= n)!.body)).size).toBe(3);
-    } finally {
-      tmux("kill-server");
-    }
-  }, T);
+  test.skipIf(!tmuxAvailable)(
+    "under tmux, the loop's $.session.compact() runs the plugin with trigger plugin",
+    async () => {
+      const files: Record<string, string> = {};
+      for (let i = 0; i < 3; i++) files[`big${i}.txt`] = big(`big${i}`);
+      for (let i = 0; i < 10; i++) files[`s${i}.txt`] = small(`s${i}`);
+      // 70% of the 1M window until bc's notes are in a request
+      const { sb, mock, debug } = setup("tmux", files, (body: any) =>
+        JSON.stringify(body).includes("[output removed by better-compaction") ? 100_000 : 700_000,
+      );
+      const env = claudeEnv(sb, mock.url, { TERM: "xterm-256color" });
+      const socket = `bc-e2e-${process.pid}`;
+      const tmux = (...args: string[]) => Bun.spawnSync(["tmux", "-L", socket, ...args], { stdout: "pipe", stderr: "pipe" });
+      const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+      const cmd = ["env", "-i", ...envArgs, bin, "--plugin-dir", REPO, "--debug-file", debug, "--permission-mode", "acceptEdits"];
+      const quoted = cmd.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
+      const started = tmux("new-session", "-d", "-s", "main", "-x", "200", "-y", "50", "-c", sb.project, quoted);
+      expect(started.exitCode).toBe(0);
+      const screen = () => tmux("capture-pane", "-p", "-t", "main").stdout.toString();
+      try {
+        await waitFor(() => readDebug(debug).includes("hooks module better-compaction@inline loaded"), 60_000, "the plugin to load");
+        await waitFor(() => /❯|>/.test(screen()), 30_000, "the prompt");
+        await Bun.sleep(1500);
+        tmux("send-keys", "-t", "main", "-l", `READFILES big0.txt big1.txt big2.txt ${F("s", 10)} big0.txt big1.txt big2.txt`);
+        await Bun.sleep(300);
+        tmux("send-keys", "-t", "main", "Enter");
+        await waitFor(() => readDebug(debug).includes("session.compact trigger=plugin"), 120_000, `the loop's compaction; screen:\n${screen()}`).catch((e) => {
+          throw new Error(`${e.message}\n--- screen ---\n${screen()}\n--- debug tail ---\n${readDebug(debug).split("\n").slice(-30).join("\n")}`);
+        });
+        // Claude Code writes its own verdict on the dispatch a moment after the hook's line
+        const STANDS = /session\.compact \(plugin\): a hook's \d+ messages stand/;
+        await waitFor(() => STANDS.test(readDebug(debug)), 30_000, "Claude Code to install the hook's messages");
+        const debugText = readDebug(debug);
+        expect(debugText).toContain("better-compaction: session.compact trigger=plugin compacted");
+        expect(debugText).toMatch(STANDS);
+        expect(mock.summarizations().length).toBe(0);
+        // the next prompt's request carries the notes
+        const n = mock.requests.length;
+        tmux("send-keys", "-t", "main", "-l", "What now?");
+        await Bun.sleep(300);
+        tmux("send-keys", "-t", "main", "Enter");
+        await waitFor(() => mock.requests.some((r) => r.n >= n), 60_000, "the next request");
+        expect(notesOf(viewOf(mock.requests.find((r) => r.n >= n)!.body)).size).toBe(3);
+      } finally {
+        tmux("kill-server");
+      }
+    },
+    T,
+  );
   if (!tmuxAvailable) test("tmux is not installed: the interactive check (e) is skipped (apt-get install -y tmux)", () => {});
 });
 
 describe("(f) the plugin installed from the binary with bc claude install --dir", () => {
-  test.skipIf(!existsSync(BC))("behaves the same, validates, shows in status and log, and uninstalls", async () => {
-    const { sb, mock, debug } = setup("installed", filesA(), 1000);
-    const env = claudeEnv(sb, mock.url, { PATH: `${dirname(bin)}:${process.env.PATH ?? ""}` });
-    const bc = (...args: string[]) => {
-      const r = Bun.spawnSync([BC, ...args], { env, stdout: "pipe", stderr: "pipe", timeout: 180_000 });
-      return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
-    };
-    const market = join(sb.dir, "marketplace");
-    const inst = bc("claude", "install", "--dir", market);
-    expect(inst.stderr).toContain("installed better-compaction@better-compaction-local");
-    expect(inst.code).toBe(0);
-    const plugin = join(market, "plugins", "better-compaction");
-    const v = Bun.spawnSync([bin, "plugin", "validate", plugin], { env, stdout: "pipe", stderr: "pipe" });
-    expect(v.stdout.toString() + v.stderr.toString()).toContain("gating hook with .catch: session.compact");
-    expect(v.exitCode).toBe(0);
-    const status = JSON.parse(bc("claude", "status", "--json").stdout);
-    expect(status.installed).toMatchObject({ id: "better-compaction@better-compaction-local", enabled: true });
-    expect(status.claude.version).toBe(TARGET.version);
+  test.skipIf(!existsSync(BC))(
+    "behaves the same, validates, shows in status and log, and uninstalls",
+    async () => {
+      const { sb, mock, debug } = setup("installed", filesA(), 1000);
+      const env = claudeEnv(sb, mock.url, { PATH: `${dirname(bin)}:${process.env.PATH ?? ""}` });
+      const bc = (...args: string[]) => {
+        const r = Bun.spawnSync([BC, ...args], { env, stdout: "pipe", stderr: "pipe", timeout: 180_000 });
+        return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+      };
+      const market = join(sb.dir, "marketplace");
+      const inst = bc("claude", "install", "--dir", market);
+      expect(inst.stderr).toContain("installed better-compaction@better-compaction-local");
+      expect(inst.code).toBe(0);
+      const plugin = join(market, "plugins", "better-compaction");
+      const v = Bun.spawnSync([bin, "plugin", "validate", plugin], { env, stdout: "pipe", stderr: "pipe" });
+      expect(v.stdout.toString() + v.stderr.toString()).toContain("gating hook with .catch: session.compact");
+      expect(v.exitCode).toBe(0);
+      const status = JSON.parse(bc("claude", "status", "--json").stdout);
+      expect(status.installed).toMatchObject({ id: "better-compaction@better-compaction-local", enabled: true });
+      expect(status.claude.version).toBe(TARGET.version);
 
-    const session = new HeadlessSession({ bin, sandbox: sb, env, debugFile: debug });
-    try {
-      await session.send(TURN1);
-      const before = lastView(mock);
-      await session.send("/compact");
-      const n = mock.requests.length;
-      await session.send("What did a.txt say?");
-      const sid = session.sessionId!;
-      expect(readDebug(debug)).toContain("hooks module better-compaction@better-compaction-local loaded");
-      expectCompacted({ mock, debug, before, after: firstViewFrom(mock, n), record: decisionRecords(sb, sid)[0], trigger: "manual" });
-    } finally {
-      await session.close();
-    }
-    const shown = bc("claude", "log");
-    expect(shown.stdout).toContain("manual  compacted:");
-    expect(shown.stdout).toContain("superseded-read");
-    const un = bc("claude", "uninstall");
-    expect(un.code).toBe(0);
-    expect(existsSync(market)).toBe(false);
-    expect(JSON.parse(bc("claude", "status", "--json").stdout).installed).toBeUndefined();
-  }, T);
+      const session = new HeadlessSession({ bin, sandbox: sb, env, debugFile: debug });
+      try {
+        await session.send(TURN1);
+        const before = lastView(mock);
+        await session.send("/compact");
+        const n = mock.requests.length;
+        await session.send("What did a.txt say?");
+        const sid = session.sessionId!;
+        expect(readDebug(debug)).toContain("hooks module better-compaction@better-compaction-local loaded");
+        expectCompacted({ mock, debug, before, after: firstViewFrom(mock, n), record: decisionRecords(sb, sid)[0], trigger: "manual" });
+      } finally {
+        await session.close();
+      }
+      const shown = bc("claude", "log");
+      expect(shown.stdout).toContain("manual  compacted:");
+      expect(shown.stdout).toContain("superseded-read");
+      const un = bc("claude", "uninstall");
+      expect(un.code).toBe(0);
+      expect(existsSync(market)).toBe(false);
+      expect(JSON.parse(bc("claude", "status", "--json").stdout).installed).toBeUndefined();
+    },
+    T,
+  );
   if (!existsSync(BC)) test("dist/bc is missing: (f) is skipped (npm run test:e2e builds it first)", () => {});
 });

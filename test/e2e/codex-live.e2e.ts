@@ -17,7 +17,18 @@ import { contentText, isOutputItem, outputText, sentForm } from "../../src/hosts
 import { readRollout } from "../../src/hosts/codex/rollout.ts";
 import { codexExec, codexResume, type CodexEnv, listRollouts, makeCodexEnv, run } from "./support/codex-env.ts";
 import { installCodex, type InstalledCodex } from "./support/codex-install.ts";
-import { CODEX_LIVE_VERSION, hasTmux, isReady, type LiveMock, startLiveMock, startTui, stopDaemon, type Tui, waitFor, writeBigFiles } from "./support/codex-live-support.ts";
+import {
+  CODEX_LIVE_VERSION,
+  hasTmux,
+  isReady,
+  type LiveMock,
+  startLiveMock,
+  startTui,
+  stopDaemon,
+  type Tui,
+  waitFor,
+  writeBigFiles,
+} from "./support/codex-live-support.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 const DIST = join(REPO, "dist", process.platform === "win32" ? "bc.exe" : "bc");
@@ -73,7 +84,8 @@ const expectPrunedVerbatim = (sent: readonly Item[], source: readonly Item[]): n
         expect(isAlreadyCut(ta)).toBe(true);
         cut++;
       }
-    } else if (!same(a, b)) throw new Error(`item ${i} (${a.type}) differs from the source\n${JSON.stringify(a).slice(0, 400)}\n${JSON.stringify(b).slice(0, 400)}`);
+    } else if (!same(a, b))
+      throw new Error(`item ${i} (${a.type}) differs from the source\n${JSON.stringify(a).slice(0, 400)}\n${JSON.stringify(b).slice(0, 400)}`);
   }
   return cut;
 };
@@ -83,7 +95,8 @@ const records = (e: CodexEnv, threadId: string): LiveRecord[] => {
   return existsSync(p) ? parseLiveLog(readFileSync(p, "utf8")).records : [];
 };
 
-const threadIdOf = (rolloutPath: string): string => /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/.exec(rolloutPath.replace(/_[0-9a-f-]+\.jsonl$/, ".jsonl"))![1]!;
+const threadIdOf = (rolloutPath: string): string =>
+  /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/.exec(rolloutPath.replace(/_[0-9a-f-]+\.jsonl$/, ".jsonl"))![1]!;
 
 if (!hasTmux()) process.stderr.write("codex-live: tmux is not installed: the interactive Codex checks skip\n");
 
@@ -101,7 +114,7 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
     mock = startLiveMock();
     e = makeCodexEnv(mock.url);
     const cfg = join(e.home, "config.toml");
-    writeFileSync(cfg, `model_auto_compact_token_limit = ${AUTO_COMPACT_LIMIT}\n` + readFileSync(cfg, "utf8"));
+    writeFileSync(cfg, `model_auto_compact_token_limit = ${AUTO_COMPACT_LIMIT}\n${readFileSync(cfg, "utf8")}`);
     writeBigFiles(e.work, BIG, 9_000);
   }, SLOW);
 
@@ -112,135 +125,198 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
     e?.cleanup();
   });
 
-  test("bc codex install --trust: the hook is in hooks.json and Codex itself reports it trusted", async () => {
-    const r = await bc(["codex", "install", "--trust", "--codex", codex.bin, "--json"]);
-    expect(r.stderr).toBe("");
-    expect(r.exitCode).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ trusted: true, createdHooksFile: true });
-    const s = await bc(["codex", "status", "--codex", codex.bin, "--json"]);
-    expect(JSON.parse(s.stdout)).toMatchObject({ installed: true, trusted: true, trustStatus: "trusted", codex: { version: CODEX_LIVE_VERSION }, socket: false });
-  }, SLOW);
+  test(
+    "bc codex install --trust: the hook is in hooks.json and Codex itself reports it trusted",
+    async () => {
+      const r = await bc(["codex", "install", "--trust", "--codex", codex.bin, "--json"]);
+      expect(r.stderr).toBe("");
+      expect(r.exitCode).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ trusted: true, createdHooksFile: true });
+      const s = await bc(["codex", "status", "--codex", codex.bin, "--json"]);
+      expect(JSON.parse(s.stdout)).toMatchObject({
+        installed: true,
+        trusted: true,
+        trustStatus: "trusted",
+        codex: { version: CODEX_LIVE_VERSION },
+        socket: false,
+      });
+    },
+    SLOW,
+  );
 
-  test("/compact is answered by bc: no compaction request, the next request carries the pruned history verbatim", async () => {
-    tui = startTui("live", [codex.bin], e.work, { ...e.env, TERM: "xterm-256color" });
-    await waitFor("the Codex prompt", () => isReady(tui!.screen()), 60_000, screenDump);
-    await tui.type("RUN: cat a.txt RUN: cat b.txt RUN: cat a.txt RUN: ls RUN: cat notes.md RUN: cat b.txt RUN: echo step-7");
-    await waitFor("the task to finish", () => /Done: ran 7 command/.test(tui!.screen()), 60_000, screenDump);
-    const [source] = listRollouts(e.home);
-    threadId = threadIdOf(source!);
-    const sourceHistory = rebuildHistory(readRollout(source!)).items.map((h) => sentForm(h.item) as Item).filter((it) => !isInjectedContext(it as any));
+  test(
+    "/compact is answered by bc: no compaction request, the next request carries the pruned history verbatim",
+    async () => {
+      tui = startTui("live", [codex.bin], e.work, { ...e.env, TERM: "xterm-256color" });
+      await waitFor("the Codex prompt", () => isReady(tui!.screen()), 60_000, screenDump);
+      await tui.type("RUN: cat a.txt RUN: cat b.txt RUN: cat a.txt RUN: ls RUN: cat notes.md RUN: cat b.txt RUN: echo step-7");
+      await waitFor("the task to finish", () => /Done: ran 7 command/.test(tui!.screen()), 60_000, screenDump);
+      const [source] = listRollouts(e.home);
+      threadId = threadIdOf(source!);
+      const sourceHistory = rebuildHistory(readRollout(source!))
+        .items.map((h) => sentForm(h.item) as Item)
+        .filter((it) => !isInjectedContext(it as any));
 
-    await tui.type("/compact");
-    const applied = await waitFor("bc to apply", () => records(e, threadId).find((r) => r.outcome === "applied" || r.outcome === "failed"), 30_000, screenDump);
-    expect(applied.outcome).toBe("applied");
-    expect(records(e, threadId).map((r) => `${r.trigger} ${r.outcome}`)).toEqual(["manual vetoed", "manual applied"]);
-    expect(mock.compactions()).toBe(0);
-    await waitFor("the TUI to show the interruption", () => /Hook stopped|interrupted/.test(tui!.screen()), 10_000, screenDump);
+      await tui.type("/compact");
+      const applied = await waitFor(
+        "bc to apply",
+        () => records(e, threadId).find((r) => r.outcome === "applied" || r.outcome === "failed"),
+        30_000,
+        screenDump,
+      );
+      expect(applied.outcome).toBe("applied");
+      expect(records(e, threadId).map((r) => `${r.trigger} ${r.outcome}`)).toEqual(["manual vetoed", "manual applied"]);
+      expect(mock.compactions()).toBe(0);
+      await waitFor("the TUI to show the interruption", () => /Hook stopped|interrupted/.test(tui!.screen()), 10_000, screenDump);
 
-    const before = mock.sent.length;
-    await tui.type("What is the codeword?");
-    const req = await waitFor("the next request", () => mock.sent.slice(before).find((s) => s.kind === "codeword"), 30_000, screenDump);
-    expect(textOf((req.body.input as Item[]).at(-1)!)).toBe("What is the codeword?");
-    expect(JSON.stringify(req.body)).not.toContain("MOCK-SUMMARY");
-    const cut = expectPrunedVerbatim(historyOf(req.body), sourceHistory);
-    expect(cut).toBeGreaterThan(0);
-    expect(cut).toBe(applied.resultsDropped! + applied.resultsTruncated!);
-    const s = await bc(["codex", "status", "--codex", codex.bin, "--json"]);
-    expect(JSON.parse(s.stdout)).toMatchObject({ installed: true, trusted: true, socket: true });
-  }, SLOW);
+      const before = mock.sent.length;
+      await tui.type("What is the codeword?");
+      const req = await waitFor("the next request", () => mock.sent.slice(before).find((s) => s.kind === "codeword"), 30_000, screenDump);
+      expect(textOf((req.body.input as Item[]).at(-1)!)).toBe("What is the codeword?");
+      expect(JSON.stringify(req.body)).not.toContain("MOCK-SUMMARY");
+      const cut = expectPrunedVerbatim(historyOf(req.body), sourceHistory);
+      expect(cut).toBeGreaterThan(0);
+      expect(cut).toBe(applied.resultsDropped! + applied.resultsTruncated!);
+      const s = await bc(["codex", "status", "--codex", codex.bin, "--json"]);
+      expect(JSON.parse(s.stdout)).toMatchObject({ installed: true, trusted: true, socket: true });
+    },
+    SLOW,
+  );
 
-  test("repeated /compact: the turns after bc's block are pruned again; with nothing left to free there, the compaction is Codex's", async () => {
-    await tui!.type("RUN: cat notes.md RUN: cat notes.md RUN: echo w RUN: echo x RUN: echo y RUN: echo z");
-    await waitFor("the task to finish", () => /Done: ran 6 command/.test(tui!.screen()), 60_000, screenDump);
-    await tui!.type("/compact");
-    await waitFor("bc to apply again", () => records(e, threadId).length >= 4 && records(e, threadId).at(-1)!.outcome !== "vetoed", 30_000, screenDump);
-    expect(records(e, threadId).at(-1)).toMatchObject({ outcome: "applied", fixedItems: expect.any(Number) });
-    expect(records(e, threadId).at(-1)!.fixedItems).toBeGreaterThan(0);
-    expect(mock.compactions()).toBe(0);
-    await waitFor("the prompt", () => isReady(tui!.screen()), 10_000, screenDump);
-    await tui!.type("/compact");
-    await waitFor("Codex's own compaction", () => mock.compactions() > 0, 30_000, screenDump);
-    expect(records(e, threadId).at(-1)).toMatchObject({ trigger: "manual", outcome: "handed-over", reason: expect.stringMatching(/only the earlier injected block is left|free nothing/) });
-    await waitFor("the prompt", () => isReady(tui!.screen()), 30_000, screenDump);
-  }, SLOW);
+  test(
+    "repeated /compact: the turns after bc's block are pruned again; with nothing left to free there, the compaction is Codex's",
+    async () => {
+      await tui!.type("RUN: cat notes.md RUN: cat notes.md RUN: echo w RUN: echo x RUN: echo y RUN: echo z");
+      await waitFor("the task to finish", () => /Done: ran 6 command/.test(tui!.screen()), 60_000, screenDump);
+      await tui!.type("/compact");
+      await waitFor("bc to apply again", () => records(e, threadId).length >= 4 && records(e, threadId).at(-1)!.outcome !== "vetoed", 30_000, screenDump);
+      expect(records(e, threadId).at(-1)).toMatchObject({ outcome: "applied", fixedItems: expect.any(Number) });
+      expect(records(e, threadId).at(-1)!.fixedItems).toBeGreaterThan(0);
+      expect(mock.compactions()).toBe(0);
+      await waitFor("the prompt", () => isReady(tui!.screen()), 10_000, screenDump);
+      await tui!.type("/compact");
+      await waitFor("Codex's own compaction", () => mock.compactions() > 0, 30_000, screenDump);
+      expect(records(e, threadId).at(-1)).toMatchObject({
+        trigger: "manual",
+        outcome: "handed-over",
+        reason: expect.stringMatching(/only the earlier injected block is left|free nothing/),
+      });
+      await waitFor("the prompt", () => isReady(tui!.screen()), 30_000, screenDump);
+    },
+    SLOW,
+  );
 
-  test("an automatic compaction mid-task (after Codex's own summary) is answered by bc and the task goes on", async () => {
-    const before = mock.sent.length;
-    const compactions = mock.compactions();
-    await tui!.type(`${BIG_TASK} RUN: echo after-1 RUN: echo after-2`);
-    const auto = await waitFor("bc to answer the automatic compaction", () => records(e, threadId).find((r) => r.trigger === "auto" && (r.outcome === "applied" || r.outcome === "failed" || r.outcome === "handed-over")), 90_000, screenDump);
-    // Codex's summary from the last test is the fixed part in front
-    expect(auto).toMatchObject({ outcome: "applied", restarted: true, fixedItems: expect.any(Number) });
-    await waitFor("the task to finish after the restart", () => new RegExp(`Done: ran ${BIG_TASK_COMMANDS + 2} command`).test(tui!.screen()) && mock.sent.slice(before).some((s) => s.kind === "final"), 60_000, screenDump);
-    expect(mock.compactions()).toBe(compactions);
-    const after = mock.sent.slice(before);
-    // the restarted turn: bc's message, after the pruned history, and it fits well under the limit
-    const restart = after.find((s) => (s.body.input as Item[]).some((it) => textOf(it) === CONTINUE_TEXT))!;
-    expect(restart).toBeDefined();
-    expect(JSON.stringify(restart.body).length / 4).toBeLessThan(AUTO_COMPACT_LIMIT);
-    // every command of the task ran, none twice
-    const calls = (after.at(-1)!.body.input as Item[]).filter((it) => it.type === "function_call").map((it) => JSON.parse(it.arguments).cmd);
-    expect(calls.slice(-2)).toEqual(["echo after-1", "echo after-2"]);
-    process.stderr.write(`bc codex log (${threadId}):\n${(await bc(["codex", "log", threadId])).stdout}\n`);
-  }, SLOW);
+  test(
+    "an automatic compaction mid-task (after Codex's own summary) is answered by bc and the task goes on",
+    async () => {
+      const before = mock.sent.length;
+      const compactions = mock.compactions();
+      await tui!.type(`${BIG_TASK} RUN: echo after-1 RUN: echo after-2`);
+      const auto = await waitFor(
+        "bc to answer the automatic compaction",
+        () => records(e, threadId).find((r) => r.trigger === "auto" && (r.outcome === "applied" || r.outcome === "failed" || r.outcome === "handed-over")),
+        90_000,
+        screenDump,
+      );
+      // Codex's summary from the last test is the fixed part in front
+      expect(auto).toMatchObject({ outcome: "applied", restarted: true, fixedItems: expect.any(Number) });
+      await waitFor(
+        "the task to finish after the restart",
+        () => new RegExp(`Done: ran ${BIG_TASK_COMMANDS + 2} command`).test(tui!.screen()) && mock.sent.slice(before).some((s) => s.kind === "final"),
+        60_000,
+        screenDump,
+      );
+      expect(mock.compactions()).toBe(compactions);
+      const after = mock.sent.slice(before);
+      // the restarted turn: bc's message, after the pruned history, and it fits well under the limit
+      const restart = after.find((s) => (s.body.input as Item[]).some((it) => textOf(it) === CONTINUE_TEXT))!;
+      expect(restart).toBeDefined();
+      expect(JSON.stringify(restart.body).length / 4).toBeLessThan(AUTO_COMPACT_LIMIT);
+      // every command of the task ran, none twice
+      const calls = (after.at(-1)!.body.input as Item[]).filter((it) => it.type === "function_call").map((it) => JSON.parse(it.arguments).cmd);
+      expect(calls.slice(-2)).toEqual(["echo after-1", "echo after-2"]);
+      process.stderr.write(`bc codex log (${threadId}):\n${(await bc(["codex", "log", threadId])).stdout}\n`);
+    },
+    SLOW,
+  );
 
-  test("codex exec resume after both keeps the pruned history", async () => {
-    const last = mock.sent.at(-1)!;
-    tui!.stop();
-    tui = undefined;
-    // a later, separate process: the shared app-server is gone too
-    await stopDaemon(codex.bin, e.work, e.env, e.root);
-    const before = mock.sent.length;
-    const r = await codexResume(codex.bin, e, threadId, "What is the codeword now?");
-    expect({ exitCode: r.exitCode, stderr: r.exitCode === 0 ? "" : r.stderr.slice(-800) }).toEqual({ exitCode: 0, stderr: "" });
-    const req = mock.sent.slice(before).find((s) => s.kind === "codeword")!;
-    expect(req).toBeDefined();
-    const resumed = historyOf(req.body);
-    const lastHistory = (last.body.input as Item[]).filter((it) => !isInjectedContext(it as any));
-    // the resumed history is the live one (plus the final answer that came after the last request)
-    expect(resumed.length).toBe(lastHistory.length + 1);
-    for (let i = 0; i < lastHistory.length; i++) expect(same(resumed[i], lastHistory[i])).toBe(true);
-    expect(resumed.filter((it) => isOutputItem(it as any) && isAlreadyCut(outputText(it.output).text)).length).toBeGreaterThan(0);
-  }, SLOW);
+  test(
+    "codex exec resume after both keeps the pruned history",
+    async () => {
+      const last = mock.sent.at(-1)!;
+      tui!.stop();
+      tui = undefined;
+      // a later, separate process: the shared app-server is gone too
+      await stopDaemon(codex.bin, e.work, e.env, e.root);
+      const before = mock.sent.length;
+      const r = await codexResume(codex.bin, e, threadId, "What is the codeword now?");
+      expect({ exitCode: r.exitCode, stderr: r.exitCode === 0 ? "" : r.stderr.slice(-800) }).toEqual({ exitCode: 0, stderr: "" });
+      const req = mock.sent.slice(before).find((s) => s.kind === "codeword")!;
+      expect(req).toBeDefined();
+      const resumed = historyOf(req.body);
+      const lastHistory = (last.body.input as Item[]).filter((it) => !isInjectedContext(it as any));
+      // the resumed history is the live one (plus the final answer that came after the last request)
+      expect(resumed.length).toBe(lastHistory.length + 1);
+      for (let i = 0; i < lastHistory.length; i++) expect(same(resumed[i], lastHistory[i])).toBe(true);
+      expect(resumed.filter((it) => isOutputItem(it as any) && isAlreadyCut(outputText(it.output).text)).length).toBeGreaterThan(0);
+    },
+    SLOW,
+  );
 
-  test("codex --no-daemon (no app-server socket) is left to Codex's own compaction, and the session still answers", async () => {
-    const before = mock.compactions();
-    const known = new Set(listRollouts(e.home));
-    tui = startTui("nodaemon", [codex.bin, "--no-daemon"], e.work, { ...e.env, TERM: "xterm-256color" });
-    await waitFor("the Codex prompt", () => isReady(tui!.screen()), 60_000, screenDump);
-    await tui.type(BIG_TASK);
-    await waitFor("Codex's own compaction", () => mock.compactions() > before, 60_000, screenDump);
-    const thread = threadIdOf(listRollouts(e.home).find((p) => !known.has(p))!);
-    await waitFor("the hook's hand-over in the log", () => records(e, thread).find((r) => r.trigger === "auto"), 30_000, screenDump);
-    for (const rec of records(e, thread)) expect(rec).toMatchObject({ outcome: "handed-over", reason: expect.stringContaining("no app-server socket") });
-    await waitFor("the turn to end", () => isReady(tui!.screen()), 60_000, screenDump);
-    const sent = mock.sent.length;
-    await tui.type("What is the codeword?");
-    await waitFor("an answer after the compaction", () => mock.sent.slice(sent).some((x) => x.kind === "codeword"), 30_000, screenDump);
-    tui.stop();
-    tui = undefined;
-  }, SLOW);
+  test(
+    "codex --no-daemon (no app-server socket) is left to Codex's own compaction, and the session still answers",
+    async () => {
+      const before = mock.compactions();
+      const known = new Set(listRollouts(e.home));
+      tui = startTui("nodaemon", [codex.bin, "--no-daemon"], e.work, { ...e.env, TERM: "xterm-256color" });
+      await waitFor("the Codex prompt", () => isReady(tui!.screen()), 60_000, screenDump);
+      await tui.type(BIG_TASK);
+      await waitFor("Codex's own compaction", () => mock.compactions() > before, 60_000, screenDump);
+      const thread = threadIdOf(listRollouts(e.home).find((p) => !known.has(p))!);
+      await waitFor("the hook's hand-over in the log", () => records(e, thread).find((r) => r.trigger === "auto"), 30_000, screenDump);
+      for (const rec of records(e, thread)) expect(rec).toMatchObject({ outcome: "handed-over", reason: expect.stringContaining("no app-server socket") });
+      await waitFor("the turn to end", () => isReady(tui!.screen()), 60_000, screenDump);
+      const sent = mock.sent.length;
+      await tui.type("What is the codeword?");
+      await waitFor("an answer after the compaction", () => mock.sent.slice(sent).some((x) => x.kind === "codeword"), 30_000, screenDump);
+      tui.stop();
+      tui = undefined;
+    },
+    SLOW,
+  );
 
-  test("codex exec is left to Codex's own compaction, and the session still answers", async () => {
-    const before = mock.compactions();
-    const r = await codexExec(codex.bin, e, `${BIG_TASK} RUN: echo exec-done`);
-    expect(r.exitCode).toBe(0);
-    // the mock answers the turn after Codex's summary with "OK": the session goes on
-    expect(mock.compactions()).toBeGreaterThan(before);
-    expect(r.stdout.trim()).not.toBe("");
-    const execThread = threadIdOf(listRollouts(e.home).filter((p) => !p.includes(threadId)).at(-1)!);
-    const recs = records(e, execThread);
-    expect(recs.length).toBeGreaterThan(0);
-    for (const rec of recs) expect(rec.outcome).toBe("handed-over");
-    const log = await bc(["codex", "log", execThread]);
-    expect(log.exitCode).toBe(0);
-    expect(log.stdout).toContain("handed-over");
-  }, SLOW);
+  test(
+    "codex exec is left to Codex's own compaction, and the session still answers",
+    async () => {
+      const before = mock.compactions();
+      const r = await codexExec(codex.bin, e, `${BIG_TASK} RUN: echo exec-done`);
+      expect(r.exitCode).toBe(0);
+      // the mock answers the turn after Codex's summary with "OK": the session goes on
+      expect(mock.compactions()).toBeGreaterThan(before);
+      expect(r.stdout.trim()).not.toBe("");
+      const execThread = threadIdOf(
+        listRollouts(e.home)
+          .filter((p) => !p.includes(threadId))
+          .at(-1)!,
+      );
+      const recs = records(e, execThread);
+      expect(recs.length).toBeGreaterThan(0);
+      for (const rec of recs) expect(rec.outcome).toBe("handed-over");
+      const log = await bc(["codex", "log", execThread]);
+      expect(log.exitCode).toBe(0);
+      expect(log.stdout).toContain("handed-over");
+    },
+    SLOW,
+  );
 
-  test("bc codex uninstall removes exactly what install added", async () => {
-    const r = await bc(["codex", "uninstall", "--json"]);
-    expect(JSON.parse(r.stdout)).toMatchObject({ removedHook: true, removedHooksFile: true, removedTrust: true });
-    expect(existsSync(join(e.home, "hooks.json"))).toBe(false);
-    expect(readFileSync(join(e.home, "config.toml"), "utf8")).not.toContain("hooks.state");
-  }, SLOW);
+  test(
+    "bc codex uninstall removes exactly what install added",
+    async () => {
+      const r = await bc(["codex", "uninstall", "--json"]);
+      expect(JSON.parse(r.stdout)).toMatchObject({ removedHook: true, removedHooksFile: true, removedTrust: true });
+      expect(existsSync(join(e.home, "hooks.json"))).toBe(false);
+      expect(readFileSync(join(e.home, "config.toml"), "utf8")).not.toContain("hooks.state");
+    },
+    SLOW,
+  );
 });

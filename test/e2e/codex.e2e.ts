@@ -1,4 +1,4 @@
-// End to end with the real Codex (issue 4 point 6): pinned @openai/codex releases installed into
+// End to end with the real Codex: pinned @openai/codex releases installed into
 // test/e2e/.cache, a temp CODEX_HOME whose provider is the scripted Responses mock on 127.0.0.1,
 // `codex exec` over real files, `bc codex-fork`, then `codex exec resume <new id>`: the mock's
 // logged request bodies must carry exactly the pruned history.
@@ -53,7 +53,7 @@ const fileState = (p: string) => ({ bytes: readFileSync(p), mtimeMs: statSync(p)
 
 const show = (v: unknown): string => {
   const s = JSON.stringify(v, null, 1);
-  return s.length > 1500 ? s.slice(0, 1500) + "…" : s;
+  return s.length > 1500 ? `${s.slice(0, 1500)}…` : s;
 };
 
 /**
@@ -160,9 +160,12 @@ const writeCanarySource = (sourcePath: string, dest: string): void => {
     timestamp: new Date().toISOString(),
     ...(ord === undefined ? {} : { ordinal: ord + 1 }),
     type: "compacted",
-    payload: { message: "", replacement_history: [{ type: "message", role: "user", content: [{ type: "input_text", text: `Remember this codeword: ${CANARY}` }] }] },
+    payload: {
+      message: "",
+      replacement_history: [{ type: "message", role: "user", content: [{ type: "input_text", text: `Remember this codeword: ${CANARY}` }] }],
+    },
   };
-  writeFileSync(dest, readFileSync(sourcePath, "utf8") + JSON.stringify(rec) + "\n");
+  writeFileSync(dest, `${readFileSync(sourcePath, "utf8") + JSON.stringify(rec)}\n`);
 };
 
 const forkJson = async (e: CodexEnv, args: string[]): Promise<Item> => {
@@ -192,151 +195,188 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
     /** the base instructions Codex sent in the original session */
     let base = "";
 
-    test("(a) codex exec produces a real rollout with several shell calls over real files", async () => {
-      codex = installCodex(opts.target);
-      mock = startMock({ lifetimeMs: 15 * 60_000 });
-      mocks.push(mock);
-      env = makeCodexEnv(mock.url);
-      envs.push(env);
-      const r = await codexExec(codex.bin, env, PROMPT);
-      if (r.exitCode !== 0) throw new Error(`codex exec failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
-      expect(r.stdout).toContain(`Done: ran ${COMMANDS.length} command(s).`);
-      const files = listRollouts(env.home);
-      expect(files).toHaveLength(1);
-      source = files[0]!;
-      before = fileState(source);
-      const rollout = readRollout(source);
-      expect(rollout.format).toBe("paginated");
-      expect(rollout.malformed).toEqual([]);
-      expect(rollout.lines.map((l) => (l as any).ordinal)).toEqual(rollout.lines.map((_, i) => i));
-      const items = rebuildHistory(rollout).items.map((h) => h.item as Item);
-      const calls = items.filter((it) => it.type === "function_call");
-      const outputs = items.filter((it) => it.type === "function_call_output");
-      expect(calls.map((c) => JSON.parse(c.arguments).cmd ?? JSON.parse(c.arguments).command)).toEqual(COMMANDS);
-      expect(outputs.map((o) => o.call_id)).toEqual(calls.map((c) => c.call_id));
-      // the outputs are the real files' contents
-      expect(outputText(outputs[0]!.output).text).toContain(WORK_FILES["a.txt"]!);
-      expect(mock.compactionRequests()).toHaveLength(0);
-      base = baseInstructionsOf(mock.responses()[0]!.body);
-      expect(base.length).toBeGreaterThan(1000);
-    }, SLOW);
+    test(
+      "(a) codex exec produces a real rollout with several shell calls over real files",
+      async () => {
+        codex = installCodex(opts.target);
+        mock = startMock({ lifetimeMs: 15 * 60_000 });
+        mocks.push(mock);
+        env = makeCodexEnv(mock.url);
+        envs.push(env);
+        const r = await codexExec(codex.bin, env, PROMPT);
+        if (r.exitCode !== 0) throw new Error(`codex exec failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+        expect(r.stdout).toContain(`Done: ran ${COMMANDS.length} command(s).`);
+        const files = listRollouts(env.home);
+        expect(files).toHaveLength(1);
+        source = files[0]!;
+        before = fileState(source);
+        const rollout = readRollout(source);
+        expect(rollout.format).toBe("paginated");
+        expect(rollout.malformed).toEqual([]);
+        expect(rollout.lines.map((l) => (l as any).ordinal)).toEqual(rollout.lines.map((_, i) => i));
+        const items = rebuildHistory(rollout).items.map((h) => h.item as Item);
+        const calls = items.filter((it) => it.type === "function_call");
+        const outputs = items.filter((it) => it.type === "function_call_output");
+        expect(calls.map((c) => JSON.parse(c.arguments).cmd ?? JSON.parse(c.arguments).command)).toEqual(COMMANDS);
+        expect(outputs.map((o) => o.call_id)).toEqual(calls.map((c) => c.call_id));
+        // the outputs are the real files' contents
+        expect(outputText(outputs[0]!.output).text).toContain(WORK_FILES["a.txt"]!);
+        expect(mock.compactionRequests()).toHaveLength(0);
+        base = baseInstructionsOf(mock.responses()[0]!.body);
+        expect(base.length).toBeGreaterThan(1000);
+      },
+      SLOW,
+    );
 
-    test("(b) bc codex-fork forks it (by session id), removing some results", async () => {
-      const id = readRollout(source).lines[0]!.kind === "session_meta" ? ((readRollout(source).lines[0] as any).payload.id as string) : "";
-      fresh = await forkJson(env, [id]);
-      freshText = readFileSync(fresh.path, "utf8");
-      expect(fresh.sourceId).toBe(id);
-      expect(fresh.written).toBe(true);
-      expect(fresh.path.startsWith(join(env.home, "sessions"))).toBe(true);
-      expect(CANONICAL_NAME_RE.exec(basename(fresh.path))?.[7]).toBe(fresh.newId);
-      expect(fresh.results.dropped + fresh.results.truncated).toBeGreaterThan(0);
-      expect(fresh.tokens.after).toBeLessThan(fresh.tokens.before);
-      expect(fileState(source)).toEqual(before);
-    }, SLOW);
+    test(
+      "(b) bc codex-fork forks it (by session id), removing some results",
+      async () => {
+        const id = readRollout(source).lines[0]!.kind === "session_meta" ? ((readRollout(source).lines[0] as any).payload.id as string) : "";
+        fresh = await forkJson(env, [id]);
+        freshText = readFileSync(fresh.path, "utf8");
+        expect(fresh.sourceId).toBe(id);
+        expect(fresh.written).toBe(true);
+        expect(fresh.path.startsWith(join(env.home, "sessions"))).toBe(true);
+        expect(CANONICAL_NAME_RE.exec(basename(fresh.path))?.[7]).toBe(fresh.newId);
+        expect(fresh.results.dropped + fresh.results.truncated).toBeGreaterThan(0);
+        expect(fresh.tokens.after).toBeLessThan(fresh.tokens.before);
+        expect(fileState(source)).toEqual(before);
+      },
+      SLOW,
+    );
 
-    test("(c) codex exec resume <new id> sends exactly the pruned history, with no compaction first", async () => {
-      const sizeBefore = mock.requests.length;
-      const prompt = "Summarize what you found.";
-      // an auto-compact limit under the source's context size: without bc's fresh token_count,
-      // Codex would summarize the pruned history before this turn
-      const srcTokens = (readRollout(source).lines.filter((l) => l.kind === "event_msg" && (l as any).payload.type === "token_count").at(-1) as any).payload.info.last_token_usage.total_tokens as number;
-      const r = await codexResume(codex.bin, env, fresh.newId, prompt, ["-c", `model_auto_compact_token_limit=${srcTokens - 100}`]);
-      if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
-      const reqs = mock.responses().filter((q) => q.n > sizeBefore);
-      expect(reqs.length).toBeGreaterThan(0);
-      expect(reqs[0]!.kind).not.toBe("compaction");
-      const turnMeta = JSON.parse(reqs[0]!.headers["x-codex-turn-metadata"] ?? "{}");
-      if ("history_initialization" in turnMeta) expect(turnMeta.history_initialization).toBe("cold_resume");
-      const sent = expectResumeRequest(reqs[0]!, fresh, "fresh", prompt, base);
-      const counts = expectPrunedVerbatim(sent, source);
-      expect(counts.dropped).toBe(fresh.results.dropped);
-      expect(counts.truncated).toBe(fresh.results.truncated);
-      expect(counts.kept).toBe(fresh.results.kept);
-      // a truncated output keeps its head byte for byte and ends with bc's note
-      for (const it of sent)
-        if (isOutputItem(it as any)) {
-          const t = outputText(it.output).text;
-          if (t.includes("better-compaction") && !t.startsWith("[output removed")) {
-            const src = rebuildHistory(readRollout(source)).items.find((h) => isOutputItem(h.item) && h.item.call_id === it.call_id)!.item as Item;
-            const orig = outputText(src.output).text;
-            expect([...Array(orig.length).keys()].some((h) => truncatedText(orig, h, it.call_id) === t)).toBe(true);
-          }
-        }
-      expect(fileState(source)).toEqual(before);
-    }, SLOW);
-
-    test("(c, control) the same fork without bc's fresh token_count IS summarized first at that limit", async () => {
-      // shows the limit used in (c) bites: only the appended token_count kept Codex from compacting
-      const lines = freshText.trimEnd().split("\n");
-      expect(JSON.parse(lines.at(-1)!).payload.type).toBe("token_count");
-      const controlId = "01a20000-0000-7000-8000-00000000c0c0";
-      const control = [lines[0]!.replaceAll(fresh.newId, controlId), ...lines.slice(1, -1)].join("\n") + "\n";
-      writeFileSync(join(env.home, "sessions", `rollout-2026-01-01T00-00-00-${controlId}.jsonl`), control);
-      const srcTokens = (readRollout(source).lines.filter((l) => l.kind === "event_msg" && (l as any).payload.type === "token_count").at(-1) as any).payload.info.last_token_usage.total_tokens as number;
-      const sizeBefore = mock.requests.length;
-      const r = await codexResume(codex.bin, env, controlId, "Summarize what you found.", ["-c", `model_auto_compact_token_limit=${srcTokens - 100}`]);
-      if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
-      const reqs = mock.responses().filter((q) => q.n > sizeBefore);
-      expect(reqs[0]!.kind).toBe("compaction");
-    }, SLOW);
-
-    test("(c, budget) a fork cut to a budget resumes without compacting at a limit the rules-only fork is compacted at", async () => {
-      const id = fresh.sourceId as string;
-      const rulesOnly = await forkJson(env, [id, "--budget", "none"]);
-      // as far as a budget can go (pins and prose stay), and a budget halfway there
-      const floor = (await forkJson(env, [id, "--budget", "1", "--dry-run"])).tokens.after;
-      expect(floor).toBeLessThan(rulesOnly.tokens.after);
-      const budget = Math.floor((floor + rulesOnly.tokens.after) / 2);
-      const cut = await forkJson(env, [id, "--budget", String(budget)]);
-      expect(cut.budget).toMatchObject({ tokens: budget, reached: true });
-      expect(cut.byRule.escalation.removed).toBeGreaterThan(0);
-      expect(cut.estimatedTokens).toBeLessThan(rulesOnly.estimatedTokens);
-      // a limit between the two: over what the rules-only fork tells Codex, under what the budgeted one does
-      const limit = Math.floor((cut.estimatedTokens + rulesOnly.estimatedTokens) / 2);
-      const resume = async (forkId: string) => {
-        const n = mock.requests.length;
-        const r = await codexResume(codex.bin, env, forkId, "Go on.", ["-c", `model_auto_compact_token_limit=${limit}`]);
+    test(
+      "(c) codex exec resume <new id> sends exactly the pruned history, with no compaction first",
+      async () => {
+        const sizeBefore = mock.requests.length;
+        const prompt = "Summarize what you found.";
+        // an auto-compact limit under the source's context size: without bc's fresh token_count,
+        // Codex would summarize the pruned history before this turn
+        const srcTokens = (
+          readRollout(source)
+            .lines.filter((l) => l.kind === "event_msg" && (l as any).payload.type === "token_count")
+            .at(-1) as any
+        ).payload.info.last_token_usage.total_tokens as number;
+        const r = await codexResume(codex.bin, env, fresh.newId, prompt, ["-c", `model_auto_compact_token_limit=${srcTokens - 100}`]);
         if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
-        return mock.responses().filter((q) => q.n > n);
-      };
-      const budgeted = await resume(cut.newId);
-      expect(budgeted[0]!.kind).not.toBe("compaction");
-      expectPrunedVerbatim(expectResumeRequest(budgeted[0]!, cut, "fresh", "Go on.", base), source);
-      const control = await resume(rulesOnly.newId);
-      expect(control[0]!.kind).toBe("compaction");
-      console.log(`(c, budget) rules only ~${rulesOnly.estimatedTokens} tokens told, with --budget ${budget} ~${cut.estimatedTokens}; limit ${limit}`);
-      expect(fileState(source)).toEqual(before);
-    }, SLOW);
+        const reqs = mock.responses().filter((q) => q.n > sizeBefore);
+        expect(reqs.length).toBeGreaterThan(0);
+        expect(reqs[0]!.kind).not.toBe("compaction");
+        const turnMeta = JSON.parse(reqs[0]!.headers["x-codex-turn-metadata"] ?? "{}");
+        if ("history_initialization" in turnMeta) expect(turnMeta.history_initialization).toBe("cold_resume");
+        const sent = expectResumeRequest(reqs[0]!, fresh, "fresh", prompt, base);
+        const counts = expectPrunedVerbatim(sent, source);
+        expect(counts.dropped).toBe(fresh.results.dropped);
+        expect(counts.truncated).toBe(fresh.results.truncated);
+        expect(counts.kept).toBe(fresh.results.kept);
+        // a truncated output keeps its head byte for byte and ends with bc's note
+        for (const it of sent)
+          if (isOutputItem(it as any)) {
+            const t = outputText(it.output).text;
+            if (t.includes("better-compaction") && !t.startsWith("[output removed")) {
+              const src = rebuildHistory(readRollout(source)).items.find((h) => isOutputItem(h.item) && h.item.call_id === it.call_id)!.item as Item;
+              const orig = outputText(src.output).text;
+              expect([...Array(orig.length).keys()].some((h) => truncatedText(orig, h, it.call_id) === t)).toBe(true);
+            }
+          }
+        expect(fileState(source)).toEqual(before);
+      },
+      SLOW,
+    );
 
-    test("(c, keep) with --context keep the request is base instructions + the history + the prompt, nothing re-injected", async () => {
-      const keep = await forkJson(env, [source, "--context", "keep"]);
-      const sizeBefore = mock.requests.length;
-      const prompt = "And now?";
-      const r = await codexResume(codex.bin, env, keep.newId, prompt);
-      if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
-      const reqs = mock.responses().filter((q) => q.n > sizeBefore);
-      expect(reqs[0]!.kind).not.toBe("compaction");
-      const sent = expectResumeRequest(reqs[0]!, keep, "keep", prompt, base);
-      expect(sent.some((it) => it.role === "developer")).toBe(true);
-      expectPrunedVerbatim(sent, source);
-    }, SLOW);
+    test(
+      "(c, control) the same fork without bc's fresh token_count IS summarized first at that limit",
+      async () => {
+        // shows the limit used in (c) bites: only the appended token_count kept Codex from compacting
+        const lines = freshText.trimEnd().split("\n");
+        expect(JSON.parse(lines.at(-1)!).payload.type).toBe("token_count");
+        const controlId = "01a20000-0000-7000-8000-00000000c0c0";
+        const control = `${[lines[0]!.replaceAll(fresh.newId, controlId), ...lines.slice(1, -1)].join("\n")}\n`;
+        writeFileSync(join(env.home, "sessions", `rollout-2026-01-01T00-00-00-${controlId}.jsonl`), control);
+        const srcTokens = (
+          readRollout(source)
+            .lines.filter((l) => l.kind === "event_msg" && (l as any).payload.type === "token_count")
+            .at(-1) as any
+        ).payload.info.last_token_usage.total_tokens as number;
+        const sizeBefore = mock.requests.length;
+        const r = await codexResume(codex.bin, env, controlId, "Summarize what you found.", ["-c", `model_auto_compact_token_limit=${srcTokens - 100}`]);
+        if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+        const reqs = mock.responses().filter((q) => q.n > sizeBefore);
+        expect(reqs[0]!.kind).toBe("compaction");
+      },
+      SLOW,
+    );
 
-    test("(d) the canary: a fork whose history is only a codeword sends the codeword and nothing of the original", async () => {
-      const canarySource = join(env.root, basename(source).replace(/\.jsonl$/, "-canary.jsonl"));
-      writeCanarySource(source, canarySource);
-      const canary = await forkJson(env, [canarySource]);
-      expect(canary.historyItems).toBe(1);
-      const sizeBefore = mock.requests.length;
-      const r = await codexResume(codex.bin, env, canary.newId, "What is the codeword?");
-      if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
-      expect(r.stdout).toContain(`The codeword is ${CANARY}.`);
-      const reqs = mock.responses().filter((q) => q.n > sizeBefore);
-      expect(reqs[0]!.kind).toBe("codeword");
-      const body = JSON.stringify(reqs[0]!.body);
-      expect(body).toContain(CANARY);
-      for (const absent of ["RUN: cat a.txt", WORK_FILES["a.txt"]!, "The build uses", "Done: ran"]) expect(body).not.toContain(JSON.stringify(absent).slice(1, -1));
-      expect(reqs.filter((q) => q.kind === "compaction")).toHaveLength(0);
-    }, SLOW);
+    test(
+      "(c, budget) a fork cut to a budget resumes without compacting at a limit the rules-only fork is compacted at",
+      async () => {
+        const id = fresh.sourceId as string;
+        const rulesOnly = await forkJson(env, [id, "--budget", "none"]);
+        // as far as a budget can go (pins and prose stay), and a budget halfway there
+        const floor = (await forkJson(env, [id, "--budget", "1", "--dry-run"])).tokens.after;
+        expect(floor).toBeLessThan(rulesOnly.tokens.after);
+        const budget = Math.floor((floor + rulesOnly.tokens.after) / 2);
+        const cut = await forkJson(env, [id, "--budget", String(budget)]);
+        expect(cut.budget).toMatchObject({ tokens: budget, reached: true });
+        expect(cut.byRule.escalation.removed).toBeGreaterThan(0);
+        expect(cut.estimatedTokens).toBeLessThan(rulesOnly.estimatedTokens);
+        // a limit between the two: over what the rules-only fork tells Codex, under what the budgeted one does
+        const limit = Math.floor((cut.estimatedTokens + rulesOnly.estimatedTokens) / 2);
+        const resume = async (forkId: string) => {
+          const n = mock.requests.length;
+          const r = await codexResume(codex.bin, env, forkId, "Go on.", ["-c", `model_auto_compact_token_limit=${limit}`]);
+          if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+          return mock.responses().filter((q) => q.n > n);
+        };
+        const budgeted = await resume(cut.newId);
+        expect(budgeted[0]!.kind).not.toBe("compaction");
+        expectPrunedVerbatim(expectResumeRequest(budgeted[0]!, cut, "fresh", "Go on.", base), source);
+        const control = await resume(rulesOnly.newId);
+        expect(control[0]!.kind).toBe("compaction");
+        console.log(`(c, budget) rules only ~${rulesOnly.estimatedTokens} tokens told, with --budget ${budget} ~${cut.estimatedTokens}; limit ${limit}`);
+        expect(fileState(source)).toEqual(before);
+      },
+      SLOW,
+    );
+
+    test(
+      "(c, keep) with --context keep the request is base instructions + the history + the prompt, nothing re-injected",
+      async () => {
+        const keep = await forkJson(env, [source, "--context", "keep"]);
+        const sizeBefore = mock.requests.length;
+        const prompt = "And now?";
+        const r = await codexResume(codex.bin, env, keep.newId, prompt);
+        if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+        const reqs = mock.responses().filter((q) => q.n > sizeBefore);
+        expect(reqs[0]!.kind).not.toBe("compaction");
+        const sent = expectResumeRequest(reqs[0]!, keep, "keep", prompt, base);
+        expect(sent.some((it) => it.role === "developer")).toBe(true);
+        expectPrunedVerbatim(sent, source);
+      },
+      SLOW,
+    );
+
+    test(
+      "(d) the canary: a fork whose history is only a codeword sends the codeword and nothing of the original",
+      async () => {
+        const canarySource = join(env.root, basename(source).replace(/\.jsonl$/, "-canary.jsonl"));
+        writeCanarySource(source, canarySource);
+        const canary = await forkJson(env, [canarySource]);
+        expect(canary.historyItems).toBe(1);
+        const sizeBefore = mock.requests.length;
+        const r = await codexResume(codex.bin, env, canary.newId, "What is the codeword?");
+        if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+        expect(r.stdout).toContain(`The codeword is ${CANARY}.`);
+        const reqs = mock.responses().filter((q) => q.n > sizeBefore);
+        expect(reqs[0]!.kind).toBe("codeword");
+        const body = JSON.stringify(reqs[0]!.body);
+        expect(body).toContain(CANARY);
+        for (const absent of ["RUN: cat a.txt", WORK_FILES["a.txt"]!, "The build uses", "Done: ran"])
+          expect(body).not.toContain(JSON.stringify(absent).slice(1, -1));
+        expect(reqs.filter((q) => q.kind === "compaction")).toHaveLength(0);
+      },
+      SLOW,
+    );
 
     test("(e) the source rollout is byte-identical afterwards", () => {
       expect(source).not.toBe("");
@@ -362,7 +402,12 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
           // Codex refuses to move a thread to another provider: resume with the built-in `openai`
           // provider (the rollout's), pointed at the mock
           const openai = { ...env, env: { ...env.env, OPENAI_API_KEY: "mock-key" } };
-          const r = await codexResume(codex.bin, openai, fork.newId, prompt, ["-c", "model_provider=openai", "-c", `openai_base_url=${JSON.stringify(mock.url)}`]);
+          const r = await codexResume(codex.bin, openai, fork.newId, prompt, [
+            "-c",
+            "model_provider=openai",
+            "-c",
+            `openai_base_url=${JSON.stringify(mock.url)}`,
+          ]);
           if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
           const reqs = mock.responses().filter((q) => q.n > sizeBefore);
           expect(reqs[0]!.kind).not.toBe("compaction");

@@ -28,7 +28,29 @@ let base = "";
 
 /** A folder with symlinks to the tools install.sh uses, and none named bc. */
 const tools = join(tmp, "tools");
-const TOOLS = ["sh", "uname", "curl", "awk", "sha256sum", "shasum", "mktemp", "grep", "cp", "mv", "ln", "rm", "chmod", "mkdir", "cut", "tail", "ls", "ldd", "sed", "cat", "sysctl"];
+const TOOLS = [
+  "sh",
+  "uname",
+  "curl",
+  "awk",
+  "sha256sum",
+  "shasum",
+  "mktemp",
+  "grep",
+  "cp",
+  "mv",
+  "ln",
+  "rm",
+  "chmod",
+  "mkdir",
+  "cut",
+  "tail",
+  "ls",
+  "ldd",
+  "sed",
+  "cat",
+  "sysctl",
+];
 
 /** A stand-in calculator: records its arguments and input (lines joined), answers, exits 7. */
 const calcDir = join(tmp, "calc");
@@ -45,14 +67,35 @@ beforeAll(() => {
   const built = Bun.spawnSync([process.execPath, join(REPO, "build", "compile.ts"), "--all"], { cwd: REPO, stdout: "pipe", stderr: "pipe" });
   if (built.exitCode !== 0) throw new Error(`npm run build:all failed:\n${built.stderr.toString()}`);
   const sums = readFileSync(join(DIST, "SHA256SUMS"), "utf8");
-  const real = new Map<string, string | Uint8Array>([["SHA256SUMS", sums], ["install.sh", INSTALLER]]);
+  const real = new Map<string, string | Uint8Array>([
+    ["SHA256SUMS", sums],
+    ["install.sh", INSTALLER],
+  ]);
   for (const line of sums.trim().split("\n")) real.set(line.split(/\s+/)[1]!, join(DIST, line.split(/\s+/)[1]!));
   releases.set(pkg.version, real);
   // a release whose checksum for this platform is wrong
-  const flipped = sums.replace(new RegExp(`^([0-9a-f])([0-9a-f]{63})  ${ASSET}$`, "m"), (_m, c: string, rest: string) => `${c === "0" ? "1" : "0"}${rest}  ${ASSET}`);
+  const flipped = sums.replace(
+    new RegExp(`^([0-9a-f])([0-9a-f]{63})  ${ASSET}$`, "m"),
+    (_m, c: string, rest: string) => `${c === "0" ? "1" : "0"}${rest}  ${ASSET}`,
+  );
   releases.set("0.0.1", new Map([...real, ["SHA256SUMS", flipped]]));
   // a release with no build for this platform
-  releases.set("0.0.2", new Map([...real].filter(([f]) => f !== ASSET).map(([f, v]) => [f, f === "SHA256SUMS" ? sums.split("\n").filter((l) => !l.endsWith(`  ${ASSET}`)).join("\n") : v])));
+  releases.set(
+    "0.0.2",
+    new Map(
+      [...real]
+        .filter(([f]) => f !== ASSET)
+        .map(([f, v]) => [
+          f,
+          f === "SHA256SUMS"
+            ? sums
+                .split("\n")
+                .filter((l) => !l.endsWith(`  ${ASSET}`))
+                .join("\n")
+            : v,
+        ]),
+    ),
+  );
   // a release whose SHA256SUMS lists the binary, but the binary is not there
   releases.set("0.0.3", new Map([...real].filter(([f]) => f !== ASSET)));
   server = Bun.serve({
@@ -74,7 +117,10 @@ beforeAll(() => {
     if (p) symlinkSync(p, join(tools, t));
   }
   mkdirSync(calcDir, { recursive: true });
-  writeFileSync(join(calcDir, "bc"), `#!/bin/sh\nin=""\nwhile IFS= read -r l; do in="$in$l"; done\nprintf '%s|%s\\n' "$*" "$in" >> '${CALLS}'\necho "calculator: $* [$in]"\nexit 7\n`);
+  writeFileSync(
+    join(calcDir, "bc"),
+    `#!/bin/sh\nin=""\nwhile IFS= read -r l; do in="$in$l"; done\nprintf '%s|%s\\n' "$*" "$in" >> '${CALLS}'\necho "calculator: $* [$in]"\nexit 7\n`,
+  );
   chmodSync(join(calcDir, "bc"), 0o755);
 }, 600_000);
 
@@ -105,7 +151,13 @@ const install = async (opts: { dir: string; path: string[]; args?: string[]; env
 
 const run = (bin: string, args: string[], path: string[], stdin = ""): Run & { calls: string } => {
   rmSync(CALLS, { force: true });
-  const r = Bun.spawnSync([bin, ...args], { env: { PATH: path.join(":"), HOME: join(tmp, "home") }, stdin: new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe", timeout: 30_000 });
+  const r = Bun.spawnSync([bin, ...args], {
+    env: { PATH: path.join(":"), HOME: join(tmp, "home") },
+    stdin: new TextEncoder().encode(stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: 30_000,
+  });
   return { code: r.exitCode ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString(), calls: existsSync(CALLS) ? readFileSync(CALLS, "utf8") : "" };
 };
 
@@ -124,7 +176,8 @@ describe.skipIf(!supported)("install.sh", () => {
     expect(readlinkSync(join(dir, "better-compaction"))).toBe("bc");
     expect(r.stderr).toContain(`installed better-compaction ${pkg.version} (commit `);
     expect(r.stderr).toContain(`warning: ${dir} is not on your PATH`);
-    for (const name of ["bc", "better-compaction"]) expect(run(join(dir, name), ["--version"], [tools]).stdout).toStartWith(`better-compaction ${pkg.version} (commit `);
+    for (const name of ["bc", "better-compaction"])
+      expect(run(join(dir, name), ["--version"], [tools]).stdout).toStartWith(`better-compaction ${pkg.version} (commit `);
   });
 
   test("a given version, again over the first install, with a calculator ahead on PATH: warned, nothing left behind", async () => {
@@ -146,9 +199,17 @@ describe.skipIf(!supported)("install.sh", () => {
     const cases: [string, { args?: string[]; env?: Record<string, string> }, RegExp][] = [
       ["wrong checksum", { args: ["--version", "0.0.1"] }, new RegExp(`checksum mismatch for ${ASSET}: .*nothing was installed`)],
       ["no build for this platform in the release", { args: ["--version", "0.0.2"] }, new RegExp(`the release has no ${ASSET}`)],
-      ["the binary missing from the release", { args: ["--version", "0.0.3"] }, new RegExp(`could not download http://127\\.0\\.0\\.1:\\d+/releases/download/v0\\.0\\.3/${ASSET}$`, "m")],
+      [
+        "the binary missing from the release",
+        { args: ["--version", "0.0.3"] },
+        new RegExp(`could not download http://127\\.0\\.0\\.1:\\d+/releases/download/v0\\.0\\.3/${ASSET}$`, "m"),
+      ],
       ["no such release", { args: ["--version", "9.9.9"] }, /could not download .*\/v9\.9\.9\/SHA256SUMS/],
-      ["no network", { env: { BC_DOWNLOAD_URL: "http://127.0.0.1:9/releases" } }, /could not download http:\/\/127\.0\.0\.1:9\/releases\/latest\/download\/SHA256SUMS/],
+      [
+        "no network",
+        { env: { BC_DOWNLOAD_URL: "http://127.0.0.1:9/releases" } },
+        /could not download http:\/\/127\.0\.0\.1:9\/releases\/latest\/download\/SHA256SUMS/,
+      ],
     ];
     test.each(cases)("%s", async (_name, opts, message) => {
       const before = readFileSync(join(dir, "bc"));
@@ -204,7 +265,10 @@ describe.skipIf(!supported)("the installed bc beside a calculator", () => {
     expect(r).toEqual({ code: 7, stdout: `calculator: -l ${math} []\n`, stderr: "", calls: `-l ${math}|\n` });
   });
 
-  test.each([["ahead", [calcDir, dir]], ["behind", [dir, calcDir]]])("a real session stays ours, calculator %s", (_where, path) => {
+  test.each([
+    ["ahead", [calcDir, dir]],
+    ["behind", [dir, calcDir]],
+  ])("a real session stays ours, calculator %s", (_where, path) => {
     const inspect = run(bc(), ["inspect", SESSION], [...path, tools]);
     expect(inspect.code).toBe(0);
     expect(inspect.stdout).toContain("01a22a47-0b02-7450-aa68-52b75b593b3d");
@@ -248,11 +312,20 @@ describe.skipIf(!supported)("Claude Code", () => {
 
   test("the plugin the installed bc writes passes 'claude plugin validate' with no warning", () => {
     const market = join(tmp, "market");
-    const wrote = Bun.spawnSync([join(dir, "bc"), "claude", "install", "--no-register", "--dir", market], { env: { PATH: tools, HOME: join(tmp, "home") }, stdout: "pipe", stderr: "pipe" });
+    const wrote = Bun.spawnSync([join(dir, "bc"), "claude", "install", "--no-register", "--dir", market], {
+      env: { PATH: tools, HOME: join(tmp, "home") },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     expect(wrote.exitCode).toBe(0);
     const plugin = join(market, "plugins", "better-compaction");
     expect(existsSync(join(plugin, ".claude-plugin", "icon.png"))).toBe(true);
-    const r = Bun.spawnSync([join(claudeDir(), "claude"), "plugin", "validate", plugin], { env: { PATH: tools, HOME: join(tmp, "home"), ...quiet }, stdout: "pipe", stderr: "pipe", timeout: 120_000 });
+    const r = Bun.spawnSync([join(claudeDir(), "claude"), "plugin", "validate", plugin], {
+      env: { PATH: tools, HOME: join(tmp, "home"), ...quiet },
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 120_000,
+    });
     const out = r.stdout.toString() + r.stderr.toString();
     expect(out).toContain("Validation passed");
     expect(out).not.toMatch(/warning|⚠|TS\d{4}/i);
@@ -270,7 +343,12 @@ describe.skipIf(!supported)("Claude Code", () => {
     const r = await install({ dir, path: [dir, claudeDir(), tools], args: ["--yes"], env: quiet });
     expect(r.code).toBe(0);
     expect(existsSync(join(tmp, "home", ".claude", "better-compaction", "marketplace", "plugins", "better-compaction", "hooks", "register.ts"))).toBe(true);
-    const list = Bun.spawnSync([join(claudeDir(), "claude"), "plugin", "list", "--json"], { env: { PATH: tools, HOME: join(tmp, "home"), ...quiet }, stdout: "pipe", stderr: "pipe", timeout: 120_000 });
+    const list = Bun.spawnSync([join(claudeDir(), "claude"), "plugin", "list", "--json"], {
+      env: { PATH: tools, HOME: join(tmp, "home"), ...quiet },
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 120_000,
+    });
     expect(list.stdout.toString()).toContain("better-compaction@better-compaction-local");
   }, 300_000);
 });

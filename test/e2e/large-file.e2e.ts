@@ -24,8 +24,15 @@ const writeTranscript = (path: string): number => {
   const sid = "big00000-0000-4000-8000-000000000000";
   const base = { isSidechain: false, sessionId: sid, version: "2.1.42", cwd: "/home/dev/shop" };
   const fd = openSync(path, "w");
-  const line = (o: object) => writeSync(fd, JSON.stringify(o) + "\n");
-  line({ parentUuid: null, ...base, type: "user", message: { role: "user", content: "Dump the whole request log." }, uuid: "u1", timestamp: "2026-03-01T10:00:00.000Z" });
+  const line = (o: object) => writeSync(fd, `${JSON.stringify(o)}\n`);
+  line({
+    parentUuid: null,
+    ...base,
+    type: "user",
+    message: { role: "user", content: "Dump the whole request log." },
+    uuid: "u1",
+    timestamp: "2026-03-01T10:00:00.000Z",
+  });
   line({
     parentUuid: "u1",
     ...base,
@@ -48,7 +55,7 @@ const writeTranscript = (path: string): number => {
   const block = escaped.repeat(Math.floor(1_000_000 / escaped.length));
   const blockChars = logLine.length * Math.floor(1_000_000 / escaped.length);
   for (let i = 0; i < OUTPUT_MB; i++) writeSync(fd, block);
-  writeSync(fd, tail + "\n");
+  writeSync(fd, `${tail}\n`);
   line({
     parentUuid: "u2",
     ...base,
@@ -82,32 +89,28 @@ afterAll(() => {
 });
 
 describe("a 200 MB tool output", () => {
-  test(
-    "bc inspect --json reads it with peak RSS at most 3x the file size",
-    async () => {
-      const size = statSync(file).size;
-      expect(size).toBeGreaterThan(OUTPUT_MB * 1_000_000);
-      const child = Bun.spawn([process.execPath, MAIN, "inspect", file, "--json"], { cwd: REPO, stdout: "pipe", stderr: "pipe" });
-      let polled = 0;
-      const timer = setInterval(() => {
-        polled = Math.max(polled, vmHwmBytes(child.pid));
-      }, 20);
-      const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-      clearInterval(timer);
-      expect(stderr).toBe("");
-      expect(code).toBe(0);
-      const report = JSON.parse(stdout);
-      expect([report.timeline.messages, report.timeline.toolResults, report.timeline.toolOutputChars, report.tools[0].name]).toEqual([4, 1, outputChars, "Bash"]);
-      const maxRss = child.resourceUsage()?.maxRSS ?? 0; // bytes (Bun converts getrusage KiB)
-      const peak = Math.max(maxRss, polled);
-      process.stderr.write(
-        `large-file: ${(size / 1e6).toFixed(0)} MB file, peak RSS ${(peak / 1e6).toFixed(0)} MB = ${(peak / size).toFixed(2)}x (limit ${MAX_RSS_PER_FILE_BYTE}x)\n`,
-      );
-      expect(peak).toBeGreaterThan(0);
-      expect(peak).toBeLessThanOrEqual(MAX_RSS_PER_FILE_BYTE * size);
-    },
-    120_000,
-  );
+  test("bc inspect --json reads it with peak RSS at most 3x the file size", async () => {
+    const size = statSync(file).size;
+    expect(size).toBeGreaterThan(OUTPUT_MB * 1_000_000);
+    const child = Bun.spawn([process.execPath, MAIN, "inspect", file, "--json"], { cwd: REPO, stdout: "pipe", stderr: "pipe" });
+    let polled = 0;
+    const timer = setInterval(() => {
+      polled = Math.max(polled, vmHwmBytes(child.pid));
+    }, 20);
+    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    clearInterval(timer);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout);
+    expect([report.timeline.messages, report.timeline.toolResults, report.timeline.toolOutputChars, report.tools[0].name]).toEqual([4, 1, outputChars, "Bash"]);
+    const maxRss = child.resourceUsage()?.maxRSS ?? 0; // bytes (Bun converts getrusage KiB)
+    const peak = Math.max(maxRss, polled);
+    process.stderr.write(
+      `large-file: ${(size / 1e6).toFixed(0)} MB file, peak RSS ${(peak / 1e6).toFixed(0)} MB = ${(peak / size).toFixed(2)}x (limit ${MAX_RSS_PER_FILE_BYTE}x)\n`,
+    );
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThanOrEqual(MAX_RSS_PER_FILE_BYTE * size);
+  }, 120_000);
 });
 
 // A huge line through the whole transcript reader: decoded in pieces, mapped, and written back
@@ -126,9 +129,14 @@ describe("a 10 MB tool output full of escapes", () => {
       '{"parentUuid":"u2","isSidechain":false,"sessionId":"s-big","version":"2.1.42","type":"assistant","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"The log is long."}]},"uuid":"a2","timestamp":"2026-03-01T10:00:03.000Z"}',
     ];
     const path = join(TMP, "big.jsonl");
-    writeFileSync(path, lines.join("\n") + "\n");
+    writeFileSync(path, `${lines.join("\n")}\n`);
     const t = readTranscript(path);
-    expect(joinJsonl(t.lines.map((l) => l.raw), t.endsWithNewline)).toBe(readFileSync(path, "utf8"));
+    expect(
+      joinJsonl(
+        t.lines.map((l) => l.raw),
+        t.endsWithNewline,
+      ),
+    ).toBe(readFileSync(path, "utf8"));
     const s = loadClaudeTranscript(path);
     expect(s.timeline.messages.map((m) => m.kind)).toEqual(["prompt", "reply", "tool", "reply"]);
     const text = s.timeline.messages[2]!.toolResults[0]!.text;

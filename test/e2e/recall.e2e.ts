@@ -42,7 +42,8 @@ afterAll(() => {
 });
 
 /** ~1 kB files whose Read output ends in a tab (Read numbers a last, empty line): trailing whitespace a shell tool trims */
-const small = (name: string): string => Array.from({ length: 30 }, (_, i) => `${name} line ${i}: value_${name.replace(/\W/g, "_")}_${i * 7919}`).join("\n") + "\n";
+const small = (name: string): string =>
+  `${Array.from({ length: 30 }, (_, i) => `${name} line ${i}: value_${name.replace(/\W/g, "_")}_${i * 7919}`).join("\n")}\n`;
 
 describe.skipIf(!existsSync(BC))("Claude Code: the recall tool after a compaction", () => {
   let bin = "";
@@ -50,97 +51,123 @@ describe.skipIf(!existsSync(BC))("Claude Code: the recall tool after a compactio
     bin = ensureClaude();
   }, 600_000);
 
-  test("the mock model calls the plugin's recall tool with the note's id and receives the original bytes; no permission prompt", async () => {
-    const sb = makeSandbox("recall");
-    sandboxes.push(sb);
-    const names = ["a.txt", ...Array.from({ length: 12 }, (_, i) => `f${i}.txt`)];
-    for (const f of names) writeFileSync(join(sb.project, f), small(f));
-    const mock = startClaudeMock({ root: sb.project, inputTokens: 1000, lifetimeMs: 15 * 60_000 });
-    claudeMocks.push(mock);
+  test(
+    "the mock model calls the plugin's recall tool with the note's id and receives the original bytes; no permission prompt",
+    async () => {
+      const sb = makeSandbox("recall");
+      sandboxes.push(sb);
+      const names = ["a.txt", ...Array.from({ length: 12 }, (_, i) => `f${i}.txt`)];
+      for (const f of names) writeFileSync(join(sb.project, f), small(f));
+      const mock = startClaudeMock({ root: sb.project, inputTokens: 1000, lifetimeMs: 15 * 60_000 });
+      claudeMocks.push(mock);
 
-    // the consent step: bc claude install --allow-recall writes the rules into the user's settings
-    const install = Bun.spawnSync([BC, "claude", "install", "--dir", join(sb.dir, "mp"), "--no-register", "--allow-recall"], {
-      env: { PATH: process.env.PATH ?? "", HOME: sb.home },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    expect(install.exitCode).toBe(0);
-    expect(JSON.parse(readFileSync(join(sb.home, ".claude", "settings.json"), "utf8")).permissions.allow).toEqual([...RECALL_RULES]);
+      // the consent step: bc claude install --allow-recall writes the rules into the user's settings
+      const install = Bun.spawnSync([BC, "claude", "install", "--dir", join(sb.dir, "mp"), "--no-register", "--allow-recall"], {
+        env: { PATH: process.env.PATH ?? "", HOME: sb.home },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      expect(install.exitCode).toBe(0);
+      expect(JSON.parse(readFileSync(join(sb.home, ".claude", "settings.json"), "utf8")).permissions.allow).toEqual([...RECALL_RULES]);
 
-    const env = claudeEnv(sb, mock.url, { PATH: `${dirname(BC)}:${process.env.PATH ?? ""}` });
-    const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: join(sb.dir, "debug.log") });
-    try {
-      await session.send(`READFILES ${names.join(" ")} a.txt`);
-      const before = viewOf(mock.conversationRequests().at(-1)!.body);
-      const compacted = await session.send("/compact");
-      expect(JSON.stringify(compacted)).not.toContain("Not compacted");
-      await session.send("What did a.txt say?");
-      const after = viewOf(mock.conversationRequests().at(-1)!.body);
+      const env = claudeEnv(sb, mock.url, { PATH: `${dirname(BC)}:${process.env.PATH ?? ""}` });
+      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: join(sb.dir, "debug.log") });
+      try {
+        await session.send(`READFILES ${names.join(" ")} a.txt`);
+        const before = viewOf(mock.conversationRequests().at(-1)!.body);
+        const compacted = await session.send("/compact");
+        expect(JSON.stringify(compacted)).not.toContain("Not compacted");
+        await session.send("What did a.txt say?");
+        const after = viewOf(mock.conversationRequests().at(-1)!.body);
 
-      // the note names the call; the tool is offered with its schema
-      const notes = [...after.results].filter(([, t]) => NOTE_ID.test(t));
-      expect(notes.length).toBeGreaterThan(0);
-      const [id, note] = notes[0]!;
-      expect(NOTE_ID.exec(note)![1]).toBe(id);
-      const original = before.results.get(id)!;
-      expect(original.endsWith("\t")).toBe(true);
-      const tools = (mock.conversationRequests().at(-1)!.body.tools ?? []) as { name: string; input_schema?: unknown }[];
-      expect(tools.find((t) => t.name === RECALL_RULES[0])?.input_schema).toBeDefined();
+        // the note names the call; the tool is offered with its schema
+        const notes = [...after.results].filter(([, t]) => NOTE_ID.test(t));
+        expect(notes.length).toBeGreaterThan(0);
+        const [id, note] = notes[0]!;
+        expect(NOTE_ID.exec(note)![1]).toBe(id);
+        const original = before.results.get(id)!;
+        expect(original.endsWith("\t")).toBe(true);
+        const tools = (mock.conversationRequests().at(-1)!.body.tools ?? []) as { name: string; input_schema?: unknown }[];
+        expect(tools.find((t) => t.name === RECALL_RULES[0])?.input_schema).toBeDefined();
 
-      // the model asks for it, by the id in the note, through the MCP tool and through the shell
-      await session.send(`SCRIPT [{"name":"${RECALL_RULES[0]}","input":{"id":"${id}"}},{"name":"Bash","input":{"command":"bc recall ${id}"}}]`);
-      const last = mock.conversationRequests().at(-1)!.body;
-      const uses = viewOf(last).uses.slice(-2);
-      expect(uses.map((u) => u.name)).toEqual([RECALL_RULES[0]!, "Bash"]);
-      const got = uses.map((u) => viewOf(last).results.get(u.id));
-      expect(got[0]).toBe(original); // byte for byte
-      expect(got[1]).toBe(original.trimEnd()); // Claude Code trims a command's trailing whitespace
-      // nothing was refused for want of permission
-      expect(JSON.stringify(last)).not.toContain("haven't granted it yet");
-      console.log(`recall: ${id}, ${original.length} chars back byte for byte through the MCP tool; the shell gave ${got[1]!.length}`);
-    } finally {
-      await session.close();
-    }
-  }, T);
+        // the model asks for it, by the id in the note, through the MCP tool and through the shell
+        await session.send(`SCRIPT [{"name":"${RECALL_RULES[0]}","input":{"id":"${id}"}},{"name":"Bash","input":{"command":"bc recall ${id}"}}]`);
+        const last = mock.conversationRequests().at(-1)!.body;
+        const uses = viewOf(last).uses.slice(-2);
+        expect(uses.map((u) => u.name)).toEqual([RECALL_RULES[0]!, "Bash"]);
+        const got = uses.map((u) => viewOf(last).results.get(u.id));
+        expect(got[0]).toBe(original); // byte for byte
+        expect(got[1]).toBe(original.trimEnd()); // Claude Code trims a command's trailing whitespace
+        // nothing was refused for want of permission
+        expect(JSON.stringify(last)).not.toContain("haven't granted it yet");
+        console.log(`recall: ${id}, ${original.length} chars back byte for byte through the MCP tool; the shell gave ${got[1]!.length}`);
+      } finally {
+        await session.close();
+      }
+    },
+    T,
+  );
 });
 
 describe.skipIf(!existsSync(BC))("Codex: the note's command in the resumed fork", () => {
-  test("codex exec, bc codex-fork, codex exec resume: the mock model runs bc recall <id> in Codex's shell and gets the original output", async () => {
-    const codex = installCodex("0.169.0");
-    const mock = startCodexMock({ lifetimeMs: 15 * 60_000 });
-    codexMocks.push(mock);
-    const e = makeCodexEnv(mock.url);
-    codexEnvs.push(e);
-    const env = { ...e.env, PATH: `${dirname(BC)}:${e.env.PATH}` };
-    const world = { ...e, env };
-    // Codex runs commands in a login shell, which sets PATH afresh: bc is put on it the way a user's
-    // profile would (without it, \`bc\` is the system's calculator, if any)
-    writeFileSync(join(e.root, ".profile"), `export PATH=${JSON.stringify(dirname(BC))}:"$PATH"\n`);
-    const commands = ["cat b.txt", "cat a.txt", "ls", "cat notes.md", "cat b.txt", "wc -c b.txt", "cat a.txt", "echo step-8", "ls -la", "echo step-10", "cat notes.md", "echo step-12", "cat a.txt", "ls", "echo step-15"];
-    const r = await codexExec(codex.bin, world, commands.map((c) => `RUN: ${c}`).join(" "));
-    if (r.exitCode !== 0) throw new Error(`codex exec failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
-    const source = listRollouts(e.home)[0]!;
+  test(
+    "codex exec, bc codex-fork, codex exec resume: the mock model runs bc recall <id> in Codex's shell and gets the original output",
+    async () => {
+      const codex = installCodex("0.169.0");
+      const mock = startCodexMock({ lifetimeMs: 15 * 60_000 });
+      codexMocks.push(mock);
+      const e = makeCodexEnv(mock.url);
+      codexEnvs.push(e);
+      const env = { ...e.env, PATH: `${dirname(BC)}:${e.env.PATH}` };
+      const world = { ...e, env };
+      // Codex runs commands in a login shell, which sets PATH afresh: bc is put on it the way a user's
+      // profile would (without it, \`bc\` is the system's calculator, if any)
+      writeFileSync(join(e.root, ".profile"), `export PATH=${JSON.stringify(dirname(BC))}:"$PATH"\n`);
+      const commands = [
+        "cat b.txt",
+        "cat a.txt",
+        "ls",
+        "cat notes.md",
+        "cat b.txt",
+        "wc -c b.txt",
+        "cat a.txt",
+        "echo step-8",
+        "ls -la",
+        "echo step-10",
+        "cat notes.md",
+        "echo step-12",
+        "cat a.txt",
+        "ls",
+        "echo step-15",
+      ];
+      const r = await codexExec(codex.bin, world, commands.map((c) => `RUN: ${c}`).join(" "));
+      if (r.exitCode !== 0) throw new Error(`codex exec failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+      const source = listRollouts(e.home)[0]!;
 
-    const fork = await run([BC, "codex-fork", source, "--json"], { cwd: e.work, env, timeoutMs: 60_000 });
-    expect(fork.exitCode).toBe(0);
-    const forked = JSON.parse(fork.stdout);
-    const history = rebuildHistory(readRollout(forked.path)).items.map((h) => h.item as Record<string, any>);
-    const noted = history.filter((it) => it.type === "function_call_output" && NOTE_ID.test(outputText(it.output).text));
-    expect(noted.length).toBeGreaterThan(0);
-    const id = NOTE_ID.exec(outputText(noted[0]!.output).text)![1]!;
-    expect(id).toBe(noted[0]!.call_id);
-    const original = rebuildHistory(readRollout(source)).items.map((h) => h.item as Record<string, any>).find((it) => it.type === "function_call_output" && it.call_id === id)!;
-    const originalText = outputText(original.output).text;
+      const fork = await run([BC, "codex-fork", source, "--json"], { cwd: e.work, env, timeoutMs: 60_000 });
+      expect(fork.exitCode).toBe(0);
+      const forked = JSON.parse(fork.stdout);
+      const history = rebuildHistory(readRollout(forked.path)).items.map((h) => h.item as Record<string, any>);
+      const noted = history.filter((it) => it.type === "function_call_output" && NOTE_ID.test(outputText(it.output).text));
+      expect(noted.length).toBeGreaterThan(0);
+      const id = NOTE_ID.exec(outputText(noted[0]!.output).text)![1]!;
+      expect(id).toBe(noted[0]!.call_id);
+      const original = rebuildHistory(readRollout(source))
+        .items.map((h) => h.item as Record<string, any>)
+        .find((it) => it.type === "function_call_output" && it.call_id === id)!;
+      const originalText = outputText(original.output).text;
 
-    const n = mock.responses().length;
-    const resumed = await codexResume(codex.bin, world, forked.newId, `RUN: bc recall ${id}`);
-    if (resumed.exitCode !== 0) throw new Error(`codex exec resume failed (${resumed.exitCode}):\n${resumed.stderr.slice(-3000)}`);
-    // the output Codex sent the model for the recall call holds the original bytes
-    const last = mock.responses().slice(n).at(-1)!.body;
-    const call = (last.input as any[]).filter((it) => it.type === "function_call").at(-1);
-    expect(JSON.parse(call.arguments).cmd ?? JSON.parse(call.arguments).command).toBe(`bc recall ${id}`);
-    const out = (last.input as any[]).find((it) => it.type === "function_call_output" && it.call_id === call.call_id);
-    expect(outputText(out.output).text).toContain(originalText);
-    console.log(`recall in Codex: ${id}, ${originalText.length} chars inside the shell output of the resumed fork`);
-  }, T);
+      const n = mock.responses().length;
+      const resumed = await codexResume(codex.bin, world, forked.newId, `RUN: bc recall ${id}`);
+      if (resumed.exitCode !== 0) throw new Error(`codex exec resume failed (${resumed.exitCode}):\n${resumed.stderr.slice(-3000)}`);
+      // the output Codex sent the model for the recall call holds the original bytes
+      const last = mock.responses().slice(n).at(-1)!.body;
+      const call = (last.input as any[]).filter((it) => it.type === "function_call").at(-1);
+      expect(JSON.parse(call.arguments).cmd ?? JSON.parse(call.arguments).command).toBe(`bc recall ${id}`);
+      const out = (last.input as any[]).find((it) => it.type === "function_call_output" && it.call_id === call.call_id);
+      expect(outputText(out.output).text).toContain(originalText);
+      console.log(`recall in Codex: ${id}, ${originalText.length} chars inside the shell output of the resumed fork`);
+    },
+    T,
+  );
 });

@@ -17,9 +17,12 @@ const outArg = process.argv.indexOf("--out");
 const OUT = outArg !== -1 && process.argv[outArg + 1] ? process.argv[outArg + 1]! : join(REPO, "src", "eval", "demo", "claude", "recorded-sum-fix.jsonl");
 
 const FILES: Record<string, string> = {
-  "README.md": "# sum-utils\n\nTiny helpers for adding up numbers.\n\n- `sum(list)`: the total of a list of numbers\n- `mean(list)`: the average, 0 for an empty list\n\nRun the tests with `node test.js`.\n",
-  "sum.js": "// sum-utils\nexport function sum(list) {\n  let total = 0;\n  for (let i = 1; i < list.length; i++) total += list[i];\n  return total;\n}\n\nexport function mean(list) {\n  return list.length === 0 ? 0 : sum(list) / list.length;\n}\n",
-  "test.js": 'import assert from "node:assert/strict";\nimport { sum, mean } from "./sum.js";\n\nassert.equal(sum([1, 2, 3]), 6);\nassert.equal(sum([]), 0);\nassert.equal(mean([2, 4]), 3);\nconsole.log("all tests passed");\n',
+  "README.md":
+    "# sum-utils\n\nTiny helpers for adding up numbers.\n\n- `sum(list)`: the total of a list of numbers\n- `mean(list)`: the average, 0 for an empty list\n\nRun the tests with `node test.js`.\n",
+  "sum.js":
+    "// sum-utils\nexport function sum(list) {\n  let total = 0;\n  for (let i = 1; i < list.length; i++) total += list[i];\n  return total;\n}\n\nexport function mean(list) {\n  return list.length === 0 ? 0 : sum(list) / list.length;\n}\n",
+  "test.js":
+    'import assert from "node:assert/strict";\nimport { sum, mean } from "./sum.js";\n\nassert.equal(sum([1, 2, 3]), 6);\nassert.equal(sum([]), 0);\nassert.equal(mean([2, 4]), 3);\nconsole.log("all tests passed");\n',
   "package.json": '{ "name": "sum-utils", "version": "1.0.0", "type": "module" }\n',
 };
 
@@ -31,7 +34,19 @@ const main = async (): Promise<void> => {
   const sb = makeSandbox("demo");
   const p = (f: string) => join(sb.project, f);
   for (const [f, text] of Object.entries(FILES)) writeFileSync(p(f), text);
-  const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: sb.project, env: { ...process.env, GIT_AUTHOR_NAME: "demo", GIT_AUTHOR_EMAIL: "demo@example.com", GIT_COMMITTER_NAME: "demo", GIT_COMMITTER_EMAIL: "demo@example.com", GIT_AUTHOR_DATE: "2025-06-01T09:00:00Z", GIT_COMMITTER_DATE: "2025-06-01T09:00:00Z" } });
+  const git = (...args: string[]) =>
+    Bun.spawnSync(["git", ...args], {
+      cwd: sb.project,
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: "demo",
+        GIT_AUTHOR_EMAIL: "demo@example.com",
+        GIT_COMMITTER_NAME: "demo",
+        GIT_COMMITTER_EMAIL: "demo@example.com",
+        GIT_AUTHOR_DATE: "2025-06-01T09:00:00Z",
+        GIT_COMMITTER_DATE: "2025-06-01T09:00:00Z",
+      },
+    });
   git("init", "-q", "-b", "main");
   git("add", ".");
   git("commit", "-q", "-m", "sum-utils");
@@ -44,13 +59,19 @@ const main = async (): Promise<void> => {
     { name: "Read", input: { file_path: p("test.js") } },
     { name: "Bash", input: { command: "git status", description: "Check the working tree" } },
     { name: "Read", input: { file_path: p("sum.js") }, say: "The loop in `sum` starts at index 1, so it skips the first element. Re-reading before the edit." },
-    { name: "Edit", input: { file_path: p("sum.js"), old_string: "for (let i = 1; i < list.length; i++)", new_string: "for (let i = 0; i < list.length; i++)" } },
+    {
+      name: "Edit",
+      input: { file_path: p("sum.js"), old_string: "for (let i = 1; i < list.length; i++)", new_string: "for (let i = 0; i < list.length; i++)" },
+    },
     { name: "Bash", input: { command: "node test.js", description: "Run the tests again" } },
     { name: "Bash", input: { command: "git diff --stat", description: "Show what changed" } },
   ];
   const turn2: ToolStep[] = [
     { name: "Read", input: { file_path: p("test.js") } },
-    { name: "Edit", input: { file_path: p("test.js"), old_string: "assert.equal(sum([]), 0);", new_string: "assert.equal(sum([]), 0);\nassert.equal(sum([-1, -2, 3]), 0);" } },
+    {
+      name: "Edit",
+      input: { file_path: p("test.js"), old_string: "assert.equal(sum([]), 0);", new_string: "assert.equal(sum([]), 0);\nassert.equal(sum([-1, -2, 3]), 0);" },
+    },
     { name: "Bash", input: { command: "node test.js", description: "Run the tests" } },
     { name: "Bash", input: { command: "git status", description: "Check the working tree" } },
   ];
@@ -58,11 +79,20 @@ const main = async (): Promise<void> => {
     root: sb.project,
     lifetimeMs: 5 * 60_000,
     scripts: {
-      [TASK]: { steps: turn1, answer: "Fixed: `sum` started its loop at index 1 and skipped the first element. It now starts at 0, and `node test.js` passes." },
+      [TASK]: {
+        steps: turn1,
+        answer: "Fixed: `sum` started its loop at index 1 and skipped the first element. It now starts at 0, and `node test.js` passes.",
+      },
       [FOLLOW_UP]: { steps: turn2, answer: "Added `assert.equal(sum([-1, -2, 3]), 0)`; all tests pass." },
     },
   });
-  const session = new HeadlessSession({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), debugFile: join(sb.dir, "debug.log"), extraArgs: ["--allowedTools", "Bash,Read,Edit"] });
+  const session = new HeadlessSession({
+    bin,
+    sandbox: sb,
+    env: claudeEnv(sb, mock.url),
+    debugFile: join(sb.dir, "debug.log"),
+    extraArgs: ["--allowedTools", "Bash,Read,Edit"],
+  });
   try {
     await session.send(TASK);
     await session.send(FOLLOW_UP);

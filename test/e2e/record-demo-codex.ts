@@ -17,7 +17,7 @@ const REPO = join(import.meta.dir, "..", "..");
 const NEUTRAL_ROOT = "/home/demo/sum-fix";
 
 const FILES: Record<string, string> = {
-  "package.json": JSON.stringify({ name: "sum-fix", version: "1.0.0", private: true, scripts: { test: "node test/sum.test.js" } }, null, 2) + "\n",
+  "package.json": `${JSON.stringify({ name: "sum-fix", version: "1.0.0", private: true, scripts: { test: "node test/sum.test.js" } }, null, 2)}\n`,
   "README.md": "# sum-fix\n\nA tiny library: `sum(a, b)` and `mean(xs)`.\n\nRun the tests with `node test/sum.test.js`.\n",
   "src/sum.js": [
     "// Adds two numbers.",
@@ -47,15 +47,7 @@ const FILES: Record<string, string> = {
   ].join("\n"),
 };
 
-const TURN_1 = [
-  "ls",
-  "git status --short",
-  "cat README.md",
-  "cat src/sum.js",
-  "cat test/sum.test.js",
-  "node test/sum.test.js",
-  "grep -n 'a - b' src/sum.js",
-];
+const TURN_1 = ["ls", "git status --short", "cat README.md", "cat src/sum.js", "cat test/sum.test.js", "node test/sum.test.js", "grep -n 'a - b' src/sum.js"];
 const TURN_2 = [
   "sed -i 's/return a - b;/return a + b;/' src/sum.js",
   "cat src/sum.js",
@@ -81,12 +73,12 @@ const main = async (): Promise<void> => {
     await git("init", "-q");
     await git("add", ".");
     await git("commit", "-q", "-m", "sum and mean");
-    const first = await codexExec(codex.bin, e, "The tests fail; find out why. " + TURN_1.map((c) => `RUN: ${c}`).join(" "));
+    const first = await codexExec(codex.bin, e, `The tests fail; find out why. ${TURN_1.map((c) => `RUN: ${c}`).join(" ")}`);
     if (first.exitCode !== 0) throw new Error(`codex exec failed:\n${first.stderr.slice(-2000)}`);
     const [rollout] = listRollouts(e.home);
     if (!rollout) throw new Error("codex wrote no rollout");
     const id = /([0-9a-f-]{36})\.jsonl$/.exec(rollout)![1]!;
-    const second = await codexResume(codex.bin, e, id, "Fix it and check. " + TURN_2.map((c) => `RUN: ${c}`).join(" "));
+    const second = await codexResume(codex.bin, e, id, `Fix it and check. ${TURN_2.map((c) => `RUN: ${c}`).join(" ")}`);
     if (second.exitCode !== 0) throw new Error(`codex exec resume failed:\n${second.stderr.slice(-2000)}`);
     const text = readFileSync(rollout, "utf8").replaceAll(e.work, NEUTRAL_ROOT).replaceAll(e.root, "/home/demo");
     JSON.parse(text.split("\n")[0]!); // still JSON after the path change

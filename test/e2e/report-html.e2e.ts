@@ -63,61 +63,79 @@ const LEGEND: Record<string, string> = {
   front: "best trade-offs (methods)",
 };
 
-test.skipIf(CHROMIUM === undefined)("report.html renders: labels apart and inside their charts, the legend as drawn, every section there", () => {
-  expect(existsSync(BIN)).toBe(true);
-  const out = join(tmp, "report");
-  const r = Bun.spawnSync([BIN, "eval", "--demo", "--out", out], { cwd: tmp, stdout: "pipe", stderr: "pipe" });
-  expect(r.exitCode).toBe(0);
-  const html = readFileSync(join(out, "report.html"), "utf8");
+test.skipIf(CHROMIUM === undefined)(
+  "report.html renders: labels apart and inside their charts, the legend as drawn, every section there",
+  () => {
+    expect(existsSync(BIN)).toBe(true);
+    const out = join(tmp, "report");
+    const r = Bun.spawnSync([BIN, "eval", "--demo", "--out", out], { cwd: tmp, stdout: "pipe", stderr: "pipe" });
+    expect(r.exitCode).toBe(0);
+    const html = readFileSync(join(out, "report.html"), "utf8");
 
-  const shot = join(tmp, "report.png");
-  expect(chromium([`--window-size=1200,2000`, `--screenshot=${shot}`, `file://${join(out, "report.html")}`]).code).toBe(0);
-  const png = readFileSync(shot);
-  expect(png.subarray(1, 4).toString()).toBe("PNG");
-  expect(png.readUInt32BE(16)).toBe(1200);
+    const shot = join(tmp, "report.png");
+    expect(chromium([`--window-size=1200,2000`, `--screenshot=${shot}`, `file://${join(out, "report.html")}`]).code).toBe(0);
+    const png = readFileSync(shot);
+    expect(png.subarray(1, 4).toString()).toBe("PNG");
+    expect(png.readUInt32BE(16)).toBe(1200);
 
-  const probed = join(tmp, "probed.html");
-  writeFileSync(probed, html.replace("</body>", `${PROBE}</body>`));
-  const dom = chromium(["--virtual-time-budget=5000", "--dump-dom", `file://${probed}`]);
-  expect(dom.code).toBe(0);
-  const m = dom.stdout.match(/<pre id="probe">([\s\S]*?)<\/pre>/);
-  expect(m).not.toBeNull();
-  const decoded = m![1]!.replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
-  const probe = JSON.parse(decoded) as {
-    charts: { title: string; width: number; height: number; texts: { text: string; kind: string; x: number; y: number; w: number; h: number }[]; marks: Record<string, number> }[];
-    headings: string[];
-  };
-  // light and pressure, for both hosts of the demo corpus
-  expect(probe.charts.map((c) => c.title)).toEqual([
-    "Claude Code: light compaction",
-    "Codex: light compaction",
-    "Claude Code: at 95% of the window",
-    "Codex: at 95% of the window",
-  ]);
-  for (const c of probe.charts) {
-    const boxes = c.texts;
-    for (const b of boxes) {
-      expect({ chart: c.title, text: b.text, inside: b.x >= 0 && b.y >= 0 && b.x + b.w <= c.width && b.y + b.h <= c.height }).toEqual({ chart: c.title, text: b.text, inside: true });
-    }
-    for (let i = 0; i < boxes.length; i++)
-      for (let j = i + 1; j < boxes.length; j++) {
-        const a = boxes[i]!;
-        const b = boxes[j]!;
-        const apart = a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y;
-        expect({ chart: c.title, pair: [a.text, b.text], apart }).toEqual({ chart: c.title, pair: [a.text, b.text], apart: true });
+    const probed = join(tmp, "probed.html");
+    writeFileSync(probed, html.replace("</body>", `${PROBE}</body>`));
+    const dom = chromium(["--virtual-time-budget=5000", "--dump-dom", `file://${probed}`]);
+    expect(dom.code).toBe(0);
+    const m = dom.stdout.match(/<pre id="probe">([\s\S]*?)<\/pre>/);
+    expect(m).not.toBeNull();
+    const decoded = m![1]!
+      .replace(/&quot;/g, '"')
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">")
+      .replace(/&amp;/g, "&");
+    const probe = JSON.parse(decoded) as {
+      charts: {
+        title: string;
+        width: number;
+        height: number;
+        texts: { text: string; kind: string; x: number; y: number; w: number; h: number }[];
+        marks: Record<string, number>;
+      }[];
+      headings: string[];
+    };
+    // light and pressure, for both hosts of the demo corpus
+    expect(probe.charts.map((c) => c.title)).toEqual([
+      "Claude Code: light compaction",
+      "Codex: light compaction",
+      "Claude Code: at 95% of the window",
+      "Codex: at 95% of the window",
+    ]);
+    for (const c of probe.charts) {
+      const boxes = c.texts;
+      for (const b of boxes) {
+        expect({ chart: c.title, text: b.text, inside: b.x >= 0 && b.y >= 0 && b.x + b.w <= c.width && b.y + b.h <= c.height }).toEqual({
+          chart: c.title,
+          text: b.text,
+          inside: true,
+        });
       }
-    const legend = c.texts.filter((t) => t.kind === "legend").map((t) => t.text);
-    const drawn = Object.entries(c.marks)
-      .filter(([, n]) => n > 0)
-      .map(([k]) => LEGEND[k] ?? k);
-    expect({ chart: c.title, legend }).toEqual({ chart: c.title, legend: drawn });
-    expect(c.marks.bc).toBe(1);
-    expect(c.marks.ceiling).toBeGreaterThan(0);
-  }
-  expect(probe.headings).toEqual(expect.arrayContaining(["Light compaction: no budget", "Definitions", "Ceilings (hindsight, not methods)"]));
-  expect(probe.headings.some((h) => /^Under pressure: the history at 95% of the window/.test(h))).toBe(true);
-  expect(probe.headings.some((h) => /^What the rules lost \(\d+\)$/.test(h))).toBe(true);
-}, 300_000);
+      for (let i = 0; i < boxes.length; i++)
+        for (let j = i + 1; j < boxes.length; j++) {
+          const a = boxes[i]!;
+          const b = boxes[j]!;
+          const apart = a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y;
+          expect({ chart: c.title, pair: [a.text, b.text], apart }).toEqual({ chart: c.title, pair: [a.text, b.text], apart: true });
+        }
+      const legend = c.texts.filter((t) => t.kind === "legend").map((t) => t.text);
+      const drawn = Object.entries(c.marks)
+        .filter(([, n]) => n > 0)
+        .map(([k]) => LEGEND[k] ?? k);
+      expect({ chart: c.title, legend }).toEqual({ chart: c.title, legend: drawn });
+      expect(c.marks.bc).toBe(1);
+      expect(c.marks.ceiling).toBeGreaterThan(0);
+    }
+    expect(probe.headings).toEqual(expect.arrayContaining(["Light compaction: no budget", "Definitions", "Ceilings (hindsight, not methods)"]));
+    expect(probe.headings.some((h) => /^Under pressure: the history at 95% of the window/.test(h))).toBe(true);
+    expect(probe.headings.some((h) => /^What the rules lost \(\d+\)$/.test(h))).toBe(true);
+  },
+  300_000,
+);
 
 test.skipIf(CHROMIUM !== undefined)("report.html in Chromium: skipped, no chromium on PATH (apt-get install chromium)", () => {
   process.stderr.write("report-html.e2e: no chromium, chromium-browser or google-chrome on PATH; the rendering checks were skipped\n");

@@ -93,7 +93,10 @@ const runFile = async (file: string, env: Record<string, string> = {}): Promise<
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [out, err] = await Promise.all([tee(child.stdout as ReadableStream<Uint8Array>, process.stdout), tee(child.stderr as ReadableStream<Uint8Array>, process.stderr)]);
+  const [out, err] = await Promise.all([
+    tee(child.stdout as ReadableStream<Uint8Array>, process.stdout),
+    tee(child.stderr as ReadableStream<Uint8Array>, process.stderr),
+  ]);
   const code = await child.exited;
   child = undefined;
   const text = out + err;
@@ -130,10 +133,10 @@ const main = async (): Promise<void> => {
   const { only, list } = parseArgs(process.argv.slice(2));
   const all = e2eFiles();
   if (list) {
-    process.stdout.write(all.map((f) => f.replace(/\.e2e\.ts$/, "")).join("\n") + "\n");
+    process.stdout.write(`${all.map((f) => f.replace(/\.e2e\.ts$/, "")).join("\n")}\n`);
     return;
   }
-  const wanted = only.map((n) => n.replace(/^.*\//, "").replace(/\.e2e\.ts$|\.ts$/, "") + ".e2e.ts");
+  const wanted = only.map((n) => `${n.replace(/^.*\//, "").replace(/\.e2e\.ts$|\.ts$/, "")}.e2e.ts`);
   for (const w of wanted) if (!all.includes(w)) fail(`no test/e2e/${w} (have: ${all.map((f) => f.replace(/\.e2e\.ts$/, "")).join(", ")})`);
   const files = wanted.length > 0 ? all.filter((f) => wanted.includes(f)) : all;
   if (files.length === 0) fail("no test/e2e/*.e2e.ts files found", 1);
@@ -161,7 +164,8 @@ const main = async (): Promise<void> => {
 
   const width = Math.max(...results.map((r) => r.file.length));
   const lines = results.map(
-    (r) => `  ${r.code === 0 ? "ok    " : "FAILED"}  ${r.file.padEnd(width)}  ${String(r.pass).padStart(4)} pass  ${String(r.fail).padStart(3)} fail  ${String(r.skip).padStart(3)} skip  ${r.seconds.toFixed(1).padStart(6)} s`,
+    (r) =>
+      `  ${r.code === 0 ? "ok    " : "FAILED"}  ${r.file.padEnd(width)}  ${String(r.pass).padStart(4)} pass  ${String(r.fail).padStart(3)} fail  ${String(r.skip).padStart(3)} skip  ${r.seconds.toFixed(1).padStart(6)} s`,
   );
   const sum = (k: "pass" | "fail" | "skip"): number => results.reduce((n, r) => n + r[k], 0);
   const failed = results.filter((r) => r.code !== 0);

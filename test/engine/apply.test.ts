@@ -28,28 +28,32 @@ describe("apply", () => {
   });
 
   test("a dropped result becomes exactly the removal note", () => {
-    expect(resultOf(out, dropped).text).toBe(`[output removed by better-compaction: ${BUILD.length} chars; run bc recall ${dropped} to see it exactly, or re-run the call]`);
+    expect(resultOf(out, dropped).text).toBe(
+      `[output removed by better-compaction: ${BUILD.length} chars; run bc recall ${dropped} to see it exactly, or re-run the call]`,
+    );
   });
 
   test("a truncated result keeps its head byte for byte and ends with a note giving the characters removed", () => {
     const text = resultOf(out, truncated).text;
     expect(text.startsWith(LISTING.slice(0, 200))).toBe(true);
-    expect(text.slice(200)).toBe(`\n[output truncated by better-compaction: ${LISTING.length - 200} chars removed; run bc recall ${truncated} to see it exactly, or re-run the call]`);
+    expect(text.slice(200)).toBe(
+      `\n[output truncated by better-compaction: ${LISTING.length - 200} chars removed; run bc recall ${truncated} to see it exactly, or re-run the call]`,
+    );
     expect(isAlreadyCut(text)).toBe(true);
   });
 
   test("a head never splits a surrogate pair", () => {
-    const emoji = "a".repeat(199) + "😀" + "b".repeat(500);
+    const emoji = `${"a".repeat(199)}😀${"b".repeat(500)}`;
     const b = new SessionBuilder().user("go");
     const id = b.bash("ls", emoji);
-    b.assistant("see " + "b".repeat(3));
+    b.assistant(`see ${"b".repeat(3)}`);
     b.filler(3);
     const s = b.session();
     const q = plan(s, { pinLastMessages: 0, recentResults: 100 });
     const text = apply(s, { ...q, decisions: q.decisions.map((d) => (d.callId === id ? { ...d, action: "truncate" as const, headChars: 200 } : d)) })
       .flatMap((m) => m.toolResults)
       .find((r) => r.callId === id)!.text;
-    expect(text.startsWith("a".repeat(199) + "\n[output truncated")).toBe(true);
+    expect(text.startsWith(`${"a".repeat(199)}\n[output truncated`)).toBe(true);
   });
 
   test("untouched messages come back as the same objects; calls and prose are never changed", () => {
@@ -77,7 +81,7 @@ describe("apply", () => {
 
   test("a plan for another session is refused", () => {
     const other = build().session;
-    const changed = { ...other, messages: other.messages.map((m) => ({ ...m, toolResults: m.toolResults.map((r) => ({ ...r, text: r.text + "!" })) })) };
+    const changed = { ...other, messages: other.messages.map((m) => ({ ...m, toolResults: m.toolResults.map((r) => ({ ...r, text: `${r.text}!` })) })) };
     expect(() => apply(changed, p)).toThrow(/plan does not match/);
   });
 });

@@ -41,7 +41,13 @@ describe("what a call may write", () => {
     ["Edit", call("Edit", { file_path: "/r/a.ts" }), ["/r/a.ts"]],
     ["MultiEdit", call("MultiEdit", { file_path: "/r/a.ts", edits: [] }), ["/r/a.ts"]],
     ["NotebookEdit", call("NotebookEdit", { notebook_path: "/r/n.ipynb" }), ["/r/n.ipynb"]],
-    ["apply_patch", call("apply_patch", { input: "*** Begin Patch\n*** Update File: /r/a.ts\n*** Move to: /r/b.ts\n*** Add File: /r/c.ts\n*** Delete File: /r/d.ts\n*** End Patch" }), ["/r/a.ts", "/r/b.ts", "/r/c.ts", "/r/d.ts"]],
+    [
+      "apply_patch",
+      call("apply_patch", {
+        input: "*** Begin Patch\n*** Update File: /r/a.ts\n*** Move to: /r/b.ts\n*** Add File: /r/c.ts\n*** Delete File: /r/d.ts\n*** End Patch",
+      }),
+      ["/r/a.ts", "/r/b.ts", "/r/c.ts", "/r/d.ts"],
+    ],
   ])("%s", (_name, c, writes) => {
     expect(describeCall(c)).toMatchObject({ writes, mutating: true });
   });
@@ -94,7 +100,11 @@ describe("what a call replaces whole (rewrites)", () => {
   test.each([
     ["Write", { file_path: "/repo/a.ts", content: "x" }, ["/repo/a.ts"]],
     ["Edit", { file_path: "/repo/a.ts", old_string: "a", new_string: "b" }, []],
-    ["apply_patch", "*** Begin Patch\n*** Add File: src/new.ts\n+x\n*** Update File: src/old.ts\n@@\n-a\n+b\n*** Delete File: src/gone.ts\n*** End Patch", ["src/new.ts", "src/gone.ts"]],
+    [
+      "apply_patch",
+      "*** Begin Patch\n*** Add File: src/new.ts\n+x\n*** Update File: src/old.ts\n@@\n-a\n+b\n*** Delete File: src/gone.ts\n*** End Patch",
+      ["src/new.ts", "src/gone.ts"],
+    ],
     ["Bash", { command: "cat > /repo/a.ts <<'EOF'\nx\nEOF" }, ["/repo/a.ts"]],
     ["Bash", { command: "echo x >> /repo/a.ts" }, []],
     ["exec_command", { cmd: "printf 'x' > out.txt", workdir: "/repo" }, ["/repo/out.txt"]],

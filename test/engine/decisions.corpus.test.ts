@@ -17,18 +17,22 @@ const record: Record<string, string> = RECORD;
 const folders = [CORPUS_DIR, ...(process.env.BC_EXTRA_CORPUS ?? "").split(":").filter((d) => d !== "")];
 
 describe.skipIf(!hasCorpus())("decision tables of the corpus sessions match the record", () => {
-  test("every session the record knows", () => {
-    const moved: string[] = [];
-    let compared = 0;
-    for (const f of folders.flatMap(sessionFiles)) {
-      const want = record[sha256(readFileSync(f))];
-      if (want === undefined) continue;
-      compared++;
-      if (sha256(decisionTable(f)) !== want) moved.push(f.split("/").slice(-2).join("/"));
-    }
-    expect(moved).toEqual([]);
-    expect(compared).toBeGreaterThan(0);
-  }, CORPUS_TIMEOUT_MS);
+  test(
+    "every session the record knows",
+    () => {
+      const moved: string[] = [];
+      let compared = 0;
+      for (const f of folders.flatMap(sessionFiles)) {
+        const want = record[sha256(readFileSync(f))];
+        if (want === undefined) continue;
+        compared++;
+        if (sha256(decisionTable(f)) !== want) moved.push(f.split("/").slice(-2).join("/"));
+      }
+      expect(moved).toEqual([]);
+      expect(compared).toBeGreaterThan(0);
+    },
+    CORPUS_TIMEOUT_MS,
+  );
 });
 
 if (!hasCorpus()) test.skip(SKIP_NOTE, () => {});

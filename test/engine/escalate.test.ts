@@ -2,7 +2,6 @@ import { describe, expect, test } from "bun:test";
 import { apply } from "../../src/engine/apply.ts";
 import { FEATURE_NAMES } from "../../src/engine/need/features.ts";
 import type { NeedModel } from "../../src/engine/need/model.ts";
-import { needTable } from "../../src/engine/need/table.ts";
 import { plan } from "../../src/engine/plan.ts";
 import type { Session } from "../../src/engine/types.ts";
 import { SessionBuilder } from "./support/build.ts";
@@ -25,7 +24,7 @@ const session = (): { s: Session; ids: string[] } => {
   const b = new SessionBuilder().user("start");
   const ids: string[] = [];
   for (let k = 0; k < 6; k++) ids.push(b.bash(`./tool-${k}`, lines(`t${k}`, 20 + 15 * k)));
-  b.assistant(ids.map((_, k) => `value_t${k}_7`).join(", ") + " are what matter.");
+  b.assistant(`${ids.map((_, k) => `value_t${k}_7`).join(", ")} are what matter.`);
   for (let k = 0; k < 12; k++) b.bash(`echo ${k}`, `ok ${k}`);
   b.assistant("done");
   b.filler(4);

@@ -15,31 +15,35 @@ const DETERMINISM_MAX_BYTES = 700_000;
 
 describe.skipIf(!hasCorpus())("corpus sessions, compacted six times as they grow", () => {
   for (const host of ["claude", "codex"] as const) {
-    test(`${host}: every pass keeps pairs, prose, a fixed point, only tightens; deterministic`, () => {
-      const files = corpusFiles(host);
-      expect(files.length).toBeGreaterThan(0);
-      const bad: string[] = [];
-      let removed = 0;
-      for (const f of files) {
-        const live = loadCorpusSession(f).live;
-        const history = new PassHistory();
-        const upTo = (cut: number): Session => ({ ...live, messages: live.messages.slice(0, Math.floor(live.messages.length * cut)) });
-        const grown = (out: readonly Message[], n: number): Session | undefined => {
-          const cut = CUTS[n + 1];
-          if (cut === undefined) return undefined;
-          return { ...live, messages: [...out, ...upTo(cut).messages.slice(out.length)] };
-        };
-        compactAsItGrows(upTo(CUTS[0]!), grown, ({ n, session: s, plan: p, out }) => {
-          const cut = CUTS[n]!;
-          const label = `${f.split("/").pop()} @${cut}`;
-          removed += p.totals.resultsDropped + p.totals.resultsTruncated;
-          bad.push(...checkApply(s, p, out, label), ...checkFixedPoint(s, out, label), ...history.check(p, out, label));
-          if (cut === 0.7 && statSync(f).size <= DETERMINISM_MAX_BYTES) bad.push(...checkDeterminism(s, p, label));
-        });
-      }
-      expect(bad).toEqual([]);
-      expect(removed).toBeGreaterThan(0);
-    }, CORPUS_TIMEOUT_MS);
+    test(
+      `${host}: every pass keeps pairs, prose, a fixed point, only tightens; deterministic`,
+      () => {
+        const files = corpusFiles(host);
+        expect(files.length).toBeGreaterThan(0);
+        const bad: string[] = [];
+        let removed = 0;
+        for (const f of files) {
+          const live = loadCorpusSession(f).live;
+          const history = new PassHistory();
+          const upTo = (cut: number): Session => ({ ...live, messages: live.messages.slice(0, Math.floor(live.messages.length * cut)) });
+          const grown = (out: readonly Message[], n: number): Session | undefined => {
+            const cut = CUTS[n + 1];
+            if (cut === undefined) return undefined;
+            return { ...live, messages: [...out, ...upTo(cut).messages.slice(out.length)] };
+          };
+          compactAsItGrows(upTo(CUTS[0]!), grown, ({ n, session: s, plan: p, out }) => {
+            const cut = CUTS[n]!;
+            const label = `${f.split("/").pop()} @${cut}`;
+            removed += p.totals.resultsDropped + p.totals.resultsTruncated;
+            bad.push(...checkApply(s, p, out, label), ...checkFixedPoint(s, out, label), ...history.check(p, out, label));
+            if (cut === 0.7 && statSync(f).size <= DETERMINISM_MAX_BYTES) bad.push(...checkDeterminism(s, p, label));
+          });
+        }
+        expect(bad).toEqual([]);
+        expect(removed).toBeGreaterThan(0);
+      },
+      CORPUS_TIMEOUT_MS,
+    );
   }
 });
 

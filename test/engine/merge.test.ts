@@ -13,7 +13,8 @@ const UNREF = v("drop", "unreferenced");
 const RERUN = v("truncate", "re-runnable");
 
 /** A ladder's verdicts merged in order (what plan() does between locking rules and guards). */
-const mergeAll = (verdicts: readonly (Verdict | undefined)[]): Verdict => verdicts.reduce<Verdict | undefined>((d, v) => mergeVerdict(d, v), undefined) ?? DEFAULT_KEEP;
+const mergeAll = (verdicts: readonly (Verdict | undefined)[]): Verdict =>
+  verdicts.reduce<Verdict | undefined>((d, v) => mergeVerdict(d, v), undefined) ?? DEFAULT_KEEP;
 
 describe("merge: the first rule that decides wins; a later rule may only move keep -> truncate", () => {
   test.each<[string, (Verdict | undefined)[], Verdict]>([

@@ -8,7 +8,9 @@ const FIRST_TRUNCATE = `${"h".repeat(200)}\n[output truncated by better-compacti
 
 describe("notes", () => {
   test("a removal note names the call and how to get it back", () => {
-    expect(dropNote(5000, "toolu_01ABC")).toBe("[output removed by better-compaction: 5000 chars; run bc recall toolu_01ABC to see it exactly, or re-run the call]");
+    expect(dropNote(5000, "toolu_01ABC")).toBe(
+      "[output removed by better-compaction: 5000 chars; run bc recall toolu_01ABC to see it exactly, or re-run the call]",
+    );
     expect(truncatedText("x".repeat(500), 200, "call_9")).toBe(
       `${"x".repeat(200)}\n[output truncated by better-compaction: 300 chars removed; run bc recall call_9 to see it exactly, or re-run the call]`,
     );
@@ -26,9 +28,17 @@ describe("notes", () => {
     ["the first removal note", FIRST_DROP, { kind: "removed", chars: 5000 }],
     ["the first truncation note", FIRST_TRUNCATE, { kind: "truncated", chars: 4800, head: "h".repeat(200) }],
     ["a removal note naming the call", dropNote(5000, "toolu_01ABC"), { kind: "removed", chars: 5000, callWord: "toolu_01ABC" }],
-    ["a truncation naming the call", truncatedText("y".repeat(900), 100, "call_9"), { kind: "truncated", chars: 800, head: "y".repeat(100), callWord: "call_9" }],
+    [
+      "a truncation naming the call",
+      truncatedText("y".repeat(900), 100, "call_9"),
+      { kind: "truncated", chars: 800, head: "y".repeat(100), callWord: "call_9" },
+    ],
     ["a note naming a quoted id", dropNote(7, "a b"), { kind: "removed", chars: 7, callWord: "'a b'" }],
-    ["a note naming a 256-char id", truncatedText("z".repeat(2000), 1500, "i".repeat(256)), { kind: "truncated", chars: 500, head: "z".repeat(1500), callWord: "i".repeat(256) }],
+    [
+      "a note naming a 256-char id",
+      truncatedText("z".repeat(2000), 1500, "i".repeat(256)),
+      { kind: "truncated", chars: 500, head: "z".repeat(1500), callWord: "i".repeat(256) },
+    ],
   ])("%s is recognised and read back", (_name, text, expected) => {
     expect(isAlreadyCut(text)).toBe(true);
     expect(readNote(text)).toEqual(expected as never);

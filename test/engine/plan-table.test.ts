@@ -12,17 +12,25 @@ const session = () => {
   b.read("/repo/src/widget.ts", widget); // #1-2: read again unchanged below
   b.bash("./build.sh --verbose", "compiling...\nwrote /repo/dist/widget-bundle.js\nentry renderWidgetPanel\ndone");
   b.call("Glob", { pattern: "src/**/*.ts" }, "/repo/src/widget.ts\n/repo/src/panel-layout.ts\n/repo/src/index.ts");
-  b.bash("./nightly --report", "nightly report: everything nominal, nothing else to say about it today at all.\nall jobs green, the queue is empty, backups verified, no alerts fired overnight, nothing waiting on anyone.");
-  b.bash("git status", "On branch main\nChanges not staged for commit:\n  modified:   src/panel-layout.ts\n" + "  modified:   src/unrelated-file-number.ts\n".repeat(8));
+  b.bash(
+    "./nightly --report",
+    "nightly report: everything nominal, nothing else to say about it today at all.\nall jobs green, the queue is empty, backups verified, no alerts fired overnight, nothing waiting on anyone.",
+  );
+  b.bash(
+    "git status",
+    `On branch main\nChanges not staged for commit:\n  modified:   src/panel-layout.ts\n${"  modified:   src/unrelated-file-number.ts\n".repeat(8)}`,
+  );
   b.bash("npm run lint", "lint: 3 problems\nerror src/panel-layout.ts:12 unexpected any", { isError: true });
-  b.call("AskUserQuestion", { questions: [{ question: "Keep the old panel?" }] }, "The user answered: drop the old panel, keep the new layout exactly as it is.");
+  b.call(
+    "AskUserQuestion",
+    { questions: [{ question: "Keep the old panel?" }] },
+    "The user answered: drop the old panel, keep the new layout exactly as it is.",
+  );
   b.read("/repo/src/widget.ts", widget); // the latest read of the file
   b.assistant("The bundle /repo/dist/widget-bundle.js exports renderWidgetPanel; fixing src/panel-layout.ts next.");
   b.filler(10);
   return b.session();
 };
-
-
 
 test("the decision table for a session that exercises every rule", () => {
   expect(renderPlan(plan(session()))).toBe(EXPECTED);
@@ -31,7 +39,7 @@ test("the decision table for a session that exercises every rule", () => {
 const EXPECTED = [
   "index  tool             chars  action    rule             reason",
   "#2     Read              2849  drop      superseded-read  re-read at #16, unchanged",
-  "#4     Bash                75  keep      referenced       \"/repo/dist/widget-bundle.js\" used at #17",
+  '#4     Bash                75  keep      referenced       "/repo/dist/widget-bundle.js" used at #17',
   "#6     Glob                64  keep      discovery        a search or listing (64 chars): later steps reach for the names it shows",
   "#8     Bash               186  drop      unreferenced     no token of it used later",
   "#10    Bash               424  truncate  re-runnable      git bookkeeping: re-run `git status` for a fresh answer",

@@ -37,5 +37,4 @@ describe("plan", () => {
     expect(plan(s, { minRemovalFraction: share + 0.01 }).skipped).toBe(true);
     expect(plan(s, { minRemovalFraction: share - 0.01 }).skipped).toBe(false);
   });
-
 });

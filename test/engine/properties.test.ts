@@ -11,7 +11,7 @@ const SEEDS = Array.from({ length: 24 }, (_, i) => i + 1);
 describe("generated sessions", () => {
   test.each(SEEDS)("seed %i: fixed point, pairs kept, prose identical, deterministic", (seed) => {
     const host = seed % 2 === 0 ? "codex" : "claude";
-    const s = generateSession({ seed, host, results: 20 + (seed * 7) % 80, outputChars: 300 + (seed * 131) % 1500 });
+    const s = generateSession({ seed, host, results: 20 + ((seed * 7) % 80), outputChars: 300 + ((seed * 131) % 1500) });
     const bad: string[] = [];
     for (const cut of [0.5, 0.7, 0.9, 1]) {
       const sess = { ...s, messages: s.messages.slice(0, Math.floor(s.messages.length * cut)) };

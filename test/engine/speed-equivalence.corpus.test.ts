@@ -16,12 +16,16 @@ const folders = [CORPUS_DIR, ...(process.env.BC_EXTRA_CORPUS ?? "").split(":").f
 
 describe.skipIf(!hasCorpus())("plans on the corpus: the fast lookup equals the reference", () => {
   for (const host of ["claude", "codex"] as const) {
-    test(`${host}: every session cut at 90%`, () => {
-      const files = folders.flatMap(sessionFiles).filter((f) => f.includes(`/${host}/`));
-      expect(files.length).toBeGreaterThan(0);
-      const bad = files.filter((f) => !samePlans(cut(loadCorpusSession(f).live, 0.9))).map((f) => `${f.split("/").pop()} @0.9: plans differ`);
-      expect(bad).toEqual([]);
-    }, CORPUS_TIMEOUT_MS);
+    test(
+      `${host}: every session cut at 90%`,
+      () => {
+        const files = folders.flatMap(sessionFiles).filter((f) => f.includes(`/${host}/`));
+        expect(files.length).toBeGreaterThan(0);
+        const bad = files.filter((f) => !samePlans(cut(loadCorpusSession(f).live, 0.9))).map((f) => `${f.split("/").pop()} @0.9: plans differ`);
+        expect(bad).toEqual([]);
+      },
+      CORPUS_TIMEOUT_MS,
+    );
   }
 });
 

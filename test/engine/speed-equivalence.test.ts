@@ -24,7 +24,7 @@ const ADVERSARIAL = [
   "файл /tmp/данные.txt и café_au_lait, naïve-string 🚀 launch_rocket_now «quoted_guillemets»",
   "全角スペース　error　全角 processIncomingOrder　/usr/lib/日本/x.py",
   // CRLF
-  "line one error: failed\r\nfoo_bar_baz\r\n\"crlf quoted text\"\r\n12345\r\n",
+  'line one error: failed\r\nfoo_bar_baz\r\n"crlf quoted text"\r\n12345\r\n',
   // numbers glued to letters
   "abc12345 12345abc v1.2345 $12345 #12345 1234.5678 x_12345 12345_x 0x1234ABCD 98765",
   // quotes
@@ -34,16 +34,16 @@ const ADVERSARIAL = [
   `he said "processOrder_v2" then processOrder_v2 and "src/app.ts" then src/app.ts`,
   `"a" "bbbbbbbbbbb" "cccccccccc"d "eeeeeeeeee" "      x      "`,
   `'outer "inner quoted text" outer' and "outer 'inner quoted text' outer" then 'inner quoted text' and "inner quoted text"`,
-  "`span 'inner quoted text' span` x\"inner quoted text\" 'unclosed \"inner quoted text\"",
+  '`span \'inner quoted text\' span` x"inner quoted text" \'unclosed "inner quoted text"',
   // error lines
   "Error: something failed here\nTypeError: x is not a function\n  at foo (/app/src/x.js:10:5)",
-  "    12→  throw new Error(\"bad\");\n    13→  // no error here? error indeed",
+  '    12→  throw new Error("bad");\n    13→  // no error here? error indeed',
   `${"word ".repeat(80)}error at the end of a very long line`,
   `E${"r".repeat(299)}ror: clipped error line\n${"z".repeat(310)} Error`,
-  "Traceback (most recent call last):\n  File \"/usr/lib/python3/x.py\", line 3\npanic: runtime error: index out of range\nnpm ERR! code ELIFECYCLE",
+  'Traceback (most recent call last):\n  File "/usr/lib/python3/x.py", line 3\npanic: runtime error: index out of range\nnpm ERR! code ELIFECYCLE',
   "FAILED tests/test_x.py::test_parse - AssertionError\nFAIL src/app.test.ts\nfatal: not a git repository",
   // line-number prefixes
-  "    12→foo_bar_baz\n  7→  const x_y_z = 1\n100→\"quoted after prefix\"\n 3→/abs/path/file.ts",
+  '    12→foo_bar_baz\n  7→  const x_y_z = 1\n100→"quoted after prefix"\n 3→/abs/path/file.ts',
   // URLs, schemes, home, dot paths
   "https://example.com/a/b?c=d file:///etc/hosts git@github.com:org/repo.git http://x.io/y_z-w",
   "$HOME/.config/app_name/settings.json ../../lib/util.ts ./run.sh @scope/pkg-name/dist/index.js",
@@ -62,12 +62,12 @@ const ADVERSARIAL = [
 /** Strings that occur in `text` but are not necessarily tokens: words, pieces of tokens, tokens with a character more or less. */
 const decoys = (text: string): string[] => {
   const out = new Set<string>();
-  for (const w of text.split(/[^\w$.\/-]+/)) if (w.length >= 3) out.add(w);
+  for (const w of text.split(/[^\w$./-]+/)) if (w.length >= 3) out.add(w);
   for (const t of extractTokens(text)) {
     out.add(t.slice(1));
     out.add(t.slice(0, -1));
-    out.add(t + "x");
-    out.add("x" + t);
+    out.add(`${t}x`);
+    out.add(`x${t}`);
     for (const piece of t.split(/[^\w]+/)) if (piece.length >= 2) out.add(piece);
   }
   for (let i = 0; i + 12 <= text.length; i += 7) out.add(text.slice(i, i + 12));
@@ -81,8 +81,50 @@ const expected = (text: string, candidates: Iterable<string>): string[] => {
 };
 
 const ALPHABET = [
-  "a", "b", "Z", "q", "_", "-", ".", "/", "$", "@", "+", "~", ":", '"', "'", "`", "\\", " ", " ", " ", "\n", "\r\n", "\t", "→", "1", "23", "4567",
-  "error", "Error:", "FAILED", "foo", "Bar", "fooBar", "src/", ".ts", ".json", "é", "日本", "🚀", "\u00a0", "  12→", "http://", "x_y", "-z",
+  "a",
+  "b",
+  "Z",
+  "q",
+  "_",
+  "-",
+  ".",
+  "/",
+  "$",
+  "@",
+  "+",
+  "~",
+  ":",
+  '"',
+  "'",
+  "`",
+  "\\",
+  " ",
+  " ",
+  " ",
+  "\n",
+  "\r\n",
+  "\t",
+  "→",
+  "1",
+  "23",
+  "4567",
+  "error",
+  "Error:",
+  "FAILED",
+  "foo",
+  "Bar",
+  "fooBar",
+  "src/",
+  ".ts",
+  ".json",
+  "é",
+  "日本",
+  "🚀",
+  "\u00a0",
+  "  12→",
+  "http://",
+  "x_y",
+  "-z",
 ];
 
 const randomText = (rnd: () => number, pieces: number): string => {
@@ -101,7 +143,9 @@ describe("candidate tokens: the same tokens, in the same order, as extractTokens
     }
     expect(bad).toEqual([]);
     // the check is not empty: these strings hold tokens of every kind
-    expect(new Set(ADVERSARIAL.flatMap((t) => extractTokenList(t).map((k) => k.kind)))).toEqual(new Set(["path", "identifier", "number", "quoted", "error-line"]));
+    expect(new Set(ADVERSARIAL.flatMap((t) => extractTokenList(t).map((k) => k.kind)))).toEqual(
+      new Set(["path", "identifier", "number", "quoted", "error-line"]),
+    );
   });
 
   test("adversarial strings against each other's tokens (candidates that occur in other kinds or not at all)", () => {
@@ -147,14 +191,24 @@ describe("quote check: the fast scan finds the same reply as the full one", () =
     const rnd = prng(7);
     let text = "";
     while (text.length < 160) text += ALPHABET[Math.floor(rnd() * 20)]!.replace(/\n|\r/g, "");
-    const msg = (role: "user" | "assistant", kind: Message["kind"], t: string, results: Message["toolResults"] = []): Message => ({ role, kind, text: t, toolCalls: [], toolResults: results });
+    const msg = (role: "user" | "assistant", kind: Message["kind"], t: string, results: Message["toolResults"] = []): Message => ({
+      role,
+      kind,
+      text: t,
+      toolCalls: [],
+      toolResults: results,
+    });
     const bad: string[] = [];
     let quoted = 0;
     for (let start = 0; start <= 60; start++)
       for (let pad = 0; pad < 20; pad++)
         for (const len of [39, 40, 41]) {
           const reply = `${"#".repeat(pad)}${text.slice(start, start + len)}${"#".repeat(7)}`;
-          const msgs = [msg("user", "prompt", "go"), msg("user", "tool", "", [{ callId: "c", text, isError: false, images: 0 }]), msg("assistant", "reply", reply)];
+          const msgs = [
+            msg("user", "prompt", "go"),
+            msg("user", "tool", "", [{ callId: "c", text, isError: false, images: 0 }]),
+            msg("assistant", "reply", reply),
+          ];
           const q = buildQuoteTables(msgs);
           const want = findQuote(q, text, 1);
           if (want !== -1) quoted++;
@@ -188,7 +242,9 @@ describe("quote check: the fast scan finds the same reply as the full one", () =
           const len = 30 + Math.floor(rnd() * 40);
           const line = src.split("\n")[Math.floor(rnd() * 3)] ?? "";
           const r = rnd();
-          b.assistant(r < 0.5 ? `Look: ${src.slice(from, from + len)} ok` : r < 0.8 ? `> ${line}\nand \`${line.trim()}\`` : `${src.slice(from, from + 20)}`.repeat(12));
+          b.assistant(
+            r < 0.5 ? `Look: ${src.slice(from, from + len)} ok` : r < 0.8 ? `> ${line}\nand \`${line.trim()}\`` : `${src.slice(from, from + 20)}`.repeat(12),
+          );
         }
       }
       const msgs = b.messages;

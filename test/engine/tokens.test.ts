@@ -17,7 +17,7 @@ describe("distinctive tokens", () => {
     ["a kebab-case identifier and a flag", "run with --no-verify-ssl", ["identifier:no-verify-ssl"]],
     ["a number of 4+ digits", "build 98765 done", ["number:98765"]],
     ["a quoted string of 8+ chars", 'label "release candidate"', ["quoted:release candidate"]],
-    ["an error line (without Read's line number)", "    12→  throw new Error(\"bad\");", ["error-line:throw new Error(\"bad\");"]],
+    ["an error line (without Read's line number)", '    12→  throw new Error("bad");', ['error-line:throw new Error("bad");']],
     ["a Python traceback header", "Traceback (most recent call last):", ["error-line:Traceback (most recent call last):"]],
   ])("%s", (_name, text, expected) => {
     expect(kinds(text)).toEqual(expected);
@@ -42,7 +42,8 @@ describe("distinctive tokens", () => {
   test("the live extractor gives exactly what the frozen yardstick gives (generated sessions)", () => {
     for (const seed of [1, 2, 3]) {
       for (const m of generateSession({ seed, results: 60, host: seed === 2 ? "codex" : "claude" }).messages) {
-        for (const text of [m.text, ...m.toolCalls.map((c) => c.inputText), ...m.toolResults.map((r) => r.text)]) expect(extractTokens(text)).toEqual(yardstick(text));
+        for (const text of [m.text, ...m.toolCalls.map((c) => c.inputText), ...m.toolResults.map((r) => r.text)])
+          expect(extractTokens(text)).toEqual(yardstick(text));
       }
     }
   });

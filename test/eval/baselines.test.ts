@@ -2,13 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Message } from "../../src/engine/types.ts";
 import { cutContext } from "../../src/eval/cut.ts";
-import {
-  BASELINES,
-  CLEARED_PLACEHOLDER,
-  MICROCOMPACT_PLACEHOLDER,
-  OPENCODE_PLACEHOLDER,
-  REMOVAL_NOTE,
-} from "../../src/eval/methods/baselines.ts";
+import { BASELINES, CLEARED_PLACEHOLDER, MICROCOMPACT_PLACEHOLDER, OPENCODE_PLACEHOLDER, REMOVAL_NOTE } from "../../src/eval/methods/baselines.ts";
 import type { MethodInput, Rewrites } from "../../src/eval/methods/method.ts";
 import { indexSession } from "../../src/eval/session-index.ts";
 import { filler, pair, prompt, session } from "./build.ts";

@@ -320,35 +320,59 @@ const DUE_SESSION: Step[] = [
   read("src/model/task.ts", TASK_TS),
   read("src/commands/add.ts", ADD_TS),
   read("src/store/taskStore.ts", STORE_TS),
-  grep("createdAt", "src/model/task.ts:7:  createdAt: string;\nsrc/commands/add.ts:27:    createdAt: now().toISOString(),\ntest/list.test.ts:9:  createdAt: FIXED_NOW,"),
+  grep(
+    "createdAt",
+    "src/model/task.ts:7:  createdAt: string;\nsrc/commands/add.ts:27:    createdAt: now().toISOString(),\ntest/list.test.ts:9:  createdAt: FIXED_NOW,",
+  ),
   read("src/commands/list.ts", LIST_TS),
   read("src/model/task.ts", TASK_TS),
   say("Plan: add an optional `due` field to TaskRecord, parse `--due` in parseAddArgs, and show it in formatTaskLine."),
   edit("src/model/task.ts", "  tags: string[];\n}", "  tags: string[];\n  due?: string;\n}"),
-  edit("src/commands/add.ts", '    if (a === "--tag") tags.push(argv[++i] ?? "");', '    if (a === "--tag") tags.push(argv[++i] ?? "");\n    else if (a === "--due") due = argv[++i];'),
+  edit(
+    "src/commands/add.ts",
+    '    if (a === "--tag") tags.push(argv[++i] ?? "");',
+    '    if (a === "--tag") tags.push(argv[++i] ?? "");\n    else if (a === "--due") due = argv[++i];',
+  ),
   bash(
     "bun test",
-    'bun test v1.2.0\n\ntest/add.test.ts:\n(pass) parseAddArgs joins the title words\n(fail) parseAddArgs rejects an impossible due date\nerror: expect(received).toThrow(InvalidDueDate)\n  at test/add.test.ts:31:50\n\n 7 pass\n 1 fail\nRan 8 tests across 2 files. [41.00ms]',
+    "bun test v1.2.0\n\ntest/add.test.ts:\n(pass) parseAddArgs joins the title words\n(fail) parseAddArgs rejects an impossible due date\nerror: expect(received).toThrow(InvalidDueDate)\n  at test/add.test.ts:31:50\n\n 7 pass\n 1 fail\nRan 8 tests across 2 files. [41.00ms]",
     true,
   ),
-  read("src/commands/add.ts", ADD_TS.replace('if (a === "--tag") tags.push(argv[++i] ?? "");', 'if (a === "--tag") tags.push(argv[++i] ?? "");\n    else if (a === "--due") due = argv[++i];')),
+  read(
+    "src/commands/add.ts",
+    ADD_TS.replace(
+      'if (a === "--tag") tags.push(argv[++i] ?? "");',
+      'if (a === "--tag") tags.push(argv[++i] ?? "");\n    else if (a === "--due") due = argv[++i];',
+    ),
+  ),
   say("The test wants an `InvalidDueDate` error for impossible dates such as 2025-13-01. I'll validate with a small isValidIsoDate helper."),
-  edit("src/commands/add.ts", "export class MissingTitleError extends Error {}", "export class MissingTitleError extends Error {}\nexport class InvalidDueDate extends Error {}\n\nexport const isValidIsoDate = (s: string): boolean => !Number.isNaN(Date.parse(s)) && /^\\d{4}-\\d{2}-\\d{2}$/.test(s);"),
+  edit(
+    "src/commands/add.ts",
+    "export class MissingTitleError extends Error {}",
+    "export class MissingTitleError extends Error {}\nexport class InvalidDueDate extends Error {}\n\nexport const isValidIsoDate = (s: string): boolean => !Number.isNaN(Date.parse(s)) && /^\\d{4}-\\d{2}-\\d{2}$/.test(s);",
+  ),
   bash("bun test", testRun(8)),
-  edit("src/commands/list.ts", '${t.title}${t.tags.length', '${t.title}${t.due ? "  due " + t.due : ""}${t.tags.length'),
+  edit("src/commands/list.ts", "${t.title}${t.tags.length", '${t.title}${t.due ? "  due " + t.due : ""}${t.tags.length'),
   bash("git status --short", " M src/commands/add.ts\n M src/commands/list.ts\n M src/model/task.ts"),
   say("Done: `todo add buy milk --due 2025-06-30` stores the date and `todo list` shows it."),
   compact(
     "The user asked for a --due option on todo add. Added `due?: string` to TaskRecord (src/model/task.ts), parsing and validation (InvalidDueDate, isValidIsoDate) in src/commands/add.ts, and display in formatTaskLine (src/commands/list.ts). All 8 tests pass.",
   ),
   prompt("Now make `todo list --overdue` show only tasks whose due date has passed."),
-  read("src/commands/list.ts", LIST_TS.replace('${t.title}${t.tags.length', '${t.title}${t.due ? "  due " + t.due : ""}${t.tags.length')),
-  grep("parseListArgs", "src/commands/list.ts:9:export function parseListArgs(argv: string[]): ListOptions {\nsrc/commands/list.ts:24:  const opts = parseListArgs(argv);"),
+  read("src/commands/list.ts", LIST_TS.replace("${t.title}${t.tags.length", '${t.title}${t.due ? "  due " + t.due : ""}${t.tags.length')),
+  grep(
+    "parseListArgs",
+    "src/commands/list.ts:9:export function parseListArgs(argv: string[]): ListOptions {\nsrc/commands/list.ts:24:  const opts = parseListArgs(argv);",
+  ),
   read("test/list.test.ts", LIST_TEST_TS),
   say("I'll add `overdue` to ListOptions and filter on `due < today`; the test can reuse makeTask_fixture with FIXED_NOW."),
   edit("src/commands/list.ts", "  all: boolean;\n  tag?: string;", "  all: boolean;\n  tag?: string;\n  overdue: boolean;"),
   edit("src/commands/list.ts", 'return { all: argv.includes("--all"),', 'return { overdue: argv.includes("--overdue"), all: argv.includes("--all"),'),
-  edit("test/list.test.ts", "test(\"formatTaskLine", 'test("--overdue keeps past due dates only", () => {\n  expect(isOverdue(makeTask_fixture({ due: "2025-05-31" }), new Date(FIXED_NOW))).toBe(true);\n});\n\ntest("formatTaskLine'),
+  edit(
+    "test/list.test.ts",
+    'test("formatTaskLine',
+    'test("--overdue keeps past due dates only", () => {\n  expect(isOverdue(makeTask_fixture({ due: "2025-05-31" }), new Date(FIXED_NOW))).toBe(true);\n});\n\ntest("formatTaskLine',
+  ),
   bash("bun test", testRun(9)),
   bash("git status --short", " M src/commands/add.ts\n M src/commands/list.ts\n M src/model/task.ts\n M test/list.test.ts"),
   read("src/commands/list.ts", LIST_TS.replace("  all: boolean;\n  tag?: string;", "  all: boolean;\n  tag?: string;\n  overdue: boolean;")),
@@ -359,10 +383,17 @@ const DUE_SESSION: Step[] = [
   bash("git log --oneline -15", GIT_LOG),
   say("TASK_FILE_VERSION is 3 in src/model/task.ts. I'll bump it to 4 and add migrateRecord_v3 next to migrateRecord_v2 in src/store/taskStore.ts."),
   edit("src/model/task.ts", "export const TASK_FILE_VERSION = 3;", "export const TASK_FILE_VERSION = 4;"),
-  edit("src/store/taskStore.ts", "export function migrateRecord_v2(", "export function migrateRecord_v3(t: TaskRecord): TaskRecord {\n  return { ...migrateRecord_v2(t), due: t.due };\n}\n\nexport function migrateRecord_v2("),
+  edit(
+    "src/store/taskStore.ts",
+    "export function migrateRecord_v2(",
+    "export function migrateRecord_v3(t: TaskRecord): TaskRecord {\n  return { ...migrateRecord_v2(t), due: t.due };\n}\n\nexport function migrateRecord_v2(",
+  ),
   bash("bun test", testRun(9)),
   bash("bun test", testRun(9)),
-  bash("git diff --stat", " src/commands/add.ts    | 9 ++++++++-\n src/commands/list.ts   | 7 +++++--\n src/model/task.ts      | 3 ++-\n src/store/taskStore.ts | 4 ++++\n test/list.test.ts      | 4 ++++\n 5 files changed, 23 insertions(+), 4 deletions(-)"),
+  bash(
+    "git diff --stat",
+    " src/commands/add.ts    | 9 ++++++++-\n src/commands/list.ts   | 7 +++++--\n src/model/task.ts      | 3 ++-\n src/store/taskStore.ts | 4 ++++\n test/list.test.ts      | 4 ++++\n 5 files changed, 23 insertions(+), 4 deletions(-)",
+  ),
   say("Bumped TASK_FILE_VERSION to 4; loadTasks now runs migrateRecord_v3 on older files. 9 tests pass."),
 ];
 
@@ -372,11 +403,14 @@ const TAGS_SESSION: Step[] = [
   read("src/cli.ts", CLI_TS),
   read("src/commands/list.ts", LIST_TS),
   read("package.json", PACKAGE_JSON),
-  say("parseListArgs reads `argv[argv.indexOf(\"--tag\") + 1]`; with --tag last that is undefined, and with no --tag it reads argv[0]."),
+  say('parseListArgs reads `argv[argv.indexOf("--tag") + 1]`; with --tag last that is undefined, and with no --tag it reads argv[0].'),
   bash("bun src/cli.ts list --tag", "TypeError: undefined is not an object (evaluating 't.tags.includes')\n    at runList (src/commands/list.ts:26:72)", true),
   read("src/store/taskStore.ts", STORE_TS),
   say("Old records have no tags: migrateRecord_v2 only runs when the file version is below TASK_FILE_VERSION."),
-  bash("cat ~/.todo/tasks.json", '{\n  "version": 3,\n  "tasks": [\n    { "id": "t-0001", "title": "water the plants", "createdAt": "2025-05-01T08:00:00Z", "done": false },\n    { "id": "t-0002", "title": "call the plumber", "createdAt": "2025-05-02T10:30:00Z", "done": true, "tags": ["home"] }\n  ]\n}'),
+  bash(
+    "cat ~/.todo/tasks.json",
+    '{\n  "version": 3,\n  "tasks": [\n    { "id": "t-0001", "title": "water the plants", "createdAt": "2025-05-01T08:00:00Z", "done": false },\n    { "id": "t-0002", "title": "call the plumber", "createdAt": "2025-05-02T10:30:00Z", "done": true, "tags": ["home"] }\n  ]\n}',
+  ),
   say("t-0001 was written without `tags` at version 3, so no migration runs. I'll make runList tolerate a missing tags array and fix parseListArgs."),
   edit("src/commands/list.ts", 'tag: argv[argv.indexOf("--tag") + 1] };', 'tag: argv.includes("--tag") ? argv[argv.indexOf("--tag") + 1] : undefined };'),
   edit("src/commands/list.ts", "!opts.tag || t.tags.includes(opts.tag)", "!opts.tag || (t.tags ?? []).includes(opts.tag)"),
@@ -384,9 +418,16 @@ const TAGS_SESSION: Step[] = [
   bash("bun test", testRun(8)),
   bash("git log --oneline -15", GIT_LOG),
   read("test/list.test.ts", LIST_TEST_TS),
-  edit("test/list.test.ts", "test(\"formatTaskLine", 'test("--tag as the last argument lists everything", () => {\n  expect(parseListArgs(["--tag"]).tag).toBeUndefined();\n});\n\ntest("formatTaskLine'),
+  edit(
+    "test/list.test.ts",
+    'test("formatTaskLine',
+    'test("--tag as the last argument lists everything", () => {\n  expect(parseListArgs(["--tag"]).tag).toBeUndefined();\n});\n\ntest("formatTaskLine',
+  ),
   bash("bun test", testRun(9)),
-  read("src/commands/list.ts", LIST_TS.replace('tag: argv[argv.indexOf("--tag") + 1] };', 'tag: argv.includes("--tag") ? argv[argv.indexOf("--tag") + 1] : undefined };')),
+  read(
+    "src/commands/list.ts",
+    LIST_TS.replace('tag: argv[argv.indexOf("--tag") + 1] };', 'tag: argv.includes("--tag") ? argv[argv.indexOf("--tag") + 1] : undefined };'),
+  ),
   bash("bun test", testRun(9)),
   say("Fixed: parseListArgs no longer reads past the end, and runList treats a missing tags array as empty (t-0001 in your store had none). Added a test."),
   prompt("Should we also fix the stored file?"),
@@ -438,7 +479,15 @@ export const claudeTranscript = (steps: readonly Step[], sessionId: string, seed
   const assistant = (content: object[]) =>
     push({
       type: "assistant",
-      message: { id: `msg_demo_${seed}_${++msgId}`, type: "message", role: "assistant", model: "claude-demo", content, stop_reason: null, usage: { input_tokens: 0, output_tokens: 0 } },
+      message: {
+        id: `msg_demo_${seed}_${++msgId}`,
+        type: "message",
+        role: "assistant",
+        model: "claude-demo",
+        content,
+        stop_reason: null,
+        usage: { input_tokens: 0, output_tokens: 0 },
+      },
       requestId: `req_demo_${seed}_${msgId}`,
     });
   let call = 0;
@@ -466,7 +515,14 @@ export const claudeTranscript = (steps: readonly Step[], sessionId: string, seed
         const last = parent;
         clock += 60;
         parent = null;
-        push({ type: "system", subtype: "compact_boundary", content: "Conversation compacted", level: "info", logicalParentUuid: last, compactMetadata: { trigger: "manual", preTokens: 9000 } });
+        push({
+          type: "system",
+          subtype: "compact_boundary",
+          content: "Conversation compacted",
+          level: "info",
+          logicalParentUuid: last,
+          compactMetadata: { trigger: "manual", preTokens: 9000 },
+        });
         push({
           type: "user",
           isCompactSummary: true,
@@ -481,14 +537,13 @@ export const claudeTranscript = (steps: readonly Step[], sessionId: string, seed
       }
     }
   }
-  return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
+  return `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`;
 };
 
 // ------------------------------------------------------------------------------------------------
 // Codex rollout (legacy format: no ordinals)
 
-const CODEX_SUMMARY_PREFIX =
-  "Another language model started to solve this problem and produced a summary of its thinking process.";
+const CODEX_SUMMARY_PREFIX = "Another language model started to solve this problem and produced a summary of its thinking process.";
 
 const codexCall = (t: Tool): { custom: boolean; name: string; args: string } => {
   switch (t.t) {
@@ -553,11 +608,18 @@ export const codexRollout = (steps: readonly Step[], threadId: string, seed: num
           push("response_item", {
             type: "custom_tool_call_output",
             call_id: id,
-            output: JSON.stringify({ output: `Success. Updated the following files:\nM ${(s.tool as { path: string }).path}\n`, metadata: { exit_code: 0, duration_seconds: 0 } }),
+            output: JSON.stringify({
+              output: `Success. Updated the following files:\nM ${(s.tool as { path: string }).path}\n`,
+              metadata: { exit_code: 0, duration_seconds: 0 },
+            }),
           });
         } else {
           push("response_item", { type: "function_call", name: c.name, arguments: c.args, call_id: id });
-          push("response_item", { type: "function_call_output", call_id: id, output: execOutput(s.output, s.error ? 1 : 0, `${seed}${call}`.padStart(6, "0")) });
+          push("response_item", {
+            type: "function_call_output",
+            call_id: id,
+            output: execOutput(s.output, s.error ? 1 : 0, `${seed}${call}`.padStart(6, "0")),
+          });
         }
         break;
       }
@@ -574,7 +636,7 @@ export const codexRollout = (steps: readonly Step[], threadId: string, seed: num
       }
     }
   }
-  return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
+  return `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`;
 };
 
 if (import.meta.main) {

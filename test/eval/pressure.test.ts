@@ -92,7 +92,9 @@ describe("ceilings", () => {
     expect(rw.get(3)).toBe("used_helper_three");
     const score = scoreCut(ctx, rw, 0, { used });
     expect(score.tally).toMatchObject({ removed: 4, truncated: 2, misses: 0, lost: 0 });
-    expect(score.tally.tokensFreed).toBeGreaterThan(scoreCut(ctx, ORACLE.run({ results: ctx.results, pinned: ctx.pinned, used }), 0, { used }).tally.tokensFreed);
+    expect(score.tally.tokensFreed).toBeGreaterThan(
+      scoreCut(ctx, ORACLE.run({ results: ctx.results, pinned: ctx.pinned, used }), 0, { used }).tally.tokensFreed,
+    );
   });
 
   test("oracle-to-budget: never-used results largest first, then used ones with the fewest used tokens per character", () => {
@@ -166,7 +168,7 @@ describe("bc under pressure is the product's own answer", () => {
     for (const c of replay.cuts) {
       const p = c.pressure!;
       expect(Object.keys(p.methods).filter((k) => k.startsWith("rules:"))).toHaveLength(1);
-      const bc = p.methods["rules"]!;
+      const bc = p.methods.rules!;
       expect(p.methods[bc.reached === 1 ? "rules:reached" : "rules:over-budget"]).toEqual(bc);
       expect(bc.handovers).toBe(1 - bc.reached);
       for (const id of PRESSURE_IDS.filter((x) => !x.startsWith("rules:"))) expect(p.methods[id]).toBeDefined();

@@ -31,7 +31,9 @@ describe.skipIf(!hasCorpus())("bc recall gives back every removed result, on the
             for (const m of r.misses) misses.push(`${path} cut ${share}: ${m.callId}: ${m.why}`);
           }
         }
-        console.log(`recall, ${host}, ${corpusFiles(host).length} sessions x 3 cuts: ${removed - misses.length} of ${removed} removed results back byte for byte`);
+        console.log(
+          `recall, ${host}, ${corpusFiles(host).length} sessions x 3 cuts: ${removed - misses.length} of ${removed} removed results back byte for byte`,
+        );
         expect(misses).toEqual([]);
         expect(removed).toBeGreaterThan(100);
       },
@@ -61,7 +63,9 @@ describe.skipIf(!hasCorpus())("bc recall gives back every removed result, on the
           removed += r.removed;
           for (const m of r.misses) misses.push(`${path} pass ${m.pass}: ${m.callId}: ${m.why}`);
         }
-        console.log(`recall, ${host}, ${corpusFiles(host).length} sessions x ${PASSES.length} passes: ${removed - misses.length} of ${removed} removed results back byte for byte`);
+        console.log(
+          `recall, ${host}, ${corpusFiles(host).length} sessions x ${PASSES.length} passes: ${removed - misses.length} of ${removed} removed results back byte for byte`,
+        );
         expect(misses).toEqual([]);
         expect(removed).toBeGreaterThan(100);
       },

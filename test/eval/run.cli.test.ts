@@ -40,7 +40,7 @@ test("a broken file is reported (file, line, why) and skipped; the run goes on a
   const small = "demo/claude/example-tag-crash.jsonl";
   const dir = corpus(
     "broken",
-    { "demo/claude/broken.jsonl": "{not json\n{\"also\": \"not a session\"}\n", "demo/claude/empty.jsonl": "" },
+    { "demo/claude/broken.jsonl": '{not json\n{"also": "not a session"}\n', "demo/claude/empty.jsonl": "" },
     { [small]: DEMO_FILES[small]! },
   );
   const r = await evalDir(dir);
@@ -95,7 +95,15 @@ test("bc eval --demo writes the three report files, and the same corpus gives th
     .sort()
     .map((name) => ({ path: join(dir, name), name }));
   const again = renderReport(
-    await runEval({ files, kind: "demo", cuts: [0.5, 0.7, 0.9], passes: [0.5, 0.6, 0.7, 0.8, 0.9], methods: METHOD_IDS, compact: rulesCompactor, pressure: 0.95 }),
+    await runEval({
+      files,
+      kind: "demo",
+      cuts: [0.5, 0.7, 0.9],
+      passes: [0.5, 0.6, 0.7, 0.8, 0.9],
+      methods: METHOD_IDS,
+      compact: rulesCompactor,
+      pressure: 0.95,
+    }),
   );
   for (const f of ["report.json", "report.md", "report.html"] as const) expect(again[f]).toBe(readFileSync(join(out, f), "utf8"));
 
@@ -134,7 +142,15 @@ test("--split: each given path is its own block beside the total; fingerprints d
   const a = corpus("split-a", {}, claude);
   const b = corpus("split-b", {}, codex);
   const { files, skipped, groups } = collectFiles([b, a]);
-  const opts = { skipped, kind: "files" as const, cuts: [0.5, 0.9], passes: [], methods: ["rules", "oldest-first", "largest-first"].filter((m) => METHOD_IDS.includes(m)), compact: rulesCompactor, pressure: 0.95 };
+  const opts = {
+    skipped,
+    kind: "files" as const,
+    cuts: [0.5, 0.9],
+    passes: [],
+    methods: ["rules", "oldest-first", "largest-first"].filter((m) => METHOD_IDS.includes(m)),
+    compact: rulesCompactor,
+    pressure: 0.95,
+  };
   const r = await runEval({ files, ...opts, split: true, groups });
   // in the order the paths were given
   expect(r.split!.map((s) => [s.name, s.sessions, s.files])).toEqual([
@@ -160,7 +176,12 @@ test("--split: each given path is its own block beside the total; fingerprints d
 });
 
 const bcEval = (...args: string[]) => {
-  const p = Bun.spawnSync([process.execPath, join(REPO_DIR, "src", "main.ts"), "eval", ...args], { cwd: tmp, stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });
+  const p = Bun.spawnSync([process.execPath, join(REPO_DIR, "src", "main.ts"), "eval", ...args], {
+    cwd: tmp,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
 };
 
@@ -211,7 +232,7 @@ test("a compressed rollout in a folder is replayed (its plain copy beside it win
   // a cut last line, in a file of its own
   const cut = join(tmp, "cut", "rollout-cut.jsonl");
   mkdirSync(dirname(cut), { recursive: true });
-  writeFileSync(cut, text.trimEnd() + '\n{"timestamp":"2026-11-30T02:43:49.000Z","type":"respo');
+  writeFileSync(cut, `${text.trimEnd()}\n{"timestamp":"2026-11-30T02:43:49.000Z","type":"respo`);
   const r = bcEval(dir, dirname(cut), "--out", join(tmp, "zst-out"), "--json");
   expect(r.code).toBe(0);
   const report = JSON.parse(readFileSync(join(tmp, "zst-out", "report.json"), "utf8"));

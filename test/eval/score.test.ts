@@ -35,9 +35,7 @@ describe("misses and losses", () => {
     expect([...ctx.pinned]).toEqual([]);
     const { tally, misses } = scoreCut(ctx, drop(0, READ_TEXT));
     // src/a.ts is in the call's input (known before); computeTotal_v2 and 8080 are used later
-    expect(misses).toEqual([
-      { ordinal: 0, message: 2, tool: "Read", tokens: ["computeTotal_v2", "8080"], invisible: ["computeTotal_v2", "8080"] },
-    ]);
+    expect(misses).toEqual([{ ordinal: 0, message: 2, tool: "Read", tokens: ["computeTotal_v2", "8080"], invisible: ["computeTotal_v2", "8080"] }]);
     expect(tally).toMatchObject({ results: 2, unpinned: 2, removed: 1, truncated: 0, misses: 1, numberOnlyMisses: 0, lost: 1, numberOnlyLost: 0 });
     expect(tally.tokensFreed).toBe(estimateTextTokens(READ_TEXT) - estimateTextTokens(REMOVAL_NOTE(READ_TEXT.length)));
   });
@@ -94,7 +92,7 @@ describe("misses and losses", () => {
 });
 
 describe("truncation", () => {
-  const TEXT = "alpha_token_one is first\n" + "x".repeat(500) + "\nbeta_token_two is last";
+  const TEXT = `alpha_token_one is first\n${"x".repeat(500)}\nbeta_token_two is last`;
   const head = new Map([[0, TEXT.slice(0, 30)]]);
 
   test("a token in the kept head is still visible: no miss", () => {

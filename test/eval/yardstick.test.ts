@@ -14,23 +14,13 @@ test("yardstick v1 is frozen (sha256 of the file)", () => {
 
 test("yardstick v1 extracts paths, identifiers, long numbers, quoted strings and error lines", () => {
   const text = 'Read src/app/main.ts; call parseRollout then load_config with port 8080 and "hello big world"\nTypeError: x is undefined';
-  expect(extractTokens(text)).toEqual([
-    "src/app/main.ts",
-    "parseRollout",
-    "load_config",
-    "TypeError",
-    "8080",
-    "hello big world",
-    "TypeError: x is undefined",
-  ]);
+  expect(extractTokens(text)).toEqual(["src/app/main.ts", "parseRollout", "load_config", "TypeError", "8080", "hello big world", "TypeError: x is undefined"]);
 });
 
 test("the scorer never imports the live token extractor", () => {
   const dir = join(import.meta.dir, "..", "..", "src", "eval");
   const walk = (d: string): string[] =>
-    readdirSync(d, { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith(".ts") ? [join(d, e.name)] : [],
-    );
+    readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith(".ts") ? [join(d, e.name)] : []));
   const offenders = walk(dir).filter((f) => /engine\/tokens(\.ts)?["']/.test(readFileSync(f, "utf8")));
   expect(offenders).toEqual([]);
 });

@@ -17,9 +17,21 @@ const write = (path: string, text: string): string => {
 };
 
 const CLAUDE_LINE = (sid: string, text = "hello") =>
-  JSON.stringify({ parentUuid: null, isSidechain: false, sessionId: sid, type: "user", message: { role: "user", content: text }, uuid: `u-${sid}`, timestamp: "2026-03-01T10:00:00.000Z" });
+  JSON.stringify({
+    parentUuid: null,
+    isSidechain: false,
+    sessionId: sid,
+    type: "user",
+    message: { role: "user", content: text },
+    uuid: `u-${sid}`,
+    timestamp: "2026-03-01T10:00:00.000Z",
+  });
 const CODEX_LINE = (id: string) =>
-  JSON.stringify({ timestamp: "2026-03-01T10:00:00.000Z", type: "session_meta", payload: { id, timestamp: "2026-03-01T10:00:00.000Z", cwd: "/w", originator: "codex_cli_rs", cli_version: "0.142.5" } });
+  JSON.stringify({
+    timestamp: "2026-03-01T10:00:00.000Z",
+    type: "session_meta",
+    payload: { id, timestamp: "2026-03-01T10:00:00.000Z", cwd: "/w", originator: "codex_cli_rs", cli_version: "0.142.5" },
+  });
 
 const errorOf = (f: () => unknown): BcError => {
   try {
@@ -35,12 +47,20 @@ describe("detectHost", () => {
   test.each([
     ["a Claude Code transcript", join(FIXTURES, "claude", "parallel-tool-calls.jsonl"), "claude"],
     ["a Claude subagent file", join(FIXTURES, "claude", "with-subagents", "subagents", "agent-b0b.jsonl"), "claude"],
-    ["a Codex rollout", write(join(TMP, "r.jsonl"), CODEX_LINE("019f0000-0000-7000-8000-000000000001") + "\n"), "codex"],
-    ["a legacy Codex rollout header", write(join(TMP, "legacy.jsonl"), '{"id":"x","timestamp":"2025-05-01T00:00:00Z","instructions":""}\n{"type":"message","role":"user","content":[]}\n'), "codex"],
+    ["a Codex rollout", write(join(TMP, "r.jsonl"), `${CODEX_LINE("019f0000-0000-7000-8000-000000000001")}\n`), "codex"],
+    [
+      "a legacy Codex rollout header",
+      write(join(TMP, "legacy.jsonl"), '{"id":"x","timestamp":"2025-05-01T00:00:00Z","instructions":""}\n{"type":"message","role":"user","content":[]}\n'),
+      "codex",
+    ],
     // the first record is longer than the window bc reads to decide: judged by its opening keys
-    ["a transcript whose first line is 1 MB", write(join(TMP, "big-first.jsonl"), CLAUDE_LINE("s", "x".repeat(1_000_000)) + "\n"), "claude"],
-    ["a rollout whose first line is 1 MB", write(join(TMP, "big-codex.jsonl"), CODEX_LINE("y".repeat(1_000_000)) + "\n"), "codex"],
-    ["a transcript starting with bookkeeping records", write(join(TMP, "bk.jsonl"), '{"type":"queue-operation","operation":"dequeue","timestamp":"t","sessionId":"s"}\n'), "claude"],
+    ["a transcript whose first line is 1 MB", write(join(TMP, "big-first.jsonl"), `${CLAUDE_LINE("s", "x".repeat(1_000_000))}\n`), "claude"],
+    ["a rollout whose first line is 1 MB", write(join(TMP, "big-codex.jsonl"), `${CODEX_LINE("y".repeat(1_000_000))}\n`), "codex"],
+    [
+      "a transcript starting with bookkeeping records",
+      write(join(TMP, "bk.jsonl"), '{"type":"queue-operation","operation":"dequeue","timestamp":"t","sessionId":"s"}\n'),
+      "claude",
+    ],
   ])("%s", (_, path, host) => {
     expect(detectHost(path)).toBe(host as "claude" | "codex");
   });
@@ -49,8 +69,18 @@ describe("detectHost", () => {
     ["missing path", join(TMP, "missing.jsonl"), "not-found", /missing\.jsonl: no such file$/],
     ["directory", TMP, "bad-input", /: is a directory$/],
     ["empty file", write(join(TMP, "empty.jsonl"), ""), "bad-input", /empty\.jsonl: the file is empty$/],
-    ["random JSON", write(join(TMP, "random.jsonl"), '{"name":"x","version":"1.0.0"}\n'), "bad-input", /random\.jsonl:1: JSON that is neither a Claude Code transcript nor a Codex rollout$/],
-    ["plain text", write(join(TMP, "notes.txt"), "# notes\nnothing here\n"), "bad-input", /notes\.txt:1: not valid JSON \(.*\): "# notes"; neither a Claude Code transcript nor a Codex rollout$/],
+    [
+      "random JSON",
+      write(join(TMP, "random.jsonl"), '{"name":"x","version":"1.0.0"}\n'),
+      "bad-input",
+      /random\.jsonl:1: JSON that is neither a Claude Code transcript nor a Codex rollout$/,
+    ],
+    [
+      "plain text",
+      write(join(TMP, "notes.txt"), "# notes\nnothing here\n"),
+      "bad-input",
+      /notes\.txt:1: not valid JSON \(.*\): "# notes"; neither a Claude Code transcript nor a Codex rollout$/,
+    ],
   ])("%s: one-line error naming both expected formats", (_, path, code, message) => {
     const e = errorOf(() => detectHost(path));
     expect(e.code).toBe(code as BcError["code"]);
@@ -80,11 +110,11 @@ describe("finding sessions", () => {
   const codexHome = join(TMP, "codex-home");
   const CLAUDE_ID = "5b7e1c2a-0000-4000-8000-00000000aaaa";
   const CODEX_ID = "019f1111-2222-7333-8444-555566667777";
-  const claudePath = write(join(home, ".claude", "projects", "-home-dev-shop", `${CLAUDE_ID}.jsonl`), CLAUDE_LINE(CLAUDE_ID) + "\n");
-  write(join(home, ".claude", "projects", "-home-dev-shop", CLAUDE_ID, "subagents", "agent-a1.jsonl"), CLAUDE_LINE(CLAUDE_ID) + "\n");
+  const claudePath = write(join(home, ".claude", "projects", "-home-dev-shop", `${CLAUDE_ID}.jsonl`), `${CLAUDE_LINE(CLAUDE_ID)}\n`);
+  write(join(home, ".claude", "projects", "-home-dev-shop", CLAUDE_ID, "subagents", "agent-a1.jsonl"), `${CLAUDE_LINE(CLAUDE_ID)}\n`);
   write(join(home, ".claude", "projects", "-home-dev-shop", "notes.txt"), "not a session\n");
-  const codexPath = write(join(codexHome, "sessions", "2026", "03", "01", `rollout-2026-03-01T10-00-00-${CODEX_ID}.jsonl`), CODEX_LINE(CODEX_ID) + "\n");
-  write(join(codexHome, "sessions", "2026", "03", "01", "unrelated.jsonl"), CODEX_LINE("z") + "\n");
+  const codexPath = write(join(codexHome, "sessions", "2026", "03", "01", `rollout-2026-03-01T10-00-00-${CODEX_ID}.jsonl`), `${CODEX_LINE(CODEX_ID)}\n`);
+  write(join(codexHome, "sessions", "2026", "03", "01", "unrelated.jsonl"), `${CODEX_LINE("z")}\n`);
   const places = { home, codexHome };
 
   test("discoverSessions lists both hosts' session files (not subagent files), and filters by host", () => {
@@ -112,7 +142,7 @@ describe("finding sessions", () => {
   });
 
   test("an id found twice is refused, naming both files (sorted by path)", () => {
-    const dup = write(join(home, ".claude", "projects", "-home-dev-other", `${CLAUDE_ID}.jsonl`), CLAUDE_LINE(CLAUDE_ID) + "\n");
+    const dup = write(join(home, ".claude", "projects", "-home-dev-other", `${CLAUDE_ID}.jsonl`), `${CLAUDE_LINE(CLAUDE_ID)}\n`);
     const e = errorOf(() => resolveSession(CLAUDE_ID, places));
     expect(e.message).toBe(`session id ${CLAUDE_ID} matches 2 files: ${dup}, ${claudePath}`);
     rmSync(dup);

@@ -20,8 +20,7 @@ export const corpusFiles = (host: "claude" | "codex"): string[] => {
 };
 
 /** The largest corpus file of one host, or undefined. */
-export const largestCorpusFile = (host: "claude" | "codex"): string | undefined =>
-  corpusFiles(host).sort((a, b) => statSync(b).size - statSync(a).size)[0];
+export const largestCorpusFile = (host: "claude" | "codex"): string | undefined => corpusFiles(host).sort((a, b) => statSync(b).size - statSync(a).size)[0];
 
 /** A test over every corpus session reads tens of megabytes: more than bun's default 5 s on a busy machine. */
 export const CORPUS_TIMEOUT_MS = 120_000;

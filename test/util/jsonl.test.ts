@@ -28,7 +28,11 @@ describe("writeAtomically", () => {
 
   test("a failed check leaves nothing behind", () => {
     const path = join(dir, "c.jsonl");
-    expect(() => writeAtomically(path, "x\n", () => { throw new BcError("validation", "bad"); })).toThrow("bad");
+    expect(() =>
+      writeAtomically(path, "x\n", () => {
+        throw new BcError("validation", "bad");
+      }),
+    ).toThrow("bad");
     expect(existsSync(path)).toBe(false);
     expect(readdirSync(dir).filter((f) => f.includes("c.jsonl"))).toEqual([]);
   });

@@ -44,8 +44,7 @@ const hashBlock = (s: string, from: number): number => {
 };
 
 /** The hash of s[i + 1, i + 1 + BLOCK) from h, the hash of s[i, i + BLOCK). */
-const rollHash = (h: number, s: string, i: number): number =>
-  (Math.imul(h - Math.imul(s.charCodeAt(i), hashPow()), HASH_BASE) + s.charCodeAt(i + BLOCK)) | 0;
+const rollHash = (h: number, s: string, i: number): number => (Math.imul(h - Math.imul(s.charCodeAt(i), hashPow()), HASH_BASE) + s.charCodeAt(i + BLOCK)) | 0;
 
 /** A cheap first look at a block: four of its characters (offsets 0, 7, 13, 19), shifted apart. */
 const sampledHash = (s: string, from: number): number =>
@@ -99,7 +98,16 @@ export const buildFastQuoteTables = (q: QuoteTables): FastQuoteTables => {
 export const isSpace = (c: number): boolean =>
   c === 32 ||
   (c >= 9 && c <= 13) ||
-  (c > 127 && (c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff));
+  (c > 127 &&
+    (c === 0xa0 ||
+      c === 0x1680 ||
+      (c >= 0x2000 && c <= 0x200a) ||
+      c === 0x2028 ||
+      c === 0x2029 ||
+      c === 0x202f ||
+      c === 0x205f ||
+      c === 0x3000 ||
+      c === 0xfeff));
 
 /** The same answer as findQuote(f.q, text, after). */
 export const findQuoteFast = (f: FastQuoteTables, text: string, after: number): number => {

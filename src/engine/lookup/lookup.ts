@@ -45,4 +45,3 @@ export const messageText = (m: Message): string => {
 
 /** Whether a message's tokens count as used later: an assistant reply, or a tool input. */
 export const usesTokens = (m: Message): boolean => m.role === "assistant" || m.toolCalls.length > 0;
-

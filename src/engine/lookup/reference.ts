@@ -38,8 +38,7 @@ export class ReferenceLookup implements Lookup {
       });
     });
     const resultCount = new Map<string, number>();
-    for (const item of this.facts.items)
-      for (const t of this.tokensOf(item)) if (lastSeen.has(t)) resultCount.set(t, (resultCount.get(t) ?? 0) + 1);
+    for (const item of this.facts.items) for (const t of this.tokensOf(item)) if (lastSeen.has(t)) resultCount.set(t, (resultCount.get(t) ?? 0) + 1);
     this.tables = { firstSeen, lastSeen, resultCount };
     return this.tables;
   }

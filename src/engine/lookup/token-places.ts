@@ -13,7 +13,6 @@ export const QUOTED = 3;
 export const ERROR_LINE = 4;
 export const NONE = 5;
 
-
 const classTable = (re: RegExp): Uint8Array => {
   const t = new Uint8Array(65_536);
   for (let c = 0; c < 128; c++) if (re.test(String.fromCharCode(c))) t[c] = 1;

@@ -98,7 +98,7 @@ export const fitNeedModel = (samples: readonly Sample[], options: FitOptions): N
 
 /** Area under the ROC curve: the chance that a used result scores above an unused one (ties: half). */
 export const auc = (scores: readonly number[], labels: readonly (0 | 1)[]): number => {
-  const order = scores.map((s, i) => i).sort((a, b) => scores[a]! - scores[b]!);
+  const order = scores.map((_, i) => i).sort((a, b) => scores[a]! - scores[b]!);
   let pos = 0;
   let neg = 0;
   let rankSum = 0;
@@ -110,8 +110,9 @@ export const auc = (scores: readonly number[], labels: readonly (0 | 1)[]): numb
     for (let k = i; k <= j; k++) if (labels[order[k]!] === 1) rankSum += midRank;
     i = j + 1;
   }
-  for (const l of labels) if (l === 1) pos++;
-  else neg++;
+  for (const l of labels)
+    if (l === 1) pos++;
+    else neg++;
   if (pos === 0 || neg === 0) return Number.NaN;
   return (rankSum - (pos * (pos + 1)) / 2) / (pos * neg);
 };

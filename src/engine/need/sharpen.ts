@@ -27,7 +27,13 @@ export const sharpen = (items: readonly ResultItem[], verdicts: readonly Verdict
     if (Number.isNaN(p) || item.cut) return v;
     if (v.action === "drop" && v.rule === "unreferenced" && p >= KEEP_AT)
       return { action: "keep", rule: "likely-needed", reason: `${v.reason}, but results like it are used again (need ${percent(p)})` };
-    if (v.action === "keep" && UNPROVEN_KEEPS.has(v.rule) && p <= DROP_AT && item.call !== undefined && dropNote(item.result.text.length, item.result.callId).length < item.result.text.length)
+    if (
+      v.action === "keep" &&
+      UNPROVEN_KEEPS.has(v.rule) &&
+      p <= DROP_AT &&
+      item.call !== undefined &&
+      dropNote(item.result.text.length, item.result.callId).length < item.result.text.length
+    )
       return { action: "drop", rule: "unneeded", reason: `${v.reason}; results like it are seldom used again (need ${percent(p)})` };
     return v;
   });

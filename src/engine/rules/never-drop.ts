@@ -28,8 +28,7 @@ export const neverDrop: Rule = {
   decide({ facts, item }) {
     if (item.meaning.asksPerson)
       return { action: "keep", rule: "never-drop", reason: `a person's answer (${item.call?.name ?? "?"}): re-running does not bring it back` };
-    if (item.meaning.unrepeatable)
-      return { action: "keep", rule: "never-drop", reason: `${item.call?.name ?? "?"} output: re-running would not reproduce it` };
+    if (item.meaning.unrepeatable) return { action: "keep", rule: "never-drop", reason: `${item.call?.name ?? "?"} output: re-running would not reproduce it` };
     const messages = facts.session.messages;
     const next = replyRightAfter(messages, item.messageIndex);
     if (next !== -1) {

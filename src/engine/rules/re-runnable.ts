@@ -22,5 +22,5 @@ export const reRunnable: Rule = {
 
 const oneLine = (s: string): string => {
   const l = s.replace(/\s+/g, " ").trim();
-  return l.length > 40 ? l.slice(0, 39) + "…" : l;
+  return l.length > 40 ? `${l.slice(0, 39)}…` : l;
 };

@@ -38,8 +38,7 @@ export const referenced: Rule = {
       return { action: "keep", rule: "discovery", reason: `a search or listing (${chars} chars): later steps reach for the names it shows` };
     const found = laterUse(facts, item);
     if ("token" in found) return { action: "keep", rule: "referenced", reason: `${quoteToken(found.token)} used at ${at(found.at)}` };
-    const why =
-      found.known + found.generic === 0 ? "no token of it used later" : `only known (${found.known}) or generic (${found.generic}) tokens used later`;
+    const why = found.known + found.generic === 0 ? "no token of it used later" : `only known (${found.known}) or generic (${found.generic}) tokens used later`;
     return { action: "drop", rule: "unreferenced", reason: why };
   },
 };

@@ -35,5 +35,5 @@ export const at = (messageIndex: number): string => `#${messageIndex}`;
 /** A token quoted in a reason: one line, at most 48 characters. */
 export const quoteToken = (t: string): string => {
   const one = t.replace(/\s+/g, " ");
-  return JSON.stringify(one.length > 48 ? one.slice(0, 47) + "…" : one);
+  return JSON.stringify(one.length > 48 ? `${one.slice(0, 47)}…` : one);
 };

@@ -86,7 +86,9 @@ export const supersededRead: Rule = {
     }
     const read = item.meaning.read;
     if (!read) return undefined;
-    const rewrite = rewritesByPath(facts.session.messages).get(read.path)?.find((i) => i > item.messageIndex);
+    const rewrite = rewritesByPath(facts.session.messages)
+      .get(read.path)
+      ?.find((i) => i > item.messageIndex);
     if (rewrite === undefined) return undefined;
     const tool = facts.session.messages[rewrite]!.toolCalls.find((c) => callMeaning(c).rewrites?.includes(read.path))?.name ?? "a call";
     return { action: "drop", rule: "superseded-read", reason: `replaced whole by ${tool} at ${at(rewrite)}` };

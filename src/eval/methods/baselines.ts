@@ -33,8 +33,7 @@ export const OPENCODE_PLACEHOLDER = "[Old tool result content cleared]";
 
 // --- observation-mask: JetBrains "The Complexity Trap" (SWE-agent LastNObservations)
 export const OBSERVATION_MASK = { keepResults: 10 } as const;
-export const OBSERVATION_PLACEHOLDER = (text: string): string =>
-  `Old environment output: (${text.split("\n").length} lines omitted)`;
+export const OBSERVATION_PLACEHOLDER = (text: string): string => `Old environment output: (${text.split("\n").length} lines omitted)`;
 
 // --- size-cap: kompact's measured best aggregate cap
 export const SIZE_CAP = { capChars: 8_000 } as const;
@@ -140,8 +139,7 @@ const observationMask: Method = {
   summary: `observation masking: keep the newest ${OBSERVATION_MASK.keepResults} tool results verbatim, older ones become a placeholder`,
   run: ({ results }) => {
     const out = new Map<number, string>();
-    for (const r of results.slice(0, Math.max(0, results.length - OBSERVATION_MASK.keepResults)))
-      out.set(r.ordinal, OBSERVATION_PLACEHOLDER(r.text));
+    for (const r of results.slice(0, Math.max(0, results.length - OBSERVATION_MASK.keepResults))) out.set(r.ordinal, OBSERVATION_PLACEHOLDER(r.text));
     return out;
   },
 };
@@ -162,9 +160,7 @@ const largestFirst: Method = {
   run: ({ results, pinned, rulesFreedTokens }) => {
     const out = new Map<number, string>();
     if (rulesFreedTokens <= 0) return out;
-    const candidates = results
-      .filter((r) => !pinned.has(r.ordinal))
-      .sort((a, b) => b.estTokens - a.estTokens || a.ordinal - b.ordinal);
+    const candidates = results.filter((r) => !pinned.has(r.ordinal)).sort((a, b) => b.estTokens - a.estTokens || a.ordinal - b.ordinal);
     let freed = 0;
     for (const r of candidates) {
       if (freed >= rulesFreedTokens) break;

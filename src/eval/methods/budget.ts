@@ -80,7 +80,8 @@ export const KEEP_LAST_N: BudgetMethod = {
 export const OBSERVATION_MASK_N: BudgetMethod = {
   id: "observation-mask-n",
   kind: "method",
-  summary: "observation masking: keep the newest N tool results, older ones become \"Old environment output: (k lines omitted)\"; N chosen per cut, the largest that reaches the budget",
+  summary:
+    'observation masking: keep the newest N tool results, older ones become "Old environment output: (k lines omitted)"; N chosen per cut, the largest that reaches the budget',
   run: (input) => ({ rewrites: removeUntil(unpinned(input), input.point.toFree, (r) => OBSERVATION_PLACEHOLDER(r.text)) }),
 };
 

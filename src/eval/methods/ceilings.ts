@@ -42,7 +42,8 @@ const dropNeverUsed = (input: Pick<BudgetInput, "results" | "pinned" | "used">):
 
 export const ORACLE: Ceiling = {
   id: "oracle",
-  summary: "hindsight ceiling: drop every unpinned result none of whose counted tokens the session uses after the cut (the most a perfect lookup frees at zero misses)",
+  summary:
+    "hindsight ceiling: drop every unpinned result none of whose counted tokens the session uses after the cut (the most a perfect lookup frees at zero misses)",
   run: dropNeverUsed,
 };
 

@@ -8,17 +8,12 @@ import type { Method, Rewrites } from "./method.ts";
 export type Compactor = (session: Session) => readonly Message[];
 
 /** The text `after` holds in place of each of `results` whose text changed. */
-export const rewritesFrom = (
-  results: readonly ResultInfo[],
-  after: readonly Message[],
-  offset = 0,
-): Map<number, string> => {
+export const rewritesFrom = (results: readonly ResultInfo[], after: readonly Message[], offset = 0): Map<number, string> => {
   const out = new Map<number, string>();
   for (const r of results) {
     const m = after[r.message - offset];
     const now = m?.toolResults[r.slot];
-    if (now === undefined || now.callId !== r.callId)
-      throw new Error(`the compactor moved or removed tool result ${r.callId} (message ${r.message})`);
+    if (now === undefined || now.callId !== r.callId) throw new Error(`the compactor moved or removed tool result ${r.callId} (message ${r.message})`);
     if (now.text !== r.text) out.set(r.ordinal, now.text);
   }
   return out;
@@ -27,8 +22,7 @@ export const rewritesFrom = (
 /** Run a compactor and check it kept every message in place (count and tool results). */
 export const compactAligned = (compact: Compactor, session: Session): readonly Message[] => {
   const after = compact(session);
-  if (after.length !== session.messages.length)
-    throw new Error(`the compactor returned ${after.length} messages for ${session.messages.length}`);
+  if (after.length !== session.messages.length) throw new Error(`the compactor returned ${after.length} messages for ${session.messages.length}`);
   return after;
 };
 

@@ -31,8 +31,7 @@ export const rowName = (m: Pick<MethodSummary, "method" | "kind">, host?: string
   return m.method === "rules" ? "bc's rules" : m.method;
 };
 
-const spreadCell = (m: MethodSummary): string =>
-  m.spread.sessions === 0 ? "-" : `${pct(m.spread.median, 0)} / ${pct(m.spread.worstTenth, 0)}`;
+const spreadCell = (m: MethodSummary): string => (m.spread.sessions === 0 ? "-" : `${pct(m.spread.median, 0)} / ${pct(m.spread.worstTenth, 0)}`);
 
 /** The same columns for every method. */
 export const METHOD_COLUMNS: readonly Column[] = [
@@ -89,9 +88,13 @@ export const ceilingSentences = (h: HostSummary): string[] => {
   const head = h.methods.find((m) => m.method === "oracle-head");
   const f = freedOfOracleHead(h);
   if (bc && head && f !== undefined)
-    out.push(`light: bc's rules free ${pct(bc.freedShare)} of the history, ${pct(f, 0)} of what the oracle-head ceiling frees (${pct(head.freedShare)}) at zero misses.`);
+    out.push(
+      `light: bc's rules free ${pct(bc.freedShare)} of the history, ${pct(f, 0)} of what the oracle-head ceiling frees (${pct(head.freedShare)}) at zero misses.`,
+    );
   if (h.recall.removed > 0)
-    out.push(`recall: of the ${int(h.recall.removed)} results bc removed or truncated at these cuts, \`bc recall\` gives back ${int(h.recall.recalled)} (${pct(h.recall.recalled / h.recall.removed, 1)}) byte for byte from the file the host keeps.`);
+    out.push(
+      `recall: of the ${int(h.recall.removed)} results bc removed or truncated at these cuts, \`bc recall\` gives back ${int(h.recall.recalled)} (${pct(h.recall.recalled / h.recall.removed, 1)}) byte for byte from the file the host keeps.`,
+    );
   const pb = h.pressure?.find((m) => m.method === "rules");
   const pc = h.pressure?.find((m) => m.method === "oracle-to-budget");
   const l = lostOverOracle(h);
@@ -126,4 +129,3 @@ export const compactionRows = (hosts: readonly HostSummary[]): string[][] =>
       c.compactions === 0 ? "-" : pct(c.rulesFreedShareMean),
     ];
   });
-

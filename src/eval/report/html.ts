@@ -17,7 +17,9 @@ const niceMax = (x: number): number => {
 /** Methods no other method beats on both axes (more freed, less lost), left to right. */
 export const paretoFront = (ms: readonly MethodSummary[]): MethodSummary[] =>
   ms
-    .filter((m) => !ms.some((o) => o !== m && o.freedShare >= m.freedShare && o.lostRate <= m.lostRate && (o.freedShare > m.freedShare || o.lostRate < m.lostRate)))
+    .filter(
+      (m) => !ms.some((o) => o !== m && o.freedShare >= m.freedShare && o.lostRate <= m.lostRate && (o.freedShare > m.freedShare || o.lostRate < m.lostRate)),
+    )
     .sort((a, b) => a.freedShare - b.freedShare || a.lostRate - b.lostRate);
 
 export interface Box {
@@ -50,11 +52,7 @@ export interface PlacedLabel {
  * around its point, nearest first; a label with no free place goes to the margin column at the
  * right, stacked, with a leader line to its point.
  */
-export const placeLabels = (
-  points: readonly { x: number; y: number; text: string }[],
-  area: Box,
-  margin: { x: number; top: number },
-): PlacedLabel[] => {
+export const placeLabels = (points: readonly { x: number; y: number; text: string }[], area: Box, margin: { x: number; top: number }): PlacedLabel[] => {
   const h = LABEL_FONT + 2;
   const taken: Box[] = points.map((p) => ({ x: p.x - 6, y: p.y - 6, w: 12, h: 12 }));
   const placed: PlacedLabel[] = [];
@@ -127,14 +125,20 @@ export const renderChart = (h: HostSummary, rows: readonly MethodSummary[], mode
   }
   parts.push(`<line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" stroke="#333"/><line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="#333"/>`);
   parts.push(`<text x="${(L + W - R) / 2}" y="${H - 10}" font-size="11" text-anchor="middle">tokens freed (share of the history) →</text>`);
-  parts.push(`<text x="14" y="${(T + H - B) / 2}" font-size="11" text-anchor="middle" transform="rotate(-90 14 ${(T + H - B) / 2})">lost rate (lost / removed) →</text>`);
+  parts.push(
+    `<text x="14" y="${(T + H - B) / 2}" font-size="11" text-anchor="middle" transform="rotate(-90 14 ${(T + H - B) / 2})">lost rate (lost / removed) →</text>`,
+  );
   const methods = shown.filter((m) => m.kind === "method");
   const front = paretoFront(methods);
   if (front.length > 1)
-    parts.push(`<polyline data-mark="front" fill="none" stroke="#888" stroke-dasharray="4 3" points="${front.map((m) => `${x(m.freedShare).toFixed(1)},${y(m.lostRate).toFixed(1)}`).join(" ")}"/>`);
+    parts.push(
+      `<polyline data-mark="front" fill="none" stroke="#888" stroke-dasharray="4 3" points="${front.map((m) => `${x(m.freedShare).toFixed(1)},${y(m.lostRate).toFixed(1)}`).join(" ")}"/>`,
+    );
   const name = (m: MethodSummary): string =>
     m.kind === "ceiling" ? `${m.method} (ceiling)` : m.kind === "host" ? "host summary" : m.method === "rules" ? "bc" : m.method;
-  const order = [...shown].sort((a, b) => (a.method === "rules" ? -1 : b.method === "rules" ? 1 : 0) || (a.kind === b.kind ? 0 : a.kind === "ceiling" ? -1 : b.kind === "ceiling" ? 1 : 0));
+  const order = [...shown].sort(
+    (a, b) => (a.method === "rules" ? -1 : b.method === "rules" ? 1 : 0) || (a.kind === b.kind ? 0 : a.kind === "ceiling" ? -1 : b.kind === "ceiling" ? 1 : 0),
+  );
   const labels = placeLabels(
     order.map((m) => ({ x: x(m.freedShare), y: y(m.lostRate), text: name(m) })),
     { x: L + 1, y: T, w: W - R - L - 1, h: H - B - T },
@@ -145,14 +149,26 @@ export const renderChart = (h: HostSummary, rows: readonly MethodSummary[], mode
     const cy = y(m.lostRate).toFixed(1);
     const tip = `<title>${esc(`${rowName(m, h.host, mode)}: freed ${pct(m.freedShare)}, lost ${pct(m.lostRate, 2)} (${m.lost}/${m.removed})`)}</title>`;
     if (m.kind === "ceiling")
-      parts.push(`<path d="M${cx} ${(+cy - 6).toFixed(1)} L${(+cx + 6).toFixed(1)} ${cy} L${cx} ${(+cy + 6).toFixed(1)} L${(+cx - 6).toFixed(1)} ${cy} Z" fill="#fff" stroke="${MARK.ceiling}" stroke-width="1.5" data-mark="ceiling">${tip}</path>`);
+      parts.push(
+        `<path d="M${cx} ${(+cy - 6).toFixed(1)} L${(+cx + 6).toFixed(1)} ${cy} L${cx} ${(+cy + 6).toFixed(1)} L${(+cx - 6).toFixed(1)} ${cy} Z" fill="#fff" stroke="${MARK.ceiling}" stroke-width="1.5" data-mark="ceiling">${tip}</path>`,
+      );
     else if (m.kind === "host")
-      parts.push(`<path d="M${cx} ${(+cy - 6).toFixed(1)} L${(+cx + 6).toFixed(1)} ${(+cy + 5).toFixed(1)} L${(+cx - 6).toFixed(1)} ${(+cy + 5).toFixed(1)} Z" fill="${MARK.host}" stroke="#000" stroke-width="0.5" data-mark="host">${tip}</path>`);
-    else parts.push(`<circle cx="${cx}" cy="${cy}" r="${m.method === "rules" ? 6 : 4.5}" fill="${m.method === "rules" ? MARK.bc : MARK.method}" stroke="#000" stroke-width="0.5" data-mark="${m.method === "rules" ? "bc" : "method"}">${tip}</circle>`);
+      parts.push(
+        `<path d="M${cx} ${(+cy - 6).toFixed(1)} L${(+cx + 6).toFixed(1)} ${(+cy + 5).toFixed(1)} L${(+cx - 6).toFixed(1)} ${(+cy + 5).toFixed(1)} Z" fill="${MARK.host}" stroke="#000" stroke-width="0.5" data-mark="host">${tip}</path>`,
+      );
+    else
+      parts.push(
+        `<circle cx="${cx}" cy="${cy}" r="${m.method === "rules" ? 6 : 4.5}" fill="${m.method === "rules" ? MARK.bc : MARK.method}" stroke="#000" stroke-width="0.5" data-mark="${m.method === "rules" ? "bc" : "method"}">${tip}</circle>`,
+      );
   }
   for (const l of labels) {
-    if (l.leader) parts.push(`<line x1="${l.leader.x1.toFixed(1)}" y1="${l.leader.y1.toFixed(1)}" x2="${l.leader.x2.toFixed(1)}" y2="${l.leader.y2.toFixed(1)}" stroke="#bbb" stroke-width="0.7"/>`);
-    parts.push(`<text class="label" x="${l.tx.toFixed(1)}" y="${l.ty.toFixed(1)}" font-size="${LABEL_FONT}" text-anchor="${l.anchor}" fill="#333">${esc(l.text)}</text>`);
+    if (l.leader)
+      parts.push(
+        `<line x1="${l.leader.x1.toFixed(1)}" y1="${l.leader.y1.toFixed(1)}" x2="${l.leader.x2.toFixed(1)}" y2="${l.leader.y2.toFixed(1)}" stroke="#bbb" stroke-width="0.7"/>`,
+      );
+    parts.push(
+      `<text class="label" x="${l.tx.toFixed(1)}" y="${l.ty.toFixed(1)}" font-size="${LABEL_FONT}" text-anchor="${l.anchor}" fill="#333">${esc(l.text)}</text>`,
+    );
   }
   // legend: exactly the marks drawn in this chart
   const lx = W - R + 10;
@@ -162,12 +178,20 @@ export const renderChart = (h: HostSummary, rows: readonly MethodSummary[], mode
     ly += 16;
   };
   legend(`<circle cx="${lx + 5}" cy="${ly + 5}" r="5" fill="${MARK.bc}" stroke="#000" stroke-width="0.5"/>`, "bc");
-  if (methods.some((m) => m.method !== "rules")) legend(`<circle cx="${lx + 5}" cy="${ly + 5}" r="4.5" fill="${MARK.method}" stroke="#000" stroke-width="0.5"/>`, "other methods");
+  if (methods.some((m) => m.method !== "rules"))
+    legend(`<circle cx="${lx + 5}" cy="${ly + 5}" r="4.5" fill="${MARK.method}" stroke="#000" stroke-width="0.5"/>`, "other methods");
   if (shown.some((m) => m.kind === "ceiling"))
-    legend(`<path d="M${lx + 5} ${ly - 1} L${lx + 11} ${ly + 5} L${lx + 5} ${ly + 11} L${lx - 1} ${ly + 5} Z" fill="#fff" stroke="#000" stroke-width="1.5"/>`, "ceiling (hindsight)");
+    legend(
+      `<path d="M${lx + 5} ${ly - 1} L${lx + 11} ${ly + 5} L${lx + 5} ${ly + 11} L${lx - 1} ${ly + 5} Z" fill="#fff" stroke="#000" stroke-width="1.5"/>`,
+      "ceiling (hindsight)",
+    );
   if (shown.some((m) => m.kind === "host"))
-    legend(`<path d="M${lx + 5} ${ly - 1} L${lx + 11} ${ly + 10} L${lx - 1} ${ly + 10} Z" fill="${MARK.host}" stroke="#000" stroke-width="0.5"/>`, "the host's summary");
-  if (front.length > 1) legend(`<line x1="${lx - 1}" y1="${ly + 5}" x2="${lx + 11}" y2="${ly + 5}" stroke="#888" stroke-dasharray="4 3"/>`, "best trade-offs (methods)");
+    legend(
+      `<path d="M${lx + 5} ${ly - 1} L${lx + 11} ${ly + 10} L${lx - 1} ${ly + 10} Z" fill="${MARK.host}" stroke="#000" stroke-width="0.5"/>`,
+      "the host's summary",
+    );
+  if (front.length > 1)
+    legend(`<line x1="${lx - 1}" y1="${ly + 5}" x2="${lx + 11}" y2="${ly + 5}" stroke="#888" stroke-dasharray="4 3"/>`, "best trade-offs (methods)");
   parts.push(`</svg>`);
   return parts.join("\n");
 };
@@ -192,7 +216,9 @@ export const renderHtml = (r: EvalReport): string => {
   body.push(`<h1>bc eval report</h1>`);
   body.push(`<p>bc ${esc(r.version)}, yardstick ${esc(r.yardstick)}. ${code(corpusLine(r))}</p>`);
   if ((r.split ?? []).length > 0)
-    body.push(`<ul>${(r.split ?? []).map((b) => `<li><code>${esc(b.name)}</code>: ${b.sessions} sessions from ${b.files} files, fingerprint <code>${esc(b.fingerprint)}</code></li>`).join("")}</ul>`);
+    body.push(
+      `<ul>${(r.split ?? []).map((b) => `<li><code>${esc(b.name)}</code>: ${b.sessions} sessions from ${b.files} files, fingerprint <code>${esc(b.fingerprint)}</code></li>`).join("")}</ul>`,
+    );
   body.push(
     `<p>Each session is cut at ${esc(p.cuts.map((c) => pct(c, 0)).join(", "))} of its messages; every method compacts what is before the cut, and the scorer reads only what the assistant wrote and the tool inputs it issued after it. Down and to the right is better: more freed, less lost. Ceilings read the session's future: they mark how far a method could go and are not methods.</p>`,
   );
@@ -200,7 +226,12 @@ export const renderHtml = (r: EvalReport): string => {
   body.push(`<div class="charts">${r.hosts.map((h) => renderChart(h, h.methods, "light", `${hostName(h)}: light compaction`)).join("\n")}</div>`);
   for (const h of r.hosts) {
     body.push(`<h3>${esc(hostName(h))}: ${h.sessions} sessions</h3>`);
-    body.push(htmlTable(METHOD_COLUMNS.map((c) => c.head), h.methods.map((m) => METHOD_COLUMNS.map((c) => c.cell(m)))));
+    body.push(
+      htmlTable(
+        METHOD_COLUMNS.map((c) => c.head),
+        h.methods.map((m) => METHOD_COLUMNS.map((c) => c.cell(m))),
+      ),
+    );
     const s = ceilingSentences(h)[0];
     if (s) body.push(`<p>${esc(s.replace(/^light: /, ""))}</p>`);
   }
@@ -209,11 +240,18 @@ export const renderHtml = (r: EvalReport): string => {
     body.push(
       `<p>Each cut is compacted as an automatic compaction with the history at ${pct(p.pressure.share, 0)} of the window, down to ${pct(p.pressure.budgetShare, 0)} of it (the Claude Code plugin's default budget); every method frees to that budget. bc is scored as the product answers (the plugin's session.compact with trigger auto; the plan bc codex-fork makes with the budget). Cuts the plugin hands to Claude Code's summary are scored as what bc handed over, in their own row. The host's own summary is scored at the compactions it really ran.</p>`,
     );
-    body.push(`<div class="charts">${r.hosts.map((h) => renderChart(h, h.pressure ?? [], "pressure", `${hostName(h)}: at ${pct(p.pressure!.share, 0)} of the window`)).join("\n")}</div>`);
+    body.push(
+      `<div class="charts">${r.hosts.map((h) => renderChart(h, h.pressure ?? [], "pressure", `${hostName(h)}: at ${pct(p.pressure!.share, 0)} of the window`)).join("\n")}</div>`,
+    );
     for (const h of r.hosts) {
       const cols = pressureColumns(h.host);
       body.push(`<h3>${esc(hostName(h))}: ${h.sessions} sessions</h3>`);
-      body.push(htmlTable(cols.map((c) => c.head), (h.pressure ?? []).map((m) => cols.map((c) => c.cell(m)))));
+      body.push(
+        htmlTable(
+          cols.map((c) => c.head),
+          (h.pressure ?? []).map((m) => cols.map((c) => c.cell(m))),
+        ),
+      );
       const s = ceilingSentences(h).find((x) => x.startsWith("under pressure"));
       if (s) body.push(`<p>${esc(s.replace(/^under pressure: /, ""))}</p>`);
     }
@@ -259,7 +297,9 @@ export const renderHtml = (r: EvalReport): string => {
   body.push(`<h2>Definitions</h2><ul>${DEFINITIONS.map((d) => `<li>${code(d)}</li>`).join("")}</ul>`);
   const lost = lostList(r);
   body.push(`<h2>What the rules lost (${lost.length})</h2>`);
-  body.push(`<p>Removed results whose tokens the session used after the cut and that nothing left in the history shows (every cut, light and under pressure; all misses are in report.json).</p>`);
+  body.push(
+    `<p>Removed results whose tokens the session used after the cut and that nothing left in the history shows (every cut, light and under pressure; all misses are in report.json).</p>`,
+  );
   body.push(
     lost.length === 0
       ? "<p>Nothing.</p>"

@@ -114,7 +114,7 @@ export const lostList = (r: EvalReport): { file: string; line: string }[] =>
         file: s.file,
         line: `${s.file} at ${pct(m.share, 0)}${m.mode === "pressure" ? (m.handedOver === true ? " (pressure, handed over)" : " (pressure)") : ""}: message #${m.message} (${m.tool || "unknown tool"}): ${m.invisible
           .slice(0, 4)
-          .map((t) => "`" + t.replace(/`/g, "'").replace(/\s+/g, " ").slice(0, 80) + "`")
+          .map((t) => `\`${t.replace(/`/g, "'").replace(/\s+/g, " ").slice(0, 80)}\``)
           .join(", ")}`,
       })),
   );
@@ -163,7 +163,10 @@ export const renderMarkdown = (r: EvalReport): string => {
   }
   if ((r.split ?? []).length > 0) {
     push(`## Each given path beside the total`, "");
-    push("The same methods on each path given to `bc eval`, summarized alone. A figure that improves on one path and worsens on another is a sign of tuning to one set of sessions.", "");
+    push(
+      "The same methods on each path given to `bc eval`, summarized alone. A figure that improves on one path and worsens on another is a sign of tuning to one set of sessions.",
+      "",
+    );
     for (const h of r.hosts)
       for (const mode of ["light", "pressure"] as const) {
         const t = splitRows(r, h.host, mode);
@@ -193,14 +196,18 @@ export const renderMarkdown = (r: EvalReport): string => {
   push("", `## Definitions`, "", DEFINITIONS.map((d) => `- ${d}`).join("\n"), "");
   const lost = lostList(r);
   push(`## What the rules lost (${lost.length})`, "");
-  push("Removed results whose tokens the session used after the cut and that nothing left in the history shows (every cut, light and under pressure; all misses are in report.json).", "");
+  push(
+    "Removed results whose tokens the session used after the cut and that nothing left in the history shows (every cut, light and under pressure; all misses are in report.json).",
+    "",
+  );
   if (lost.length === 0) push("Nothing.");
   for (const l of lost.slice(0, 40)) push(`- ${l.line}`);
   if (lost.length > 40) push(`- … and ${lost.length - 40} more in report.json`);
   push("", `## Skipped files (${r.corpus.skipped.length})`, "");
   if (r.corpus.skipped.length === 0) push("None.");
   for (const s of r.corpus.skipped) push(`- ${s.reason}`);
-  if (r.corpus.malformedLines.length > 0) push("", `Malformed lines skipped inside files that loaded: ${r.corpus.malformedLines.length} (listed in report.json).`);
+  if (r.corpus.malformedLines.length > 0)
+    push("", `Malformed lines skipped inside files that loaded: ${r.corpus.malformedLines.length} (listed in report.json).`);
   push("", `Every parameter and the per-session rows are in report.json; the same corpus gives the same numbers.`);
-  return out.join("\n") + "\n";
+  return `${out.join("\n")}\n`;
 };

@@ -11,7 +11,7 @@ const NAME_WIDTH = 44;
 const MAX_BLOCKS = 4;
 
 const row = (name: string, m: MethodSummary, extra = ""): string => {
-  const n = name.length > NAME_WIDTH ? name.slice(0, NAME_WIDTH - 1) + "…" : name;
+  const n = name.length > NAME_WIDTH ? `${name.slice(0, NAME_WIDTH - 1)}…` : name;
   return `  ${n.padEnd(NAME_WIDTH)}${pct(m.freedShare).padStart(7)}${int(m.removed).padStart(9)}${int(m.misses).padStart(8)}${int(m.lost).padStart(7)}${pct(m.lostRate, 2).padStart(8)}${extra}`;
 };
 
@@ -51,7 +51,8 @@ const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): s
     const handed = bc.handovers > 0 ? `; the other ${int(bc.cuts - bc.reached)} went to Claude Code's summary` : "";
     out.push(`  bc reached the budget itself in ${int(bc.reached)} of ${int(bc.cuts)} cuts${handed}.`);
     const c = rows.find((m) => m.method === "oracle-to-budget");
-    if (l !== undefined && c) out.push(`  bc's lost rate is ${l.toFixed(1)}× the oracle-to-budget ceiling's, at ${pct(bc.freedShare)} freed to its ${pct(c.freedShare)}.`);
+    if (l !== undefined && c)
+      out.push(`  bc's lost rate is ${l.toFixed(1)}× the oracle-to-budget ceiling's, at ${pct(bc.freedShare)} freed to its ${pct(c.freedShare)}.`);
   }
   return out;
 };

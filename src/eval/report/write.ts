@@ -9,7 +9,7 @@ import { renderMarkdown } from "./markdown.ts";
 
 export const REPORT_FILES = ["report.md", "report.json", "report.html"] as const;
 
-export const renderJson = (r: EvalReport): string => JSON.stringify(r, null, 2) + "\n";
+export const renderJson = (r: EvalReport): string => `${JSON.stringify(r, null, 2)}\n`;
 
 export const renderReport = (r: EvalReport): Record<(typeof REPORT_FILES)[number], string> => ({
   "report.md": renderMarkdown(r),

@@ -155,7 +155,11 @@ const orderRecords = (recs: readonly (ClaudeRecord | undefined)[], byUuid: Reado
   };
   for (const i of sorted) emit(i);
   // a dependency cycle (never written by Claude Code): keep what is left in file order
-  for (const i of sorted) if (!done.has(i)) (done.add(i), out.push(i));
+  for (const i of sorted) {
+    if (done.has(i)) continue;
+    done.add(i);
+    out.push(i);
+  }
   return out;
 };
 
@@ -255,7 +259,7 @@ export const walkConversation = (t: Transcript, select: (rec: ClaudeRecord) => b
     if (ids.size > 0) {
       for (let i = lo + 1; i < hi; i++) {
         const r = recs[i];
-        if (!r || r.type !== "assistant") continue;
+        if (r?.type !== "assistant") continue;
         const id = messageId(r);
         if (id === undefined || !ids.has(id)) continue;
         if (!inChain.has(i)) added.push(i);
@@ -264,14 +268,12 @@ export const walkConversation = (t: Transcript, select: (rec: ClaudeRecord) => b
       }
       for (let i = lo + 1; i < hi; i++) {
         const r = recs[i];
-        if (!r || r.type !== "user" || inChain.has(i)) continue;
+        if (r?.type !== "user" || inChain.has(i)) continue;
         const c = blocksOf(r);
-        if (Array.isArray(c) && c.some((b) => b.type === "tool_result" && typeof b.tool_use_id === "string" && callIds.has(b.tool_use_id)))
-          added.push(i);
+        if (Array.isArray(c) && c.some((b) => b.type === "tool_result" && typeof b.tool_use_id === "string" && callIds.has(b.tool_use_id))) added.push(i);
       }
     }
     out.push({ boundary: seg.boundary, records: orderRecords(recs, byUuid, [...seg.records, ...added]) });
   }
   return { segments: out, leaf };
 };
-

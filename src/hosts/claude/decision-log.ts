@@ -67,13 +67,13 @@ const byteLength = (s: string): number => new TextEncoder().encode(s).length;
 
 /** The log's new text: `existing` plus one line, oldest lines dropped to stay under `maxBytes`. */
 export const appendRecord = (existing: string, record: DecisionRecord, maxBytes = MAX_LOG_BYTES): string => {
-  const line = JSON.stringify(record) + "\n";
-  let text = existing === "" || existing.endsWith("\n") ? existing + line : existing + "\n" + line;
+  const line = `${JSON.stringify(record)}\n`;
+  const text = existing === "" || existing.endsWith("\n") ? existing + line : `${existing}\n${line}`;
   if (byteLength(text) <= maxBytes) return text;
   const lines = text.split("\n").filter((l) => l !== "");
   let size = lines.reduce((n, l) => n + byteLength(l) + 1, 0);
   while (lines.length > 1 && size > maxBytes) size -= byteLength(lines.shift()!) + 1;
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 };
 
 const k = (n: number): string => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));

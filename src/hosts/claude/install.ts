@@ -54,7 +54,7 @@ const isOurMarketplace = (dir: string): boolean => {
 const marketplaceFiles = (files: PluginFiles): PluginFiles => {
   const version = (JSON.parse(files[".claude-plugin/plugin.json"] ?? "{}") as { version?: string }).version ?? VERSION;
   const all: PluginFiles = { ...Object.fromEntries(Object.entries(files).map(([k, v]) => [`plugins/${PLUGIN_NAME}/${k}`, v])) };
-  all[".claude-plugin/marketplace.json"] = JSON.stringify(marketplaceManifest(version), null, 2) + "\n";
+  all[".claude-plugin/marketplace.json"] = `${JSON.stringify(marketplaceManifest(version), null, 2)}\n`;
   return all;
 };
 
@@ -205,7 +205,7 @@ const writeState = (state: InstallState): void => {
     return;
   }
   mkdirSync(bcDir(), { recursive: true });
-  writeFileSync(statePath(), JSON.stringify(state, null, 2) + "\n");
+  writeFileSync(statePath(), `${JSON.stringify(state, null, 2)}\n`);
 };
 
 export const install = async (opts: { readonly dir?: string; readonly register: boolean }): Promise<InstallReport> => {
@@ -220,7 +220,14 @@ export const install = async (opts: { readonly dir?: string; readonly register: 
   const add = ["plugin", "marketplace", "add", dir];
   const inst = ["plugin", "install", PLUGIN_ID];
   if (!bin)
-    return { dir, pluginDir, version, commands: [add, inst].map((a) => ["claude", ...a].map(shellQuote).join(" ")), ran: false, notRun: opts.register ? "no-claude" : "no-register" };
+    return {
+      dir,
+      pluginDir,
+      version,
+      commands: [add, inst].map((a) => ["claude", ...a].map(shellQuote).join(" ")),
+      ran: false,
+      notRun: opts.register ? "no-claude" : "no-register",
+    };
   const commands: string[] = [];
   const known = listMarketplaces(bin).find((m) => m.name === MARKETPLACE_NAME);
   if (known && known.path !== undefined && resolve(known.path) !== dir) {
@@ -373,7 +380,12 @@ export const listLogs = (): LogFile[] => {
 /** The log of one session (an id or a unique prefix), or the newest one. */
 export const readLog = (sessionId?: string): { file: LogFile; records: DecisionRecord[]; problems: string[] } => {
   const logs = listLogs();
-  if (logs.length === 0) throw new BcError("not-found", `no decision log under ${logsDir()}`, "the plugin writes one when Claude Code compacts with it installed ('bc claude status')");
+  if (logs.length === 0)
+    throw new BcError(
+      "not-found",
+      `no decision log under ${logsDir()}`,
+      "the plugin writes one when Claude Code compacts with it installed ('bc claude status')",
+    );
   let file: LogFile | undefined;
   if (sessionId === undefined) file = logs.at(-1);
   else {
@@ -381,7 +393,8 @@ export const readLog = (sessionId?: string): { file: LogFile; records: DecisionR
     if (matches.length > 1 && !matches.some((m) => m.sessionId === sessionId))
       throw new BcError("usage", `session id '${sessionId}' matches ${matches.length} logs`, "give more of the id");
     file = matches.find((m) => m.sessionId === sessionId) ?? matches[0];
-    if (!file) throw new BcError("not-found", `no decision log for session '${sessionId}' under ${logsDir()}`, "run 'bc claude log' without an id to see the newest");
+    if (!file)
+      throw new BcError("not-found", `no decision log for session '${sessionId}' under ${logsDir()}`, "run 'bc claude log' without an id to see the newest");
   }
   const { records, problems } = parseLog(readFileSync(file!.path, "utf8"));
   return { file: file!, records, problems: problems.map((p) => `${file!.path}:${p.replace(/^line /, "")}`) };

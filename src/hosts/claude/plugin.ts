@@ -109,7 +109,12 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
   const at = new Date(t0).toISOString();
   const { rows, options, trigger } = input;
   const base = { v: 1 as const, at, sessionId: input.sessionId, ...(input.agentId ? { agentId: input.agentId } : {}), trigger, rowsIn: rows.length };
-  const finish = (answer: CompactAnswer, outcome: Outcome, reason: string, extra: Partial<DecisionRecord> & { rowsOut: number; tokensBefore: number; tokensAfter: number }): CompactOutcome => ({
+  const finish = (
+    answer: CompactAnswer,
+    outcome: Outcome,
+    reason: string,
+    extra: Partial<DecisionRecord> & { rowsOut: number; tokensBefore: number; tokensAfter: number },
+  ): CompactOutcome => ({
     answer,
     record: { ...base, outcome, reason, escalated: false, results: [], ...extra, ms: round1(input.now() - t0) },
   });
@@ -136,7 +141,15 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
   const { tokensBefore, tokensAfter } = p.totals;
   const freedPercent = window === undefined ? undefined : round1(((tokensBefore - tokensAfter) / window) * 100);
   const results = p.decisions.map((d) => ({ callId: d.callId, tool: d.tool, action: d.action, rule: d.rule, reason: d.reason }));
-  const facts = { rowsOut: out.length, tokensBefore, tokensAfter, results, escalated: escalated(p), needWeights: needModel === undefined ? ("shipped" as const) : ("user" as const), ...(window === undefined ? {} : { window, freedPercent, budgetTokens }) };
+  const facts = {
+    rowsOut: out.length,
+    tokensBefore,
+    tokensAfter,
+    results,
+    escalated: escalated(p),
+    needWeights: needModel === undefined ? ("shipped" as const) : ("user" as const),
+    ...(window === undefined ? {} : { window, freedPercent, budgetTokens }),
+  };
 
   // never answer with a list Claude Code would refuse, or with a call that lost its result
   const problems = validateRows(out);
@@ -217,5 +230,6 @@ export const warmUp = (): void => {
     rows.push({ role: "user", text: "", toolUses: [], toolResults: [{ tool_use_id: id, text, isError: i % 13 === 12 }] });
   }
   rows.push({ role: "assistant", text: "Done: you must keep value_3.", toolUses: [] });
-  for (const trigger of ["manual", "auto"]) compactRows({ trigger, sessionId: "warm-up", rows, usage: { window: 200_000 }, options: DEFAULT_PLUGIN_OPTIONS, now: () => 0 });
+  for (const trigger of ["manual", "auto"])
+    compactRows({ trigger, sessionId: "warm-up", rows, usage: { window: 200_000 }, options: DEFAULT_PLUGIN_OPTIONS, now: () => 0 });
 };

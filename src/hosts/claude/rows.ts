@@ -1,7 +1,7 @@
 // Claude Code's `session.compact` rows <-> the session model, for the hook.
-// Runs inside Claude Code's hooks worker: no Bun, no Node, no bare package here (research 3.1, 4).
+// Runs inside Claude Code's hooks worker: no Bun, no Node, no bare package here.
 //
-// Back to rows (research 7.4, 7.8): a row handed back with its handle and unchanged stands as
+// Back to rows: a row handed back with its handle and unchanged stands as
 // Claude Code's own records; every other row is rebuilt from role, text and tool blocks. Assistant
 // rows and tool_result rows always go back WITHOUT their handle: kept copies share message.id /
 // sourceToolAssistantUUID with the pre-compaction records, and `--resume` would splice those back.
@@ -27,7 +27,7 @@ export interface ToolResultSummary {
   readonly [extra: string]: unknown;
 }
 
-/** Claude Code's SessionMessage (research 7.2). */
+/** Claude Code's SessionMessage. */
 export interface SessionRow {
   readonly role: "user" | "assistant";
   readonly text: string;
@@ -89,7 +89,7 @@ export const sessionToRows = (rows: readonly SessionRow[], messages: readonly Me
     return rebuildUser(m);
   });
 
-/** Every problem Claude Code's validator (research 7.5) would report for a returned message list; [] when it accepts it. */
+/** Every problem Claude Code's validator would report for a returned message list; [] when it accepts it. */
 export const validateRows = (rows: unknown): string[] => {
   if (!Array.isArray(rows)) return ["messages that are not a list"];
   if (rows.length === 0) return ["an empty messages (a compaction leaves at least one)"];
@@ -108,7 +108,8 @@ export const validateRows = (rows: unknown): string[] => {
       bad("has toolUses that are not a list of { tool_use_id, tool, input }");
     if (
       r.toolResults !== undefined &&
-      (!Array.isArray(r.toolResults) || r.toolResults.some((t: any) => typeof t !== "object" || t === null || typeof t.tool_use_id !== "string" || typeof t.text !== "string"))
+      (!Array.isArray(r.toolResults) ||
+        r.toolResults.some((t: any) => typeof t !== "object" || t === null || typeof t.tool_use_id !== "string" || typeof t.text !== "string"))
     )
       bad("has toolResults that are not a list of { tool_use_id, text, isError }");
   });
@@ -119,5 +120,8 @@ export const validateRows = (rows: unknown): string[] => {
 export const orphans = (rows: readonly SessionRow[]): string[] => {
   const uses = new Set(rows.flatMap((r) => (r.role === "assistant" ? (r.toolUses ?? []).map((u) => u.tool_use_id) : [])));
   const results = new Set(rows.flatMap((r) => (r.toolResults ?? []).map((t) => t.tool_use_id)));
-  return [...[...uses].filter((id) => !results.has(id)).map((id) => `tool_use ${id} has no result`), ...[...results].filter((id) => !uses.has(id)).map((id) => `tool_result ${id} has no tool_use`)];
+  return [
+    ...[...uses].filter((id) => !results.has(id)).map((id) => `tool_use ${id} has no result`),
+    ...[...results].filter((id) => !uses.has(id)).map((id) => `tool_result ${id} has no tool_use`),
+  ];
 };

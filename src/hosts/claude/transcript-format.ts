@@ -77,7 +77,6 @@ export const isClaudeRecord = (v: unknown): v is ClaudeRecord => {
   return CLAUDE_TYPES.has(v.type) || typeof v.uuid === "string" || typeof v.sessionId === "string";
 };
 
-
 /** Check a parsed file is a Claude Code transcript; a one-line error naming what was expected otherwise. */
 const checkFormat = (file: JsonlFile): void => {
   let parsed = 0;

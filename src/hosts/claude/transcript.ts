@@ -58,11 +58,7 @@ const pairingWarnings = (path: string, lines: readonly JsonlLine[], messages: re
 };
 
 /** Build one LoadedSession from the records `select` picks. */
-export const loadConversation = (
-  t: Transcript,
-  select: (rec: ClaudeRecord) => boolean,
-  ids: { id: string; agentId?: string },
-): ClaudeSession => {
+export const loadConversation = (t: Transcript, select: (rec: ClaudeRecord) => boolean, ids: { id: string; agentId?: string }): ClaudeSession => {
   const { segments } = walkConversation(t, select);
   const timeline: Message[] = [];
   const compactions: HostCompaction[] = [];
@@ -131,8 +127,7 @@ const sidechainAgents = (t: Transcript): string[] => {
   return [...seen];
 };
 
-const hasMainMessages = (t: Transcript): boolean =>
-  t.lines.some((l) => isClaudeRecord(l.value) && isMessageRecord(l.value) && isMain(l.value));
+const hasMainMessages = (t: Transcript): boolean => t.lines.some((l) => isClaudeRecord(l.value) && isMessageRecord(l.value) && isMain(l.value));
 
 /** The transcript's main conversation (for a subagent file, whose records are all sidechain: that agent's). */
 export const loadTranscript = (t: Transcript): ClaudeSession => {

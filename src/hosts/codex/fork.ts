@@ -17,7 +17,17 @@ import { decodeUtf8, lineSpans, writeAtomically } from "../../util/jsonl.ts";
 import { type HistoryItem, rebuildHistory } from "./history.ts";
 import { contentText, isOutputItem, isReinjectedContextText, type MessageItem, replaceOutputText, type ResponseItem, sentForm } from "./items.ts";
 import { historyToMessages } from "./session-map.ts";
-import { lastOrdinal, lastTokenCount, lastTurnContext, lastWorldState, parseRollout, readRollout, type Rollout, type RolloutFormat, threadId } from "./rollout.ts";
+import {
+  lastOrdinal,
+  lastTokenCount,
+  lastTurnContext,
+  lastWorldState,
+  parseRollout,
+  readRollout,
+  type Rollout,
+  type RolloutFormat,
+  threadId,
+} from "./rollout.ts";
 
 export type ContextMode = "fresh" | "keep";
 
@@ -107,7 +117,6 @@ const pad = (n: number): string => String(n).padStart(2, "0");
 export const canonicalFileName = (now: Date, id: string): string =>
   `rollout-${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}T${pad(now.getHours())}-${pad(now.getMinutes())}-${pad(now.getSeconds())}-${id}.jsonl`;
 
-
 /** `$CODEX_HOME/sessions/YYYY/MM/DD` (local date, like Codex). */
 export const sessionsDayDir = (codexHome: string, now: Date): string =>
   join(codexHome, "sessions", String(now.getFullYear()), pad(now.getMonth() + 1), pad(now.getDate()));
@@ -132,12 +141,15 @@ export const isInjectedContext = (item: ResponseItem): boolean => {
 const usableLines = (src: Rollout): Rollout["lines"] => {
   const lines = src.partial ? src.lines.slice(0, -1) : src.lines;
   const first = lines.find((l) => l.kind !== "blank");
-  if (first?.kind !== "session_meta")
-    throw new BcError("bad-input", `${src.path}:1: not a resumable Codex rollout: the first record is not session_meta`);
+  if (first?.kind !== "session_meta") throw new BcError("bad-input", `${src.path}:1: not a resumable Codex rollout: the first record is not session_meta`);
   if (src.format === "paginated") {
     const last = lines.findLast((l) => l.kind !== "blank")!;
     if (!("ordinal" in last) || typeof last.ordinal !== "number")
-      throw new BcError("bad-input", `${src.path}:${last.lineNo}: paginated rollout whose last record has no ordinal`, "Codex itself refuses to resume this file");
+      throw new BcError(
+        "bad-input",
+        `${src.path}:${last.lineNo}: paginated rollout whose last record has no ordinal`,
+        "Codex itself refuses to resume this file",
+      );
   }
   return lines;
 };
@@ -147,9 +159,14 @@ const ZERO_USAGE = { input_tokens: 0, cached_input_tokens: 0, output_tokens: 0, 
 /** A fresh token_count payload: the source's last one, with the current context size set to the pruned estimate. */
 const freshTokenCount = (src: Rollout, estimate: number): Json => {
   const last = lastTokenCount(src);
-  const payload: Json = last && isObject(last.payload.info)
-    ? structuredClone(last.payload)
-    : { type: "token_count", info: { total_token_usage: { ...ZERO_USAGE }, last_token_usage: { ...ZERO_USAGE }, model_context_window: null }, rate_limits: null };
+  const payload: Json =
+    last && isObject(last.payload.info)
+      ? structuredClone(last.payload)
+      : {
+          type: "token_count",
+          info: { total_token_usage: { ...ZERO_USAGE }, last_token_usage: { ...ZERO_USAGE }, model_context_window: null },
+          rate_limits: null,
+        };
   const info = payload.info as Json;
   const usage: Json = isObject(info.last_token_usage) ? info.last_token_usage : { ...ZERO_USAGE };
   for (const key of Object.keys(usage)) if (typeof usage[key] === "number") usage[key] = 0;
@@ -257,7 +274,7 @@ const buildFork = (src: Rollout, lines: Rollout["lines"], replacement: Json[], c
   });
   const parts: Uint8Array[] = [];
   for (const c of copied) parts.push(c, NEWLINE);
-  parts.push(utf8.encode(appended.map((a) => recordLine(a, replacementJson)).join("\n") + "\n"));
+  parts.push(utf8.encode(`${appended.map((a) => recordLine(a, replacementJson)).join("\n")}\n`));
   return { bytes: concatBytes(parts), copied, rewritten, appended, replacement, replacementJson, estimate };
 };
 
@@ -292,7 +309,7 @@ const rereadFork = (bytes: Uint8Array, fileName: string, src: Rollout, built: Bu
     const raw = decodeUtf8(stored);
     let one: Rollout;
     try {
-      one = parseRollout(raw + "\n", fileName);
+      one = parseRollout(`${raw}\n`, fileName);
     } catch (e) {
       throw bad(`a line Codex cannot read (${(e as Error).message.replace(`${fileName}: `, "")})`, i + 1);
     }
@@ -303,7 +320,18 @@ const rereadFork = (bytes: Uint8Array, fileName: string, src: Rollout, built: Bu
   let paginated = src.format === "paginated";
   for (const l of lines) if (l.kind === "session_meta" && l.payload.history_mode === "paginated") paginated = true;
   if (malformed.length > 0) throw bad(`a line Codex would skip: ${malformed[0]}`);
-  return { ...src, path: fileName, lines, endsWithNewline: true, partial: false, malformed, warnings: [], bytes: bytes.length, source: bytes, format: paginated ? "paginated" : src.format };
+  return {
+    ...src,
+    path: fileName,
+    lines,
+    endsWithNewline: true,
+    partial: false,
+    malformed,
+    warnings: [],
+    bytes: bytes.length,
+    source: bytes,
+    format: paginated ? "paginated" : src.format,
+  };
 };
 
 /**
@@ -317,7 +345,11 @@ export const checkFork = (
 ): void => {
   const { src, built, newId, context } = expected;
   const bad = (what: string, line?: number): BcError =>
-    new BcError("validation", `${fileName}${line === undefined ? "" : `:${line}`}: the fork failed its check: ${what}`, "nothing was written and the source is untouched; this is a bug in bc, please report it");
+    new BcError(
+      "validation",
+      `${fileName}${line === undefined ? "" : `:${line}`}: the fork failed its check: ${what}`,
+      "nothing was written and the source is untouched; this is a bug in bc, please report it",
+    );
   const m = CANONICAL_NAME_RE.exec(fileName);
   if (!m || m[7] !== newId) throw bad(`the file name is not rollout-YYYY-MM-DDThh-mm-ss-${newId}.jsonl`);
   if (!UUID_RE.test(newId)) throw bad(`the new id ${newId} is not a lower-case UUID`);
@@ -340,7 +372,8 @@ export const checkFork = (
     if (v.type !== want.type) throw bad(`type '${v.type}', expected '${want.type}'`, l.lineNo);
     if (typeof v.timestamp !== "string" || !TIMESTAMP_RE.test(v.timestamp)) throw bad("timestamp is not RFC 3339 UTC with milliseconds", l.lineNo);
     if (src.format === "paginated") {
-      if (ordinal === undefined || v.ordinal !== ordinal + 1) throw bad(`ordinal ${v.ordinal}, expected ${ordinal === undefined ? "?" : ordinal + 1}`, l.lineNo);
+      if (ordinal === undefined || v.ordinal !== ordinal + 1)
+        throw bad(`ordinal ${v.ordinal}, expected ${ordinal === undefined ? "?" : ordinal + 1}`, l.lineNo);
       ordinal = v.ordinal;
     } else if ("ordinal" in v) throw bad("an ordinal on a legacy rollout", l.lineNo);
     if (l.kind === "compacted") {
@@ -366,7 +399,8 @@ export const checkFork = (
 
   // what Codex will rebuild from this file must be exactly the planned history ...
   const rebuilt = rebuildHistory(fork);
-  if (rebuilt.baseLine !== n) throw bad(`the history would start at line ${rebuilt.baseLine === undefined ? "?" : rebuilt.baseLine + 1}, not at the appended compacted record`);
+  if (rebuilt.baseLine !== n)
+    throw bad(`the history would start at line ${rebuilt.baseLine === undefined ? "?" : rebuilt.baseLine + 1}, not at the appended compacted record`);
   const items = rebuilt.items.map((h) => h.item);
   if (items.length !== built.replacement.length) throw bad(`the rebuilt history has ${items.length} items, the planned one ${built.replacement.length}`);
   if (canon(items) !== built.replacementJson) {
@@ -374,7 +408,9 @@ export const checkFork = (
     throw bad(`rebuilt history item ${i === -1 ? "?" : i} differs from the planned one`);
   }
   // ... and differ from the source's only in tool output text: prose intact, every call keeps its output
-  const sourceItems = rebuildHistory(src).items.map((h) => sentForm(h.item)).filter((it) => context === "keep" || !isInjectedContext(it));
+  const sourceItems = rebuildHistory(src)
+    .items.map((h) => sentForm(h.item))
+    .filter((it) => context === "keep" || !isInjectedContext(it));
   if (sourceItems.length !== items.length) throw bad(`the history has ${items.length} items, the source's ${sourceItems.length}`);
   for (let i = 0; i < items.length; i++) {
     const a = sourceItems[i]!;
@@ -393,7 +429,12 @@ const contextWindowOf = (src: Rollout): { contextWindow?: number } => {
   for (let i = src.lines.length - 1; i >= 0; i--) {
     const l = src.lines[i]!;
     if (l.kind !== "event_msg") continue;
-    const w = l.payload.type === "token_count" && isObject(l.payload.info) ? l.payload.info.model_context_window : l.payload.type === "task_started" ? l.payload.model_context_window : undefined;
+    const w =
+      l.payload.type === "token_count" && isObject(l.payload.info)
+        ? l.payload.info.model_context_window
+        : l.payload.type === "task_started"
+          ? l.payload.model_context_window
+          : undefined;
     if (typeof w === "number" && Number.isSafeInteger(w) && w > 0) return { contextWindow: w };
   }
   return {};
@@ -418,7 +459,11 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
     try {
       mkdirSync(dirname(path), { recursive: true });
     } catch (e) {
-      throw new BcError("bad-input", `${dirname(path)}: cannot be used as the fork's folder (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, "pass --out-dir a folder (it is created if missing), or set CODEX_HOME");
+      throw new BcError(
+        "bad-input",
+        `${dirname(path)}: cannot be used as the fork's folder (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+        "pass --out-dir a folder (it is created if missing), or set CODEX_HOME",
+      );
     }
     writeAtomically(path, built.bytes, (tmp) => {
       options.beforeCheck?.(tmp);
@@ -440,7 +485,9 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
     replacementHistory: replacement,
     partialTail: src.partial,
     skipped: src.lines.flatMap((l) =>
-      l.kind !== "malformed" ? [] : [`${sourcePath}:${l.lineNo}: ${l.error}${l.partial ? "; left out of the fork" : "; skipped, as Codex skips it on resume (copied as it is)"}`],
+      l.kind !== "malformed"
+        ? []
+        : [`${sourcePath}:${l.lineNo}: ${l.error}${l.partial ? "; left out of the fork" : "; skipped, as Codex skips it on resume (copied as it is)"}`],
     ),
     ...contextWindowOf(src),
     resumeCommand: `codex resume ${newId}`,
@@ -451,45 +498,49 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
  * The rules engine as a pruner: the history maps one item to one message (session-map.ts), so a
  * decision's messageIndex is the history index, and the applied result text is the new output.
  */
-export const enginePruner = (options?: Partial<Options>, budget?: BudgetSpec): Pruner => (history, rollout) => {
-  const session: Session = { host: "codex", id: threadId(rollout), messages: historyToMessages(history) };
-  const forkBudget = budget === undefined ? undefined : budgetFor(budget, rollout);
-  const p = plan(session, forkBudget?.tokens === undefined ? options : { ...options, budgetTokens: forkBudget.tokens });
-  const after = apply(session, p);
-  const outputs = new Map<number, string>();
-  const t = p.totals;
-  const byRule: Partial<Record<RuleId, RuleTotals>> = { ...t.byRule };
-  let kept = t.resultsKept;
-  let truncated = t.resultsTruncated;
-  let dropped = t.resultsDropped;
-  let unfreed = 0;
-  for (const d of p.decisions) {
-    if (d.action === "keep") continue;
-    const item = history[d.messageIndex]?.item;
-    const before = session.messages[d.messageIndex]?.toolResults.find((r) => r.callId === d.callId)?.text;
-    const text = after[d.messageIndex]?.toolResults.find((r) => r.callId === d.callId)?.text;
-    if (item !== undefined && isOutputItem(item) && text !== undefined) {
-      outputs.set(d.messageIndex, text);
-      continue;
+export const enginePruner =
+  (options?: Partial<Options>, budget?: BudgetSpec): Pruner =>
+  (history, rollout) => {
+    const session: Session = { host: "codex", id: threadId(rollout), messages: historyToMessages(history) };
+    const forkBudget = budget === undefined ? undefined : budgetFor(budget, rollout);
+    const p = plan(session, forkBudget?.tokens === undefined ? options : { ...options, budgetTokens: forkBudget.tokens });
+    const after = apply(session, p);
+    const outputs = new Map<number, string>();
+    const t = p.totals;
+    const byRule: Partial<Record<RuleId, RuleTotals>> = { ...t.byRule };
+    let kept = t.resultsKept;
+    let truncated = t.resultsTruncated;
+    let dropped = t.resultsDropped;
+    let unfreed = 0;
+    for (const d of p.decisions) {
+      if (d.action === "keep") continue;
+      const item = history[d.messageIndex]?.item;
+      const before = session.messages[d.messageIndex]?.toolResults.find((r) => r.callId === d.callId)?.text;
+      const text = after[d.messageIndex]?.toolResults.find((r) => r.callId === d.callId)?.text;
+      if (item !== undefined && isOutputItem(item) && text !== undefined) {
+        outputs.set(d.messageIndex, text);
+        continue;
+      }
+      // a result whose text is not an output string (tool_search_output lists tools): kept as it is
+      const freed = before === undefined || text === undefined ? 0 : estimateTextTokens(before) - estimateTextTokens(text);
+      unfreed += freed;
+      const r = byRule[d.rule];
+      if (r) byRule[d.rule] = { results: r.results, removed: r.removed - 1, tokensFreed: r.tokensFreed - freed };
+      kept++;
+      if (d.action === "drop") dropped--;
+      else truncated--;
     }
-    // a result whose text is not an output string (tool_search_output lists tools): kept as it is
-    const freed = before === undefined || text === undefined ? 0 : estimateTextTokens(before) - estimateTextTokens(text);
-    unfreed += freed;
-    const r = byRule[d.rule];
-    if (r) byRule[d.rule] = { results: r.results, removed: r.removed - 1, tokensFreed: r.tokensFreed - freed };
-    kept++;
-    if (d.action === "drop") dropped--;
-    else truncated--;
-  }
-  return {
-    outputs,
-    results: t.results,
-    resultsKept: kept,
-    resultsTruncated: truncated,
-    resultsDropped: dropped,
-    tokensBefore: t.tokensBefore,
-    tokensAfter: t.tokensAfter + unfreed,
-    byRule,
-    ...(forkBudget === undefined ? {} : { budget: { ...forkBudget, ...(forkBudget.tokens === undefined ? {} : { reached: t.tokensAfter + unfreed <= forkBudget.tokens }) } }),
+    return {
+      outputs,
+      results: t.results,
+      resultsKept: kept,
+      resultsTruncated: truncated,
+      resultsDropped: dropped,
+      tokensBefore: t.tokensBefore,
+      tokensAfter: t.tokensAfter + unfreed,
+      byRule,
+      ...(forkBudget === undefined
+        ? {}
+        : { budget: { ...forkBudget, ...(forkBudget.tokens === undefined ? {} : { reached: t.tokensAfter + unfreed <= forkBudget.tokens }) } }),
+    };
   };
-};

@@ -1,5 +1,5 @@
-// The model-visible history of a rollout, rebuilt as Codex rebuilds it on resume (research note
-// codex-rollout.md section 6; codex-rs `reconstruct_history_from_rollout`): the newest `compacted`
+// The model-visible history of a rollout, rebuilt as Codex rebuilds it on resume (codex-rs
+// `reconstruct_history_from_rollout`): the newest `compacted`
 // record with a `replacement_history` is the base, every later `response_item` is appended in file
 // order, a legacy `compacted` without `replacement_history` becomes "user messages + message", and a
 // `thread_rolled_back` event drops the newest N user turns.
@@ -77,8 +77,7 @@ const legacyCompactedHistory = (history: readonly HistoryItem[], line: Compacted
 
 const isPreTurnContext = (item: ResponseItem): boolean =>
   item.type === "message" &&
-  ((item as MessageItem).role === "developer" ||
-    ((item as MessageItem).role === "user" && isContextualUserText(contentText((item as MessageItem).content))));
+  ((item as MessageItem).role === "developer" || ((item as MessageItem).role === "user" && isContextualUserText(contentText((item as MessageItem).content))));
 
 /** codex-rs `drop_last_n_user_turns`: cut before the Nth-newest user turn, with the context injected just before it. */
 export const dropLastUserTurns = (history: readonly HistoryItem[], turns: number): HistoryItem[] => {

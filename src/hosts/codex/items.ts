@@ -1,5 +1,5 @@
 // Codex `ResponseItem`s as stored in `response_item.payload` and in `compacted.replacement_history`
-// (research note codex-rollout.md section 4). Items are the parsed JSON objects themselves: every
+// (codex-rs `ResponseItem`). Items are the parsed JSON objects themselves: every
 // field Codex wrote stays on the object, so writing one back with JSON.stringify keeps it whole.
 import { isObject } from "../../util/json.ts";
 
@@ -126,14 +126,11 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set<KnownResponseItem["type"]>([
   "compaction_summary",
 ]);
 
-export const asKnownItem = (item: ResponseItem): KnownResponseItem | undefined =>
-  KNOWN_TYPES.has(item.type) ? (item as KnownResponseItem) : undefined;
+export const asKnownItem = (item: ResponseItem): KnownResponseItem | undefined => (KNOWN_TYPES.has(item.type) ? (item as KnownResponseItem) : undefined);
 
 export type OutputItem = FunctionCallOutputItem | CustomToolCallOutputItem;
 
-export const isOutputItem = (item: ResponseItem): item is OutputItem =>
-  item.type === "function_call_output" || item.type === "custom_tool_call_output";
-
+export const isOutputItem = (item: ResponseItem): item is OutputItem => item.type === "function_call_output" || item.type === "custom_tool_call_output";
 
 /**
  * Why Codex could not deserialize this item, or undefined when it can. Only the fields bc relies
@@ -162,8 +159,7 @@ export const itemProblem = (v: unknown): string | undefined => {
     case "function_call_output":
     case "custom_tool_call_output":
       if (typeof v.call_id !== "string") return `${t} without string "call_id"`;
-      if (!(typeof v.output === "string" || Array.isArray(v.output) || isObject(v.output)))
-        return `${t} without "output"`;
+      if (!(typeof v.output === "string" || Array.isArray(v.output) || isObject(v.output))) return `${t} without "output"`;
       return undefined;
     case "reasoning":
       if (!Array.isArray(v.summary)) return 'reasoning without "summary" array';
@@ -197,8 +193,7 @@ export const sentForm = (item: ResponseItem): ResponseItem => {
 // ---- Text --------------------------------------------------------------------------------------
 
 const isTextPart = (c: { readonly type?: unknown; readonly text?: unknown }): boolean =>
-  (c.type === "input_text" || c.type === "output_text" || c.type === "text" || c.type === "summary_text" ||
-    c.type === "reasoning_text") &&
+  (c.type === "input_text" || c.type === "output_text" || c.type === "text" || c.type === "summary_text" || c.type === "reasoning_text") &&
   typeof c.text === "string";
 
 /** Text parts joined with "\n" (images and other parts left out). */
@@ -223,8 +218,7 @@ export const outputText = (output: ToolOutput): { text: string; images: number }
   if (Array.isArray(output)) return { text: contentText(output), images: contentNonTextCount(output) };
   const o = output as { content?: unknown };
   if (typeof o.content === "string") return { text: o.content, images: 0 };
-  if (Array.isArray(o.content))
-    return { text: contentText(o.content as ContentItem[]), images: contentNonTextCount(o.content as ContentItem[]) };
+  if (Array.isArray(o.content)) return { text: contentText(o.content as ContentItem[]), images: contentNonTextCount(o.content as ContentItem[]) };
   return { text: "", images: 0 };
 };
 
@@ -257,8 +251,7 @@ export const replaceOutputText = <T extends OutputItem>(item: T, text: string): 
 // ---- Kinds of user message ----------------------------------------------------------------------
 
 /** Codex's prefix on the user message that carries a compaction summary. */
-export const SUMMARY_PREFIX =
-  "Another language model started to solve this problem and produced a summary of its thinking process.";
+export const SUMMARY_PREFIX = "Another language model started to solve this problem and produced a summary of its thinking process.";
 
 /**
  * Openings of user messages Codex injects itself (codex-rs `is_contextual_user_message_content`

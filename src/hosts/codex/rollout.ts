@@ -1,6 +1,6 @@
 // A Codex rollout (`~/.codex/sessions/**/rollout-*.jsonl`), read losslessly: every line keeps its
 // raw text, so `serializeRollout(parseRollout(text))` gives back the same bytes; each line is also
-// typed as a RolloutItem variant (research note codex-rollout.md sections 2, 3 and 5), parsed
+// typed as a RolloutItem variant (codex-rs `RolloutItem`), parsed
 // loosely: the payload is the parsed JSON object itself, so fields bc does not model are kept.
 //
 // Speed: one JSON.parse per line and a few field checks, no per-line zod (the whole-process read
@@ -277,7 +277,15 @@ export const parseRollout = (text: string, path: string, options: { runTogether?
         const before = malformed.length;
         l.records.forEach((v, part) => addRecord(v, { index: lines.length, lineNo: l.lineNo, raw: part === 0 ? l.raw : "", part }));
         // one report per line: a record of it that cannot be read is said in the same breath
-        if (malformed.length > before) malformed.splice(before - 1, malformed.length - before + 1, `${path}:${l.lineNo}: ${l.error}; ${malformed.slice(before).map((m) => m.slice(`${path}:${l.lineNo}: `.length)).join("; ")}`);
+        if (malformed.length > before)
+          malformed.splice(
+            before - 1,
+            malformed.length - before + 1,
+            `${path}:${l.lineNo}: ${l.error}; ${malformed
+              .slice(before)
+              .map((m) => m.slice(`${path}:${l.lineNo}: `.length))
+              .join("; ")}`,
+          );
       }
       continue;
     }
@@ -301,17 +309,14 @@ export const parseRollout = (text: string, path: string, options: { runTogether?
     const why = firstBad.kind === "malformed" ? firstBad.error : `unknown record type "${firstBad.type}"`;
     throw new BcError("bad-input", `${path}:${firstBad.lineNo}: not a Codex rollout: ${why}`, hint);
   }
-  if (firstRecordType !== "session_meta")
-    warnings.push(`${path}: does not start with session_meta (Codex refuses to resume such a rollout)`);
+  if (firstRecordType !== "session_meta") warnings.push(`${path}: does not start with session_meta (Codex refuses to resume such a rollout)`);
 
   const metas = lines.filter((l): l is SessionMetaLine => l.kind === "session_meta");
   const ids = new Set(metas.map((m) => m.payload.id));
-  if (ids.size > 1)
-    warnings.push(`${path}: session_meta lines name ${ids.size} thread ids; the first (${metas[0]!.payload.id}) is the thread's`);
+  if (ids.size > 1) warnings.push(`${path}: session_meta lines name ${ids.size} thread ids; the first (${metas[0]!.payload.id}) is the thread's`);
   if (paginated) {
     const missing = lines.filter((l) => "value" in l && l.kind !== "unknown" && (l as RecordBase).ordinal === undefined);
-    if (missing.length > 0)
-      warnings.push(`${path}:${missing[0]!.lineNo}: paginated rollout line without "ordinal" (${missing.length} such lines)`);
+    if (missing.length > 0) warnings.push(`${path}:${missing[0]!.lineNo}: paginated rollout line without "ordinal" (${missing.length} such lines)`);
   }
   if (metas[0]?.payload.history_base !== undefined)
     warnings.push(
@@ -356,8 +361,7 @@ export const lastLineOf = <K extends RolloutLineKind>(rollout: Rollout, kind: K)
 };
 
 /** The thread's session_meta: the first one (the desktop app appends a copy each time it re-opens a thread). */
-export const sessionMeta = (rollout: Rollout): SessionMetaLine | undefined =>
-  rollout.lines.find((l): l is SessionMetaLine => l.kind === "session_meta");
+export const sessionMeta = (rollout: Rollout): SessionMetaLine | undefined => rollout.lines.find((l): l is SessionMetaLine => l.kind === "session_meta");
 
 /** The newest `event_msg` of a given payload type, e.g. "token_count". */
 export const lastEvent = (rollout: Rollout, type: string): EventMsgLine | undefined => {
@@ -385,8 +389,7 @@ export const lastOrdinal = (rollout: Rollout): number | undefined => {
 export const cliVersions = (rollout: Rollout): string[] => {
   const seen: string[] = [];
   for (const l of rollout.lines)
-    if (l.kind === "session_meta" && typeof l.payload.cli_version === "string" && !seen.includes(l.payload.cli_version))
-      seen.push(l.payload.cli_version);
+    if (l.kind === "session_meta" && typeof l.payload.cli_version === "string" && !seen.includes(l.payload.cli_version)) seen.push(l.payload.cli_version);
   return seen;
 };
 

@@ -33,8 +33,7 @@ const FAILURE_FIRST_LINE = [
 ];
 
 export const outputIsError = (output: ToolOutput, text: string): boolean => {
-  if (typeof output === "object" && !Array.isArray(output) && (output as { success?: unknown }).success === false)
-    return true;
+  if (typeof output === "object" && !Array.isArray(output) && (output as { success?: unknown }).success === false) return true;
   const nl = text.indexOf("\n");
   const first = (nl === -1 ? text : text.slice(0, nl)).trimStart();
   return FAILURE_FIRST_LINE.some((re) => re.test(first));
@@ -81,9 +80,7 @@ export const itemToMessage = (item: ResponseItem, source: SourceRef): Message =>
       if (known.role === "assistant") return message("assistant", "reply", source, text);
       if (known.role === "user") {
         if (isSummaryText(text)) return message("user", "summary", source, text);
-        const contextual = (known.content as readonly ContentItem[]).some(
-          (c) => typeof c?.text === "string" && isContextualUserText(c.text),
-        );
+        const contextual = (known.content as readonly ContentItem[]).some((c) => typeof c?.text === "string" && isContextualUserText(c.text));
         return message("user", contextual ? "meta" : "prompt", source, text);
       }
       // developer and system text is host context, not a person's prompt
@@ -96,9 +93,7 @@ export const itemToMessage = (item: ResponseItem, source: SourceRef): Message =>
         { id: known.call_id, name: known.name, input: parseJsonOr(known.arguments), inputText: known.arguments },
       ]);
     case "custom_tool_call":
-      return message("assistant", "reply", source, "", [
-        { id: known.call_id, name: known.name, input: { input: known.input }, inputText: known.input },
-      ]);
+      return message("assistant", "reply", source, "", [{ id: known.call_id, name: known.name, input: { input: known.input }, inputText: known.input }]);
     case "local_shell_call":
       return message("assistant", "reply", source, "", [
         { id: callId(known, source, "local_shell"), name: "local_shell", input: known.action, inputText: jsonText(known.action) },
@@ -120,9 +115,14 @@ export const itemToMessage = (item: ResponseItem, source: SourceRef): Message =>
     case "custom_tool_call_output":
       return message("user", "tool", source, "", [], [resultOf(known)]);
     case "tool_search_output":
-      return message("user", "tool", source, "", [], [
-        { callId: callId(known, source, "tool_search"), text: jsonText(known.tools), isError: false, images: 0 },
-      ]);
+      return message(
+        "user",
+        "tool",
+        source,
+        "",
+        [],
+        [{ callId: callId(known, source, "tool_search"), text: jsonText(known.tools), isError: false, images: 0 }],
+      );
     case "agent_message":
       // another agent's report delivered to this one: input the model reads, not a person's prompt
       return message("user", "meta", source, contentText(known.content));
@@ -136,12 +136,9 @@ export const itemToMessage = (item: ResponseItem, source: SourceRef): Message =>
 };
 
 const sourceOf = (h: HistoryItem): SourceRef =>
-  h.origin.block === undefined
-    ? { host: "codex", record: h.origin.line }
-    : { host: "codex", record: h.origin.line, block: h.origin.block };
+  h.origin.block === undefined ? { host: "codex", record: h.origin.line } : { host: "codex", record: h.origin.line, block: h.origin.block };
 
-export const historyToMessages = (items: readonly HistoryItem[]): Message[] =>
-  items.map((h) => itemToMessage(h.item, sourceOf(h)));
+export const historyToMessages = (items: readonly HistoryItem[]): Message[] => items.map((h) => itemToMessage(h.item, sourceOf(h)));
 
 export interface Timeline {
   readonly messages: readonly Message[];

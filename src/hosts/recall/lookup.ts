@@ -71,7 +71,7 @@ export const checkCallId = (id: string): void => {
   if (!/^[\x21-\x7e]{1,512}$/.test(id) || id.startsWith("-"))
     throw new BcError(
       "usage",
-      `${JSON.stringify(id.length > 60 ? id.slice(0, 60) + "…" : id)} is not a tool call id`,
+      `${JSON.stringify(id.length > 60 ? `${id.slice(0, 60)}…` : id)} is not a tool call id`,
       "expected the id a removal note names (printable, no spaces), e.g. toolu_01AbC… (Claude Code) or call_… (Codex)",
     );
 };
@@ -98,17 +98,25 @@ const mtime = (path: string): number => {
   }
 };
 
-const newestFirst = (paths: string[]): string[] => paths.map((p) => [p, mtime(p)] as const).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([p]) => p);
+const newestFirst = (paths: string[]): string[] =>
+  paths
+    .map((p) => [p, mtime(p)] as const)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([p]) => p);
 
 /** A project folder's transcripts, then their subagent files. */
 const claudeProjectFiles = (projectDir: string): string[] => {
-  const mains = list(projectDir).filter((f) => !f.dir && f.name.endsWith(".jsonl")).map((f) => join(projectDir, f.name));
+  const mains = list(projectDir)
+    .filter((f) => !f.dir && f.name.endsWith(".jsonl"))
+    .map((f) => join(projectDir, f.name));
   return newestFirst(mains).flatMap((m) => [m, ...subagentFiles(m)]);
 };
 
 const claudeAllFiles = (p: RecallPlaces): string[] => {
   const root = join(claudeDirOf(p), "projects");
-  return list(root).filter((d) => d.dir).flatMap((d) => claudeProjectFiles(join(root, d.name)));
+  return list(root)
+    .filter((d) => d.dir)
+    .flatMap((d) => claudeProjectFiles(join(root, d.name)));
 };
 
 const ROLLOUT_NAME = /^rollout-.+\.jsonl$/;
@@ -154,9 +162,16 @@ interface Tier {
 export const projectSessionFiles = (opts: RecallPlaces): { path: string; host: Host }[] => {
   const cwd = resolve(opts.cwd ?? process.cwd());
   const projectDir = join(claudeDirOf(opts), "projects", claudeProjectName(cwd));
-  const claude = list(projectDir).filter((f) => !f.dir && f.name.endsWith(".jsonl")).map((f) => ({ path: join(projectDir, f.name), host: "claude" as const }));
-  const codex = codexAllFiles(opts).filter((f) => rolloutCwd(f) === cwd).map((path) => ({ path, host: "codex" as const }));
-  return [...claude, ...codex].map((f) => [f, mtime(f.path)] as const).sort((a, b) => b[1] - a[1]).map(([f]) => f);
+  const claude = list(projectDir)
+    .filter((f) => !f.dir && f.name.endsWith(".jsonl"))
+    .map((f) => ({ path: join(projectDir, f.name), host: "claude" as const }));
+  const codex = codexAllFiles(opts)
+    .filter((f) => rolloutCwd(f) === cwd)
+    .map((path) => ({ path, host: "codex" as const }));
+  return [...claude, ...codex]
+    .map((f) => [f, mtime(f.path)] as const)
+    .sort((a, b) => b[1] - a[1])
+    .map(([f]) => f);
 };
 
 const tiers = (opts: RecallOptions): Tier[] => {
@@ -173,13 +188,18 @@ const tiers = (opts: RecallOptions): Tier[] => {
   const codexProject = codexAll.filter((f) => rolloutCwd(f) === cwd);
   out.push({
     name: `this project's sessions (${cwd})`,
-    files: [...claudeProjectFiles(projectDir).map((path) => ({ path, host: "claude" as const })), ...codexProject.map((path) => ({ path, host: "codex" as const }))],
+    files: [
+      ...claudeProjectFiles(projectDir).map((path) => ({ path, host: "claude" as const })),
+      ...codexProject.map((path) => ({ path, host: "codex" as const })),
+    ],
   });
   const inProject = new Set(codexProject);
   out.push({
     name: `every session under ${join(claudeDirOf(opts), "projects")} and ${join(codexHomeOf(opts), "sessions")}`,
     files: [
-      ...claudeAllFiles(opts).filter((f) => !f.startsWith(projectDir + "/")).map((path) => ({ path, host: "claude" as const })),
+      ...claudeAllFiles(opts)
+        .filter((f) => !f.startsWith(`${projectDir}/`))
+        .map((path) => ({ path, host: "claude" as const })),
       ...codexAll.filter((f) => !inProject.has(f)).map((path) => ({ path, host: "codex" as const })),
     ],
   });
@@ -229,8 +249,7 @@ export const findInFile = (path: string, host: Host, id: string): FileFindings =
 };
 
 /** A file's original output for the id: the first uncut output recorded as it happened, else the first uncut copy. */
-const originalIn = (f: FileFindings): Located<OutputSighting> | undefined =>
-  f.outputs.find((o) => !o.cut && !o.copy) ?? f.outputs.find((o) => !o.cut);
+const originalIn = (f: FileFindings): Located<OutputSighting> | undefined => f.outputs.find((o) => !o.cut && !o.copy) ?? f.outputs.find((o) => !o.cut);
 
 const where = (w: Where): string => `${w.path}:${w.lineNo}`;
 
@@ -308,7 +327,11 @@ export const recall = (id: string, opts: RecallOptions = {}): Recalled => {
   if (mentions.length > 0) {
     const f = mentions[0]!;
     if (f.malformed.length > 0)
-      throw new BcError("bad-input", `${f.path}:${f.malformed[0]}: the line holding ${id} is not valid JSON`, "expected a Claude Code transcript or Codex rollout, one JSON record per line");
+      throw new BcError(
+        "bad-input",
+        `${f.path}:${f.malformed[0]}: the line holding ${id} is not valid JSON`,
+        "expected a Claude Code transcript or Codex rollout, one JSON record per line",
+      );
     throw new BcError(
       "not-found",
       `no tool call ${id}: ${f.path}:${f.mentions[0]} mentions it, but no tool call or output there carries that id`,

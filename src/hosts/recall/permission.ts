@@ -24,19 +24,25 @@ const readSettings = (path: string): Record<string, unknown> => {
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new BcError("bad-input", `${path}: not valid JSON (${(e as Error).message}); left unchanged`, `fix the file, or add the rules by hand: permissions.allow: ${JSON.stringify(RECALL_RULES)}`);
+    throw new BcError(
+      "bad-input",
+      `${path}: not valid JSON (${(e as Error).message}); left unchanged`,
+      `fix the file, or add the rules by hand: permissions.allow: ${JSON.stringify(RECALL_RULES)}`,
+    );
   }
   if (!isObject(v)) throw new BcError("bad-input", `${path}: not a JSON object; left unchanged`, "expected Claude Code's settings.json");
-  if (v.permissions !== undefined && !isObject(v.permissions)) throw new BcError("bad-input", `${path}: "permissions" is not an object; left unchanged`, "expected Claude Code's settings.json");
+  if (v.permissions !== undefined && !isObject(v.permissions))
+    throw new BcError("bad-input", `${path}: "permissions" is not an object; left unchanged`, "expected Claude Code's settings.json");
   const allow = isObject(v.permissions) ? v.permissions.allow : undefined;
-  if (allow !== undefined && !Array.isArray(allow)) throw new BcError("bad-input", `${path}: "permissions.allow" is not a list; left unchanged`, "expected Claude Code's settings.json");
+  if (allow !== undefined && !Array.isArray(allow))
+    throw new BcError("bad-input", `${path}: "permissions.allow" is not a list; left unchanged`, "expected Claude Code's settings.json");
   return v;
 };
 
 const writeSettings = (path: string, v: Record<string, unknown>): void => {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.bc-${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(v, null, 2) + "\n");
+  writeFileSync(tmp, `${JSON.stringify(v, null, 2)}\n`);
   renameSync(tmp, path);
 };
 

@@ -14,6 +14,8 @@ export const pinRecallServer = (files: Record<string, string>, execPath: string 
   const server = manifest.mcpServers?.bc;
   if (!server) return files;
   const compiled = !/^bun(-debug)?(\.exe)?$/.test(execPath.split(/[\\/]/).pop() ?? "");
-  const next = compiled ? { ...server, command: execPath, args: ["mcp"] } : { ...server, command: execPath, args: [join(import.meta.dir, "..", "..", "main.ts"), "mcp"] };
-  return { ...files, [rel]: JSON.stringify({ ...manifest, mcpServers: { ...manifest.mcpServers, bc: next } }, null, 2) + "\n" };
+  const next = compiled
+    ? { ...server, command: execPath, args: ["mcp"] }
+    : { ...server, command: execPath, args: [join(import.meta.dir, "..", "..", "main.ts"), "mcp"] };
+  return { ...files, [rel]: `${JSON.stringify({ ...manifest, mcpServers: { ...manifest.mcpServers, bc: next } }, null, 2)}\n` };
 };

@@ -66,7 +66,7 @@ const codexImage = (c: Record<string, unknown>): StoredImage => {
   const type = typeof c.type === "string" ? c.type : "unknown";
   const url = typeof c.image_url === "string" ? c.image_url : undefined;
   const m = url === undefined ? null : DATA_URL.exec(url);
-  if (!m || !m[2]) return { type };
+  if (!m?.[2]) return { type };
   const data = url!.slice(m[0].length);
   return { type, ...(m[1] ? { mediaType: m[1] } : {}), bytes: base64Bytes(data), data };
 };
@@ -96,7 +96,7 @@ const codexItem = (item: unknown, id: string | undefined, copy: boolean, out: Si
   if (typeof callId !== "string" || (id !== undefined && callId !== id)) return;
   if (CALL_TYPES.has(item.type)) {
     const tool = typeof item.name === "string" ? item.name : item.type === "local_shell_call" ? "local_shell" : item.type;
-    const input = typeof item.arguments === "string" ? item.arguments : item.input ?? item.action ?? {};
+    const input = typeof item.arguments === "string" ? item.arguments : (item.input ?? item.action ?? {});
     out.push({ kind: "call", host: "codex", id: callId, tool, input, copy });
   } else if (item.type === "tool_search_output") {
     // the tools a search found: its text is their JSON, as bc reads it

@@ -72,7 +72,13 @@ const codexRules = (file: JsonlFile, path: string): Map<string, { rule: string; 
   });
   if (last <= 0) return rules;
   try {
-    const rollout = parseRollout(file.lines.slice(0, last).map((l) => l.raw).join("\n") + "\n", path);
+    const rollout = parseRollout(
+      `${file.lines
+        .slice(0, last)
+        .map((l) => l.raw)
+        .join("\n")}\n`,
+      path,
+    );
     const session = { host: "codex" as const, id: "fork", messages: historyToMessages(rebuildHistory(rollout).items) };
     const p = plan(session);
     const after = apply(session, p);

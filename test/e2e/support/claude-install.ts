@@ -27,7 +27,9 @@ const findNativeBinary = (prefix: string, version: string): string | undefined =
   const scope = join(prefix, "node_modules", "@anthropic-ai");
   if (!existsSync(scope)) return undefined;
   const candidates: string[] = [];
-  for (const pkg of readdirSync(scope).filter((d) => d.startsWith("claude-code-")).sort()) {
+  for (const pkg of readdirSync(scope)
+    .filter((d) => d.startsWith("claude-code-"))
+    .sort()) {
     for (const name of ["claude", "bin/claude", "cli", "bin/cli"]) {
       const p = join(scope, pkg, name);
       if (existsSync(p) && statSync(p).isFile()) candidates.push(p);

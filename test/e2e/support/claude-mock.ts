@@ -51,8 +51,7 @@ export interface Mock {
 
 type Block = { type: string; text?: string; content?: unknown; id?: string; name?: string; input?: unknown; tool_use_id?: string };
 
-const blocksOf = (m: any): Block[] =>
-  typeof m?.content === "string" ? [{ type: "text", text: m.content }] : Array.isArray(m?.content) ? m.content : [];
+const blocksOf = (m: any): Block[] => (typeof m?.content === "string" ? [{ type: "text", text: m.content }] : Array.isArray(m?.content) ? m.content : []);
 
 const isReminder = (t: string): boolean => {
   const s = t.trimStart();
@@ -63,7 +62,11 @@ const isReminder = (t: string): boolean => {
 const userTexts = (body: any): string =>
   (body?.messages ?? [])
     .filter((m: any) => m.role === "user")
-    .flatMap((m: any) => blocksOf(m).filter((b) => b.type === "text").map((b) => b.text ?? ""))
+    .flatMap((m: any) =>
+      blocksOf(m)
+        .filter((b) => b.type === "text")
+        .map((b) => b.text ?? ""),
+    )
     .join("\n");
 
 /** Index of the current prompt and its text. */
@@ -81,7 +84,11 @@ export const currentPrompt = (messages: any[]): { index: number; text: string } 
 
 export const stepsOf = (prompt: string, root: string): ToolStep[] | undefined => {
   const read = /READFILES((?:[ \t]+\S+)+)/.exec(prompt);
-  if (read) return read[1]!.trim().split(/\s+/).map((f) => ({ name: "Read", input: { file_path: join(root, f) } }));
+  if (read)
+    return read[1]!
+      .trim()
+      .split(/\s+/)
+      .map((f) => ({ name: "Read", input: { file_path: join(root, f) } }));
   const script = /SCRIPT (\[.*\])/s.exec(prompt);
   if (script) return JSON.parse(script[1]!) as ToolStep[];
   return undefined;
@@ -106,7 +113,11 @@ export const startMock = (opts: MockOptions): Mock => {
     const steps = opts.scripts?.[prompt.text.trim()]?.steps ?? stepsOf(prompt.text, opts.root);
     if (steps) {
       // how many calls of this turn were already made: tool_use blocks after the prompt
-      const done = messages.slice(prompt.index + 1).filter((m) => m.role === "assistant").flatMap(blocksOf).filter((b) => b.type === "tool_use").length;
+      const done = messages
+        .slice(prompt.index + 1)
+        .filter((m) => m.role === "assistant")
+        .flatMap(blocksOf)
+        .filter((b) => b.type === "tool_use").length;
       const step = steps[done];
       if (step) {
         const id = `toolu_bcmock_${String(++ids).padStart(4, "0")}`;
@@ -166,7 +177,10 @@ export const startMock = (opts: MockOptions): Mock => {
           events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: b.text } }]);
         } else {
           events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } }]);
-          events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input) } }]);
+          events.push([
+            "content_block_delta",
+            { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input) } },
+          ]);
         }
         events.push(["content_block_stop", { type: "content_block_stop", index }]);
       });

@@ -4,7 +4,8 @@
 import { dropNote } from "../../../src/engine/notes.ts";
 
 /** A removal note, in the first form or the form naming the call for `bc recall`. */
-export const NOTE_RE = /^\[output removed by better-compaction: (\d+) chars; (?:re-run the call to see it|run bc recall \S+ to see it exactly, or re-run the call)\]$/;
+export const NOTE_RE =
+  /^\[output removed by better-compaction: (\d+) chars; (?:re-run the call to see it|run bc recall \S+ to see it exactly, or re-run the call)\]$/;
 export const noteFor = (chars: number, callId: string): string => dropNote(chars, callId);
 
 type Block = { type: string; text?: string; id?: string; name?: string; input?: unknown; tool_use_id?: string; content?: unknown; is_error?: boolean };
@@ -12,7 +13,14 @@ type Block = { type: string; text?: string; id?: string; name?: string; input?: 
 const blocks = (m: any): Block[] => (typeof m?.content === "string" ? [{ type: "text", text: m.content }] : Array.isArray(m?.content) ? m.content : []);
 
 const contentText = (c: unknown): string =>
-  typeof c === "string" ? c : Array.isArray(c) ? c.filter((b: any) => b?.type === "text").map((b: any) => b.text as string).join("\n") : "";
+  typeof c === "string"
+    ? c
+    : Array.isArray(c)
+      ? c
+          .filter((b: any) => b?.type === "text")
+          .map((b: any) => b.text as string)
+          .join("\n")
+      : "";
 
 const isNoise = (t: string): boolean => {
   const s = t.trimStart();
@@ -63,7 +71,8 @@ export const comparePruned = (before: RequestView, after: RequestView, dropped: 
     else if (dropped.has(id)) {
       if (NOTE_RE.test(text)) {
         if (now !== text) problems.push(`note of ${id} changed`);
-      } else if (now !== noteFor(text.length, id)) problems.push(`dropped result ${id} is not the note for ${text.length} chars: ${JSON.stringify(now.slice(0, 80))}`);
+      } else if (now !== noteFor(text.length, id))
+        problems.push(`dropped result ${id} is not the note for ${text.length} chars: ${JSON.stringify(now.slice(0, 80))}`);
     } else if (now !== text) problems.push(`kept result ${id} changed (${text.length} -> ${now.length} chars)`);
   }
   for (const u of before.uses) {

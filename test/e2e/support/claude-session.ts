@@ -148,7 +148,7 @@ export class HeadlessSession {
   /** Send one prompt; resolve with the lines it produced up to and including its `result` line. */
   async send(text: string, timeoutMs = 90_000): Promise<any[]> {
     const from = this.lines.length;
-    this.proc.stdin.write(JSON.stringify({ type: "user", message: { role: "user", content: text } }) + "\n");
+    this.proc.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: text } })}\n`);
     this.proc.stdin.flush();
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -156,7 +156,10 @@ export class HeadlessSession {
       if (got.some((l) => l?.type === "result")) return got;
       if (this.exited) throw new Error(`claude exited before answering ${JSON.stringify(text.slice(0, 40))}; stderr: ${this.stderr.slice(-2000)}`);
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no result within ${timeoutMs} ms for ${JSON.stringify(text.slice(0, 40))}; last lines: ${JSON.stringify(got.slice(-3)).slice(0, 2000)}`);
+      if (left <= 0)
+        throw new Error(
+          `no result within ${timeoutMs} ms for ${JSON.stringify(text.slice(0, 40))}; last lines: ${JSON.stringify(got.slice(-3)).slice(0, 2000)}`,
+        );
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.min(left, 1000));
         this.waiters.push(() => {

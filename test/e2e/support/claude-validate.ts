@@ -1,5 +1,5 @@
 // An independent mirror of Claude Code 2.1.328's checks on a session.compact hook's result
-// (research note 7.5), written from the note, not from src/: the unit tests hold the plugin's
+// written from Claude Code's behaviour, not from src/: the unit tests hold the plugin's
 // answers to it, and to the pairing Claude Code only repairs later (so a problem there is ours).
 
 /** The problems Claude Code would log as `returned <problem>`; [] when it accepts the result. */
@@ -40,11 +40,22 @@ export const claudeMessagesProblems = (messages: unknown): string[] => {
     if (typeof row.text !== "string") p("has no text (a string)");
     if ("handle" in row && row.handle !== undefined && typeof row.handle !== "string") p("has a handle that is not a string");
     if (row.toolUses !== undefined) {
-      const ok = Array.isArray(row.toolUses) && row.toolUses.every((u) => typeof u === "object" && u !== null && typeof (u as any).tool_use_id === "string" && typeof (u as any).tool === "string" && "input" in (u as object));
+      const ok =
+        Array.isArray(row.toolUses) &&
+        row.toolUses.every(
+          (u) =>
+            typeof u === "object" &&
+            u !== null &&
+            typeof (u as any).tool_use_id === "string" &&
+            typeof (u as any).tool === "string" &&
+            "input" in (u as object),
+        );
       if (!ok) p("has toolUses that are not a list of { tool_use_id, tool, input }");
     }
     if (row.toolResults !== undefined) {
-      const ok = Array.isArray(row.toolResults) && row.toolResults.every((t) => typeof t === "object" && t !== null && typeof (t as any).tool_use_id === "string" && typeof (t as any).text === "string");
+      const ok =
+        Array.isArray(row.toolResults) &&
+        row.toolResults.every((t) => typeof t === "object" && t !== null && typeof (t as any).tool_use_id === "string" && typeof (t as any).text === "string");
       if (!ok) p("has toolResults that are not a list of { tool_use_id, text, isError }");
     }
   });
@@ -68,7 +79,8 @@ export const pairingProblems = (messages: readonly any[]): string[] => {
   // a result must come after its use
   const seen = new Set<string>();
   for (const m of messages) {
-    for (const t of m.toolResults ?? []) if (!seen.has(t.tool_use_id) && uses.includes(t.tool_use_id)) problems.push(`tool_result ${t.tool_use_id} comes before its tool_use`);
+    for (const t of m.toolResults ?? [])
+      if (!seen.has(t.tool_use_id) && uses.includes(t.tool_use_id)) problems.push(`tool_result ${t.tool_use_id} comes before its tool_use`);
     for (const u of m.toolUses ?? []) seen.add(u.tool_use_id);
   }
   return problems;

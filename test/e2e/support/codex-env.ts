@@ -41,7 +41,7 @@ export const configToml = (mockUrl: string, work: string): string =>
 
 export const WORK_FILES: Record<string, string> = {
   "a.txt": "alpha: the first file\nit has two lines\n",
-  "b.txt": "bravo: " + "0123456789".repeat(40) + "\n",
+  "b.txt": `bravo: ${"0123456789".repeat(40)}\n`,
   "notes.md": "# Notes\n\nThe build uses `make`; tests live in test/.\n",
 };
 

@@ -49,10 +49,10 @@ export const installCodex = (target: HostTarget | string): InstalledCodex => {
   let bin = findNativeBinary(prefix);
   if (bin === undefined) {
     mkdirSync(prefix, { recursive: true });
-    const r = Bun.spawnSync(
-      ["npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", "--no-save", "--loglevel=error", `@openai/codex@${version}`],
-      { stdout: "pipe", stderr: "pipe" },
-    );
+    const r = Bun.spawnSync(["npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", "--no-save", "--loglevel=error", `@openai/codex@${version}`], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     if (r.exitCode !== 0) throw new Error(`npm install @openai/codex@${version} failed (exit ${r.exitCode}):\n${r.stderr.toString()}`);
     bin = findNativeBinary(prefix);
     if (bin === undefined) throw new Error(`@openai/codex@${version} installed into ${prefix} but no native binary was found`);

@@ -18,7 +18,12 @@ export const CODEX_LIVE_OLDEST = { compact: "0.157.1", all: "0.163.0" } as const
 export const hasTmux = (): boolean => Bun.which("tmux") !== null;
 
 /** Wait until `check` returns a value other than undefined/false; throws with `what` after `timeoutMs`. */
-export const waitFor = async <T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000, onTimeout?: () => string): Promise<T> => {
+export const waitFor = async <T>(
+  what: string,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+  onTimeout?: () => string,
+): Promise<T> => {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();
@@ -80,7 +85,10 @@ export interface LiveMock {
 
 const isHiddenPrompt = (it: any): boolean => {
   if (it?.type !== "message" || it.role !== "user" || !Array.isArray(it.content)) return false;
-  const text = it.content.map((c: any) => (typeof c?.text === "string" ? c.text : "")).join("\n").trimStart();
+  const text = it.content
+    .map((c: any) => (typeof c?.text === "string" ? c.text : ""))
+    .join("\n")
+    .trimStart();
   return text === CONTINUE_TEXT || text.startsWith("<turn_aborted>");
 };
 
@@ -104,7 +112,11 @@ export const startLiveMock = (): LiveMock => {
       }
       const headers = new Headers(req.headers);
       headers.delete("content-length");
-      const answer = await fetch(`${inner.url.replace(/\/v1$/, "")}${url.pathname}${url.search}`, { method: req.method, headers, body: req.method === "GET" || req.method === "HEAD" ? undefined : forward });
+      const answer = await fetch(`${inner.url.replace(/\/v1$/, "")}${url.pathname}${url.search}`, {
+        method: req.method,
+        headers,
+        body: req.method === "GET" || req.method === "HEAD" ? undefined : forward,
+      });
       if (req.method === "POST" && url.pathname.endsWith("/responses")) sent.push({ body, kind: inner.requests.at(-1)?.kind ?? "other" });
       return new Response(answer.body, { status: answer.status, headers: answer.headers });
     },
@@ -127,7 +139,7 @@ export const writeBigFiles = (work: string, names: readonly string[], bytes: num
   for (const [i, name] of names.entries()) {
     const lines: string[] = [];
     for (let n = 0; lines.join("\n").length < bytes; n++) lines.push(`${name} line ${n}: value ${(n * 7919 + i * 104729) % 1000003} of the ${name} table`);
-    if (!existsSync(join(work, name))) writeFileSync(join(work, name), lines.join("\n") + "\n");
+    if (!existsSync(join(work, name))) writeFileSync(join(work, name), `${lines.join("\n")}\n`);
   }
 };
 

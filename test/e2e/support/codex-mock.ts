@@ -1,4 +1,4 @@
-// A scripted OpenAI Responses API for driving the real Codex offline (research note section 10).
+// A scripted OpenAI Responses API for driving the real Codex offline.
 // Binds 127.0.0.1 only, on a random port, and stops itself after a bounded time.
 //
 // Script, decided from the newest user prompt in the request's `input`:
@@ -55,7 +55,13 @@ const isUserPrompt = (item: Item): boolean => {
   if (item.type !== "message" || item.role !== "user") return false;
   const t = textOf(item).trimStart();
   // Codex's own context messages are user-role too
-  return !(t.startsWith("<environment_context>") || t.startsWith("<user_instructions>") || t.startsWith("# AGENTS.md") || t.startsWith("<skills_instructions>") || t.startsWith("<permissions"));
+  return !(
+    t.startsWith("<environment_context>") ||
+    t.startsWith("<user_instructions>") ||
+    t.startsWith("# AGENTS.md") ||
+    t.startsWith("<skills_instructions>") ||
+    t.startsWith("<permissions")
+  );
 };
 
 export const parseRunCommands = (prompt: string): string[] =>
@@ -76,14 +82,11 @@ const shellCall = (tools: any[], cmd: string): { name: string; arguments: string
 let idCounter = 0;
 const nextId = (prefix: string): string => `${prefix}_mock${++idCounter}`;
 
-const sse = (events: { type: string; [k: string]: unknown }[]): string =>
-  events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+const sse = (events: { type: string; [k: string]: unknown }[]): string => events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
 
 const respond = (output: Item[], inputBytes: number): string => {
   const id = nextId("resp");
-  const events: { type: string; [k: string]: unknown }[] = [
-    { type: "response.created", response: { id } },
-  ];
+  const events: { type: string; [k: string]: unknown }[] = [{ type: "response.created", response: { id } }];
   output.forEach((item, i) => {
     events.push({ type: "response.output_item.added", output_index: i, item });
     if (item.type === "message") {

@@ -61,9 +61,13 @@ const versionLine = (bin: string): string => {
 /** The host versions to run, the list narrowed or replaced by the environment. */
 export const hostTargets = (host: HostName, env: Env = process.env): HostTarget[] => {
   const prefix = `BC_E2E_${host.toUpperCase()}`;
-  const named = (env[`${prefix}_VERSIONS`] ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const named = (env[`${prefix}_VERSIONS`] ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const binVar = env[`${prefix}_BIN`];
-  const pick = (version: string): HostVersion => listed(host).find((v) => v.version === version) ?? { host, version, pinned: false, legacyCorpus: host === "codex" };
+  const pick = (version: string): HostVersion =>
+    listed(host).find((v) => v.version === version) ?? { host, version, pinned: false, legacyCorpus: host === "codex" };
   if (binVar !== undefined && binVar !== "") {
     const bin = binVar === "PATH" ? Bun.which(host, { PATH: env.PATH ?? process.env.PATH ?? "" }) : binVar;
     if (!bin) throw new Error(`${prefix}_BIN=PATH, but no ${host} is on PATH`);

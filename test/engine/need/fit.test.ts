@@ -7,7 +7,7 @@ const K = FEATURE_NAMES.length;
 /** Made-up samples whose label follows feature 0 through a known logistic curve (a fixed pseudo-random stream). */
 const samples = (n: number, slope: number): Sample[] => {
   let seed = 12345;
-  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
   return Array.from({ length: n }, (_, i) => {
     const x = new Float64Array(K);
     for (let j = 0; j < K; j++) x[j] = rnd() * 4 - 2;

@@ -84,7 +84,11 @@ describe("never-drop", () => {
   test("a mutating call keeps its input; only its result may go", () => {
     const b = new SessionBuilder().user("go");
     const input = { file_path: "/repo/src/app.ts", old_string: "const a = 1;", new_string: "const a = 2;" };
-    const id = b.call("Edit", input, "The file /repo/src/app.ts has been updated. Here's the result of running `cat -n` on a snippet: const a = 2; and more text to be worth removing.");
+    const id = b.call(
+      "Edit",
+      input,
+      "The file /repo/src/app.ts has been updated. Here's the result of running `cat -n` on a snippet: const a = 2; and more text to be worth removing.",
+    );
     b.filler(12);
     const s = b.session();
     const p = plan(s);
@@ -127,8 +131,20 @@ describe("never-drop: the rule word must come right after the result", () => {
   test("other results of the same batch may stand between the result and the reply", () => {
     const b = new SessionBuilder("codex").user("please check the nightly job");
     const first = "call_a";
-    b.messages.push({ role: "assistant", kind: "reply", text: "", toolCalls: [{ id: first, name: "exec_command", input: { cmd: "./nightly" }, inputText: '{"cmd":"./nightly"}' }], toolResults: [] });
-    b.messages.push({ role: "assistant", kind: "reply", text: "", toolCalls: [{ id: "call_b", name: "exec_command", input: { cmd: "./weekly" }, inputText: '{"cmd":"./weekly"}' }], toolResults: [] });
+    b.messages.push({
+      role: "assistant",
+      kind: "reply",
+      text: "",
+      toolCalls: [{ id: first, name: "exec_command", input: { cmd: "./nightly" }, inputText: '{"cmd":"./nightly"}' }],
+      toolResults: [],
+    });
+    b.messages.push({
+      role: "assistant",
+      kind: "reply",
+      text: "",
+      toolCalls: [{ id: "call_b", name: "exec_command", input: { cmd: "./weekly" }, inputText: '{"cmd":"./weekly"}' }],
+      toolResults: [],
+    });
     b.messages.push({ role: "user", kind: "tool", text: "", toolCalls: [], toolResults: [{ callId: first, text: OUTPUT, isError: false, images: 0 }] });
     b.messages.push({ role: "user", kind: "tool", text: "", toolCalls: [], toolResults: [{ callId: "call_b", text: "weekly ok", isError: false, images: 0 }] });
     b.messages.push({ role: "assistant", kind: "reasoning", text: "thinking", toolCalls: [], toolResults: [] });

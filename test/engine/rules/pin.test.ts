@@ -41,9 +41,20 @@ describe("pin", () => {
   });
 
   test.each([
-    ["a Claude error result", (b: SessionBuilder) => b.bash("make", "Exit code 2\nmake: *** [all] Error 2 " + big, { isError: true })],
-    ["a Codex non-zero exit", (b: SessionBuilder) => b.call("exec_command", { cmd: "make" }, `Chunk ID: ab12cd\nWall time: 0.1 seconds\nProcess exited with code 2\nOriginal token count: 9\nOutput:\n${big}`)],
-    ["a Codex apply_patch failure", (b: SessionBuilder) => b.call("apply_patch", { input: "*** Begin Patch" }, `Exit code: 1\nWall time: 0 seconds\nOutput:\n${big}`)],
+    ["a Claude error result", (b: SessionBuilder) => b.bash("make", `Exit code 2\nmake: *** [all] Error 2 ${big}`, { isError: true })],
+    [
+      "a Codex non-zero exit",
+      (b: SessionBuilder) =>
+        b.call(
+          "exec_command",
+          { cmd: "make" },
+          `Chunk ID: ab12cd\nWall time: 0.1 seconds\nProcess exited with code 2\nOriginal token count: 9\nOutput:\n${big}`,
+        ),
+    ],
+    [
+      "a Codex apply_patch failure",
+      (b: SessionBuilder) => b.call("apply_patch", { input: "*** Begin Patch" }, `Exit code: 1\nWall time: 0 seconds\nOutput:\n${big}`),
+    ],
   ])("%s is pinned however old", (_name, add) => {
     const b = new SessionBuilder().user("go");
     const id = add(b);

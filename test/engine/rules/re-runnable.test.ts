@@ -28,13 +28,13 @@ describe("re-runnable", () => {
   test.each([
     ["ls -la", LISTING],
     ["pwd", "/Users/dev/projects/some/deeply/nested/folder/".repeat(6)],
-    ["git status", "On branch main\n" + "\tmodified:   src/file.ts\n".repeat(20)],
+    ["git status", `On branch main\n${"\tmodified:   src/file.ts\n".repeat(20)}`],
     ["git log --oneline | head -30", "abc1234 commit message\n".repeat(30)],
     ["git diff --stat", " src/a.ts | 2 +-\n".repeat(30)],
     ["git branch -a", "  feature/x\n".repeat(30)],
     ["cd /repo && bun test", PASSING],
     ["npm test 2>&1", PASSING],
-    ["pytest -q", "....................\n".repeat(15) + "300 passed in 2.1s"],
+    ["pytest -q", `${"....................\n".repeat(15)}300 passed in 2.1s`],
     ["cargo test", "test result: ok. 40 passed; 0 failed; 0 ignored\n".repeat(8)],
     ["go test ./...", "ok  \texample.com/pkg/a\t0.01s\n".repeat(20)],
   ])("`%s` is cut to its first 200 characters", (command, output) => {
@@ -52,7 +52,7 @@ describe("re-runnable", () => {
   });
 
   test("a failing run with a non-zero exit is an error result: pinned", () => {
-    const { session, id } = scenario("npm test", "Exit code 1\n" + FAILING, undefined, true);
+    const { session, id } = scenario("npm test", `Exit code 1\n${FAILING}`, undefined, true);
     expect(verdictFor(session, id)).toBe("keep pinned");
   });
 
@@ -73,7 +73,11 @@ describe("re-runnable", () => {
 
   test("Codex: exec_command ls with a zero exit status", () => {
     const b = new SessionBuilder("codex").user("go");
-    const id = b.call("exec_command", { cmd: "ls -la", workdir: "/repo" }, `Chunk ID: 1\nWall time: 0 seconds\nProcess exited with code 0\nOriginal token count: 9\nOutput:\n${LISTING}`);
+    const id = b.call(
+      "exec_command",
+      { cmd: "ls -la", workdir: "/repo" },
+      `Chunk ID: 1\nWall time: 0 seconds\nProcess exited with code 0\nOriginal token count: 9\nOutput:\n${LISTING}`,
+    );
     b.assistant("I will open file39.txt next.");
     b.filler(12);
     expect(verdictFor(b.session(), id)).toBe("truncate re-runnable");

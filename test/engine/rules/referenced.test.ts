@@ -123,7 +123,9 @@ describe("referenced: a small search or listing is kept (later steps reach for i
   });
 
   test("ls is re-runnable, not discovery: its spec'd truncation/drop stands", () => {
-    const lsLa = LISTING.split("\n").map((f) => `-rw-r--r--  1 dev  staff  1024 Nov 30 02:19 ${f}`).join("\n");
+    const lsLa = LISTING.split("\n")
+      .map((f) => `-rw-r--r--  1 dev  staff  1024 Nov 30 02:19 ${f}`)
+      .join("\n");
     const { session, id } = discovered("Bash", { command: "ls -la src/app" }, lsLa);
     expect(verdictFor(session, id)).toBe("drop unreferenced");
   });

@@ -9,7 +9,10 @@ const RANGE_10_19 = numbered(LINES.slice(9, 19), 10);
 const CHANGED = numbered([...LINES.slice(0, 30), "const widgetValue30 = somethingElse();", ...LINES.slice(31)]);
 
 type Step = (b: SessionBuilder) => void;
-const read = (result: string, extra: Record<string, unknown> = {}): Step => (b) => void b.read(PATH, result, extra);
+const read =
+  (result: string, extra: Record<string, unknown> = {}): Step =>
+  (b) =>
+    void b.read(PATH, result, extra);
 
 /** first read (the one under test), the steps between, then the steps after */
 const scenario = (first: Step, between: Step[], later: Step[]) => {
@@ -27,18 +30,43 @@ describe("superseded-read", () => {
   test.each<[string, Step, Step[], string]>([
     ["re-read, unchanged", read(WHOLE), [read(WHOLE)], "drop superseded-read"],
     ["a ranged read, then a whole read containing it", read(RANGE_10_19, { offset: 10, limit: 10 }), [read(WHOLE)], "drop superseded-read"],
-    ["a ranged read, then a wider ranged read", read(RANGE_10_19, { offset: 10, limit: 10 }), [read(numbered(LINES.slice(4, 30), 5), { offset: 5, limit: 26 })], "drop superseded-read"],
+    [
+      "a ranged read, then a wider ranged read",
+      read(RANGE_10_19, { offset: 10, limit: 10 }),
+      [read(numbered(LINES.slice(4, 30), 5), { offset: 5, limit: 26 })],
+      "drop superseded-read",
+    ],
     // a ranged later read cannot contain a whole earlier read: the earlier is judged by the lookup
     ["a whole read, then a ranged read", read(WHOLE), [read(RANGE_10_19, { offset: 10, limit: 10 })], "drop unreferenced"],
     ["re-read after the file changed (no write seen)", read(WHOLE), [read(CHANGED)], "drop unreferenced"],
     ["changed, then back to the same text: the change in between counts as a write", read(WHOLE), [read(CHANGED), read(WHOLE)], "drop unreferenced"],
-    ["a re-read of other lines in between does not stop the search", read(WHOLE), [read(RANGE_10_19, { offset: 10, limit: 10 }), read(WHOLE)], "drop superseded-read"],
-    ["re-read after an Edit of the file", read(WHOLE), [(b) => void b.call("Edit", { file_path: PATH, old_string: "a", new_string: "b" }, "ok"), read(WHOLE)], "drop unreferenced"],
-    ["re-read after a Write of the file (replaced whole)", read(WHOLE), [(b) => void b.call("Write", { file_path: PATH, content: "x" }, "ok"), read(WHOLE)], "drop superseded-read"],
+    [
+      "a re-read of other lines in between does not stop the search",
+      read(WHOLE),
+      [read(RANGE_10_19, { offset: 10, limit: 10 }), read(WHOLE)],
+      "drop superseded-read",
+    ],
+    [
+      "re-read after an Edit of the file",
+      read(WHOLE),
+      [(b) => void b.call("Edit", { file_path: PATH, old_string: "a", new_string: "b" }, "ok"), read(WHOLE)],
+      "drop unreferenced",
+    ],
+    [
+      "re-read after a Write of the file (replaced whole)",
+      read(WHOLE),
+      [(b) => void b.call("Write", { file_path: PATH, content: "x" }, "ok"), read(WHOLE)],
+      "drop superseded-read",
+    ],
     ["re-read after a shell command that edits the file", read(WHOLE), [(b) => void b.bash(`sed -i 's/a/b/' ${PATH}`, ""), read(WHOLE)], "drop unreferenced"],
     ["re-read after an append to the file", read(WHOLE), [(b) => void b.bash(`echo x >> ${PATH}`, ""), read(WHOLE)], "drop unreferenced"],
     ["re-read after git checkout .", read(WHOLE), [(b) => void b.bash("git checkout .", ""), read(WHOLE)], "drop unreferenced"],
-    ["re-read after an edit of another file", read(WHOLE), [(b) => void b.call("Edit", { file_path: "/repo/src/other.ts", old_string: "a", new_string: "b" }, "ok"), read(WHOLE)], "drop superseded-read"],
+    [
+      "re-read after an edit of another file",
+      read(WHOLE),
+      [(b) => void b.call("Edit", { file_path: "/repo/src/other.ts", old_string: "a", new_string: "b" }, "ok"), read(WHOLE)],
+      "drop superseded-read",
+    ],
     ["re-read after a read-only shell command naming the file", read(WHOLE), [(b) => void b.bash(`wc -l ${PATH}`, "60"), read(WHOLE)], "drop superseded-read"],
   ])("%s", (_name, first, between, expected) => {
     const { session, id } = scenario(first, between, []);
@@ -74,13 +102,38 @@ describe("superseded-read", () => {
 
 describe("superseded-read: a file later replaced or deleted whole", () => {
   const cases: [string, Step, Step, string][] = [
-    ["the latest read, then a Write of the file", read(WHOLE), (b) => void b.call("Write", { file_path: PATH, content: "export const x = 1;\n" }, "File created successfully"), "drop superseded-read"],
-    ["a ranged read, then a Write of the file", read(RANGE_10_19, { offset: 10, limit: 10 }), (b) => void b.call("Write", { file_path: PATH, content: "x" }, "ok"), "drop superseded-read"],
+    [
+      "the latest read, then a Write of the file",
+      read(WHOLE),
+      (b) => void b.call("Write", { file_path: PATH, content: "export const x = 1;\n" }, "File created successfully"),
+      "drop superseded-read",
+    ],
+    [
+      "a ranged read, then a Write of the file",
+      read(RANGE_10_19, { offset: 10, limit: 10 }),
+      (b) => void b.call("Write", { file_path: PATH, content: "x" }, "ok"),
+      "drop superseded-read",
+    ],
     ["the latest read, then a shell `>` into the file", read(WHOLE), (b) => void b.bash(`cat > ${PATH} <<'EOF'\nexport {};\nEOF`, ""), "drop superseded-read"],
-    ["the latest read, then an apply_patch deleting the file", read(WHOLE), (b) => void b.call("apply_patch", `*** Begin Patch\n*** Delete File: ${PATH}\n*** End Patch`, "Done"), "drop superseded-read"],
-    ["the latest read, then an Edit (a partial change): still the latest read", read(WHOLE), (b) => void b.call("Edit", { file_path: PATH, old_string: "a", new_string: "b" }, "ok"), "keep latest-read"],
+    [
+      "the latest read, then an apply_patch deleting the file",
+      read(WHOLE),
+      (b) => void b.call("apply_patch", `*** Begin Patch\n*** Delete File: ${PATH}\n*** End Patch`, "Done"),
+      "drop superseded-read",
+    ],
+    [
+      "the latest read, then an Edit (a partial change): still the latest read",
+      read(WHOLE),
+      (b) => void b.call("Edit", { file_path: PATH, old_string: "a", new_string: "b" }, "ok"),
+      "keep latest-read",
+    ],
     ["the latest read, then `>>` (an append): still the latest read", read(WHOLE), (b) => void b.bash(`echo x >> ${PATH}`, ""), "keep latest-read"],
-    ["the latest read, then a Write of another file", read(WHOLE), (b) => void b.call("Write", { file_path: "/repo/src/other.ts", content: "x" }, "ok"), "keep latest-read"],
+    [
+      "the latest read, then a Write of another file",
+      read(WHOLE),
+      (b) => void b.call("Write", { file_path: "/repo/src/other.ts", content: "x" }, "ok"),
+      "keep latest-read",
+    ],
   ];
   test.each(cases)("%s: %s", (_name, first, after, expected) => {
     const { session, id } = scenario(first, [after], []);
@@ -93,10 +146,14 @@ describe("superseded-read: a file later replaced or deleted whole", () => {
   });
 
   test("a Write before the read does not make it obsolete", () => {
-    const { session, id } = scenario((b) => {
-      b.call("Write", { file_path: PATH, content: "x" }, "ok");
-      read(WHOLE)(b);
-    }, [], []);
+    const { session, id } = scenario(
+      (b) => {
+        b.call("Write", { file_path: PATH, content: "x" }, "ok");
+        read(WHOLE)(b);
+      },
+      [],
+      [],
+    );
     expect(verdictFor(session, "call_2")).toBe("keep latest-read");
     void id;
   });

@@ -56,8 +56,7 @@ export class SessionBuilder {
   }
 }
 
-export const numbered = (lines: readonly string[], from = 1): string =>
-  lines.map((l, i) => `${String(from + i).padStart(6)}→${l}`).join("\n");
+export const numbered = (lines: readonly string[], from = 1): string => lines.map((l, i) => `${String(from + i).padStart(6)}→${l}`).join("\n");
 
 /** A file's worth of distinct lines (long enough to be worth cutting). */
 export const fileLines = (name: string, count: number): string[] =>

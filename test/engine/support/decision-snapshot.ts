@@ -17,9 +17,7 @@ import { loadSessionFile } from "../../../src/hosts/load.ts";
 const sha256 = (data: string | Uint8Array): string => createHash("sha256").update(data).digest("hex");
 
 const rows = (p: Plan): string[] =>
-  p.decisions.map((d) =>
-    [`#${d.messageIndex}`, d.callId, d.tool, d.chars, d.action, d.headChars ?? "-", d.rule, d.reason].join("\t"),
-  );
+  p.decisions.map((d) => [`#${d.messageIndex}`, d.callId, d.tool, d.chars, d.action, d.headChars ?? "-", d.rule, d.reason].join("\t"));
 
 /** A session's decision table: every decision and the totals, without and with a budget of half what the rules leave. */
 export const decisionTable = (path: string): string => {

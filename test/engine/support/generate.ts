@@ -72,7 +72,13 @@ export class Generator {
 
   private push(call: ToolCall, result: Omit<ToolResult, "callId">): void {
     const assistant: Message = { role: "assistant", kind: "reply", text: this.rnd() < 0.3 ? this.replyText() : "", toolCalls: [call], toolResults: [] };
-    const tool: Message = { role: this.host === "claude" ? "user" : "assistant", kind: "tool", text: "", toolCalls: [], toolResults: [{ callId: call.id, ...result }] };
+    const tool: Message = {
+      role: this.host === "claude" ? "user" : "assistant",
+      kind: "tool",
+      text: "",
+      toolCalls: [],
+      toolResults: [{ callId: call.id, ...result }],
+    };
     this.messages.push(assistant, tool);
   }
 
@@ -94,7 +100,8 @@ export class Generator {
   }
 
   private shell(command: string, body: string, code = 0): void {
-    if (this.host === "claude") this.push(this.call("Bash", { command, description: "run" }), { text: code === 0 ? body : `Exit code ${code}\n${body}`, isError: code !== 0, images: 0 });
+    if (this.host === "claude")
+      this.push(this.call("Bash", { command, description: "run" }), { text: code === 0 ? body : `Exit code ${code}\n${body}`, isError: code !== 0, images: 0 });
     else this.push(this.call("exec_command", { cmd: command, workdir: "/repo" }), { text: this.codexOutput(code, body), isError: false, images: 0 });
   }
 
@@ -107,7 +114,12 @@ export class Generator {
       const from = ranged ? 1 + Math.floor(this.rnd() * (f.lines / 2)) : 1;
       const to = ranged ? from + 5 + Math.floor(this.rnd() * 20) : f.lines;
       const body = this.fileText(f, from, to);
-      if (this.host === "claude") this.push(this.call("Read", ranged ? { file_path: f.path, offset: from, limit: to - from + 1 } : { file_path: f.path }), { text: body, isError: false, images: 0 });
+      if (this.host === "claude")
+        this.push(this.call("Read", ranged ? { file_path: f.path, offset: from, limit: to - from + 1 } : { file_path: f.path }), {
+          text: body,
+          isError: false,
+          images: 0,
+        });
       else this.shell(ranged ? `sed -n '${from},${to}p' ${f.path}` : `cat ${f.path}`, body.replace(/^\s*\d+→/gm, ""));
       this.remember(body);
     } else if (r < 0.5) {
@@ -125,18 +137,25 @@ export class Generator {
           images: 0,
         });
     } else if (r < 0.6) {
-      this.shell("ls -la src", Array.from({ length: Math.max(5, this.outputChars / 50) }, (_, i) => `-rw-r--r-- 1 dev staff ${100 + i} Jan 1 file_${i}.ts`).join("\n"));
+      this.shell(
+        "ls -la src",
+        Array.from({ length: Math.max(5, this.outputChars / 50) }, (_, i) => `-rw-r--r-- 1 dev staff ${100 + i} Jan 1 file_${i}.ts`).join("\n"),
+      );
     } else if (r < 0.67) {
-      this.shell("git status", "On branch main\n" + this.files.map((x) => `\tmodified:   ${x.path}`).join("\n"));
+      this.shell("git status", `On branch main\n${this.files.map((x) => `\tmodified:   ${x.path}`).join("\n")}`);
     } else if (r < 0.75) {
       const pass = this.rnd() < 0.8;
       const body = `${"(pass) module works [0.1ms]\n".repeat(Math.max(3, this.outputChars / 30))}\n ${pass ? 40 : 39} pass\n ${pass ? 0 : 1} fail\n`;
       this.shell("bun test", pass ? body : `(fail) ${this.pick(WORDS)}_module breaks\n${body}`, pass ? 0 : 1);
     } else if (r < 0.78 && this.host === "claude") {
-      this.push(this.call("AskUserQuestion", { questions: [{ question: "Which approach?" }] }), { text: `User answered: use the ${this.pick(WORDS)} approach`, isError: false, images: 0 });
+      this.push(this.call("AskUserQuestion", { questions: [{ question: "Which approach?" }] }), {
+        text: `User answered: use the ${this.pick(WORDS)} approach`,
+        isError: false,
+        images: 0,
+      });
     } else {
       const tag = `${this.pick(WORDS)}-report-${Math.floor(this.rnd() * 100000)}`;
-      const body = `report ${tag}\n` + "lorem ipsum dolor sit amet consectetur\n".repeat(Math.max(2, this.outputChars / 40));
+      const body = `report ${tag}\n${"lorem ipsum dolor sit amet consectetur\n".repeat(Math.max(2, this.outputChars / 40))}`;
       this.shell(`./tools/report --tag ${this.pick(WORDS)}`, body, this.rnd() < 0.05 ? 2 : 0);
       this.remember(body);
       if (this.rnd() < 0.5) this.recentTokens.push(tag);

@@ -44,7 +44,7 @@ export const deepCopy = (s: Session): Session => ({
   messages: s.messages.map((m) => ({
     ...m,
     toolCalls: m.toolCalls.map((c) => ({ ...c })),
-    toolResults: m.toolResults.map((r) => ({ ...r, text: (" " + r.text).slice(1) })),
+    toolResults: m.toolResults.map((r) => ({ ...r, text: ` ${r.text}`.slice(1) })),
   })),
 });
 

@@ -11,7 +11,15 @@ const files = await pluginFiles();
 const bundle = files[`hooks/${BUNDLE_NAME}`]!;
 
 test("the plugin's files", () => {
-  expect(Object.keys(files).sort()).toEqual([".claude-plugin/icon.png", ".claude-plugin/plugin.json", "README.md", "hooks/better-compaction.d.ts", `hooks/${BUNDLE_NAME}`, "hooks/hooks.json", "hooks/register.ts"]);
+  expect(Object.keys(files).sort()).toEqual([
+    ".claude-plugin/icon.png",
+    ".claude-plugin/plugin.json",
+    "README.md",
+    "hooks/better-compaction.d.ts",
+    `hooks/${BUNDLE_NAME}`,
+    "hooks/hooks.json",
+    "hooks/register.ts",
+  ]);
   const manifest = JSON.parse(files[".claude-plugin/plugin.json"]!);
   expect(manifest.name).toBe("better-compaction");
   expect(manifest.version).toBe(VERSION);
@@ -29,7 +37,11 @@ test("the bundle refers to no Bun, process, require or import(", () => {
 test("the bundle exports what register.ts imports, and works", async () => {
   const mod = await import(`data:text/javascript;base64,${Buffer.from(bundle).toString("base64")}`);
   const register = files["hooks/register.ts"]!;
-  const names = /import\s*\{([^}]*)\}\s*from\s*"\.\/better-compaction\.js"/.exec(register)![1]!.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = /import\s*\{([^}]*)\}\s*from\s*"\.\/better-compaction\.js"/
+    .exec(register)![1]!
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const n of names) expect(mod[n]).toBeDefined(); // TURN_COOLDOWN is a number, the rest functions
   const { answer } = mod.compactRows({ trigger: "precompute", sessionId: "s", rows: [], options: mod.pluginOptions({}), now: () => 0 });
   expect(answer.skip).toContain("precompute");

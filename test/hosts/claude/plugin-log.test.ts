@@ -48,14 +48,14 @@ test("appending adds one line; an over-long log loses its oldest lines, never th
 });
 
 test("parseLog reports lines that are not records", () => {
-  const { records, problems } = parseLog(JSON.stringify(record()) + "\n{oops\n[1]\n\n");
+  const { records, problems } = parseLog(`${JSON.stringify(record())}\n{oops\n[1]\n\n`);
   expect(records.length).toBe(1);
   expect(problems).toEqual(["line 2: not valid JSON", "line 3: not a better-compaction decision record (Invalid input: expected object, received array)"]);
 });
 
 test("parseLog names the field that is wrong in a damaged record", () => {
   const damaged = { ...record(), outcome: "exploded", rowsIn: -3 };
-  const { records, problems } = parseLog(JSON.stringify(damaged) + "\n" + JSON.stringify({ ...record(), results: [{ callId: "c1" }] }) + "\n");
+  const { records, problems } = parseLog(`${JSON.stringify(damaged)}\n${JSON.stringify({ ...record(), results: [{ callId: "c1" }] })}\n`);
   expect(records).toEqual([]);
   expect(problems).toHaveLength(2);
   expect(problems[0]).toBe(`line 1: not a better-compaction decision record (outcome: Invalid option: expected one of "compacted"|"skipped"|"handed-over")`);

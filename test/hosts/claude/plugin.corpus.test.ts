@@ -26,7 +26,14 @@ const rowsOf = (path: string): SessionRow[] =>
 describe.skipIf(files.length === 0)("the compaction handler on every corpus transcript", () => {
   test.each(files.map((f) => [basename(f), f]))("%s", (_name, file) => {
     const rows = rowsOf(file);
-    const { answer, record } = compactRows({ trigger: "manual", sessionId: "corpus", rows, usage: { window: 1_000_000 }, options: DEFAULT_PLUGIN_OPTIONS, now: () => 0 });
+    const { answer, record } = compactRows({
+      trigger: "manual",
+      sessionId: "corpus",
+      rows,
+      usage: { window: 1_000_000 },
+      options: DEFAULT_PLUGIN_OPTIONS,
+      now: () => 0,
+    });
     expect(record.rowsIn).toBe(rows.length);
     if ("skip" in answer) {
       expect(answer.skip).toContain("nothing to remove");
@@ -41,7 +48,9 @@ describe.skipIf(files.length === 0)("the compaction handler on every corpus tran
     let cut = 0;
     out.forEach((r, i) => {
       const src = rows[i]!;
-      expect((r.toolUses ?? []).map((u) => [u.tool_use_id, u.tool, JSON.stringify(u.input)])).toEqual(src.toolUses.map((u) => [u.tool_use_id, u.tool, JSON.stringify(u.input)]));
+      expect((r.toolUses ?? []).map((u) => [u.tool_use_id, u.tool, JSON.stringify(u.input)])).toEqual(
+        src.toolUses.map((u) => [u.tool_use_id, u.tool, JSON.stringify(u.input)]),
+      );
       (r.toolResults ?? []).forEach((t, k) => {
         const orig = src.toolResults![k]!;
         expect(t.tool_use_id).toBe(orig.tool_use_id);
@@ -61,6 +70,11 @@ describe.skipIf(files.length === 0)("the compaction handler on every corpus tran
 if (files.length === 0) test.skip(SKIP_NOTE, () => {});
 
 test.skipIf(files.length === 0)("most corpus transcripts are really compacted (the checks above are not vacuous)", () => {
-  const compacted = files.filter((f) => "messages" in compactRows({ trigger: "manual", sessionId: "corpus", rows: rowsOf(f), usage: { window: 1_000_000 }, options: DEFAULT_PLUGIN_OPTIONS, now: () => 0 }).answer);
+  const compacted = files.filter(
+    (f) =>
+      "messages" in
+      compactRows({ trigger: "manual", sessionId: "corpus", rows: rowsOf(f), usage: { window: 1_000_000 }, options: DEFAULT_PLUGIN_OPTIONS, now: () => 0 })
+        .answer,
+  );
   expect(compacted.length).toBeGreaterThan(files.length / 2);
 });

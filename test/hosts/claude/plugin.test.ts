@@ -1,10 +1,19 @@
-// The plugin's compaction against the documented contract (research 7.2-7.5): rows in, rows
+// The plugin's compaction against Claude Code's contract for session.compact: rows in, rows
 // or a skip (or rows handed over to Claude Code's summary) out, every answer checked by an
 // independent mirror of Claude Code's validation and of the pairing it would otherwise repair.
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { compactRows, DEFAULT_PLUGIN_OPTIONS, failureSkip, warmUp, pluginOptions, shouldCompactAfterTurn, type CompactInput, type PluginOptions } from "../../../src/hosts/claude/plugin.ts";
+import {
+  compactRows,
+  DEFAULT_PLUGIN_OPTIONS,
+  failureSkip,
+  warmUp,
+  pluginOptions,
+  shouldCompactAfterTurn,
+  type CompactInput,
+  type PluginOptions,
+} from "../../../src/hosts/claude/plugin.ts";
 import type { SessionRow } from "../../../src/hosts/claude/rows.ts";
 import { SHIPPED_NEED_MODEL } from "../../../src/engine/need/weights.ts";
 import { readRows, turnRows } from "../../e2e/support/claude-fixtures.ts";
@@ -55,7 +64,8 @@ const expectSound = (inRows: readonly SessionRow[], out: readonly SessionRow[]):
       expect(t.tool_use_id).toBe(o.tool_use_id);
       expect(t.isError).toBe(o.isError);
       // kept byte for byte, or a removal note, or a head kept byte for byte
-      if (t.text !== o.text) expect(NOTE.test(t.text) || o.text.startsWith(t.text.slice(0, t.text.indexOf("\n[output") === -1 ? 0 : t.text.indexOf("\n[output")))).toBe(true);
+      if (t.text !== o.text)
+        expect(NOTE.test(t.text) || o.text.startsWith(t.text.slice(0, t.text.indexOf("\n[output") === -1 ? 0 : t.text.indexOf("\n[output")))).toBe(true);
     });
   });
 };
@@ -78,7 +88,16 @@ describe("compactRows", () => {
     expect(firstRead.tool_use_id).toBe("toolu_0001");
     expect(firstRead.text).toMatch(NOTE);
     expect(answer.tokensAfter).toBeLessThan(answer.tokensBefore);
-    expect(record).toMatchObject({ v: 1, trigger: "manual", outcome: "compacted", sessionId: "s-1", rowsIn: inRows.length, rowsOut: inRows.length, window: 1_000_000, escalated: false });
+    expect(record).toMatchObject({
+      v: 1,
+      trigger: "manual",
+      outcome: "compacted",
+      sessionId: "s-1",
+      rowsIn: inRows.length,
+      rowsOut: inRows.length,
+      window: 1_000_000,
+      escalated: false,
+    });
     expect(record.results.length).toBe(FILES.length);
     expect(record.results.find((r) => r.callId === "toolu_0001")).toMatchObject({ tool: "Read", action: "drop", rule: "superseded-read" });
     expect(record.ms).toBeGreaterThanOrEqual(0);
@@ -150,7 +169,14 @@ describe("compactRows", () => {
     // cuts the newest unpinned output first, unlike the shipped order
     const names = [...SHIPPED_NEED_MODEL.features];
     // (need from about 5% for the newest to about 45% for the oldest: no sharpening either way)
-    const own = { ...SHIPPED_NEED_MODEL, source: "test", mean: names.map(() => 0), scale: names.map(() => 1), weights: names.map((f) => (f === "log_results_after" ? 1 : 0)), intercept: -3 };
+    const own = {
+      ...SHIPPED_NEED_MODEL,
+      source: "test",
+      mean: names.map(() => 0),
+      scale: names.map(() => 1),
+      weights: names.map((f) => (f === "log_results_after" ? 1 : 0)),
+      intercept: -3,
+    };
     const ownRulesOnly = compactRows(input({ rows: inRows, needWeights: JSON.stringify(own) })).record;
     const mine = compactRows(input({ rows: inRows, window: Math.round(ownRulesOnly.tokensAfter * 1.2), needWeights: JSON.stringify(own) }));
     expect(mine.record.needWeights).toBe("user");
@@ -196,7 +222,10 @@ describe("compactRows", () => {
   });
 
   test("an orphan already in the input is left as it was, and no new one appears", () => {
-    const inRows = [...rows(), { role: "assistant", text: "", toolUses: [{ tool_use_id: "toolu_open", tool: "Read", input: { file_path: "/x" } }] } as SessionRow];
+    const inRows = [
+      ...rows(),
+      { role: "assistant", text: "", toolUses: [{ tool_use_id: "toolu_open", tool: "Read", input: { file_path: "/x" } }] } as SessionRow,
+    ];
     const { answer } = compactRows(input({ rows: inRows, window: 1_000_000 }));
     if (!("messages" in answer)) throw new Error("expected messages");
     expect(pairingProblems(answer.messages)).toEqual(["tool_use toolu_open has no tool_result"]);
@@ -224,7 +253,8 @@ describe("options", () => {
 
   test("the loop compacts at compactAtPercent, not within two turns of the last try", () => {
     const o = DEFAULT_PLUGIN_OPTIONS;
-    const at = (percent: number | undefined, turnsSinceLast: number) => shouldCompactAfterTurn({ usage: { window: 1000, percent }, options: o, turnsSinceLast });
+    const at = (percent: number | undefined, turnsSinceLast: number) =>
+      shouldCompactAfterTurn({ usage: { window: 1000, percent }, options: o, turnsSinceLast });
     expect(at(59, 9)).toBe(false);
     expect(at(60, 9)).toBe(true);
     expect(at(undefined, 9)).toBe(false);

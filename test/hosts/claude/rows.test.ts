@@ -1,5 +1,5 @@
 // Hook rows <-> session model: one message per row, and back in the shape Claude Code takes
-// without the resume defect (research 7.4, 7.8): handles only on unchanged plain prompt rows.
+// without the resume defect: handles only on unchanged plain prompt rows.
 import { describe, expect, test } from "bun:test";
 import type { Message } from "../../../src/engine/types.ts";
 import { orphans, rowsToSession, sessionToRows, validateRows, type SessionRow } from "../../../src/hosts/claude/rows.ts";
@@ -24,7 +24,9 @@ describe("rowsToSession", () => {
       "user:tool",
       "assistant:reply",
     ]);
-    expect(s.messages[2]!.toolCalls).toEqual([{ id: "toolu_0001", name: "Read", input: { file_path: "/project/a.txt" }, inputText: '{"file_path":"/project/a.txt"}' }]);
+    expect(s.messages[2]!.toolCalls).toEqual([
+      { id: "toolu_0001", name: "Read", input: { file_path: "/project/a.txt" }, inputText: '{"file_path":"/project/a.txt"}' },
+    ]);
     expect(s.messages[3]!.toolResults).toEqual([{ callId: "toolu_0001", text: "1\tcontent of a.txt\n", isError: false, images: 0 }]);
     expect(s.messages.map((m) => m.text)).toEqual(rows.map((r) => r.text));
   });
@@ -50,7 +52,12 @@ describe("sessionToRows", () => {
     for (const r of out.slice(1)) expect(r.handle).toBeUndefined();
     // tool uses carry only what a rebuilt assistant message is made of
     expect(out[2]).toEqual({ role: "assistant", text: "", toolUses: [{ tool_use_id: "toolu_0001", tool: "Read", input: { file_path: "/project/a.txt" } }] });
-    expect(out[3]).toEqual({ role: "user", text: "", toolUses: [], toolResults: [{ tool_use_id: "toolu_0001", text: "1\tcontent of a.txt\n", isError: false }] });
+    expect(out[3]).toEqual({
+      role: "user",
+      text: "",
+      toolUses: [],
+      toolResults: [{ tool_use_id: "toolu_0001", text: "1\tcontent of a.txt\n", isError: false }],
+    });
     expect(out[1]).toEqual({ role: "assistant", text: "Step 1: Read.", toolUses: [] });
   });
 
@@ -71,7 +78,12 @@ describe("sessionToRows", () => {
   test("prose of every row is byte-identical after the round trip", () => {
     const rows: SessionRow[] = [
       { role: "user", text: "é 🧪 \r\n  trailing  ", toolUses: [], handle: "h1" },
-      { role: "assistant", text: "I'll look.\n\n```ts\nconst x = 1;\n```", toolUses: [{ tool_use_id: "t1", tool: "Grep", input: { pattern: "x\\d+" } }], handle: "h2" },
+      {
+        role: "assistant",
+        text: "I'll look.\n\n```ts\nconst x = 1;\n```",
+        toolUses: [{ tool_use_id: "t1", tool: "Grep", input: { pattern: "x\\d+" } }],
+        handle: "h2",
+      },
       { role: "user", text: "also this", toolUses: [], toolResults: [{ tool_use_id: "t1", text: "a.ts:1:x1", isError: false }], handle: "h3" },
     ];
     const out = sessionToRows(rows, rowsToSession(rows, "s").messages);
@@ -81,7 +93,13 @@ describe("sessionToRows", () => {
   });
 
   test("a message without a claude source is rebuilt from itself", () => {
-    const m: Message = { role: "assistant", kind: "reply", text: "hi", toolCalls: [{ id: "t9", name: "Bash", input: { command: "ls" }, inputText: "" }], toolResults: [] };
+    const m: Message = {
+      role: "assistant",
+      kind: "reply",
+      text: "hi",
+      toolCalls: [{ id: "t9", name: "Bash", input: { command: "ls" }, inputText: "" }],
+      toolResults: [],
+    };
     expect(sessionToRows([], [m])).toEqual([{ role: "assistant", text: "hi", toolUses: [{ tool_use_id: "t9", tool: "Bash", input: { command: "ls" } }] }]);
   });
 });

@@ -31,7 +31,9 @@ describe("huge lines", () => {
     expect(line.length).toBeGreaterThan(HUGE_LINE_CHARS);
     const expected = JSON.parse(line);
     const got = parseJsonLine(line) as typeof expected;
-    expect(got.message.content.map((b: { content: string }) => b.content.length)).toEqual(expected.message.content.map((b: { content: string }) => b.content.length));
+    expect(got.message.content.map((b: { content: string }) => b.content.length)).toEqual(
+      expected.message.content.map((b: { content: string }) => b.content.length),
+    );
     expect(got).toEqual(expected);
   });
 

@@ -32,7 +32,12 @@ const cases = files.map((f) => [basename(f).slice(0, 8), f] as const);
 describe.skipIf(files.length === 0)("claude corpus", () => {
   test.each(cases)("%s: written back byte for byte, no malformed lines", (_, path) => {
     const { text, t } = load(path);
-    expect(joinJsonl(t.lines.map((l) => l.raw), t.endsWithNewline)).toBe(text);
+    expect(
+      joinJsonl(
+        t.lines.map((l) => l.raw),
+        t.endsWithNewline,
+      ),
+    ).toBe(text);
     expect(t.malformed).toEqual([]);
   });
 

@@ -10,7 +10,11 @@ import { BcError } from "../../../src/util/errors.ts";
 import { joinJsonl } from "../../../src/util/jsonl.ts";
 
 /** The file text again from its lines: identical bytes for an unchanged transcript. */
-const fileText = (t: Transcript): string => joinJsonl(t.lines.map((l) => l.raw), t.endsWithNewline);
+const fileText = (t: Transcript): string =>
+  joinJsonl(
+    t.lines.map((l) => l.raw),
+    t.endsWithNewline,
+  );
 
 const FIXTURES = join(import.meta.dir, "..", "..", "fixtures", "claude");
 const fixture = (name: string): string => join(FIXTURES, name);
@@ -18,7 +22,7 @@ const fixture = (name: string): string => join(FIXTURES, name);
 /** One short readable line per message: `#record role kind "text" calls results`. */
 const row = (m: Message): string => {
   const parts = [`#${m.source?.record}`, m.role, m.kind];
-  if (m.text !== "") parts.push(JSON.stringify(m.text.length > 31 ? m.text.slice(0, 31) + "…" : m.text));
+  if (m.text !== "") parts.push(JSON.stringify(m.text.length > 31 ? `${m.text.slice(0, 31)}…` : m.text));
   for (const c of m.toolCalls) parts.push(`call ${c.name} ${c.id}`);
   for (const r of m.toolResults) parts.push(`result ${r.callId}${r.isError ? " error" : ""}${r.images ? ` ${r.images} images` : ""} ${r.text.length} chars`);
   return parts.join(" ");
@@ -152,19 +156,34 @@ describe("the conversation as Claude Code loads it", () => {
         "9a8b7c6d-1111-4222-8333-444455556666",
         undefined,
         "with-subagents.jsonl",
-        ['#0 user prompt "Find where prices are rounded."', "#1 assistant reply call Task toolu_05TASK", "#6 user tool result toolu_05TASK 37 chars", '#7 assistant reply "They are rounded in `src/price.…"'],
+        [
+          '#0 user prompt "Find where prices are rounded."',
+          "#1 assistant reply call Task toolu_05TASK",
+          "#6 user tool result toolu_05TASK 37 chars",
+          '#7 assistant reply "They are rounded in `src/price.…"',
+        ],
       ],
       [
         "9a8b7c6d-1111-4222-8333-444455556666/agent-a11ce",
         "a11ce",
         "with-subagents.jsonl",
-        ['#2 user prompt "Find where prices are rounded"', "#3 assistant reply call Grep toolu_05SGREP", "#4 user tool result toolu_05SGREP 48 chars", '#5 assistant reply "Prices are rounded in src/price…"'],
+        [
+          '#2 user prompt "Find where prices are rounded"',
+          "#3 assistant reply call Grep toolu_05SGREP",
+          "#4 user tool result toolu_05SGREP 48 chars",
+          '#5 assistant reply "Prices are rounded in src/price…"',
+        ],
       ],
       [
         "9a8b7c6d-1111-4222-8333-444455556666/agent-b0b",
         "b0b",
         "with-subagents/subagents/agent-b0b.jsonl",
-        ['#0 user prompt "Check the currency formatting t…"', "#1 assistant reply call Bash toolu_05TBASH", "#2 user tool result toolu_05TBASH 24 chars", '#3 assistant reply "Currency tests pass."'],
+        [
+          '#0 user prompt "Check the currency formatting t…"',
+          "#1 assistant reply call Bash toolu_05TBASH",
+          "#2 user tool result toolu_05TBASH 24 chars",
+          '#3 assistant reply "Currency tests pass."',
+        ],
       ],
     ]);
   });
@@ -176,10 +195,10 @@ describe("pairing", () => {
     const path = fixture("malformed-and-truncated.jsonl");
     expect(s.warnings).toEqual([`${path}:5: tool_result toolu_06GHOST has no tool_use before it`]);
     const t = parseTranscript(
-      [
+      `${[
         '{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"go"}}',
         '{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}',
-      ].join("\n") + "\n",
+      ].join("\n")}\n`,
       "pending.jsonl",
     );
     expect(loadTranscript(t).warnings).toEqual(["pending.jsonl:2: tool_use t1 (Bash) has no tool_result"]);
@@ -203,7 +222,11 @@ describe("bad input", () => {
       file("rollout.jsonl", '{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"x","cli_version":"0.140.0"}}\n'),
       /rollout\.jsonl: this is a Codex rollout, not a Claude Code transcript$/,
     ],
-    ["random JSON lines", file("random.jsonl", '{"a":1}\n{"b":[2]}\n'), /random\.jsonl: no Claude Code records \(user, assistant, system, \.\.\.\) in 2 JSON line\(s\)$/],
+    [
+      "random JSON lines",
+      file("random.jsonl", '{"a":1}\n{"b":[2]}\n'),
+      /random\.jsonl: no Claude Code records \(user, assistant, system, \.\.\.\) in 2 JSON line\(s\)$/,
+    ],
     ["pretty-printed JSON", file("pretty.json", '{\n  "a": 1\n}\n'), /pretty\.json:1: not valid JSON/],
     ["plain text", file("notes.txt", "hello\nworld\n"), /notes\.txt:1: not valid JSON/],
   ];

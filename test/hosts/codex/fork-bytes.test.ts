@@ -25,7 +25,10 @@ afterEach(() => {
 });
 
 const enc = new TextEncoder();
-const LINES: Uint8Array[] = readFileSync(LEGACY, "utf8").trimEnd().split("\n").map((l) => enc.encode(l));
+const LINES: Uint8Array[] = readFileSync(LEGACY, "utf8")
+  .trimEnd()
+  .split("\n")
+  .map((l) => enc.encode(l));
 
 /** Split bytes into lines at "\n", the last (unterminated) piece included when not empty. */
 const splitLines = (b: Uint8Array): Uint8Array[] => {
@@ -105,7 +108,9 @@ describe("a line of two records with no newline between them", () => {
     const lines = runTogether();
     writeFileSync(source, join8(lines, "\n", "\n"));
     const r = forkRollout(source, { context: "fresh", pruner: keepAllPruner, codexHome: tempDir(), now: NOW });
-    expect(r.skipped).toEqual([`${source}:15: 2 records with no newline between them (Codex skips this line); skipped, as Codex skips it on resume (copied as it is)`]);
+    expect(r.skipped).toEqual([
+      `${source}:15: 2 records with no newline between them (Codex skips this line); skipped, as Codex skips it on resume (copied as it is)`,
+    ]);
     expect(Buffer.from(splitLines(new Uint8Array(readFileSync(r.path)))[14]!).equals(lines[14]!)).toBe(true);
   });
 

@@ -28,13 +28,17 @@ afterEach(() => {
 });
 
 const outputsOf = (path: string): string[] =>
-  rebuildHistory(readRollout(path)).items.filter((h) => isOutputItem(h.item)).map((h) => outputText((h.item as any).output).text);
+  rebuildHistory(readRollout(path))
+    .items.filter((h) => isOutputItem(h.item))
+    .map((h) => outputText((h.item as any).output).text);
 
 describe("fork with the rules engine", () => {
   test("dropped outputs become the engine's removal note; everything else is the source's, verbatim", () => {
     const r = forkRollout(LEGACY, { context: "fresh", pruner: enginePruner(LOOSE), codexHome: tempDir() });
     expect(r.pruning.resultsDropped).toBeGreaterThan(0);
-    const src = rebuildHistory(readRollout(LEGACY)).items.map((h) => sentForm(h.item)).filter((it) => !isInjectedContext(it));
+    const src = rebuildHistory(readRollout(LEGACY))
+      .items.map((h) => sentForm(h.item))
+      .filter((it) => !isInjectedContext(it));
     const fork = rebuildHistory(readRollout(r.path)).items.map((h) => h.item);
     expect(fork).toHaveLength(src.length);
     let dropped = 0;
@@ -57,7 +61,10 @@ describe("fork with the rules engine", () => {
     const first = forkRollout(LEGACY, { context: "fresh", pruner: enginePruner(LOOSE), codexHome: home });
     const second = forkRollout(first.path, { context: "fresh", pruner: enginePruner(LOOSE), codexHome: home });
     const third = forkRollout(second.path, { context: "keep", pruner: enginePruner({ pinLastMessages: 0, recentResults: 0 }), codexHome: home });
-    const notes = (p: string) => outputsOf(p).map((t, i) => [i, t] as const).filter(([, t]) => t.startsWith("[output removed"));
+    const notes = (p: string) =>
+      outputsOf(p)
+        .map((t, i) => [i, t] as const)
+        .filter(([, t]) => t.startsWith("[output removed"));
     const n1 = notes(first.path);
     expect(n1.length).toBeGreaterThan(0);
     for (const later of [second.path, third.path]) {
@@ -111,7 +118,9 @@ describe("bc codex-fork (the command)", () => {
     const outDir = join(tempDir(), "forks");
     const dry = bc([LEGACY, "--dry-run", "--out-dir", outDir], { CODEX_HOME: home });
     expect(dry.exitCode).toBe(0);
-    expect(dry.stdout.toString()).toMatch(/would fork .* -> [0-9a-f-]{36}\n[\s\S]*resume: +mv '.*forks\/rollout-[^']+\.jsonl' '.*\/sessions'\/ && codex resume [0-9a-f-]{36}/);
+    expect(dry.stdout.toString()).toMatch(
+      /would fork .* -> [0-9a-f-]{36}\n[\s\S]*resume: +mv '.*forks\/rollout-[^']+\.jsonl' '.*\/sessions'\/ && codex resume [0-9a-f-]{36}/,
+    );
     // outside $CODEX_HOME/sessions codex resume does not look: said, with what to do
     expect(dry.stderr.toString()).toContain(`the fork is outside ${join(home, "sessions")}, where codex resume looks; to resume it: mv `);
     expect(existsSync(outDir)).toBe(false);
@@ -125,7 +134,12 @@ describe("bc codex-fork (the command)", () => {
   const inTerminal = (args: string[], env: Record<string, string>) => {
     const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
     const cmd = [process.execPath, join(REPO_DIR, "src", "main.ts"), "codex-fork", ...args].map(q).join(" ");
-    return Bun.spawnSync(["/usr/bin/script", "-qefc", cmd, "/dev/null"], { env: { HOME: tmpdir(), SHELL: "/bin/sh", ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    return Bun.spawnSync(["/usr/bin/script", "-qefc", cmd, "/dev/null"], {
+      env: { HOME: tmpdir(), SHELL: "/bin/sh", ...env },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
   };
 
   test("--resume runs `codex resume <new id>` with the terminal inherited, and passes its exit code on", () => {
@@ -160,14 +174,16 @@ describe("bc codex-fork (the command)", () => {
     const item = (payload: object): string => JSON.stringify({ timestamp: "2026-06-01T10:00:00.000Z", type: "response_item", payload });
     lines.push(
       item({ type: "function_call", name: "shell", arguments: JSON.stringify({ command: ["bash", "-lc", "cat server.log"] }), call_id: "call_big" }),
-      item({ type: "function_call_output", call_id: "call_big", output: "x".repeat(4_000_000) + " port 4242" }),
+      item({ type: "function_call_output", call_id: "call_big", output: `${"x".repeat(4_000_000)} port 4242` }),
       item({ type: "message", role: "assistant", content: [{ type: "output_text", text: "It listens on 4242." }] }),
     );
     const source = join(dir, "rollout-big.jsonl");
-    writeFileSync(source, lines.join("\n") + "\n");
+    writeFileSync(source, `${lines.join("\n")}\n`);
     const r = bc([source, "--dry-run"], { CODEX_HOME: tempDir() });
     expect(r.exitCode).toBe(0);
-    expect(r.stdout.toString()).toMatch(/^tokens: +~1\.\d\dM before, ~1\.\d\dM after \(text\); Codex is told ~1\.\d\dM \(the history as sent\) of its 272\.0k window$/m);
+    expect(r.stdout.toString()).toMatch(
+      /^tokens: +~1\.\d\dM before, ~1\.\d\dM after \(text\); Codex is told ~1\.\d\dM \(the history as sent\) of its 272\.0k window$/m,
+    );
     expect(r.stderr.toString()).toMatch(/the fork still holds ~1\.\d\dM tokens, more than the model's 272\.0k context window: Codex cannot continue it/);
   });
 
@@ -179,13 +195,17 @@ describe("bc codex-fork (the command)", () => {
     for (const k of [1, 2, 3]) {
       extra.push(
         item({ type: "function_call", name: "shell", arguments: JSON.stringify({ command: ["bash", "-lc", `./report-${k}`] }), call_id: `call_r${k}` }),
-        item({ type: "function_call_output", call_id: `call_r${k}`, output: Array.from({ length: 80 }, (_, i) => `report ${k} line ${i}: value_${k}_${i}`).join("\n") }),
+        item({
+          type: "function_call_output",
+          call_id: `call_r${k}`,
+          output: Array.from({ length: 80 }, (_, i) => `report ${k} line ${i}: value_${k}_${i}`).join("\n"),
+        }),
         item({ type: "message", role: "assistant", content: [{ type: "output_text", text: `value_${k}_5 is set.` }] }),
       );
     }
     const source = join(tempDir(), "rollout-budget.jsonl");
     for (let k = 0; k < 8; k++) extra.push(item({ type: "message", role: "assistant", content: [{ type: "output_text", text: `step ${k} done` }] }));
-    writeFileSync(source, [...lines, ...extra].join("\n") + "\n");
+    writeFileSync(source, `${[...lines, ...extra].join("\n")}\n`);
     const json = (...args: string[]) => {
       const r = bc([source, "--dry-run", "--json", ...args], { CODEX_HOME: tempDir() });
       expect(r.exitCode).toBe(0);
@@ -230,8 +250,14 @@ describe("bc codex-fork (the command)", () => {
 test("--out-dir naming a file: a one-line error, nothing written, no stack trace", () => {
   const file = join(tempDir(), "not-a-folder");
   writeFileSync(file, "");
-  const r = Bun.spawnSync([process.execPath, join(REPO_DIR, "src", "main.ts"), "codex-fork", LEGACY, "--out-dir", file], { env: { ...process.env, CODEX_HOME: tempDir() }, stdout: "pipe", stderr: "pipe" });
+  const r = Bun.spawnSync([process.execPath, join(REPO_DIR, "src", "main.ts"), "codex-fork", LEGACY, "--out-dir", file], {
+    env: { ...process.env, CODEX_HOME: tempDir() },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   expect(r.exitCode).toBe(1);
-  expect(r.stderr.toString()).toBe(`bc: ${file}: cannot be used as the fork's folder (EEXIST)\nhint: pass --out-dir a folder (it is created if missing), or set CODEX_HOME\n`);
+  expect(r.stderr.toString()).toBe(
+    `bc: ${file}: cannot be used as the fork's folder (EEXIST)\nhint: pass --out-dir a folder (it is created if missing), or set CODEX_HOME\n`,
+  );
   expect(r.stdout.toString()).toBe("");
 });

@@ -3,14 +3,7 @@ import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readdirSync, rea
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { estimateTokens } from "../../../src/engine/estimate.ts";
-import {
-  CANONICAL_NAME_RE,
-  canonicalFileName,
-  forkRollout,
-  isInjectedContext,
-  type Pruner,
-  uuidV7,
-} from "../../../src/hosts/codex/fork.ts";
+import { CANONICAL_NAME_RE, canonicalFileName, forkRollout, isInjectedContext, type Pruner, uuidV7 } from "../../../src/hosts/codex/fork.ts";
 import { rebuildHistory } from "../../../src/hosts/codex/history.ts";
 import { isOutputItem, outputText, sentForm } from "../../../src/hosts/codex/items.ts";
 import { lastOrdinal, parseRollout, readRollout } from "../../../src/hosts/codex/rollout.ts";
@@ -44,18 +37,20 @@ const sourceCopy = (fixture: string): string => {
 const NOTE = (callId: string): string => `[removed by a test pruner: output of ${callId}]`;
 
 /** Drops the output of every call whose arguments mention `needle`: a policy of the test's own, not a stand-in for the engine. */
-const dropWhere = (needle: string): Pruner => (history, rollout) => {
-  const base = keepAllPruner(history, rollout);
-  const calls = new Map<string, string>();
-  const outputs = new Map<number, string>();
-  history.forEach((h, i) => {
-    const it = h.item;
-    if (typeof it.call_id === "string" && (it.type === "function_call" || it.type === "custom_tool_call"))
-      calls.set(it.call_id, String(it.arguments ?? it.input));
-    if (isOutputItem(it) && (calls.get(it.call_id) ?? "").includes(needle)) outputs.set(i, NOTE(it.call_id));
-  });
-  return { ...base, outputs, resultsKept: base.results - outputs.size, resultsDropped: outputs.size };
-};
+const dropWhere =
+  (needle: string): Pruner =>
+  (history, rollout) => {
+    const base = keepAllPruner(history, rollout);
+    const calls = new Map<string, string>();
+    const outputs = new Map<number, string>();
+    history.forEach((h, i) => {
+      const it = h.item;
+      if (typeof it.call_id === "string" && (it.type === "function_call" || it.type === "custom_tool_call"))
+        calls.set(it.call_id, String(it.arguments ?? it.input));
+      if (isOutputItem(it) && (calls.get(it.call_id) ?? "").includes(needle)) outputs.set(i, NOTE(it.call_id));
+    });
+    return { ...base, outputs, resultsKept: base.results - outputs.size, resultsDropped: outputs.size };
+  };
 
 const fileState = (p: string) => ({ bytes: readFileSync(p), mtimeMs: statSync(p).mtimeMs });
 
@@ -72,7 +67,12 @@ describe("ids and names", () => {
     const id = uuidV7(ms, new Uint8Array(10).fill(0xff));
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(parseInt(id.replace(/-/g, "").slice(0, 12), 16)).toBe(ms);
-    expect(uuidV7(ms, new Uint8Array(10))).toBe(`${ms.toString(16).padStart(12, "0").replace(/^(.{8})(.{4})$/, "$1-$2")}-7000-8000-000000000000`);
+    expect(uuidV7(ms, new Uint8Array(10))).toBe(
+      `${ms
+        .toString(16)
+        .padStart(12, "0")
+        .replace(/^(.{8})(.{4})$/, "$1-$2")}-7000-8000-000000000000`,
+    );
     const many = new Set(Array.from({ length: 200 }, () => uuidV7(ms)));
     expect(many.size).toBe(200);
   });
@@ -95,7 +95,16 @@ describe("forking a paginated rollout (Codex 0.169.0)", () => {
     const r = forkRollout(source, { context: "fresh", pruner: dropWhere("cat a.txt"), codexHome: home, now: NOW });
 
     expect(fileState(source)).toEqual(before);
-    expect(r.path).toBe(join(home, "sessions", String(NOW.getFullYear()), String(NOW.getMonth() + 1).padStart(2, "0"), String(NOW.getDate()).padStart(2, "0"), canonicalFileName(NOW, r.newId)));
+    expect(r.path).toBe(
+      join(
+        home,
+        "sessions",
+        String(NOW.getFullYear()),
+        String(NOW.getMonth() + 1).padStart(2, "0"),
+        String(NOW.getDate()).padStart(2, "0"),
+        canonicalFileName(NOW, r.newId),
+      ),
+    );
     expect(listFiles(home)).toEqual([r.path.slice(home.length + 1)]);
     const text = readFileSync(r.path, "utf8");
     expect(Buffer.from(r.bytes).equals(readFileSync(r.path))).toBe(true);
@@ -108,7 +117,9 @@ describe("forking a paginated rollout (Codex 0.169.0)", () => {
       if (l.kind === "session_meta") {
         expect(l.payload.id).toBe(r.newId);
         expect(l.payload.session_id).toBe(r.newId);
-        expect({ ...l.payload, id: r.sourceId, session_id: r.sourceId }).toEqual(src.lines[i]!.kind === "session_meta" ? (src.lines[i] as any).payload : undefined);
+        expect({ ...l.payload, id: r.sourceId, session_id: r.sourceId }).toEqual(
+          src.lines[i]!.kind === "session_meta" ? (src.lines[i] as any).payload : undefined,
+        );
       } else expect(l.raw).toBe(src.lines[i]!.raw);
     });
     const appended = fork.lines.slice(srcLines).map((l) => (l as any).value);
@@ -211,7 +222,15 @@ describe("never a silent fallback", () => {
 
   const corruptions: [string, (text: string) => string, RegExp][] = [
     ["compacted.message removed", (t) => t.replace('"payload":{"message":"",', '"payload":{'), /compacted/],
-    ["an ordinal skipped", (t) => t.replace(/"ordinal":(\d+),"type":"event_msg","payload":\{"type":"token_count"(?![\s\S]*"token_count")/, (_m, n) => `"ordinal":${Number(n) + 1},"type":"event_msg","payload":{"type":"token_count"`), /ordinal/],
+    [
+      "an ordinal skipped",
+      (t) =>
+        t.replace(
+          /"ordinal":(\d+),"type":"event_msg","payload":\{"type":"token_count"(?![\s\S]*"token_count")/,
+          (_m, n) => `"ordinal":${Number(n) + 1},"type":"event_msg","payload":{"type":"token_count"`,
+        ),
+      /ordinal/,
+    ],
     ["a replacement item changed", (t) => t.replace(/("replacement_history":\[[\s\S]*?)RUN: cat a\.txt/, "$1RUN: cat b.txt"), /history item|differs/],
     ["the last line cut short", (t) => t.slice(0, -20), /incomplete|line/],
     ["the old id left in session_meta", (t) => t.replace(/"id":"[0-9a-f-]{36}"/, '"id":"01a22a46-ffa7-7321-b2ac-9955fe3f9220"'), /differs from the source|id/],
@@ -246,10 +265,14 @@ describe("never a silent fallback", () => {
     lines[32] = "{not json";
     writeFileSync(source, lines.join("\n"));
     const r = forkRollout(source, { context: "fresh", pruner: keepAllPruner, codexHome: tempDir(), now: NOW });
-    expect(r.skipped).toEqual([`${source}:33: not valid JSON (JSON Parse error: Expected '}'): "{not json"; skipped, as Codex skips it on resume (copied as it is)`]);
+    expect(r.skipped).toEqual([
+      `${source}:33: not valid JSON (JSON Parse error: Expected '}'): "{not json"; skipped, as Codex skips it on resume (copied as it is)`,
+    ]);
     expect(readFileSync(r.path, "utf8").split("\n")[32]).toBe("{not json");
     expect(JSON.stringify(r.replacementHistory)).not.toContain("All 10 tests pass.");
-    expect(JSON.stringify(forkRollout(LEGACY, { context: "fresh", pruner: keepAllPruner, codexHome: tempDir(), now: NOW }).replacementHistory)).toContain("All 10 tests pass.");
+    expect(JSON.stringify(forkRollout(LEGACY, { context: "fresh", pruner: keepAllPruner, codexHome: tempDir(), now: NOW }).replacementHistory)).toContain(
+      "All 10 tests pass.",
+    );
   });
 
   test("a dry run checks the fork but writes nothing", () => {

@@ -35,10 +35,7 @@ describe("lossless", () => {
     const text = readFileSync(fixture("legacy-every-item-variant.jsonl"), "utf8");
     const r = parseRollout(text, "x");
     const unknown = r.lines.filter((l) => l.kind === "unknown");
-    expect(unknown.map((l) => (l.kind === "unknown" ? l.type : ""))).toEqual([
-      "inter_agent_communication_metadata",
-      "some_future_record",
-    ]);
+    expect(unknown.map((l) => (l.kind === "unknown" ? l.type : ""))).toEqual(["inter_agent_communication_metadata", "some_future_record"]);
     const source = text.split("\n");
     for (const l of unknown) expect(l.raw).toBe(source[l.index]!);
     expect(r.malformed).toEqual([]);
@@ -111,7 +108,7 @@ describe("line variants and format", () => {
     expect(threadId(r)).toBe("019ad0c4-5e6f-7a81-9b2c-3d4e5f607182");
     const tc = lastTokenCount(r);
     expect(tc?.index).toBe(r.lines.length - 1);
-    expect((tc?.payload.info as { last_token_usage: { total_tokens: number } }).last_token_usage.total_tokens).toBe(410);
+    expect((tc!.payload.info as { last_token_usage: { total_tokens: number } }).last_token_usage.total_tokens).toBe(410);
     const compactedAt = r.lines.findIndex((l) => l.kind === "compacted");
     expect(lastWorldState(r)?.index).toBe(compactedAt + 1);
     expect(lastTurnContext(r)?.index).toBe(compactedAt + 2);

@@ -21,7 +21,13 @@ describe("every item variant maps to one message", () => {
     [
       "developer message -> system meta",
       () => byLine.get(2)!,
-      { role: "system", kind: "meta", text: "<permissions instructions>\nsandbox_mode is workspace-write.\n</permissions instructions>", toolCalls: [], toolResults: [] },
+      {
+        role: "system",
+        kind: "meta",
+        text: "<permissions instructions>\nsandbox_mode is workspace-write.\n</permissions instructions>",
+        toolCalls: [],
+        toolResults: [],
+      },
     ],
     [
       "AGENTS.md + environment_context user message -> meta",
@@ -35,7 +41,11 @@ describe("every item variant maps to one message", () => {
       },
     ],
     ["person's message -> prompt", () => byLine.get(5)!, { role: "user", kind: "prompt", text: "list the files", toolCalls: [], toolResults: [] }],
-    ["reasoning -> summary texts", () => find((m) => m.kind === "reasoning"), { role: "assistant", kind: "reasoning", text: "**Listing files**", toolCalls: [], toolResults: [] }],
+    [
+      "reasoning -> summary texts",
+      () => find((m) => m.kind === "reasoning"),
+      { role: "assistant", kind: "reasoning", text: "**Listing files**", toolCalls: [], toolResults: [] },
+    ],
     [
       "function_call -> parsed arguments",
       () => find((m) => m.toolCalls[0]?.id === "call_ls"),
@@ -43,14 +53,22 @@ describe("every item variant maps to one message", () => {
         role: "assistant",
         kind: "reply",
         text: "",
-        toolCalls: [{ id: "call_ls", name: "exec_command", input: { cmd: "ls", workdir: "/home/dev/proj" }, inputText: '{"cmd": "ls", "workdir": "/home/dev/proj"}' }],
+        toolCalls: [
+          { id: "call_ls", name: "exec_command", input: { cmd: "ls", workdir: "/home/dev/proj" }, inputText: '{"cmd": "ls", "workdir": "/home/dev/proj"}' },
+        ],
         toolResults: [],
       },
     ],
     [
       "function_call with arguments that are not JSON -> the raw text as input",
       () => find((m) => m.toolCalls[0]?.id === "call_bad"),
-      { role: "assistant", kind: "reply", text: "", toolCalls: [{ id: "call_bad", name: "exec_command", input: "{not json", inputText: "{not json" }], toolResults: [] },
+      {
+        role: "assistant",
+        kind: "reply",
+        text: "",
+        toolCalls: [{ id: "call_bad", name: "exec_command", input: "{not json", inputText: "{not json" }],
+        toolResults: [],
+      },
     ],
     [
       "custom_tool_call -> { input }",
@@ -95,7 +113,14 @@ describe("every item variant maps to one message", () => {
         role: "assistant",
         kind: "reply",
         text: "",
-        toolCalls: [{ id: "web_search@15", name: "web_search", input: { type: "search", query: "bun test docs" }, inputText: '{"type":"search","query":"bun test docs"}' }],
+        toolCalls: [
+          {
+            id: "web_search@15",
+            name: "web_search",
+            input: { type: "search", query: "bun test docs" },
+            inputText: '{"type":"search","query":"bun test docs"}',
+          },
+        ],
         toolResults: [],
       },
     ],
@@ -142,7 +167,12 @@ describe("every item variant maps to one message", () => {
         text: "",
         toolCalls: [],
         toolResults: [
-          { callId: "call_patch", text: "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nA notes.txt\n", isError: false, images: 0 },
+          {
+            callId: "call_patch",
+            text: "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nA notes.txt\n",
+            isError: false,
+            images: 0,
+          },
         ],
       },
     ],
@@ -173,7 +203,11 @@ describe("every item variant maps to one message", () => {
       () => find((m) => m.text.startsWith("Message Type: FINAL_ANSWER")),
       { role: "user", kind: "meta", text: "Message Type: FINAL_ANSWER\nPayload:\nreviewed, no issues", toolCalls: [], toolResults: [] },
     ],
-    ["assistant message -> reply", () => find((m) => m.text.startsWith("There are two")), { role: "assistant", kind: "reply", text: "There are two entries: README.md and src.", toolCalls: [], toolResults: [] }],
+    [
+      "assistant message -> reply",
+      () => find((m) => m.text.startsWith("There are two")),
+      { role: "assistant", kind: "reply", text: "There are two entries: README.md and src.", toolCalls: [], toolResults: [] },
+    ],
   ])("%s", (_name, get, expected) => {
     const m = get();
     expect(m).toBeDefined();
@@ -185,7 +219,11 @@ describe("every item variant maps to one message", () => {
 
   test("a summary message and a server-side compaction item are summaries", () => {
     const summary = itemToMessage(
-      { type: "message", role: "user", content: [{ type: "input_text", text: "Another language model started to solve this problem and produced a summary of its thinking process. Here: x" }] },
+      {
+        type: "message",
+        role: "user",
+        content: [{ type: "input_text", text: "Another language model started to solve this problem and produced a summary of its thinking process. Here: x" }],
+      },
       { host: "codex", record: 1, block: 2 },
     );
     expect(summary.kind).toBe("summary");
@@ -276,7 +314,14 @@ describe("replaceOutputText keeps everything but the text", () => {
     [
       "array output without text",
       { type: "function_call_output", call_id: "c", output: [{ type: "input_image", image_url: "data:x" }] },
-      { type: "function_call_output", call_id: "c", output: [{ type: "input_text", text: "[removed]" }, { type: "input_image", image_url: "data:x" }] },
+      {
+        type: "function_call_output",
+        call_id: "c",
+        output: [
+          { type: "input_text", text: "[removed]" },
+          { type: "input_image", image_url: "data:x" },
+        ],
+      },
     ],
     [
       "old { content, success } output",

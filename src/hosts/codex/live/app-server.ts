@@ -36,7 +36,9 @@ interface Transport {
 const DEFAULT_TIMEOUT_MS = 15_000;
 
 /** The request/answer bookkeeping shared by both transports. */
-const rpc = (open: (onMessage: (text: string) => void, onClose: (why: string) => void) => Transport): AppServerClient & { readonly closed: () => string | undefined } => {
+const rpc = (
+  open: (onMessage: (text: string) => void, onClose: (why: string) => void) => Transport,
+): AppServerClient & { readonly closed: () => string | undefined } => {
   let next = 0;
   let closedWhy: string | undefined;
   const pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void; method: string }>();
@@ -158,7 +160,7 @@ export const spawnStdio = async (codexBin: string, env: Record<string, string | 
     child.on("exit", (code) => onClose(`codex app-server exited (${code})`));
     child.on("error", (e) => onClose(e.message));
     return {
-      send: (text) => child.stdin!.write(text + "\n"),
+      send: (text) => child.stdin!.write(`${text}\n`),
       close: () => {
         child.stdin!.end();
         child.kill();
@@ -167,7 +169,7 @@ export const spawnStdio = async (codexBin: string, env: Record<string, string | 
   });
   try {
     await client.request("initialize", { clientInfo: { name: "better-compaction", title: null, version: VERSION }, capabilities: null }, timeoutMs);
-    child!.stdin!.write(JSON.stringify({ method: "initialized" }) + "\n");
+    child!.stdin!.write(`${JSON.stringify({ method: "initialized" })}\n`);
   } catch (e) {
     client.close();
     throw e;

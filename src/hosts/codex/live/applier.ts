@@ -133,7 +133,8 @@ export const runApplier = async (opts: ApplierOptions, deps: ApplierDeps = {}): 
       if (done) break;
       if (thread.status.type === "systemError" || thread.status.type === "notLoaded")
         throw new ApplyFailure(`the thread is ${thread.status.type}; nothing was changed`);
-      if (now().getTime() > deadline) throw new ApplyFailure(`the thread stayed busy for ${Math.round((deps.idleTimeoutMs ?? IDLE_TIMEOUT_MS) / 1000)} s; nothing was changed`);
+      if (now().getTime() > deadline)
+        throw new ApplyFailure(`the thread stayed busy for ${Math.round((deps.idleTimeoutMs ?? IDLE_TIMEOUT_MS) / 1000)} s; nothing was changed`);
       await sleep(POLL_MS);
     }
     // 2. plan from the rollout as it stands now
@@ -142,11 +143,21 @@ export const runApplier = async (opts: ApplierOptions, deps: ApplierDeps = {}): 
     plan = planLive(rollout, { autoCompactLimit: configuredLimit(codexHome) });
     if (!plan.fits || !plan.revertTurnId) throw new ApplyFailure(`${plan.reason}; nothing was changed`);
     const turns = await listTurns(client, threadId);
-    if (!turns.some((t) => t.id === plan!.revertTurnId)) throw new ApplyFailure(`turn ${plan.revertTurnId} is not in the thread's turn list; nothing was changed`);
+    if (!turns.some((t) => t.id === plan!.revertTurnId))
+      throw new ApplyFailure(`turn ${plan.revertTurnId} is not in the thread's turn list; nothing was changed`);
     // what puts the thread back as it was, should the injection fail after the revert
-    const revertLine = rollout.lines.find((l) => l.kind === "event_msg" && l.payload.type === "task_started" && (l.payload.turn_id === plan!.revertTurnId || (l.payload.turn_attribution as any)?.turn_id === plan!.revertTurnId))?.index ?? Infinity;
-    const original = rebuildHistory(rollout).items.filter((h) => h.origin.line > revertLine && !isInjectedContext(h.item)).map((h) => sentForm(h.item));
-    if ((await readThread(client, threadId)).status.type !== "idle") throw new ApplyFailure("the thread became busy again (a new message?); nothing was changed");
+    const revertLine =
+      rollout.lines.find(
+        (l) =>
+          l.kind === "event_msg" &&
+          l.payload.type === "task_started" &&
+          (l.payload.turn_id === plan!.revertTurnId || (l.payload.turn_attribution as any)?.turn_id === plan!.revertTurnId),
+      )?.index ?? Infinity;
+    const original = rebuildHistory(rollout)
+      .items.filter((h) => h.origin.line > revertLine && !isInjectedContext(h.item))
+      .map((h) => sentForm(h.item));
+    if ((await readThread(client, threadId)).status.type !== "idle")
+      throw new ApplyFailure("the thread became busy again (a new message?); nothing was changed");
     // 3. revert, inject
     try {
       await client.request("thread/revert", { threadId, beforeTurnId: plan.revertTurnId });
@@ -170,7 +181,9 @@ export const runApplier = async (opts: ApplierOptions, deps: ApplierDeps = {}): 
         await client.request("turn/start", { threadId, input: [{ type: "text", text: restart.text, text_elements: [] }] });
         restarted = true;
       } catch (e) {
-        return finish("applied", `history replaced, but the turn could not be restarted (${(e as Error).message}); send a message to go on`, { injectedItems: restart.items.length });
+        return finish("applied", `history replaced, but the turn could not be restarted (${(e as Error).message}); send a message to go on`, {
+          injectedItems: restart.items.length,
+        });
       }
     }
     return finish("applied", `history replaced: ${plan.reason}`, { injectedItems: restart.items.length, restarted });

@@ -83,7 +83,10 @@ export const runPreCompact = async (stdin: string, deps: HookDeps): Promise<Hook
   try {
     input = HookInput.parse(JSON.parse(stdin));
   } catch (e) {
-    return { stdout: "", record: { v: 1, at, threadId: "unknown", outcome: "handed-over", reason: `unreadable hook input: ${(e as Error).message.split("\n")[0]}` } };
+    return {
+      stdout: "",
+      record: { v: 1, at, threadId: "unknown", outcome: "handed-over", reason: `unreadable hook input: ${(e as Error).message.split("\n")[0]}` },
+    };
   }
   const { codexHome } = deps;
   const threadId = input.session_id;
@@ -101,7 +104,8 @@ export const runPreCompact = async (stdin: string, deps: HookDeps): Promise<Hook
     }
     if (marker?.state === "applying") {
       const young = started.getTime() - Date.parse(marker.at) < APPLIER_START_MS;
-      if (marker.pid === undefined ? young : isAlive(marker.pid)) return handOver("bc is still applying the previous replacement; this compaction is left to Codex");
+      if (marker.pid === undefined ? young : isAlive(marker.pid))
+        return handOver("bc is still applying the previous replacement; this compaction is left to Codex");
       clearMarker(codexHome, threadId);
       return handOver("the previous applier stopped before it finished; this compaction is left to Codex");
     }
@@ -114,11 +118,22 @@ export const runPreCompact = async (stdin: string, deps: HookDeps): Promise<Hook
     if (rollout.format !== "paginated")
       return handOver("a thread in the older (legacy) history format cannot be reverted: Codex compacts ('codex migrate-rollouts' converts it)");
     const plan = planLive(rollout, { autoCompactLimit: configuredLimit(codexHome) });
-    const figures = { tokensBefore: plan.tokensBefore, tokensAfter: plan.tokensAfter, target: plan.target, limit: plan.limit, results: plan.results, resultsTruncated: plan.resultsTruncated, resultsDropped: plan.resultsDropped };
+    const figures = {
+      tokensBefore: plan.tokensBefore,
+      tokensAfter: plan.tokensAfter,
+      target: plan.target,
+      limit: plan.limit,
+      results: plan.results,
+      resultsTruncated: plan.resultsTruncated,
+      resultsDropped: plan.resultsDropped,
+    };
     if (!plan.fits) return handOver(plan.reason, figures);
     const loaded = await loadedOnServer(deps, threadId);
     if (loaded !== true)
-      return handOver(loaded === false ? "the shared app-server does not run this thread (codex exec?): Codex compacts" : `cannot ask the app-server: ${loaded}`, figures);
+      return handOver(
+        loaded === false ? "the shared app-server does not run this thread (codex exec?): Codex compacts" : `cannot ask the app-server: ${loaded}`,
+        figures,
+      );
     writeMarker(codexHome, threadId, { state: "applying", at, turnId: input.turn_id });
     const args = ["--thread", threadId, "--codex-home", codexHome, "--trigger", input.trigger ?? "manual", ...(input.turn_id ? ["--turn", input.turn_id] : [])];
     const pid = deps.startApplier(args);
@@ -126,7 +141,13 @@ export const runPreCompact = async (stdin: string, deps: HookDeps): Promise<Hook
       clearMarker(codexHome, threadId);
       return handOver("could not start the applier", figures);
     }
-    const record: LiveRecord = { ...head, outcome: "vetoed", reason: `bc replaces the history: ${plan.reason}`, ...figures, ms: deps.now().getTime() - started.getTime() };
+    const record: LiveRecord = {
+      ...head,
+      outcome: "vetoed",
+      reason: `bc replaces the history: ${plan.reason}`,
+      ...figures,
+      ms: deps.now().getTime() - started.getTime(),
+    };
     appendLog(codexHome, record);
     return { stdout: JSON.stringify({ continue: false, stopReason: STOP_REASON }), record };
   } catch (e) {

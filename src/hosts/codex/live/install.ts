@@ -51,12 +51,16 @@ const readHooks = (path: string): Json | undefined => {
 };
 
 const isOurGroup = (g: unknown): boolean =>
-  typeof g === "object" && g !== null && Array.isArray((g as Json).hooks) && (g as Json).hooks.some((h: Json) => typeof h?.command === "string" && h.command.endsWith(HOOK_SUFFIX));
+  typeof g === "object" &&
+  g !== null &&
+  Array.isArray((g as Json).hooks) &&
+  (g as Json).hooks.some((h: Json) => typeof h?.command === "string" && h.command.endsWith(HOOK_SUFFIX));
 
 /** hooks.json with bc's group (and no other group of bc's) last in PreCompact. */
 export const withOurHook = (hooks: Json | undefined, command: string): Json => {
   const v: Json = structuredClone(hooks ?? {});
-  if (v.hooks !== undefined && (typeof v.hooks !== "object" || v.hooks === null || Array.isArray(v.hooks))) throw new BcError("bad-input", "hooks.json: \"hooks\" is not an object", "fix the file by hand");
+  if (v.hooks !== undefined && (typeof v.hooks !== "object" || v.hooks === null || Array.isArray(v.hooks)))
+    throw new BcError("bad-input", 'hooks.json: "hooks" is not an object', "fix the file by hand");
   v.hooks ??= {};
   const groups: unknown[] = Array.isArray(v.hooks.PreCompact) ? v.hooks.PreCompact.filter((g: unknown) => !isOurGroup(g)) : [];
   groups.push({ hooks: [{ type: "command", command, timeout: HOOK_TIMEOUT_SEC, statusMessage: STATUS_MESSAGE }] });
@@ -87,7 +91,7 @@ const readState = (codexHome: string): InstallState | undefined => {
 
 const writeState = (codexHome: string, s: InstallState): void => {
   mkdirSync(bcCodexDir(codexHome), { recursive: true });
-  writeFileSync(statePath(codexHome), JSON.stringify(s, null, 2) + "\n");
+  writeFileSync(statePath(codexHome), `${JSON.stringify(s, null, 2)}\n`);
 };
 
 const tomlString = (s: string): string => JSON.stringify(s);
@@ -133,7 +137,12 @@ export interface InstallReport {
   readonly trustHint?: string;
 }
 
-export const install = async (opts: { readonly codexHome?: string; readonly trust: boolean; readonly codex?: string; readonly command?: string }): Promise<InstallReport> => {
+export const install = async (opts: {
+  readonly codexHome?: string;
+  readonly trust: boolean;
+  readonly codex?: string;
+  readonly command?: string;
+}): Promise<InstallReport> => {
   const codexHome = opts.codexHome ?? defaultCodexHome();
   const command = opts.command ?? hookCommand();
   const path = hooksPath(codexHome);
@@ -142,13 +151,18 @@ export const install = async (opts: { readonly codexHome?: string; readonly trus
   if (old?.trustText) removeTrust(codexHome, old.trustText);
   const createdHooksFile = old?.createdHooksFile ?? before === undefined;
   mkdirSync(codexHome, { recursive: true });
-  writeFileSync(path, JSON.stringify(withOurHook(before, command), null, 2) + "\n");
+  writeFileSync(path, `${JSON.stringify(withOurHook(before, command), null, 2)}\n`);
   writeState(codexHome, { command, createdHooksFile });
   const report = { codexHome, hooksPath: path, command, createdHooksFile };
   const untrustedHint = "Codex runs the hook only once you trust it: start codex and approve it in /hooks, or run 'bc codex install --trust'";
   if (!opts.trust) return { ...report, trusted: false, trustHint: untrustedHint };
   const bin = opts.codex ?? codexOnPath();
-  if (!bin) return { ...report, trusted: false, trustHint: "codex is not on PATH, so bc cannot ask it for the hook's trust key; approve the hook in codex's /hooks, or pass --codex <path>" };
+  if (!bin)
+    return {
+      ...report,
+      trusted: false,
+      trustHint: "codex is not on PATH, so bc cannot ask it for the hook's trust key; approve the hook in codex's /hooks, or pass --codex <path>",
+    };
   const entry = await askCodexForHook(bin, codexHome, command);
   if (!entry) throw new BcError("external", `codex does not list bc's hook from ${path}`, "check 'codex --version' (hooks need a recent Codex) and the file");
   if (entry.trustStatus === "trusted") return { ...report, trusted: true };
@@ -160,7 +174,11 @@ export const install = async (opts: { readonly codexHome?: string; readonly trus
   if (after?.trustStatus !== "trusted") {
     if (original === undefined) rmSync(cfg, { force: true });
     else writeFileSync(cfg, original);
-    throw new BcError("external", `codex did not take the trust entry bc wrote to ${cfg} (status: ${after?.trustStatus ?? "unknown"}); config.toml was put back as it was`, "approve the hook in codex's /hooks instead");
+    throw new BcError(
+      "external",
+      `codex did not take the trust entry bc wrote to ${cfg} (status: ${after?.trustStatus ?? "unknown"}); config.toml was put back as it was`,
+      "approve the hook in codex's /hooks instead",
+    );
   }
   writeState(codexHome, { command, createdHooksFile, trustText: text });
   return { ...report, trusted: true };
@@ -197,7 +215,7 @@ export const uninstall = (opts: { readonly codexHome?: string } = {}): Uninstall
     if (rest === undefined) {
       rmSync(path, { force: true });
       removedHooksFile = true;
-    } else writeFileSync(path, JSON.stringify(rest, null, 2) + "\n");
+    } else writeFileSync(path, `${JSON.stringify(rest, null, 2)}\n`);
   }
   const removedTrust = state?.trustText ? removeTrust(codexHome, state.trustText) : false;
   rmSync(statePath(codexHome), { force: true });
@@ -220,7 +238,10 @@ export const status = async (opts: { readonly codexHome?: string; readonly codex
   const codexHome = opts.codexHome ?? defaultCodexHome();
   const hooks = readHooks(hooksPath(codexHome));
   const installed = hasOurHook(hooks);
-  const command = installed ? (hooks!.hooks.PreCompact as Json[]).flatMap((g) => g.hooks as Json[]).find((h) => typeof h.command === "string" && h.command.endsWith(HOOK_SUFFIX))?.command : undefined;
+  const command = installed
+    ? (hooks!.hooks.PreCompact as Json[]).flatMap((g) => g.hooks as Json[]).find((h) => typeof h.command === "string" && h.command.endsWith(HOOK_SUFFIX))
+        ?.command
+    : undefined;
   const bin = opts.codex ?? codexOnPath();
   const codex = bin ? { path: bin, version: codexVersion(bin) } : undefined;
   let trusted: boolean | "unknown" = installed ? "unknown" : false;

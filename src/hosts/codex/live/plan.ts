@@ -149,7 +149,10 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
   const tokensBefore = overhead + historyTokens;
   const base = { revertTurnId: turn.turnId, fixedItems: fixed.length, revisedItems: revised.length, tokensBefore, limit, target };
   if (revised.filter((h) => !isInjectedContext(h.item)).length === 0)
-    return notFit(fixed.length > 0 ? "only the earlier injected block is left, which a revert cannot remove" : "nothing to prune", { ...base, tokensAfter: tokensBefore });
+    return notFit(fixed.length > 0 ? "only the earlier injected block is left, which a revert cannot remove" : "nothing to prune", {
+      ...base,
+      tokensAfter: tokensBefore,
+    });
   if (frame >= target)
     return notFit(
       fixed.length > 0
@@ -181,9 +184,17 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
     // a replacement that frees nothing would only move these turns into the part no revert can reach
     if (plan.fits && pruning.resultsDropped + pruning.resultsTruncated === 0)
       return { ...plan, fits: false, reason: "the rules free nothing in the turns bc can still replace; this compaction is Codex's" };
-    if (plan.fits) return { ...plan, reason: `~${tokensBefore} -> ~${tokensAfter} tokens, under the ${target}-token target (${Math.round(share * 100)}% of the ${limit} limit)` };
+    if (plan.fits)
+      return {
+        ...plan,
+        reason: `~${tokensBefore} -> ~${tokensAfter} tokens, under the ${target}-token target (${Math.round(share * 100)}% of the ${limit} limit)`,
+      };
     last = plan;
     budget -= tokensAfter - target;
   }
-  return { ...(last ?? notFit("", base)), fits: false, reason: `the pruned history would still be ~${last?.tokensAfter ?? "?"} tokens, over the ${target}-token target` };
+  return {
+    ...(last ?? notFit("", base)),
+    fits: false,
+    reason: `the pruned history would still be ~${last?.tokensAfter ?? "?"} tokens, over the ${target}-token target`,
+  };
 };

@@ -39,7 +39,7 @@ export const readMarker = (codexHome: string, threadId: string): Marker | undefi
 const writeJson = (path: string, value: unknown): void => {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(value) + "\n");
+  writeFileSync(tmp, `${JSON.stringify(value)}\n`);
   renameSync(tmp, path);
 };
 
@@ -92,7 +92,7 @@ export interface LiveRecord {
 export const appendLog = (codexHome: string, record: LiveRecord): void => {
   const path = logPath(codexHome, record.threadId);
   mkdirSync(dirname(path), { recursive: true });
-  appendFileSync(path, JSON.stringify(record) + "\n");
+  appendFileSync(path, `${JSON.stringify(record)}\n`);
 };
 
 export interface LogFile {
@@ -138,6 +138,7 @@ export const formatLiveRecord = (r: LiveRecord): string => {
     lines.push(`  tokens ~${k(r.tokensBefore)} -> ~${k(r.tokensAfter)}${r.target !== undefined ? ` (target ${k(r.target)} of limit ${k(r.limit)})` : ""}`);
   if (r.results !== undefined && r.outcome !== "handed-over")
     lines.push(`  results ${r.results}: ${r.resultsDropped ?? 0} dropped, ${r.resultsTruncated ?? 0} truncated`);
-  if (r.injectedItems !== undefined) lines.push(`  injected ${r.injectedItems} items after ${r.fixedItems ?? 0} kept in front${r.restarted ? "; the turn was restarted" : ""}`);
+  if (r.injectedItems !== undefined)
+    lines.push(`  injected ${r.injectedItems} items after ${r.fixedItems ?? 0} kept in front${r.restarted ? "; the turn was restarted" : ""}`);
   return lines.join("\n");
 };

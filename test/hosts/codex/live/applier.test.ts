@@ -26,7 +26,8 @@ const setUp = () => {
     stops.push(s.stop);
     return s;
   };
-  const apply = (trigger = "manual", extra = {}) => runApplier({ codexHome: home, threadId: THREAD, trigger, turnId: "turn-c" }, { sleep: async () => {}, ...extra });
+  const apply = (trigger = "manual", extra = {}) =>
+    runApplier({ codexHome: home, threadId: THREAD, trigger, turnId: "turn-c" }, { sleep: async () => {}, ...extra });
   const log = () => parseLiveLog(readFileSync(logPath(home, THREAD), "utf8")).records;
   return { path, home, server, apply, log };
 };
@@ -58,7 +59,11 @@ describe("the applier", () => {
   test("an automatic compaction before a turn: the person's new message is sent again as the turn's input, not injected", async () => {
     world = makeHome();
     writeFileSync(join(world.home, "config.toml"), "model_auto_compact_token_limit = 100000\n");
-    const path = workTurn(new RolloutBuilder(), "turn-1").turn("turn-2").user("What is the codeword?").push("event_msg", { type: "turn_aborted", turn_id: "turn-2" }).write(join(world.home, "sessions"));
+    const path = workTurn(new RolloutBuilder(), "turn-1")
+      .turn("turn-2")
+      .user("What is the codeword?")
+      .push("event_msg", { type: "turn_aborted", turn_id: "turn-2" })
+      .write(join(world.home, "sessions"));
     const s = startFakeServer(world.home, idleThread(path, ["turn-1", "turn-2"]));
     stops.push(s.stop);
     const r = await runApplier({ codexHome: world.home, threadId: THREAD, trigger: "auto", turnId: "turn-2" }, { sleep: async () => {} });
@@ -76,13 +81,25 @@ describe("the applier", () => {
     expect(restartPlan([user, output])).toEqual({ items: [user, output], text: CONTINUE_TEXT });
     const aborted = { type: "message", role: "user", content: [{ type: "input_text", text: "<turn_aborted>x</turn_aborted>" }] };
     expect(restartPlan([output, aborted])).toEqual({ items: [output, aborted], text: CONTINUE_TEXT });
-    const image = { type: "message", role: "user", content: [{ type: "input_text", text: "see" }, { type: "input_image", image_url: "data:" }] };
+    const image = {
+      type: "message",
+      role: "user",
+      content: [
+        { type: "input_text", text: "see" },
+        { type: "input_image", image_url: "data:" },
+      ],
+    };
     expect(restartPlan([image]).text).toBe(CONTINUE_TEXT);
   });
 
   test("a revert refused (a legacy thread): nothing injected, the marker says failed", async () => {
     const w = setUp();
-    const s = w.server({ ...idleThread(w.path, ["turn-1"]), "thread/revert": () => { throw new Error("thread/revert only supports paginated threads"); } });
+    const s = w.server({
+      ...idleThread(w.path, ["turn-1"]),
+      "thread/revert": () => {
+        throw new Error("thread/revert only supports paginated threads");
+      },
+    });
     const r = await w.apply();
     expect(r.outcome).toBe("failed");
     expect(r.reason).toContain("only supports paginated threads");

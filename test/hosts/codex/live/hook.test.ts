@@ -17,7 +17,9 @@ afterEach(() => {
 const setUp = (opts: { limit?: number; originator?: string; legacy?: boolean } = {}) => {
   world = makeHome();
   writeFileSync(join(world.home, "config.toml"), `model_auto_compact_token_limit = ${opts.limit ?? 100_000}\n`);
-  const path = workTurn(new RolloutBuilder(THREAD, opts.originator, opts.legacy ? "legacy" : "paginated"), "turn-1").write(join(world.home, "sessions", "2026", "12", "01"));
+  const path = workTurn(new RolloutBuilder(THREAD, opts.originator, opts.legacy ? "legacy" : "paginated"), "turn-1").write(
+    join(world.home, "sessions", "2026", "12", "01"),
+  );
   const started: (readonly string[])[] = [];
   const deps = {
     codexHome: world.home,
@@ -27,7 +29,8 @@ const setUp = (opts: { limit?: number; originator?: string; legacy?: boolean } =
       return 4242;
     },
   };
-  const input = (extra: Record<string, unknown> = {}) => JSON.stringify({ session_id: THREAD, turn_id: "turn-c", transcript_path: path, trigger: "manual", ...extra });
+  const input = (extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ session_id: THREAD, turn_id: "turn-c", transcript_path: path, trigger: "manual", ...extra });
   const server = (handlers = idleThread(path, ["turn-1", "turn-c"])) => {
     const s = startFakeServer(world!.home, handlers);
     stops.push(s.stop);
@@ -85,7 +88,12 @@ describe("bc codex-hook precompact", () => {
   test("an app-server that refuses the question: no answer", async () => {
     const w = setUp();
     const handlers = idleThread(w.path, ["turn-1"]);
-    w.server({ ...handlers, "thread/loaded/list": () => { throw new Error("busy"); } });
+    w.server({
+      ...handlers,
+      "thread/loaded/list": () => {
+        throw new Error("busy");
+      },
+    });
     await handedOver(w, w.input(), /cannot ask the app-server/);
   });
 

@@ -26,7 +26,9 @@ describe("bc codex install / uninstall", () => {
     expect(r).toMatchObject({ createdHooksFile: true, trusted: false });
     expect(r.trustHint).toContain("/hooks");
     const written = JSON.parse(readFileSync(join(world.home, "hooks.json"), "utf8"));
-    expect(written.hooks.PreCompact).toEqual([{ hooks: [{ type: "command", command: COMMAND, timeout: 30, statusMessage: "better-compaction: planning the pruned history" }] }]);
+    expect(written.hooks.PreCompact).toEqual([
+      { hooks: [{ type: "command", command: COMMAND, timeout: 30, statusMessage: "better-compaction: planning the pruned history" }] },
+    ]);
     expect(uninstall({ codexHome: world.home })).toMatchObject({ removedHook: true, removedHooksFile: true, removedTrust: false });
     expect(existsSync(join(world.home, "hooks.json"))).toBe(false);
   });
@@ -50,14 +52,14 @@ describe("bc codex install / uninstall", () => {
   test("uninstall removes exactly the trust table bc appended, nothing else of config.toml", async () => {
     world = makeHome();
     const user = 'model = "gpt-5"\n\n[hooks.state."/x/hooks.json:stop:0:0"]\ntrusted_hash = "sha256:aa"\n';
-    const text = trustText(join(world.home, "hooks.json") + ":pre_compact:0:0", "sha256:bb");
+    const text = trustText(`${join(world.home, "hooks.json")}:pre_compact:0:0`, "sha256:bb");
     writeFileSync(join(world.home, "config.toml"), user + text);
     mkdirSync(join(world.home, "better-compaction"), { recursive: true });
     writeFileSync(join(world.home, "better-compaction", "install.json"), JSON.stringify({ command: COMMAND, createdHooksFile: true, trustText: text }));
     writeFileSync(join(world.home, "hooks.json"), JSON.stringify({ hooks: { PreCompact: [{ hooks: [{ type: "command", command: COMMAND }] }] } }));
     expect(uninstall({ codexHome: world.home })).toMatchObject({ removedHook: true, removedHooksFile: true, removedTrust: true });
     expect(readFileSync(join(world.home, "config.toml"), "utf8")).toBe(user);
-    expect((Bun.TOML.parse(text) as any).hooks.state[join(world.home, "hooks.json") + ":pre_compact:0:0"]).toEqual({ trusted_hash: "sha256:bb" });
+    expect((Bun.TOML.parse(text) as any).hooks.state[`${join(world.home, "hooks.json")}:pre_compact:0:0`]).toEqual({ trusted_hash: "sha256:bb" });
   });
 
   test("a hooks.json bc cannot read is left alone", async () => {

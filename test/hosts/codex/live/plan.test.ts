@@ -13,14 +13,20 @@ const rollout = (b: RolloutBuilder) => parseRollout(b.text(), "rollout.jsonl");
 
 /** Items the way bc re-injected them once before: a prompt and one pruned read, outside any turn. */
 const injectedBlock = (b: RolloutBuilder, outputChars = 100): RolloutBuilder =>
-  b.context().user("RUN: cat old.txt").shell("cat old.txt", outputChars > 100 ? bigText("old.txt", outputChars) : "[output removed by better-compaction: 9000 chars; re-run the call to see it]").assistant("Done before.");
+  b
+    .context()
+    .user("RUN: cat old.txt")
+    .shell("cat old.txt", outputChars > 100 ? bigText("old.txt", outputChars) : "[output removed by better-compaction: 9000 chars; re-run the call to see it]")
+    .assistant("Done before.");
 
 describe("planLive", () => {
   test("the first replacement: revert before turn 1, inject the pruned history verbatim, Codex's context left out", () => {
     const r = rollout(workTurn(new RolloutBuilder(), "turn-1"));
     const plan = planLive(r, { autoCompactLimit: 100_000 });
     expect(plan).toMatchObject({ fits: true, revertTurnId: "turn-1", fixedItems: 0, limit: 100_000, target: 60_000 });
-    const source = rebuildHistory(r).items.map((h) => sentForm(h.item) as Json).filter((it) => !isInjectedContext(it as any));
+    const source = rebuildHistory(r)
+      .items.map((h) => sentForm(h.item) as Json)
+      .filter((it) => !isInjectedContext(it as any));
     expect(plan.items.length).toBe(source.length);
     expect(plan.items.some((it) => isInjectedContext(it as any))).toBe(false);
     let cut = 0;
@@ -38,7 +44,9 @@ describe("planLive", () => {
     expect(plan.tokensAfter).toBeLessThan(plan.tokensBefore);
     expect(pairingProblem(plan.items)).toBeUndefined();
     // reasoning stays as Codex wrote it, encrypted content included
-    expect(plan.items.filter((it) => it.type === "reasoning")).toEqual([{ type: "reasoning", summary: [{ type: "summary_text", text: "Reading the files." }], content: null, encrypted_content: "gAAAAB-opaque-reasoning" }]);
+    expect(plan.items.filter((it) => it.type === "reasoning")).toEqual([
+      { type: "reasoning", summary: [{ type: "summary_text", text: "Reading the files." }], content: null, encrypted_content: "gAAAAB-opaque-reasoning" },
+    ]);
   });
 
   test("after an earlier injection, that block stays in front and the revert starts at the first turn after it", () => {
@@ -64,7 +72,10 @@ describe("planLive", () => {
 
   test("after Codex's own compaction, its summary is the fixed part and the revert starts after it", () => {
     const b = workTurn(new RolloutBuilder(), "turn-1").turn("turn-2");
-    b.push("compacted", { message: "", replacement_history: [{ type: "message", role: "user", content: [{ type: "input_text", text: "SUMMARY of turn 1" }] }] });
+    b.push("compacted", {
+      message: "",
+      replacement_history: [{ type: "message", role: "user", content: [{ type: "input_text", text: "SUMMARY of turn 1" }] }],
+    });
     b.done("turn-2");
     const plan = planLive(rollout(workTurn(b, "turn-3")), { autoCompactLimit: 100_000 });
     expect(plan).toMatchObject({ fits: true, revertTurnId: "turn-3", fixedItems: 1 });
@@ -87,7 +98,13 @@ describe("planLive", () => {
 
   test("a history that cannot get under the target is not injected", () => {
     // every output is recent and pinned: the engine cannot cut enough
-    const b = new RolloutBuilder().turn("turn-1").context().user("RUN: cat big.txt").shell("cat big.txt", bigText("big.txt", 200_000)).assistant("Done.").tokens(60_000);
+    const b = new RolloutBuilder()
+      .turn("turn-1")
+      .context()
+      .user("RUN: cat big.txt")
+      .shell("cat big.txt", bigText("big.txt", 200_000))
+      .assistant("Done.")
+      .tokens(60_000);
     const plan = planLive(rollout(b), { autoCompactLimit: 70_000 });
     expect(plan.fits).toBe(false);
     expect(plan.reason).toMatch(/over the \d+-token target/);
@@ -104,6 +121,11 @@ describe("planLive", () => {
   test("pairingProblem names a call without output and an output without call", () => {
     expect(pairingProblem([{ type: "function_call", call_id: "a" }])).toBe("call a has no output");
     expect(pairingProblem([{ type: "custom_tool_call_output", call_id: "b" }])).toBe("output b has no call");
-    expect(pairingProblem([{ type: "function_call", call_id: "a" }, { type: "function_call_output", call_id: "a" }])).toBeUndefined();
+    expect(
+      pairingProblem([
+        { type: "function_call", call_id: "a" },
+        { type: "function_call_output", call_id: "a" },
+      ]),
+    ).toBeUndefined();
   });
 });

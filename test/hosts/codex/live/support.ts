@@ -32,7 +32,14 @@ export class RolloutBuilder {
     originator = "codex-tui",
     readonly historyMode: "paginated" | "legacy" = "paginated",
   ) {
-    this.push("session_meta", { id: threadId, session_id: threadId, originator, cli_version: "0.171.0", history_mode: historyMode, base_instructions: { text: "You are Codex." } });
+    this.push("session_meta", {
+      id: threadId,
+      session_id: threadId,
+      originator,
+      cli_version: "0.171.0",
+      history_mode: historyMode,
+      base_instructions: { text: "You are Codex." },
+    });
   }
   push(type: string, payload: Json): this {
     const ordinal = this.historyMode === "paginated" ? { ordinal: this.lines.length } : {};
@@ -46,8 +53,16 @@ export class RolloutBuilder {
     return this.push("event_msg", { type: "task_started", turn_id: turnId });
   }
   context(): this {
-    this.item({ type: "message", role: "developer", content: [{ type: "input_text", text: "<permissions instructions>sandboxed</permissions instructions>" }] });
-    return this.item({ type: "message", role: "user", content: [{ type: "input_text", text: "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>" }] });
+    this.item({
+      type: "message",
+      role: "developer",
+      content: [{ type: "input_text", text: "<permissions instructions>sandboxed</permissions instructions>" }],
+    });
+    return this.item({
+      type: "message",
+      role: "user",
+      content: [{ type: "input_text", text: "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>" }],
+    });
   }
   user(text: string): this {
     return this.item({ type: "message", role: "user", content: [{ type: "input_text", text }] });
@@ -69,7 +84,7 @@ export class RolloutBuilder {
     return this.push("event_msg", { type: "task_complete", turn_id: turnId });
   }
   text(): string {
-    return this.lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
+    return `${this.lines.map((l) => JSON.stringify(l)).join("\n")}\n`;
   }
   write(dir: string): string {
     mkdirSync(dir, { recursive: true });
