@@ -10,7 +10,7 @@ import { contentText, isPersonMessage, type MessageItem, sentForm } from "../ite
 import { readRollout } from "../rollout.ts";
 import { type AppServerClient, connectSocket, controlSocketPath } from "./app-server.ts";
 import { configuredLimit } from "./hook.ts";
-import { type LivePlan, planLive } from "./plan.ts";
+import { type LivePlan, planFigures, planLive } from "./plan.ts";
 import { appendLog, clearMarker, type LiveRecord, writeMarker } from "./state.ts";
 
 /** The message that restarts the work after an automatic compaction was answered by bc. */
@@ -93,20 +93,7 @@ export const runApplier = async (opts: ApplierOptions, deps: ApplierDeps = {}): 
   let client: AppServerClient | undefined;
   let plan: LivePlan | undefined;
   let restarted = false;
-  const figures = (): Partial<LiveRecord> =>
-    plan
-      ? {
-          tokensBefore: plan.tokensBefore,
-          tokensAfter: plan.tokensAfter,
-          target: plan.target,
-          limit: plan.limit,
-          results: plan.results,
-          resultsTruncated: plan.resultsTruncated,
-          resultsDropped: plan.resultsDropped,
-          revertTurnId: plan.revertTurnId,
-          fixedItems: plan.fixedItems,
-        }
-      : {};
+  const figures = (): Partial<LiveRecord> => (plan ? { ...planFigures(plan), revertTurnId: plan.revertTurnId, fixedItems: plan.fixedItems } : {});
   const finish = (outcome: "applied" | "failed", reason: string, extra: Partial<LiveRecord> = {}): LiveRecord => {
     const record: LiveRecord = { ...head, at: now().toISOString(), outcome, reason, ...figures(), ...extra, ms: now().getTime() - started.getTime() };
     if (outcome === "failed") writeMarker(codexHome, threadId, { state: "failed", at: record.at, reason });

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { readRollout, sessionMeta } from "../rollout.ts";
 import { type AppServerClient, connectSocket, controlSocketPath, socketExists } from "./app-server.ts";
-import { planLive } from "./plan.ts";
+import { planFigures, planLive } from "./plan.ts";
 import { appendLog, clearMarker, isAlive, type LiveRecord, readMarker, writeMarker } from "./state.ts";
 
 export const HookInput = z.looseObject({
@@ -118,15 +118,7 @@ export const runPreCompact = async (stdin: string, deps: HookDeps): Promise<Hook
     if (rollout.format !== "paginated")
       return handOver("a thread in the older (legacy) history format cannot be reverted: Codex compacts ('codex migrate-rollouts' converts it)");
     const plan = planLive(rollout, { autoCompactLimit: configuredLimit(codexHome) });
-    const figures = {
-      tokensBefore: plan.tokensBefore,
-      tokensAfter: plan.tokensAfter,
-      target: plan.target,
-      limit: plan.limit,
-      results: plan.results,
-      resultsTruncated: plan.resultsTruncated,
-      resultsDropped: plan.resultsDropped,
-    };
+    const figures = planFigures(plan);
     if (!plan.fits) return handOver(plan.reason, figures);
     const loaded = await loadedOnServer(deps, threadId);
     if (loaded !== true)

@@ -123,6 +123,17 @@ const notFit = (reason: string, base: Partial<LivePlan> = {}): LivePlan => ({
 });
 
 /** Plan the replacement of a thread's history from its rollout. Pure: the rollout and the limits in, a plan out. */
+/** What a decision log records of a plan: its sizes, the limit it was cut for, and what it cut. */
+export const planFigures = (plan: LivePlan) => ({
+  tokensBefore: plan.tokensBefore,
+  tokensAfter: plan.tokensAfter,
+  target: plan.target,
+  limit: plan.limit,
+  results: plan.results,
+  resultsTruncated: plan.resultsTruncated,
+  resultsDropped: plan.resultsDropped,
+});
+
 export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDGET_SHARE): LivePlan => {
   const rebuilt = rebuildHistory(rollout);
   const usage = recordedUsage(rollout);
