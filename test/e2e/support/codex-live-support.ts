@@ -56,10 +56,34 @@ export const startTui = (name: string, argv: readonly string[], cwd: string, env
   const tui: Tui = {
     screen: () => tmux(socket, ["capture-pane", "-p", "-t", "t"]).replace(/\s+$/, ""),
     type: async (text) => {
-      tmux(socket, ["send-keys", "-t", "t", "-l", text]);
-      // Codex takes fast typing for a paste and holds Enter inside it for a moment
-      await Bun.sleep(300 + Math.min(text.length, 2000));
-      tmux(socket, ["send-keys", "-t", "t", "Enter"]);
+      // typed a few characters at a time, as a person types: Codex takes a fast burst for a paste
+      // and holds an Enter that arrives inside it as text
+      for (let i = 0; i < text.length; i += 6) {
+        tmux(socket, ["send-keys", "-t", "t", "-l", text.slice(i, i + 6)]);
+        await Bun.sleep(20);
+      }
+      await Bun.sleep(400);
+      // the Enter pressed again while the text still stands in the input box (from the last prompt mark)
+      const tail = text.slice(-16).replace(/\s+/g, "");
+      const pending = (): boolean => {
+        const lines = tui.screen().split("\n");
+        let at = -1;
+        for (let i = lines.length - 1; i >= 0 && at === -1; i--) if (lines[i]!.trimStart().startsWith("›")) at = i;
+        return (
+          at !== -1 &&
+          lines
+            .slice(at, at + 4)
+            .join("")
+            .replace(/\s+/g, "")
+            .includes(tail)
+        );
+      };
+      // (Codex can also take a while after start before it submits anything: keep trying, for half a minute)
+      for (let tries = 0; tries < 30; tries++) {
+        tmux(socket, ["send-keys", "-t", "t", "Enter"]);
+        await Bun.sleep(1000);
+        if (!pending()) return;
+      }
     },
     keys: (...keys) => void tmux(socket, ["send-keys", "-t", "t", ...keys]),
     stop: () => void tmux(socket, ["kill-server"]),
