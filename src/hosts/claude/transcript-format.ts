@@ -98,7 +98,21 @@ const checkFormat = (file: JsonlFile): void => {
 /** Split and parse transcript text; malformed lines are reported (`file:line: why`) and kept raw. */
 export const parseTranscript = (text: string, path: string): Transcript => {
   if (text.length === 0) throw new BcError("bad-input", `${path}: the file is empty`, `expected ${EXPECTED}`);
-  const file = parseJsonl(text, path);
+  const parsed = parseJsonl(text, path);
+  // a line of whole records written with no newline between them: each record read in its place
+  // (the same line number; only the first keeps the raw text), and said so
+  if (!parsed.lines.some((l) => l.records !== undefined)) {
+    checkFormat(parsed);
+    return parsed;
+  }
+  const lines = parsed.lines.flatMap((l) =>
+    l.records === undefined ? [l] : l.records.map((value, part) => ({ lineNo: l.lineNo, raw: part === 0 ? l.raw : "", value })),
+  );
+  const malformed = parsed.malformed.map((m) => {
+    const line = parsed.lines.find((l) => l.records !== undefined && m.startsWith(`${path}:${l.lineNo}: `));
+    return line === undefined ? m : `${m}; read as ${line.records!.length} records`;
+  });
+  const file = { ...parsed, lines, malformed };
   checkFormat(file);
   return file;
 };

@@ -257,3 +257,22 @@ describe("bad input", () => {
 
   test("cleanup", () => rmSync(dir, { recursive: true, force: true }));
 });
+
+describe("a line of two records with no newline between them", () => {
+  test("both records are read, in place, and the line is named file:line with what was done", () => {
+    const src = readFileSync(fixture("parallel-tool-calls.jsonl"), "utf8").trimEnd().split("\n");
+    const whole = loadClaudeTranscript(fixture("parallel-tool-calls.jsonl"));
+    // lines 3 and 4 written as one
+    const joined = [...src.slice(0, 2), src[2]! + src[3]!, ...src.slice(4)].join("\n") + "\n";
+    const dir = mkdtempSync(join(tmpdir(), "bc-run-together-"));
+    try {
+      const path = join(dir, "s.jsonl");
+      writeFileSync(path, joined);
+      const s = loadClaudeTranscript(path);
+      expect(s.malformed).toEqual([`${path}:3: 2 records with no newline between them; read as 2 records`]);
+      expect(s.timeline.messages).toEqual(whole.timeline.messages);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
