@@ -1,5 +1,6 @@
 // `bc eval [files or folders…]`: replay sessions, cut them, and score what each method loses.
 import { defineCommand } from "citty";
+import { z } from "zod";
 import { existsSync, mkdtempSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -18,6 +19,7 @@ import { METHOD_IDS } from "../eval/replay.ts";
 import { runEval, type EvalReport } from "../eval/run.ts";
 import { BcError } from "../util/errors.ts";
 import { log, out } from "../util/log.ts";
+import { JSON_ARG, parseFlags, pathFlag } from "./args.ts";
 
 const HOSTS: readonly Host[] = ["claude", "codex"];
 
@@ -78,11 +80,17 @@ export const checkOutDir = (dir: string): { created: boolean } => {
   }
 };
 
-const parseHost = (value: unknown): Host | undefined => {
-  if (value === undefined || value === "") return undefined;
-  if (!HOSTS.includes(value as Host)) throw new BcError("usage", `--host ${String(value)}: expected claude or codex`);
-  return value as Host;
-};
+/** The flags, read through one schema; the shares and method lists are then read by the parsers above, which say what a good value looks like. */
+const FLAGS = z.object({
+  demo: z.boolean().default(false),
+  host: z.enum(HOSTS as [Host, ...Host[]], { error: "must be claude or codex" }).optional(),
+  cuts: z.string().optional(),
+  methods: z.string().optional(),
+  pressure: z.string().optional(),
+  split: z.boolean().default(false),
+  out: pathFlag().optional(),
+  json: z.boolean().default(false),
+});
 
 /** The embedded examples, written to a temporary folder the caller removes. */
 const demoCorpus = (): { files: CorpusFile[]; dir: string } => {
@@ -166,7 +174,7 @@ export default defineCommand({
       type: "boolean",
       description: "Run on the built-in example corpus (small example sessions made by the bc project; used when none of yours are found)",
     },
-    host: { type: "string", description: "Only sessions of this host: claude or codex" },
+    host: { type: "enum", options: [...HOSTS], description: "Only sessions of this host" },
     cuts: { type: "string", description: `Where to cut each session, as shares of its messages (default ${DEFAULT_CUTS.join(",")})` },
     methods: { type: "string", description: `Methods to compare, comma-separated (default all: ${METHOD_IDS.join(", ")})` },
     pressure: {
@@ -175,14 +183,15 @@ export default defineCommand({
     },
     split: { type: "boolean", description: "Report each path given as its own column block beside the total" },
     out: { type: "string", description: "Folder for report.md, report.json and report.html (default ./bc-eval-<corpus>-<fingerprint>)" },
-    json: { type: "boolean", description: "Print the summary as JSON on stdout, for scripts" },
+    json: { ...JSON_ARG, description: "Print the summary as JSON on stdout, for scripts" },
   },
-  async run({ args }) {
-    const host = parseHost(args.host);
-    const cuts = args.cuts === undefined ? [...DEFAULT_CUTS] : parseCuts(String(args.cuts));
-    const methods = args.methods === undefined ? [...METHOD_IDS] : parseMethods(String(args.methods));
+  async run({ args: raw }) {
+    const args = parseFlags(FLAGS, raw, "bc eval");
+    const host = args.host;
+    const cuts = args.cuts === undefined ? [...DEFAULT_CUTS] : parseCuts(args.cuts);
+    const methods = args.methods === undefined ? [...METHOD_IDS] : parseMethods(args.methods);
     const pressure = parsePressure(args.pressure);
-    const outDir = args.out === undefined ? undefined : String(args.out);
+    const outDir = args.out;
     const outCheck = checkOutDir(outDir ?? ".");
     // a folder made only for this run goes again if the run writes nothing into it
     const dropOutDir = (): void => {
@@ -193,7 +202,7 @@ export default defineCommand({
         // not empty or gone: leave it
       }
     };
-    const positional = (args._ as string[] | undefined) ?? [];
+    const positional = (raw._ as string[] | undefined) ?? [];
 
     let files: CorpusFile[];
     let skipped: Skipped[] = [];
