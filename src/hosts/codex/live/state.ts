@@ -2,6 +2,7 @@
 // - `threads/<thread id>.json`: the marker: an attempt under way (the applier's pid), or the last
 //   attempt failed (then the next compaction is left to Codex);
 // - `logs/<thread id>.jsonl`: the decision log, one line per compaction: what bc did and why.
+import { tokenCount } from "../../../util/format.ts";
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
@@ -128,7 +129,7 @@ export const parseLiveLog = (text: string): { records: LiveRecord[]; problems: s
   return { records, problems };
 };
 
-const k = (n: number | undefined): string => (n === undefined ? "?" : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
+const k = (n: number | undefined): string => (n === undefined ? "?" : tokenCount(n));
 
 /** One record as a person reads it. */
 export const formatLiveRecord = (r: LiveRecord): string => {
