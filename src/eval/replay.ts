@@ -8,7 +8,7 @@ import { BASELINES } from "./methods/baselines.ts";
 import type { Method } from "./methods/method.ts";
 import { rulesMethod, type Compactor } from "./methods/rules.ts";
 import { replayPasses, type PassResult } from "./passes.ts";
-import { enforcePins, scoreCut, type Tally } from "./score.ts";
+import { enforcePins, type Miss, scoreCut, type Tally } from "./score.ts";
 import { indexSession } from "./session-index.ts";
 import { usedAfterCut } from "./labels.ts";
 import { LIGHT_CEILINGS } from "./methods/ceilings.ts";
@@ -116,6 +116,18 @@ export interface SessionReplay {
   readonly recall?: { readonly removed: number; readonly recalled: number };
 }
 
+/** What the report keeps of one of bc's misses at a cut. */
+const missRow = (miss: Miss, mode: RulesMiss["mode"], share: number, opts: { handedOver?: boolean } = {}): RulesMiss => ({
+  mode,
+  ...(opts.handedOver ? { handedOver: true } : {}),
+  share,
+  message: miss.message,
+  tool: miss.tool,
+  tokens: miss.tokens,
+  invisible: miss.invisible,
+  lost: miss.invisible.length > 0,
+});
+
 export const replaySession = (input: ReplayInput, options: ReplayOptions): SessionReplay => {
   const index = indexSession(input.timeline);
   const n = input.timeline.messages.length;
@@ -135,16 +147,7 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
     const run = (m: Method, rulesFreedTokens: number) => scoreRewrites(m.run({ ...ctx, rulesFreedTokens }));
     const rulesScore = run(rules, 0);
     if (options.methods.includes(RULES_ID)) rows[RULES_ID] = rulesScore.tally;
-    for (const miss of rulesScore.misses)
-      rulesMisses.push({
-        mode: "light",
-        share,
-        message: miss.message,
-        tool: miss.tool,
-        tokens: miss.tokens,
-        invisible: miss.invisible,
-        lost: miss.invisible.length > 0,
-      });
+    for (const miss of rulesScore.misses) rulesMisses.push(missRow(miss, "light", share));
     for (const m of selected) rows[m.id] = run(m, rulesScore.tally.tokensFreed).tally;
     for (const c of LIGHT_CEILINGS) rows[c.id] = scoreRewrites(c.run({ results: ctx.results, pinned: ctx.pinned, used })).tally;
     let pressure: CutRow["pressure"];
@@ -163,17 +166,7 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
       const bc = runBudget(BC_UNDER_PRESSURE);
       prow[RULES_ID] = bc.tally;
       prow[bc.tally.reached === 1 ? RULES_REACHED_ID : RULES_OVER_ID] = bc.tally;
-      for (const miss of bc.misses)
-        rulesMisses.push({
-          mode: "pressure",
-          ...(bc.tally.handovers > 0 ? { handedOver: true } : {}),
-          share,
-          message: miss.message,
-          tool: miss.tool,
-          tokens: miss.tokens,
-          invisible: miss.invisible,
-          lost: miss.invisible.length > 0,
-        });
+      for (const miss of bc.misses) rulesMisses.push(missRow(miss, "pressure", share, { handedOver: bc.tally.handovers > 0 }));
       for (const m of BUDGET_BASELINES) prow[m.id] = runBudget(m).tally;
       prow[ORACLE_TO_BUDGET.id] = runBudget(ORACLE_TO_BUDGET).tally;
       pressure = { window: point.window, budget: point.budget, toFree: point.toFree, methods: prow };
