@@ -1,6 +1,7 @@
 // The pressure mode's arithmetic: a cut compacted as an automatic compaction with the history
 // at a given share of the window, down to the budget the Claude Code plugin uses by default.
 import { DEFAULT_PLUGIN_OPTIONS } from "../hosts/claude/plugin.ts";
+import type { CutContext } from "./cut.ts";
 
 /** the default report's pressure: the history at 95% of the window */
 export const DEFAULT_PRESSURE = 0.95;
@@ -25,4 +26,14 @@ export const pressurePoint = (tokensBefore: number, pressure: number, budgetPerc
   const window = Math.max(1, Math.round(tokensBefore / pressure));
   const budget = Math.floor((window * budgetPercent) / 100);
   return { pressure, tokensBefore, window, budget, toFree: Math.max(0, tokensBefore - budget) };
+};
+
+/**
+ * Tokens of what no method may touch at a cut: prose, call inputs and pinned results (every
+ * unpinned result counted as nothing). Above the budget, only a summary can reach it.
+ */
+export const untouchableTokens = (ctx: Pick<CutContext, "tokensBefore" | "results" | "pinned">): number => {
+  let tokens = ctx.tokensBefore;
+  for (const r of ctx.results) if (!ctx.pinned.has(r.ordinal)) tokens -= r.estTokens;
+  return tokens;
 };

@@ -14,7 +14,7 @@ import { usedAfterCut } from "./labels.ts";
 import { LIGHT_CEILINGS } from "./methods/ceilings.ts";
 import { BUDGET_BASELINES, ORACLE_TO_BUDGET, type BudgetMethod } from "./methods/budget.ts";
 import { BC_UNDER_PRESSURE } from "./methods/bc-pressure.ts";
-import { pressurePoint } from "./pressure.ts";
+import { pressurePoint, untouchableTokens } from "./pressure.ts";
 
 export const RULES_ID = "rules";
 
@@ -155,10 +155,12 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
       const point = pressurePoint(ctx.tokensBefore, options.pressure);
       const input = { ...ctx, rulesFreedTokens: 0, point, used };
       const prow: Record<string, Tally> = {};
+      const reachable = untouchableTokens(ctx) <= point.budget;
       const runBudget = (m: BudgetMethod) => {
         const o = m.run(input);
         return scoreRewrites(o.rewrites, {
           budget: point.budget,
+          reachable,
           ...(o.reached === undefined ? {} : { reached: o.reached }),
           ...(o.handedOver === undefined ? {} : { handedOver: o.handedOver }),
         });

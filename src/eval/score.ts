@@ -41,6 +41,10 @@ export interface Tally {
   readonly needed: number;
   /** cuts where the history ended at or under the budget (pressure mode) */
   readonly reached: number;
+  /** cuts where the budget can be reached without touching pins, prose or call inputs: they alone fit (pressure mode) */
+  readonly reachable: number;
+  /** of those, the ones where the history ended at or under the budget */
+  readonly reachedReachable: number;
   /** cuts the Claude Code plugin handed to the host's summary (pressure mode, bc only) */
   readonly handovers: number;
 }
@@ -61,6 +65,8 @@ export const ZERO_TALLY: Tally = {
   numberOnlyLost: 0,
   needed: 0,
   reached: 0,
+  reachable: 0,
+  reachedReachable: 0,
   handovers: 0,
 };
 
@@ -144,6 +150,8 @@ export interface ScoreExtras {
   /** the method's own verdict on the budget (bc), instead of the scored tokens */
   readonly reached?: boolean;
   readonly handedOver?: boolean;
+  /** pressure mode: whether pins, prose and call inputs alone fit the budget (unpinned results counted as nothing) */
+  readonly reachable?: boolean;
 }
 
 /** Score one method's rewrites at one cut (rewrites already pin-enforced). */
@@ -197,6 +205,7 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
     misses.push({ ordinal, message: r.message, tool: r.tool, tokens: needed, invisible });
   }
   const unpinned = resultCount - ctx.pinned.size;
+  const reached = extras.budget === undefined ? 0 : (extras.reached ?? ctx.tokensBefore - tokensFreed <= extras.budget) ? 1 : 0;
   return {
     tally: {
       cuts: 1,
@@ -213,7 +222,9 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
       lost,
       numberOnlyLost,
       needed: extras.used === undefined ? 0 : extras.used.reduce((n, u) => n + (u.length > 0 ? 1 : 0), 0),
-      reached: extras.budget === undefined ? 0 : (extras.reached ?? ctx.tokensBefore - tokensFreed <= extras.budget) ? 1 : 0,
+      reached,
+      reachable: extras.reachable === true ? 1 : 0,
+      reachedReachable: extras.reachable === true ? reached : 0,
       handovers: extras.handedOver === true ? 1 : 0,
     },
     misses,

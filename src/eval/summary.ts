@@ -25,6 +25,8 @@ export interface MethodSummary extends Tally {
   readonly losingNothingShare: number;
   /** reached / cuts (pressure mode) */
   readonly reachedShare: number;
+  /** reachedReachable / reachable: the budget reached where pins, prose and call inputs alone fit (pressure mode) */
+  readonly reachedReachableShare: number;
   /** per session, needed results still visible ((needed - lost) / needed), over sessions that needed any */
   readonly spread: Spread;
 }
@@ -132,6 +134,7 @@ export const summarizeTallies = (method: string, kind: MethodSummary["kind"], pe
     lostPerSession: ratio(total.lost, counted),
     losingNothingShare: ratio(losingNothing, counted),
     reachedShare: ratio(total.reached, total.cuts),
+    reachedReachableShare: ratio(total.reachedReachable, total.reachable),
     spread: spreadOf(perSession.filter((t) => t.needed > 0).map((t) => (t.needed - t.lost) / t.needed)),
   };
 };

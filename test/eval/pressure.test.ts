@@ -12,7 +12,7 @@ import { LARGEST_FIRST_TO_BUDGET, OLDEST_FIRST, ORACLE_TO_BUDGET, type BudgetInp
 import { ORACLE, ORACLE_HEAD, headThroughLastUsed } from "../../src/eval/methods/ceilings.ts";
 import { rulesCompactor } from "../../src/eval/methods/engine.ts";
 import { rewritesFrom } from "../../src/eval/methods/rules.ts";
-import { pressurePoint } from "../../src/eval/pressure.ts";
+import { pressurePoint, untouchableTokens } from "../../src/eval/pressure.ts";
 import { PRESSURE_IDS, replaySession } from "../../src/eval/replay.ts";
 import { enforcePins, scoreCut } from "../../src/eval/score.ts";
 import { indexSession } from "../../src/eval/session-index.ts";
@@ -134,6 +134,36 @@ describe("budget methods stop at the first result that reaches the budget", () =
     const { rewrites, pinnedTouched } = enforcePins(input, OLDEST_FIRST.run(input).rewrites);
     expect(scoreCut(input, rewrites, pinnedTouched, { used: input.used, budget: input.point.budget }).tally.reached).toBe(1);
     expect(scoreCut(input, new Map(), 0, { used: input.used, budget: input.point.budget }).tally.reached).toBe(0);
+  });
+});
+
+describe("where the budget can be reached", () => {
+  test("untouchable: the history less every unpinned result (pins, prose and call inputs stay)", () => {
+    const { ctx } = fixture();
+    const unpinned = ctx.results.filter((r) => !ctx.pinned.has(r.ordinal));
+    expect(unpinned.map((r) => r.ordinal)).toEqual([0, 1, 2, 3]);
+    expect(untouchableTokens(ctx)).toBe(ctx.tokensBefore - unpinned.reduce((n, r) => n + r.estTokens, 0));
+  });
+
+  const replayed = (messages: Message[]) =>
+    replaySession(
+      { host: "codex", id: "s1", file: "s1.jsonl", timeline: session(messages), compactions: [] },
+      { cuts: [0.9], methods: ["rules"], passes: [], compact: rulesCompactor, pressure: 0.95 },
+    ).cuts[0]!.pressure!.methods;
+
+  test("prose alone over the budget: not reachable, for every method; results to cut: reachable", () => {
+    const long = "a long explanation in prose ".repeat(400);
+    const prosy = replayed([prompt(long), ...pair("c0", "Bash", { command: "ls" }, sized("listing_output", 50)), reply(long), ...filler(8), reply("done")]);
+    for (const t of Object.values(prosy)) expect([t.reachable, t.reachedReachable]).toEqual([0, 0]);
+    const tooly = replayed([
+      prompt("start"),
+      ...Array.from({ length: 12 }, (_, i) => pair(`c${i}`, "Bash", { command: `step ${i}` }, sized(`output_number_${i}`, 400))).flat(),
+      ...filler(8),
+      reply("done"),
+    ]);
+    expect(tooly.rules!.reachable).toBe(1);
+    expect(tooly.rules!.reachedReachable).toBe(tooly.rules!.reached);
+    expect(tooly["oldest-first"]!.reachedReachable).toBe(1);
   });
 });
 

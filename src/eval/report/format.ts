@@ -59,6 +59,10 @@ export const pressureColumns = (host: string): readonly Column[] => [
   { head: "tokens freed", cell: (m) => int(m.tokensFreed) },
   { head: "of tokens", cell: (m) => pct(m.freedShare) },
   { head: "reached the budget", cell: (m) => (m.kind === "host" ? "-" : `${pct(m.reachedShare, 0)} (${m.reached}/${m.cuts})`) },
+  {
+    head: "where it can be reached",
+    cell: (m) => (m.kind === "host" ? "-" : `${pct(m.reachedReachableShare, 0)} (${m.reachedReachable}/${m.reachable})`),
+  },
   { head: "misses", cell: (m) => int(m.misses) },
   { head: "lost", cell: (m) => int(m.lost) },
   { head: "lost rate", cell: (m) => pct(m.lostRate, 2) },
