@@ -2,9 +2,11 @@
 // and a later pass recognises them so that it never cuts or rewrites the same result twice.
 // A note names the call, so that `bc recall <id>` can print the original output, which the
 // host still keeps on disk. Every note bc ever wrote stays recognised (a note is never rewritten):
-//   [output removed by better-compaction: N chars; re-run the call to see it]                       (first notes)
+//   [output removed by better-compaction: N chars; re-run the call to see it]              (first notes)
 //   [output removed by better-compaction: N chars; run bc recall <id> to see it exactly, or re-run the call]
-// and the same with "truncated ... N chars removed" after a kept head.
+//   [output removed by better-compaction: N chars; bc recall <id> prints it]               (today's)
+// and the same with "truncated ... N chars removed" after a kept head. A short note costs less
+// than the output it stands for: the shorter it is, the smaller the results worth removing.
 
 /** Call ids longer than this are not written into a note (the note would outgrow its purpose). */
 const MAX_ID_IN_NOTE = 256;
@@ -13,9 +15,7 @@ const MAX_ID_IN_NOTE = 256;
 export const shellWord = (id: string): string => (/^[A-Za-z0-9_.:@%+=,/-]+$/.test(id) ? id : `'${id.replace(/'/g, `'\\''`)}'`);
 
 const howToSee = (callId: string): string =>
-  callId === "" || callId.length > MAX_ID_IN_NOTE || /[\n\r\]]/.test(callId)
-    ? "re-run the call to see it"
-    : `run bc recall ${shellWord(callId)} to see it exactly, or re-run the call`;
+  callId === "" || callId.length > MAX_ID_IN_NOTE || /[\n\r\]]/.test(callId) ? "re-run the call to see it" : `bc recall ${shellWord(callId)} prints it`;
 
 export const dropNote = (chars: number, callId: string): string => `[output removed by better-compaction: ${chars} chars; ${howToSee(callId)}]`;
 
@@ -23,12 +23,13 @@ export const truncateNote = (removedChars: number, callId: string): string =>
   `\n[output truncated by better-compaction: ${removedChars} chars removed; ${howToSee(callId)}]`;
 
 const NOTE_TAIL_RE =
-  /\[output (removed|truncated) by better-compaction: (\d+) chars(?: removed)?; (?:re-run the call to see it|run bc recall ([^\n\]]+) to see it exactly, or re-run the call)\]$/;
+  /\[output (removed|truncated) by better-compaction: (\d+) chars(?: removed)?; (?:re-run the call to see it|run bc recall ([^\n\]]+) to see it exactly, or re-run the call|bc recall ([^\n\]]+) prints it)\]$/;
 
 /** How far from the end a note can start: its fixed text plus the longest id written into one. */
 const NOTE_WINDOW = 200 + MAX_ID_IN_NOTE * 2;
 
-const endsLikeNote = (text: string): boolean => text.endsWith("; re-run the call to see it]") || text.endsWith(", or re-run the call]");
+const endsLikeNote = (text: string): boolean =>
+  text.endsWith("; re-run the call to see it]") || text.endsWith(", or re-run the call]") || text.endsWith(" prints it]");
 
 /** Whether a result already carries a note from an earlier pass (dropped or truncated). */
 export const isAlreadyCut = (text: string): boolean => {
@@ -56,7 +57,7 @@ export const readNote = (text: string): ReadNote | undefined => {
   const start = offset + m.index;
   const kind = m[1] as "removed" | "truncated";
   const chars = Number(m[2]);
-  const callWord = m[3];
+  const callWord = m[3] ?? m[4];
   if (kind === "removed") return start === 0 ? { kind, chars, ...(callWord ? { callWord } : {}) } : undefined;
   if (start === 0 || text[start - 1] !== "\n") return undefined;
   return { kind, chars, head: text.slice(0, start - 1), ...(callWord ? { callWord } : {}) };

@@ -26,7 +26,7 @@ import { startMock as startCodexMock, type MockServer } from "./support/codex-mo
 const REPO = join(import.meta.dir, "..", "..");
 const BC = join(REPO, "dist", process.platform === "win32" ? "bc.exe" : "bc");
 const T = 300_000;
-const NOTE_ID = /run bc recall (\S+) to see it exactly, or re-run the call\]$/;
+const NOTE_ID = /; bc recall (\S+) prints it\]$/;
 
 const sandboxes: Sandbox[] = [];
 const claudeMocks: Mock[] = [];

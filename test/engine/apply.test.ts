@@ -28,17 +28,13 @@ describe("apply", () => {
   });
 
   test("a dropped result becomes exactly the removal note", () => {
-    expect(resultOf(out, dropped).text).toBe(
-      `[output removed by better-compaction: ${BUILD.length} chars; run bc recall ${dropped} to see it exactly, or re-run the call]`,
-    );
+    expect(resultOf(out, dropped).text).toBe(`[output removed by better-compaction: ${BUILD.length} chars; bc recall ${dropped} prints it]`);
   });
 
   test("a truncated result keeps its head byte for byte and ends with a note giving the characters removed", () => {
     const text = resultOf(out, truncated).text;
     expect(text.startsWith(LISTING.slice(0, 200))).toBe(true);
-    expect(text.slice(200)).toBe(
-      `\n[output truncated by better-compaction: ${LISTING.length - 200} chars removed; run bc recall ${truncated} to see it exactly, or re-run the call]`,
-    );
+    expect(text.slice(200)).toBe(`\n[output truncated by better-compaction: ${LISTING.length - 200} chars removed; bc recall ${truncated} prints it]`);
     expect(isAlreadyCut(text)).toBe(true);
   });
 

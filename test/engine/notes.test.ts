@@ -5,20 +5,20 @@ import { dropNote, isAlreadyCut, readNote, shellWord, truncatedText } from "../.
 
 const FIRST_DROP = "[output removed by better-compaction: 5000 chars; re-run the call to see it]";
 const FIRST_TRUNCATE = `${"h".repeat(200)}\n[output truncated by better-compaction: 4800 chars removed; re-run the call to see it]`;
+const SECOND_DROP = "[output removed by better-compaction: 5000 chars; run bc recall toolu_01ABC to see it exactly, or re-run the call]";
+const SECOND_TRUNCATE = `${"h".repeat(200)}\n[output truncated by better-compaction: 300 chars removed; run bc recall call_9 to see it exactly, or re-run the call]`;
 
 describe("notes", () => {
   test("a removal note names the call and how to get it back", () => {
-    expect(dropNote(5000, "toolu_01ABC")).toBe(
-      "[output removed by better-compaction: 5000 chars; run bc recall toolu_01ABC to see it exactly, or re-run the call]",
-    );
+    expect(dropNote(5000, "toolu_01ABC")).toBe("[output removed by better-compaction: 5000 chars; bc recall toolu_01ABC prints it]");
     expect(truncatedText("x".repeat(500), 200, "call_9")).toBe(
-      `${"x".repeat(200)}\n[output truncated by better-compaction: 300 chars removed; run bc recall call_9 to see it exactly, or re-run the call]`,
+      `${"x".repeat(200)}\n[output truncated by better-compaction: 300 chars removed; bc recall call_9 prints it]`,
     );
   });
 
   test("an id that is not a plain shell word is quoted; one that cannot be written falls back to the first form", () => {
     expect(shellWord("a b'c")).toBe(`'a b'\\''c'`);
-    expect(dropNote(10, "a b")).toContain("run bc recall 'a b' to see it exactly");
+    expect(dropNote(10, "a b")).toContain("; bc recall 'a b' prints it]");
     expect(dropNote(10, "")).toBe("[output removed by better-compaction: 10 chars; re-run the call to see it]");
     expect(dropNote(10, "x]y")).toBe("[output removed by better-compaction: 10 chars; re-run the call to see it]");
     expect(dropNote(10, "x".repeat(300))).toBe("[output removed by better-compaction: 10 chars; re-run the call to see it]");
@@ -27,6 +27,8 @@ describe("notes", () => {
   test.each([
     ["the first removal note", FIRST_DROP, { kind: "removed", chars: 5000 }],
     ["the first truncation note", FIRST_TRUNCATE, { kind: "truncated", chars: 4800, head: "h".repeat(200) }],
+    ["the second removal note", SECOND_DROP, { kind: "removed", chars: 5000, callWord: "toolu_01ABC" }],
+    ["the second truncation note", SECOND_TRUNCATE, { kind: "truncated", chars: 300, head: "h".repeat(200), callWord: "call_9" }],
     ["a removal note naming the call", dropNote(5000, "toolu_01ABC"), { kind: "removed", chars: 5000, callWord: "toolu_01ABC" }],
     [
       "a truncation naming the call",

@@ -5,7 +5,7 @@ import { dropNote } from "../../../src/engine/notes.ts";
 
 /** A removal note, in the first form or the form naming the call for `bc recall`. */
 export const NOTE_RE =
-  /^\[output removed by better-compaction: (\d+) chars; (?:re-run the call to see it|run bc recall \S+ to see it exactly, or re-run the call)\]$/;
+  /^\[output removed by better-compaction: (\d+) chars; (?:re-run the call to see it|run bc recall \S+ to see it exactly, or re-run the call|bc recall \S+ prints it)\]$/;
 export const noteFor = (chars: number, callId: string): string => dropNote(chars, callId);
 
 type Block = { type: string; text?: string; id?: string; name?: string; input?: unknown; tool_use_id?: string; content?: unknown; is_error?: boolean };
