@@ -10,6 +10,7 @@ import { type Options, type Plan, type RuleId, type RuleTotals, type Session, DE
 import { needWeightsPath } from "../hosts/claude/install.ts";
 import { loadSessionFile, resolveSession } from "../hosts/load.ts";
 import { describeWeights, weightsInUse } from "../hosts/need-weights.ts";
+import { tokenCount } from "../util/format.ts";
 import { log } from "../util/log.ts";
 
 export interface PassReport {
@@ -51,7 +52,8 @@ export const planPasses = (session: Session, passes: number, options: Options): 
   return out;
 };
 
-const fmtK = (n: number): string => (n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n));
+/** Sizes exact below 10,000 (a table of results reads better as 9500 than 9.5k). */
+const figure = (n: number): string => tokenCount(n, { exactBelow: 10_000 });
 
 const pct = (part: number, whole: number): string => (whole === 0 ? "0.0%" : `${((100 * part) / whole).toFixed(1)}%`);
 
@@ -62,7 +64,7 @@ export const renderPlan = (p: Plan, opts: { table: boolean } = { table: true }):
     const ranked = p.budget !== undefined;
     const rank = (d: Plan["decisions"][number]): string[] =>
       ranked ? [d.need === undefined ? "-" : d.need.toFixed(2), d.escalationOrder === undefined ? "-" : String(d.escalationOrder)] : [];
-    const rows = p.decisions.map((d) => [`#${d.messageIndex}`, d.tool, fmtK(d.chars), d.action, d.rule, ...rank(d), d.reason]);
+    const rows = p.decisions.map((d) => [`#${d.messageIndex}`, d.tool, figure(d.chars), d.action, d.rule, ...rank(d), d.reason]);
     const head = ["index", "tool", "chars", "action", "rule", ...(ranked ? ["need", "order"] : []), "reason"];
     const widths = head.map((h, i) => Math.min(i === 1 ? 24 : 40, Math.max(h.length, ...rows.map((r) => r[i]!.length))));
     const fit = (s: string, w: number): string => (s.length > w ? `${s.slice(0, w - 1)}…` : s.padEnd(w));
@@ -74,19 +76,19 @@ export const renderPlan = (p: Plan, opts: { table: boolean } = { table: true }):
   const t = p.totals;
   lines.push(
     `results: ${t.results} (kept ${t.resultsKept}, truncated ${t.resultsTruncated}, dropped ${t.resultsDropped})`,
-    `tool output: ${fmtK(t.toolTokensBefore)} -> ${fmtK(t.toolTokensAfter)} tokens (${pct(t.toolTokensBefore - t.toolTokensAfter, t.toolTokensBefore)} freed)`,
-    `whole history: ${fmtK(t.tokensBefore)} -> ${fmtK(t.tokensAfter)} tokens (${pct(t.tokensBefore - t.tokensAfter, t.tokensBefore)} freed)`,
+    `tool output: ${figure(t.toolTokensBefore)} -> ${figure(t.toolTokensAfter)} tokens (${pct(t.toolTokensBefore - t.toolTokensAfter, t.toolTokensBefore)} freed)`,
+    `whole history: ${figure(t.tokensBefore)} -> ${figure(t.tokensAfter)} tokens (${pct(t.tokensBefore - t.tokensAfter, t.tokensBefore)} freed)`,
   );
   const byRule = Object.entries(t.byRule) as [RuleId, RuleTotals][];
   if (byRule.length > 0) {
     lines.push("by rule:");
     for (const [rule, r] of byRule.sort((a, b) => b[1].tokensFreed - a[1].tokensFreed || b[1].results - a[1].results)) {
       const removed = r.removed > 0 ? ` (${r.removed} cut)` : "";
-      lines.push(`  ${rule.padEnd(16)} ${String(r.results).padStart(5)} results${removed.padEnd(11)} ${fmtK(r.tokensFreed).padStart(7)} tokens freed`);
+      lines.push(`  ${rule.padEnd(16)} ${String(r.results).padStart(5)} results${removed.padEnd(11)} ${figure(r.tokensFreed).padStart(7)} tokens freed`);
     }
   }
   if (p.budget)
-    lines.push(`budget: ${fmtK(p.budget.tokens)} tokens, ${p.budget.reached ? "reached" : "NOT reached: the host should fall back to its own summary"}`);
+    lines.push(`budget: ${figure(p.budget.tokens)} tokens, ${p.budget.reached ? "reached" : "NOT reached: the host should fall back to its own summary"}`);
   if (p.skipped) lines.push("skipped: the pass removes less than --min-removal; applying it would change nothing");
   return lines.join("\n");
 };
@@ -98,7 +100,7 @@ export const renderReport = (r: PlanReport): string => {
       const t = p.plan.totals;
       out.push(
         `pass ${p.pass}: ${p.messages} messages, ${t.results} results, ${t.resultsDropped} dropped + ${t.resultsTruncated} truncated now, ` +
-          `tool output ${fmtK(t.toolTokensBefore)} -> ${fmtK(t.toolTokensAfter)} tokens${p.plan.skipped ? " (skipped)" : ""}`,
+          `tool output ${figure(t.toolTokensBefore)} -> ${figure(t.toolTokensAfter)} tokens${p.plan.skipped ? " (skipped)" : ""}`,
       );
     }
     out.push("", `last pass:`);

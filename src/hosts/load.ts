@@ -7,8 +7,8 @@ import { defaultCodexHome } from "./codex/home.ts";
 import { BcError } from "../util/errors.ts";
 import { checkFile, decodeUtf8, isZstd, parseJsonl, readFileBytes } from "../util/jsonl.ts";
 import { loadClaudeTranscript } from "./claude/transcript.ts";
-import { isClaudeRecord } from "./claude/transcript-format.ts";
-import { CODEX_CORE_TYPES, isCodexRecord, loadCodexRollout } from "./codex/rollout.ts";
+import { loadCodexRollout } from "./codex/rollout.ts";
+import { hostOfOpening, hostOfRecord } from "./record-kind.ts";
 import type { LoadedSession } from "./types.ts";
 
 const EXPECTED = "a Claude Code transcript (~/.claude/projects/<project>/<session>.jsonl) or a Codex rollout ($CODEX_HOME/sessions/**/rollout-*.jsonl)";
@@ -16,30 +16,16 @@ const EXPECTED = "a Claude Code transcript (~/.claude/projects/<project>/<sessio
 /** Enough of the file to see its first records; a single line can be hundreds of MB. */
 const SNIFF_BYTES = 256 * 1024;
 
-const CODEX_TYPES = new RegExp(`"type"\\s*:\\s*"(${[...CODEX_CORE_TYPES].join("|")})"`);
-const CODEX_LEGACY = /^\{"id"\s*:\s*"[^"]+"\s*,\s*"timestamp"\s*:.*"instructions"/;
-const CLAUDE_KEYS =
-  /"(parentUuid|leafUuid|isSidechain)"\s*:|"type"\s*:\s*"(user|assistant|summary|file-history-snapshot|queue-operation|progress|last-prompt)"/;
-
+/** A line of the head: a whole line is parsed; a first line longer than the sniff window is judged by its opening keys. */
 const sniffLine = (line: string, complete: boolean): Host | undefined => {
-  if (complete) {
-    let v: unknown;
-    try {
-      v = JSON.parse(line);
-    } catch {
-      return undefined;
-    }
-    if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
-    const o = v as Record<string, unknown>;
-    if (isCodexRecord(o)) return "codex";
-    if (typeof o.id === "string" && "instructions" in o && !("uuid" in o)) return "codex"; // the oldest rollouts' header line
-    return isClaudeRecord(o) ? "claude" : undefined;
+  if (!complete) return hostOfOpening(line);
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return undefined;
   }
-  // a first line longer than the sniff window: judge by its opening keys
-  if (CODEX_TYPES.test(line) && line.includes('"payload"')) return "codex";
-  if (CODEX_LEGACY.test(line)) return "codex";
-  if (CLAUDE_KEYS.test(line)) return "claude";
-  return undefined;
+  return hostOfRecord(v);
 };
 
 /** The host that wrote a session file, judged by its content; a one-line BcError when it is neither. */

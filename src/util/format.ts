@@ -1,5 +1,8 @@
 // Numbers as people read them in bc's terminal output.
 
-/** A token count: 950, 12.3k, 26.34M. */
-export const tokenCount = (n: number): string =>
-  n >= 1_000_000 ? `${(n / 1_000_000).toFixed(2)}M` : n >= 1_000 ? `${(n / 1_000).toFixed(1)}k` : String(Math.round(n));
+/**
+ * A token (or character) count: 950, 12.3k, 26.34M. `exactBelow` moves where the exact figure
+ * gives way to thousands (default 1,000): a table of sizes may show 9500 rather than 9.5k.
+ */
+export const tokenCount = (n: number, opts: { readonly exactBelow?: number } = {}): string =>
+  n >= 1_000_000 ? `${(n / 1_000_000).toFixed(2)}M` : n >= (opts.exactBelow ?? 1_000) ? `${(n / 1_000).toFixed(1)}k` : String(Math.round(n));

@@ -3,7 +3,8 @@
 // segment by segment across its compactions.
 import type { Message, MessageKind, ToolCall, ToolResult } from "../../engine/types.ts";
 import { isObject } from "../../util/json.ts";
-import { type Block, type ClaudeRecord, type Transcript, isClaudeRecord, str } from "./transcript-format.ts";
+import { type ClaudeRecord, isClaudeRecord } from "../record-kind.ts";
+import { type Block, type Transcript, str } from "./transcript-format.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Content blocks -> text, calls, results

@@ -3,6 +3,7 @@
 // (read the file, append a line, write it back: $.fs has no append), so this file is pure:
 // no Bun, no Node, no bare package (it is bundled into the hooks module).
 import type { Action, RuleId } from "../../engine/types.ts";
+import { tokenCount } from "../../util/format.ts";
 
 export const LOG_DIR_NAME = "better-compaction";
 
@@ -76,8 +77,6 @@ export const appendRecord = (existing: string, record: DecisionRecord, maxBytes 
   return `${lines.join("\n")}\n`;
 };
 
-const k = (n: number): string => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
-
 /** A record as people read it: a heading line, then one line per result that was not kept. */
 export const formatRecord = (r: DecisionRecord, opts: { readonly allResults?: boolean } = {}): string => {
   const freed = r.freedPercent === undefined ? "" : `, ${r.freedPercent.toFixed(1)} points of the window freed`;
@@ -85,7 +84,7 @@ export const formatRecord = (r: DecisionRecord, opts: { readonly allResults?: bo
   for (const d of r.results) counts[d.action]++;
   const lines = [
     `${r.at}  ${r.trigger}${r.agentId ? ` (subagent ${r.agentId})` : ""}  ${r.outcome}: ${r.reason}`,
-    `  rows ${r.rowsIn} -> ${r.rowsOut}, ~${k(r.tokensBefore)} -> ~${k(r.tokensAfter)} tokens${freed}${r.escalated ? ", escalated" : ""}, ${r.ms.toFixed(1)} ms`,
+    `  rows ${r.rowsIn} -> ${r.rowsOut}, ~${tokenCount(r.tokensBefore)} -> ~${tokenCount(r.tokensAfter)} tokens${freed}${r.escalated ? ", escalated" : ""}, ${r.ms.toFixed(1)} ms`,
     `  results: ${counts.keep} kept, ${counts.truncate} truncated, ${counts.drop} dropped`,
   ];
   for (const d of r.results) {

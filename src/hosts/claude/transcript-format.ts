@@ -3,33 +3,12 @@
 // read loosely (plain property checks, no schema per line) so new record types and fields pass through.
 import { BcError } from "../../util/errors.ts";
 import { parseJsonl, readTextFile, type JsonlFile } from "../../util/jsonl.ts";
-import { isObject } from "../../util/json.ts";
-import { isCodexRecord } from "../codex/rollout.ts";
+import { isClaudeRecord, isCodexRecord } from "../record-kind.ts";
 
 const EXPECTED = "a Claude Code transcript (~/.claude/projects/<project>/<session>.jsonl)";
 
 /** A parsed transcript: the file's lines, each with its raw text and (if it parsed) its record. */
 export type Transcript = JsonlFile;
-
-/** The fields bc reads; everything else is kept in the raw line untouched. */
-export interface ClaudeRecord {
-  readonly type?: unknown;
-  readonly subtype?: unknown;
-  readonly uuid?: unknown;
-  readonly parentUuid?: unknown;
-  readonly logicalParentUuid?: unknown;
-  readonly isSidechain?: unknown;
-  readonly isMeta?: unknown;
-  readonly isVirtual?: unknown;
-  readonly isCompactSummary?: unknown;
-  readonly sessionId?: unknown;
-  readonly agentId?: unknown;
-  readonly version?: unknown;
-  readonly timestamp?: unknown;
-  readonly leafUuid?: unknown;
-  readonly compactMetadata?: unknown;
-  readonly message?: unknown;
-}
 
 export interface Block {
   readonly type?: unknown;
@@ -44,38 +23,6 @@ export interface Block {
 }
 
 export const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-
-/** Record types Claude Code writes (2.0.x–2.1.x); used only to recognise the format. */
-const CLAUDE_TYPES = new Set([
-  "user",
-  "assistant",
-  "system",
-  "attachment",
-  "progress",
-  "summary",
-  "file-history-snapshot",
-  "queue-operation",
-  "last-prompt",
-  "ai-title",
-  "custom-title",
-  "agent-name",
-  "mode",
-  "permission-mode",
-  "pr-link",
-  "tools-used",
-  "cost-state",
-  "atis-latch",
-  "api-request",
-  "api-request-shape",
-  "api-request-blob",
-]);
-
-/** Whether a parsed line looks like a Claude Code transcript record. */
-export const isClaudeRecord = (v: unknown): v is ClaudeRecord => {
-  if (!isObject(v) || typeof v.type !== "string") return false;
-  if (isCodexRecord(v)) return false;
-  return CLAUDE_TYPES.has(v.type) || typeof v.uuid === "string" || typeof v.sessionId === "string";
-};
 
 /** Check a parsed file is a Claude Code transcript; a one-line error naming what was expected otherwise. */
 const checkFormat = (file: JsonlFile): void => {

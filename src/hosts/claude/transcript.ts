@@ -7,7 +7,8 @@ import type { JsonlLine } from "../../util/jsonl.ts";
 import type { HostCompaction, LoadedSession } from "../types.ts";
 import { type Segment, isMessageRecord, messageOf, walkConversation } from "./conversation.ts";
 import { isObject } from "../../util/json.ts";
-import { type ClaudeRecord, type Transcript, isClaudeRecord, readTranscript, str } from "./transcript-format.ts";
+import { type ClaudeRecord, isClaudeRecord } from "../record-kind.ts";
+import { type Transcript, readTranscript, str } from "./transcript-format.ts";
 
 export interface ClaudeSession extends LoadedSession {
   /** the agent id for a sidechain/subagent conversation */

@@ -14,6 +14,7 @@ import { rebuildHistory } from "./history.ts";
 import { itemProblem, type ResponseItem } from "./items.ts";
 import { historyToMessages, timelineMessages } from "./session-map.ts";
 import { isObject } from "../../util/json.ts";
+import { CODEX_CORE_TYPES, hasClaudeKeys } from "../record-kind.ts";
 
 export type RolloutFormat = "legacy" | "paginated";
 
@@ -144,12 +145,6 @@ export interface Rollout {
  */
 export type RunTogether = "read" | "skip";
 
-/** The record types every Codex rollout is made of (a `type` beside a `payload`): what tells one apart from other JSONL. */
-export const CODEX_CORE_TYPES: ReadonlySet<string> = new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
-
-/** A `{ type, payload }` line of one of the core Codex record types. */
-export const isCodexRecord = (v: unknown): boolean => isObject(v) && typeof v.type === "string" && "payload" in v && CODEX_CORE_TYPES.has(v.type);
-
 const MODELLED = new Set([...CODEX_CORE_TYPES, "world_state", "token_usage_record"]);
 
 /** Why a record of a modelled type cannot be read as that type (Codex would skip it), or undefined. */
@@ -183,8 +178,6 @@ const recordProblem = (type: string, payload: unknown): string | undefined => {
   }
 };
 
-const looksLikeClaude = (v: Json): boolean => "sessionId" in v || "parentUuid" in v;
-
 /** Split rollout text into typed lines. Throws BcError only when the text is not a Codex rollout at all. */
 export const parseRollout = (text: string, path: string, options: { runTogether?: RunTogether } = {}): Rollout => {
   const file = parseJsonl(text, path);
@@ -209,12 +202,12 @@ export const parseRollout = (text: string, path: string, options: { runTogether?
     }
     const type = v.type;
     if (typeof type !== "string") {
-      if (looksLikeClaude(v)) claudeLike++;
+      if (hasClaudeKeys(v)) claudeLike++;
       bad('record without string "type"');
       return;
     }
     if (!MODELLED.has(type)) {
-      if (looksLikeClaude(v)) {
+      if (hasClaudeKeys(v)) {
         claudeLike++;
         bad(`not a rollout record (type "${type}")`);
         return;

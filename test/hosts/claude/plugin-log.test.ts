@@ -66,7 +66,7 @@ test("formatRecord: a heading, the figures, and each result that was not kept", 
   const text = formatRecord(record());
   expect(text.split("\n")).toEqual([
     "2026-11-30T02:00:00.000Z  manual  compacted: 1 results dropped, 0 truncated; freed 5 points of the window",
-    "  rows 44 -> 44, ~15k -> ~14k tokens, 5.0 points of the window freed, 4.2 ms",
+    "  rows 44 -> 44, ~14.5k -> ~13.5k tokens, 5.0 points of the window freed, 4.2 ms",
     "  results: 1 kept, 0 truncated, 1 dropped",
     "    drop     Read         superseded-read  toolu_1  re-read at #42, unchanged",
   ]);
