@@ -1,0 +1,110 @@
+// Names only results hold, and the escalation that weighs a result's need by the share of its
+// names no other kept result holds.
+import { describe, expect, test } from "bun:test";
+import { Coverage, SAMPLE_CHARS } from "../../src/engine/coverage.ts";
+import { FEATURE_NAMES } from "../../src/engine/need/features.ts";
+import type { NeedModel } from "../../src/engine/need/model.ts";
+import { plan } from "../../src/engine/plan.ts";
+import { SessionFacts } from "../../src/engine/session-facts.ts";
+import { DEFAULT_OPTIONS } from "../../src/engine/types.ts";
+import { SessionBuilder } from "./support/build.ts";
+
+/** The same need for every result (the test's own model, not the shipped weights). */
+const FLAT: NeedModel = {
+  source: "test",
+  features: [...FEATURE_NAMES],
+  mean: FEATURE_NAMES.map(() => 0),
+  scale: FEATURE_NAMES.map(() => 1),
+  weights: FEATURE_NAMES.map(() => 0),
+  intercept: 0,
+};
+
+const body = (names: readonly string[], rows: number): string =>
+  Array.from({ length: rows }, (_, i) => `${names[i % names.length]} = ${i}; // row ${"x".repeat(40)}`).join("\n");
+
+describe("Coverage", () => {
+  const facts = () => {
+    const b = new SessionBuilder().user("start");
+    b.bash("cat a", "alpha_one beta_two gamma_three");
+    b.bash("cat b", "alpha_one beta_two other_name");
+    b.bash("cat c", "gamma_three mentioned_name");
+    b.assistant("I will look at mentioned_name next.");
+    return new SessionFacts(b.session(), DEFAULT_OPTIONS);
+  };
+
+  test("a name prose holds is nobody's own; a name two kept results hold is neither's", () => {
+    const c = new Coverage(
+      facts(),
+      () => true,
+      () => true,
+    );
+    // a: alpha_one, beta_two (both in b), gamma_three (in c): none its own
+    expect(c.ownShare(0)).toBe(0);
+    // b: other_name alone is its own
+    expect(c.ownShare(1)).toBeCloseTo(1 / 3);
+    // c: gamma_three is in a too; mentioned_name is in prose: it has one name, not its own
+    expect(c.ownShare(2)).toBe(0);
+  });
+
+  test("a cut result no longer holds its names: the others' become their own", () => {
+    const c = new Coverage(
+      facts(),
+      () => true,
+      () => true,
+    );
+    c.release(1);
+    expect(c.ownShare(0)).toBeCloseTo(2 / 3);
+    c.release(2);
+    expect(c.ownShare(0)).toBe(1);
+    // releasing twice changes nothing
+    c.release(2);
+    expect(c.ownShare(0)).toBe(1);
+  });
+
+  test("a result that holds nothing (already cut by the rules) is asked about without counting as a holder", () => {
+    const c = new Coverage(
+      facts(),
+      (item) => item.ordinal !== 1,
+      () => true,
+    );
+    // b's other_name is held by nobody; alpha_one and beta_two by a
+    expect(c.ownShare(1)).toBeCloseTo(1 / 3);
+    // a alone holds alpha_one and beta_two now; c holds gamma_three too
+    expect(c.ownShare(0)).toBeCloseTo(2 / 3);
+  });
+
+  test(`names are read from the first ${SAMPLE_CHARS} characters only`, () => {
+    const b = new SessionBuilder().user("start");
+    b.bash("cat far", `${"-".repeat(SAMPLE_CHARS)} far_away_name`);
+    b.bash("cat near", "far_away_name near_name");
+    const c = new Coverage(
+      new SessionFacts(b.session(), DEFAULT_OPTIONS),
+      () => true,
+      () => true,
+    );
+    expect(c.ownShare(1)).toBe(1);
+  });
+});
+
+describe("the escalation weighs need by names held nowhere else", () => {
+  test("at equal need and size, a result whose names another kept result shows goes before one with names of its own", () => {
+    const b = new SessionBuilder().user("start");
+    const shared = ["copy_name_a", "copy_name_b", "copy_name_c"];
+    const own = ["mine_name_a", "mine_name_b", "mine_name_c"];
+    // the result with names of its own comes first: an equal cost would cut it first
+    const mine = b.bash("./dump own", body(own, 30));
+    const copy = b.bash("./dump shared", body(shared, 30));
+    // the pinned last messages hold the shared names too
+    b.assistant("next");
+    b.filler(4);
+    b.bash("./dump shared again", body(shared, 3));
+    b.assistant("done");
+    const s = b.session();
+    const rules = plan(s, { needModel: FLAT });
+    const p = plan(s, { needModel: FLAT, budgetTokens: rules.totals.tokensAfter - 50 });
+    const escalated = p.decisions.filter((d) => d.rule === "escalation").map((d) => d.callId);
+    expect(escalated).toEqual([copy]);
+    expect(p.decisions.find((d) => d.callId === copy)!.reason).toContain("0% of its names held nowhere else");
+    expect(p.decisions.find((d) => d.callId === mine)!.escalationOrder).toBeGreaterThan(p.decisions.find((d) => d.callId === copy)!.escalationOrder!);
+  });
+});
