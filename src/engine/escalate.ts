@@ -1,10 +1,11 @@
 // The ranked escalation: when a budget is given and the rules leave the history over it, cut
 // further, least needed first, until the budget is reached. Order: every unpinned result by its
 // need per token freed (a knapsack's greedy order), the need weighted by the share of its names
-// no other kept result holds (coverage.ts); re-runnable output and files read again later rank
-// like the rest (putting them first lost more on both hosts' sessions). Then the results the
-// rules never drop, to their head only. Never touched: pins, prose, call inputs, a
-// person's answers, what an earlier pass already cut.
+// no other kept result holds (coverage.ts). Re-runnable output, files read again later and the
+// results the rules never drop rank like the rest: putting the first two first, or the last
+// last, lost more on both hosts' sessions. A result the rules never drop is only ever cut to its
+// head. Never touched: pins, prose, call inputs, a person's answers, what an earlier pass
+// already cut.
 import { estimateTextTokens } from "./estimate.ts";
 import type { ResultItem, SessionFacts } from "./session-facts.ts";
 import { dropNote, truncatedText } from "./notes.ts";
@@ -21,7 +22,7 @@ export const tokensAfter = (text: string, v: Verdict, callId: string): number =>
   return estimateTextTokens(truncatedText(text, v.headChars ?? 0, callId));
 };
 
-/** Where a result stands in the escalation; undefined: never escalated. */
+/** How the escalation may cut a result: "ranked" to its head or whole, "never-drop" to its head only; undefined: not at all. */
 export type Tier = "ranked" | "never-drop";
 
 const tierOf = (item: ResultItem, v: Verdict): Tier | undefined => {
@@ -29,8 +30,6 @@ const tierOf = (item: ResultItem, v: Verdict): Tier | undefined => {
   if (item.meaning.asksPerson) return undefined;
   return v.rule === "never-drop" ? "never-drop" : "ranked";
 };
-
-const TIER_ORDER: readonly Tier[] = ["ranked", "never-drop"];
 
 export interface Escalated {
   readonly verdicts: Verdict[];
@@ -135,15 +134,15 @@ class CostHeap {
 
 /**
  * Cut to the budget, given the rules' verdicts and the tokens over it. The escalation's order is
- * one sequence, whatever the budget (a smaller budget cuts a longer stretch of it): in each tier,
- * the least costly cut next, where a cut's cost is the result's need, weighted by the share of its
+ * one sequence, whatever the budget (a smaller budget cuts a longer stretch of it): the least
+ * costly cut next, where a cut's cost is the result's need, weighted by the share of its
  * names no other kept result holds, per token it frees. Cuts only raise the others' costs (their
  * names lose holders), so each is recomputed when it comes up, and taken if still the least.
  */
 export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over: number, need: Float64Array): Escalated => {
   const out = [...verdicts];
   const order = new Int32Array(verdicts.length);
-  const tiers: Candidate[][] = TIER_ORDER.map(() => []);
+  const candidates: Candidate[] = [];
   for (const item of facts.items) {
     const k = item.ordinal;
     const tier = tierOf(item, verdicts[k]!);
@@ -153,9 +152,9 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
     const cut = cutFor(tier, text, id, facts.options.truncateHeadChars);
     if (cut === undefined) continue;
     const gain = tokensAfter(text, verdicts[k]!, id) - tokensAfter(text, cut, id);
-    if (gain > 0) tiers[TIER_ORDER.indexOf(tier)]!.push({ item, cut, gain, cost: 0 });
+    if (gain > 0) candidates.push({ item, cut, gain, cost: 0 });
   }
-  const scored = new Set(tiers.flat().map((c) => c.item));
+  const scored = new Set(candidates.map((c) => c.item));
   const coverage = new Coverage(
     facts,
     (item) => !item.cut && verdicts[item.ordinal]!.action === "keep",
@@ -164,30 +163,28 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
   const costOf = (c: Candidate): number => (need[c.item.ordinal]! * (OWN_NAMES_FLOOR + OWN_NAMES_WEIGHT * coverage.ownShare(c.item.ordinal))) / c.gain;
   let freed = 0;
   let place = 0;
-  for (const list of tiers) {
-    const heap = new CostHeap();
-    for (const c of list) {
-      c.cost = costOf(c);
-      heap.push(c);
-    }
-    for (let c = heap.pop(); c !== undefined; c = heap.pop()) {
-      const now = costOf(c);
-      if (now > c.cost) {
-        const next = heap.peek();
-        c.cost = now;
-        if (next !== undefined && now > next.cost) {
-          heap.push(c);
-          continue;
-        }
+  const heap = new CostHeap();
+  for (const c of candidates) {
+    c.cost = costOf(c);
+    heap.push(c);
+  }
+  for (let c = heap.pop(); c !== undefined; c = heap.pop()) {
+    const now = costOf(c);
+    if (now > c.cost) {
+      const next = heap.peek();
+      c.cost = now;
+      if (next !== undefined && now > next.cost) {
+        heap.push(c);
+        continue;
       }
-      const k = c.item.ordinal;
-      const own = coverage.ownShare(k);
-      order[k] = ++place;
-      coverage.release(k);
-      if (freed >= over) continue;
-      freed += c.gain;
-      out[k] = { ...c.cut, reason: `over budget: need ${percent(need[k]!)}, ${percent(own)} of its names held nowhere else${c.cut.reason}` };
     }
+    const k = c.item.ordinal;
+    const own = coverage.ownShare(k);
+    order[k] = ++place;
+    coverage.release(k);
+    if (freed >= over) continue;
+    freed += c.gain;
+    out[k] = { ...c.cut, reason: `over budget: need ${percent(need[k]!)}, ${percent(own)} of its names held nowhere else${c.cut.reason}` };
   }
   return { verdicts: out, freed, need, order };
 };

@@ -89,20 +89,25 @@ describe("ranked escalation", () => {
     }
   });
 
-  test("never-drop results go last and only to their head", () => {
+  test("never-drop results rank by need like the rest, and are only ever cut to their head", () => {
     const b = new SessionBuilder().user("start");
-    const web = b.call("WebFetch", { url: "https://example.test/doc" }, lines("web", 80));
+    const web = b.call("WebFetch", { url: "https://example.test/doc" }, lines("web", 40));
     const plain = b.bash("./build", lines("build", 80));
     b.assistant("value_web_3 and value_build_3 matter.");
     for (let k = 0; k < 12; k++) b.bash(`echo ${k}`, `ok ${k}`);
     b.filler(4);
     const s = b.session();
     const rules = plan(s);
-    const some = plan(s, { budgetTokens: rules.totals.tokensAfter - 50 });
-    expect(some.decisions.find((d) => d.callId === plain)!.rule).toBe("escalation");
-    expect(some.decisions.find((d) => d.callId === web)!.rule).toBe("never-drop");
-    const all = plan(s, { budgetTokens: 1 });
+    expect(rules.decisions.find((d) => d.callId === web)!.rule).toBe("never-drop");
+    // need rising much faster than size: the smaller output, the never-drop one, is cut first
+    const needModel = modelOn("log_chars", 8, -60);
+    const some = plan(s, { needModel, budgetTokens: rules.totals.tokensAfter - 50 });
+    expect(some.decisions.find((d) => d.callId === web)).toMatchObject({ action: "truncate", rule: "escalation" });
+    expect(some.decisions.find((d) => d.callId === plain)!.rule).toBe("referenced");
+    // whatever the budget, a head
+    const all = plan(s, { needModel, budgetTokens: 1 });
     expect(all.decisions.find((d) => d.callId === web)).toMatchObject({ action: "truncate", rule: "escalation" });
+    expect(all.decisions.find((d) => d.callId === plain)!.rule).toBe("escalation");
   });
 
   test("an impossible budget cuts everything allowed, never pins or never-drop beyond a head, and says so", () => {
