@@ -5,6 +5,7 @@
 import { defineCommand } from "citty";
 import { recall } from "../hosts/recall/lookup.ts";
 import { VERSION } from "../version.ts";
+import { isObject } from "../util/json.ts";
 
 const PROTOCOL_VERSION = "2025-06-18";
 
@@ -35,8 +36,6 @@ interface Request {
   readonly method?: unknown;
   readonly params?: unknown;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The answer to a tools/call of `recall`: the original text as the first block, exactly. */
 export const callRecall = (args: unknown, cwd: string): { content: unknown[]; isError: boolean } => {

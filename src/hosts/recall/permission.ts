@@ -5,14 +5,13 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { BcError } from "../../util/errors.ts";
+import { isObject } from "../../util/json.ts";
 
 /** The plugin's MCP tool: mcp__plugin_<plugin>_<server>__<tool>. */
 export const RECALL_MCP_RULE = "mcp__plugin_better-compaction_bc__recall";
 export const RECALL_BASH_RULE = "Bash(bc recall:*)";
 export const RECALL_RULES: readonly string[] = [RECALL_MCP_RULE, RECALL_BASH_RULE];
 export const RECALL_RULE = RECALL_RULES.join(" and ");
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export const settingsPath = (claudeDir: string): string => join(claudeDir, "settings.json");
 

@@ -6,8 +6,7 @@ import type { Host } from "../../engine/types.ts";
 import { isAlreadyCut } from "../../engine/notes.ts";
 import { toolResultText } from "../claude/conversation.ts";
 import { outputText, type ToolOutput } from "../codex/items.ts";
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+import { isObject } from "../../util/json.ts";
 
 /** A picture (or other non-text part) the host stored beside an output's text. */
 export interface StoredImage {

@@ -14,6 +14,7 @@ import { rebuildHistory } from "../codex/history.ts";
 import { parseRollout } from "../codex/rollout.ts";
 import { historyToMessages } from "../codex/session-map.ts";
 import { sightingsIn } from "./records.ts";
+import { isObject } from "../../util/json.ts";
 
 export interface RemovedOutput {
   readonly id: string;
@@ -39,8 +40,6 @@ export interface RemovedList {
   readonly sessionId?: string;
   readonly removed: readonly RemovedOutput[];
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Rules by call id from the Claude Code plugin's decision log (the newest cut wins). */
 const claudeRules = (path: string, sessionId: string | undefined): Map<string, { rule: string; reason: string }> => {
