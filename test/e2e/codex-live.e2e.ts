@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { isAlreadyCut } from "../../src/engine/notes.ts";
 import { CONTINUE_TEXT } from "../../src/hosts/codex/live/applier.ts";
 import { logPath, type LiveRecord, parseLiveLog } from "../../src/hosts/codex/live/state.ts";
-import { isInjectedContext } from "../../src/hosts/codex/fork.ts";
+import { isInjectedContext } from "../../src/hosts/codex/items.ts";
 import { rebuildHistory } from "../../src/hosts/codex/history.ts";
 import { contentText, isOutputItem, outputText, sentForm } from "../../src/hosts/codex/items.ts";
 import { readRollout } from "../../src/hosts/codex/rollout.ts";

@@ -297,3 +297,12 @@ export const isPersonMessage = (item: ResponseItem): item is MessageItem => {
   for (const c of content) if (isObject(c) && typeof c.text === "string" && isContextualUserText(c.text)) return false;
   return !isSummaryText(contentText(content));
 };
+
+/** Developer/system messages and the user-role context Codex injects itself: `fresh` leaves them for Codex to inject anew. */
+export const isInjectedContext = (item: ResponseItem): boolean => {
+  if (item.type !== "message") return false;
+  const m = item as MessageItem;
+  if (m.role === "developer" || m.role === "system") return true;
+  if (m.role !== "user") return false;
+  return isReinjectedContextText(contentText(m.content));
+};

@@ -4,7 +4,8 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { dropNote } from "../../../src/engine/notes.ts";
-import { enginePruner, forkRollout, isInjectedContext } from "../../../src/hosts/codex/fork.ts";
+import { enginePruner, forkRollout } from "../../../src/hosts/codex/fork.ts";
+import { isInjectedContext } from "../../../src/hosts/codex/items.ts";
 import { rebuildHistory } from "../../../src/hosts/codex/history.ts";
 import { isOutputItem, outputText, sentForm } from "../../../src/hosts/codex/items.ts";
 import { readRollout } from "../../../src/hosts/codex/rollout.ts";

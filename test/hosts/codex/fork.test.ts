@@ -3,7 +3,9 @@ import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readdirSync, rea
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { estimateTokens } from "../../../src/engine/estimate.ts";
-import { CANONICAL_NAME_RE, canonicalFileName, forkRollout, isInjectedContext, type Pruner, uuidV7 } from "../../../src/hosts/codex/fork.ts";
+import { forkRollout, type Pruner } from "../../../src/hosts/codex/fork.ts";
+import { isInjectedContext } from "../../../src/hosts/codex/items.ts";
+import { CANONICAL_NAME_RE, canonicalFileName, uuidV7 } from "../../../src/hosts/codex/fork-names.ts";
 import { rebuildHistory } from "../../../src/hosts/codex/history.ts";
 import { isOutputItem, outputText, sentForm } from "../../../src/hosts/codex/items.ts";
 import { lastOrdinal, parseRollout, readRollout } from "../../../src/hosts/codex/rollout.ts";

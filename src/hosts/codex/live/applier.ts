@@ -4,7 +4,7 @@
 // starts a turn so the work goes on. Whatever fails, the thread keeps its history (a revert is only
 // sent once the items to inject are ready, and a failed injection puts the unpruned items back),
 // and the marker says the last attempt failed: the next compaction is Codex's.
-import { isInjectedContext } from "../fork.ts";
+import { isInjectedContext } from "../items.ts";
 import { rebuildHistory } from "../history.ts";
 import { contentText, isPersonMessage, type MessageItem, sentForm } from "../items.ts";
 import { readRollout } from "../rollout.ts";

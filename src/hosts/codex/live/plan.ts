@@ -9,7 +9,8 @@
 // The result must fit well under the auto-compact limit, or Codex would compact again at once.
 import { estimateTokens } from "../../../engine/estimate.ts";
 import type { RuleId, RuleTotals } from "../../../engine/types.ts";
-import { enginePruner, isInjectedContext, plannedHistory } from "../fork.ts";
+import { enginePruner, plannedHistory } from "../fork.ts";
+import { isInjectedContext } from "../items.ts";
 import type { HistoryItem } from "../history.ts";
 import { rebuildHistory } from "../history.ts";
 import { sentForm } from "../items.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { isAlreadyCut } from "../../../../src/engine/notes.ts";
-import { isInjectedContext } from "../../../../src/hosts/codex/fork.ts";
+import { isInjectedContext } from "../../../../src/hosts/codex/items.ts";
 import { rebuildHistory } from "../../../../src/hosts/codex/history.ts";
 import { isOutputItem, outputText, sentForm } from "../../../../src/hosts/codex/items.ts";
 import { compactLimit, pairingProblem, planLive } from "../../../../src/hosts/codex/live/plan.ts";
