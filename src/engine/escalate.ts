@@ -95,9 +95,6 @@ interface Candidate {
 class CostHeap {
   private readonly xs: Candidate[] = [];
   private static less = (a: Candidate, b: Candidate): boolean => a.cost < b.cost || (a.cost === b.cost && a.item.ordinal < b.item.ordinal);
-  get size(): number {
-    return this.xs.length;
-  }
   push(c: Candidate): void {
     const xs = this.xs;
     xs.push(c);
