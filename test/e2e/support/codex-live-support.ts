@@ -59,26 +59,27 @@ export const startTui = (name: string, argv: readonly string[], cwd: string, env
       // typed a few characters at a time, as a person types: Codex takes a fast burst for a paste
       // and holds an Enter that arrives inside it as text
       for (let i = 0; i < text.length; i += 6) {
-        tmux(socket, ["send-keys", "-t", "t", "-l", text.slice(i, i + 6)]);
+        tmux(socket, ["send-keys", "-t", "t", "-l", "--", text.slice(i, i + 6)]);
         await Bun.sleep(20);
       }
-      await Bun.sleep(400);
-      // the Enter pressed again while the text still stands in the input box (from the last prompt mark)
+      // whether the text stands in the input box: the lines from the last prompt mark to the blank
+      // line under them (the status line below names the thread after its first prompt: not counted)
       const tail = text.slice(-16).replace(/\s+/g, "");
       const pending = (): boolean => {
         const lines = tui.screen().split("\n");
         let at = -1;
         for (let i = lines.length - 1; i >= 0 && at === -1; i--) if (lines[i]!.trimStart().startsWith("›")) at = i;
-        return (
-          at !== -1 &&
-          lines
-            .slice(at, at + 4)
-            .join("")
-            .replace(/\s+/g, "")
-            .includes(tail)
-        );
+        if (at === -1) return false;
+        let end = at + 1;
+        while (end < lines.length && lines[end]!.trim() !== "") end++;
+        return lines.slice(at, end).join("").replace(/\s+/g, "").includes(tail);
       };
-      // (Codex can also take a while after start before it submits anything: keep trying, for half a minute)
+      // Enter only once the whole text shows: a fresh Codex draws nothing for a second or two while
+      // it starts, and an Enter pressed then is lost while the screen still shows part of the text
+      for (let waited = 0; !pending() && waited < 10_000; waited += 100) await Bun.sleep(100);
+      await Bun.sleep(200);
+      // then Enter, again while the text still stands there (Codex can also take a while after start
+      // before it submits anything: keep trying, for half a minute)
       for (let tries = 0; tries < 30; tries++) {
         tmux(socket, ["send-keys", "-t", "t", "Enter"]);
         await Bun.sleep(1000);
