@@ -66,7 +66,7 @@ const e2eFiles = (): string[] =>
  * pressed while a fresh Codex was still starting used to be lost), and every later step of the
  * file waits on the one before. Each attempt is printed.
  */
-const RETRIED: Readonly<Record<string, number>> = { "codex-live.e2e.ts": 3 };
+const RETRIED: Readonly<Record<string, number>> = { "codex-live.e2e.ts": 3, "codex-live-failures.e2e.ts": 3 };
 const RETRY_WHY = "it drives the interactive Codex TUI through tmux, where a keystroke can race the screen: running it again";
 
 interface Result {
