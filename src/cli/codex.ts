@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { defaultCodexHome } from "../hosts/codex/home.ts";
-import { runApplier } from "../hosts/codex/live/applier.ts";
+import { idleWaitMs, runApplier } from "../hosts/codex/live/applier.ts";
 import { runPreCompact } from "../hosts/codex/live/hook.ts";
 import { install, selfCommand, status, uninstall } from "../hosts/codex/live/install.ts";
 import { codexHomeOf, formatLiveRecord, listLogs, parseLiveLog } from "../hosts/codex/live/state.ts";
@@ -146,7 +146,10 @@ const applyCmd = defineCommand({
     turn: { type: "string", description: "The vetoed turn's id" },
   },
   async run({ args }) {
-    const r = await runApplier({ codexHome: args.codexHome, threadId: args.thread, trigger: args.trigger, turnId: args.turn });
+    const r = await runApplier(
+      { codexHome: args.codexHome, threadId: args.thread, trigger: args.trigger, turnId: args.turn },
+      { idleTimeoutMs: idleWaitMs(process.env) },
+    );
     return r.outcome === "applied" ? 0 : 1;
   },
 });

@@ -6,42 +6,36 @@
 //
 // Run: bun test/e2e/run.ts --only codex-live
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isAlreadyCut } from "../../src/engine/notes.ts";
 import { CONTINUE_TEXT } from "../../src/hosts/codex/live/applier.ts";
-import { logPath, type LiveRecord, parseLiveLog } from "../../src/hosts/codex/live/state.ts";
-import { isInjectedContext } from "../../src/hosts/codex/items.ts";
 import { rebuildHistory } from "../../src/hosts/codex/history.ts";
-import { contentText, isOutputItem, outputText, sentForm } from "../../src/hosts/codex/items.ts";
+import { contentText, isInjectedContext, isOutputItem, outputText, sentForm } from "../../src/hosts/codex/items.ts";
 import { readRollout } from "../../src/hosts/codex/rollout.ts";
-import { codexExec, codexResume, type CodexEnv, listRollouts, makeCodexEnv, run } from "./support/codex-env.ts";
-import { installCodex, type InstalledCodex } from "./support/codex-install.ts";
+import { codexExec, codexResume, type CodexEnv, listRollouts } from "./support/codex-env.ts";
+import type { InstalledCodex } from "./support/codex-install.ts";
 import {
+  AUTO_COMPACT_LIMIT,
+  BIG,
+  bigReads,
   CODEX_LIVE_VERSION,
   hasTmux,
   isReady,
   type LiveMock,
-  startLiveMock,
+  liveRecords,
+  runBc,
+  startLiveWorld,
   startTui,
+  stopLiveWorld,
   stopDaemon,
+  threadIdOf,
   type Tui,
   waitFor,
-  writeBigFiles,
 } from "./support/codex-live-support.ts";
 
-const REPO = join(import.meta.dir, "..", "..");
-const DIST = join(REPO, "dist", process.platform === "win32" ? "bc.exe" : "bc");
-const BC = existsSync(DIST) ? [DIST] : [process.execPath, join(REPO, "src", "main.ts")];
 const SLOW = 120_000;
-/**
- * Small enough that the big task crosses it (each read adds ~2.5k tokens; the request's fixed part,
- * instructions and tools, is ~13k), large enough that the pruned history fits under bc's share of it.
- */
-const AUTO_COMPACT_LIMIT = 60_000;
-/** under Codex's own 10 KB cut of a shell output, so every read adds its whole file */
-const BIG = ["big1.txt", "big2.txt", "big3.txt", "big4.txt"];
-const BIG_TASK = Array.from({ length: 6 }, () => BIG.map((f) => `RUN: cat ${f}`).join(" ")).join(" ");
+const BIG_TASK = bigReads(6);
 const BIG_TASK_COMMANDS = 6 * BIG.length;
 
 type Item = Record<string, any>;
@@ -90,13 +84,7 @@ const expectPrunedVerbatim = (sent: readonly Item[], source: readonly Item[]): n
   return cut;
 };
 
-const records = (e: CodexEnv, threadId: string): LiveRecord[] => {
-  const p = logPath(e.home, threadId);
-  return existsSync(p) ? parseLiveLog(readFileSync(p, "utf8")).records : [];
-};
-
-const threadIdOf = (rolloutPath: string): string =>
-  /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/.exec(rolloutPath.replace(/_[0-9a-f-]+\.jsonl$/, ".jsonl"))![1]!;
+const records = (e: CodexEnv, threadId: string) => liveRecords(e.home, threadId);
 
 if (!hasTmux()) process.stderr.write("codex-live: tmux is not installed: the interactive Codex checks skip\n");
 
@@ -106,24 +94,14 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
   let e: CodexEnv;
   let tui: Tui | undefined;
   let threadId = "";
-  const bc = (args: string[]) => run([...BC, ...args], { cwd: e.work, env: e.env, timeoutMs: 60_000 });
+  const bc = (args: string[]) => runBc(e, args);
   const screenDump = () => `--- screen\n${tui?.screen() ?? ""}`;
 
   beforeAll(async () => {
-    codex = installCodex(CODEX_LIVE_VERSION);
-    mock = startLiveMock();
-    e = makeCodexEnv(mock.url);
-    const cfg = join(e.home, "config.toml");
-    writeFileSync(cfg, `model_auto_compact_token_limit = ${AUTO_COMPACT_LIMIT}\n${readFileSync(cfg, "utf8")}`);
-    writeBigFiles(e.work, BIG, 9_000);
+    ({ codex, mock, e } = startLiveWorld());
   }, SLOW);
 
-  afterAll(async () => {
-    tui?.stop();
-    if (codex && e) await stopDaemon(codex.bin, e.work, e.env, e.root);
-    mock?.stop();
-    e?.cleanup();
-  });
+  afterAll(() => stopLiveWorld({ codex, mock, e }, tui));
 
   test(
     "bc codex install --trust: the hook is in hooks.json and Codex itself reports it trusted",

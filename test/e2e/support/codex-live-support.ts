@@ -1,8 +1,13 @@
 // Driving the real interactive Codex through tmux against the scripted mock, for bc's live
 // integration: a tmux session per test world, typed prompts, screen reads, bounded waits.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONTINUE_TEXT } from "../../../src/hosts/codex/live/applier.ts";
+import { spawnStdio } from "../../../src/hosts/codex/live/app-server.ts";
+import { trustText } from "../../../src/hosts/codex/live/install.ts";
+import { type LiveRecord, logPath, parseLiveLog } from "../../../src/hosts/codex/live/state.ts";
+import { type CodexEnv, makeCodexEnv, run } from "./codex-env.ts";
+import { type InstalledCodex, installCodex } from "./codex-install.ts";
 import { type LoggedRequest, type MockServer, startMock } from "./codex-mock.ts";
 import { CODEX_LIVE } from "./versions.ts";
 
@@ -16,6 +21,81 @@ export const CODEX_LIVE_VERSION = process.env.BC_CODEX_LIVE_VERSION || CODEX_LIV
 export const CODEX_LIVE_OLDEST = { compact: "0.157.1", all: "0.163.0" } as const;
 
 export const hasTmux = (): boolean => Bun.which("tmux") !== null;
+
+const REPO = join(import.meta.dir, "..", "..", "..");
+const DIST = join(REPO, "dist", process.platform === "win32" ? "bc.exe" : "bc");
+/** bc as the tests run it: the built binary when there is one, else bun with the entry file. */
+export const BC = existsSync(DIST) ? [DIST] : [process.execPath, join(REPO, "src", "main.ts")];
+/**
+ * Small enough that the big task crosses it (each read adds ~2.5k tokens; the request's fixed part,
+ * instructions and tools, is ~13k), large enough that the pruned history fits under bc's share of it.
+ */
+export const AUTO_COMPACT_LIMIT = 60_000;
+/** under Codex's own 10 KB cut of a shell output, so every read adds its whole file */
+export const BIG = ["big1.txt", "big2.txt", "big3.txt", "big4.txt"];
+/** `rounds` reads of each big file, as one prompt */
+export const bigReads = (rounds: number): string => Array.from({ length: rounds }, () => BIG.map((f) => `RUN: cat ${f}`).join(" ")).join(" ");
+
+/**
+ * A test world for the live integration: the pinned Codex, the mock, a CODEX_HOME whose
+ * config.toml sets AUTO_COMPACT_LIMIT, the big files in the work dir; `env` is added to the world's.
+ */
+export const startLiveWorld = (env: Record<string, string> = {}): { codex: InstalledCodex; mock: LiveMock; e: CodexEnv } => {
+  const codex = installCodex(CODEX_LIVE_VERSION);
+  const mock = startLiveMock();
+  const base = makeCodexEnv(mock.url);
+  const e = { ...base, env: { ...base.env, ...env } };
+  const cfg = join(e.home, "config.toml");
+  writeFileSync(cfg, `model_auto_compact_token_limit = ${AUTO_COMPACT_LIMIT}\n${readFileSync(cfg, "utf8")}`);
+  writeBigFiles(e.work, BIG, 9_000);
+  return { codex, mock, e };
+};
+
+/** Stop what a live world started (the TUI, Codex's shared app-server, the mock) and remove it. */
+export const stopLiveWorld = async (w: { codex?: InstalledCodex; mock?: LiveMock; e?: CodexEnv }, tui?: Tui): Promise<void> => {
+  tui?.stop();
+  if (w.codex && w.e) await stopDaemon(w.codex.bin, w.e.work, w.e.env, w.e.root);
+  w.mock?.stop();
+  w.e?.cleanup();
+};
+
+/** `bc <args>` in the world's work dir, with its environment. */
+export const runBc = (e: CodexEnv, args: readonly string[]) => run([...BC, ...args], { cwd: e.work, env: e.env, timeoutMs: 60_000 });
+
+/** bc's decision log for a thread (none yet: empty). */
+export const liveRecords = (home: string, threadId: string): LiveRecord[] => {
+  const p = logPath(home, threadId);
+  return existsSync(p) ? parseLiveLog(readFileSync(p, "utf8")).records : [];
+};
+
+/** The thread id a rollout file is named after. */
+export const threadIdOf = (rolloutPath: string): string =>
+  /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/.exec(rolloutPath.replace(/_[0-9a-f-]+\.jsonl$/, ".jsonl"))![1]!;
+
+/**
+ * Add a PreCompact hook of the user's to `$CODEX_HOME/hooks.json` and mark it trusted with the key
+ * and hash Codex itself reports for it (`hooks/list`), as `bc codex install --trust` does for bc's.
+ */
+export const addTrustedPreCompactHook = async (codexBin: string, e: CodexEnv, command: string): Promise<void> => {
+  const path = join(e.home, "hooks.json");
+  const hooks = existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : {};
+  hooks.hooks ??= {};
+  hooks.hooks.PreCompact = [...(hooks.hooks.PreCompact ?? []), { hooks: [{ type: "command", command, timeout: 60 }] }];
+  writeFileSync(path, `${JSON.stringify(hooks, null, 2)}\n`);
+  const client = await spawnStdio(codexBin, e.env);
+  try {
+    const r: { data: { hooks: { key: string; currentHash: string; command?: string; trustStatus: string }[] }[] } = await client.request(
+      "hooks/list",
+      { cwds: [e.work] },
+      30_000,
+    );
+    const hook = r.data.flatMap((d) => d.hooks).find((h) => h.command === command);
+    if (!hook) throw new Error(`Codex does not list the hook '${command}'`);
+    appendFileSync(join(e.home, "config.toml"), trustText(hook.key, hook.currentHash));
+  } finally {
+    client.close();
+  }
+};
 
 /** Wait until `check` returns a value other than undefined/false; throws with `what` after `timeoutMs`. */
 export const waitFor = async <T>(
@@ -59,26 +139,27 @@ export const startTui = (name: string, argv: readonly string[], cwd: string, env
       // typed a few characters at a time, as a person types: Codex takes a fast burst for a paste
       // and holds an Enter that arrives inside it as text
       for (let i = 0; i < text.length; i += 6) {
-        tmux(socket, ["send-keys", "-t", "t", "-l", text.slice(i, i + 6)]);
+        tmux(socket, ["send-keys", "-t", "t", "-l", "--", text.slice(i, i + 6)]);
         await Bun.sleep(20);
       }
-      await Bun.sleep(400);
-      // the Enter pressed again while the text still stands in the input box (from the last prompt mark)
+      // whether the text stands in the input box: the lines from the last prompt mark to the blank
+      // line under them (the status line below names the thread after its first prompt: not counted)
       const tail = text.slice(-16).replace(/\s+/g, "");
       const pending = (): boolean => {
         const lines = tui.screen().split("\n");
         let at = -1;
         for (let i = lines.length - 1; i >= 0 && at === -1; i--) if (lines[i]!.trimStart().startsWith("›")) at = i;
-        return (
-          at !== -1 &&
-          lines
-            .slice(at, at + 4)
-            .join("")
-            .replace(/\s+/g, "")
-            .includes(tail)
-        );
+        if (at === -1) return false;
+        let end = at + 1;
+        while (end < lines.length && lines[end]!.trim() !== "") end++;
+        return lines.slice(at, end).join("").replace(/\s+/g, "").includes(tail);
       };
-      // (Codex can also take a while after start before it submits anything: keep trying, for half a minute)
+      // Enter only once the whole text shows: a fresh Codex draws nothing for a second or two while
+      // it starts, and an Enter pressed then is lost while the screen still shows part of the text
+      for (let waited = 0; !pending() && waited < 10_000; waited += 100) await Bun.sleep(100);
+      await Bun.sleep(200);
+      // then Enter, again while the text still stands there (Codex can also take a while after start
+      // before it submits anything: keep trying, for half a minute)
       for (let tries = 0; tries < 30; tries++) {
         tmux(socket, ["send-keys", "-t", "t", "Enter"]);
         await Bun.sleep(1000);

@@ -6,6 +6,8 @@
 //   command since that prompt has an output; then a final assistant message.
 // - a compaction prompt ("CONTEXT CHECKPOINT COMPACTION"): a summary, and the request is counted.
 // - a prompt mentioning "codeword": the CANARY-... token found anywhere else in the request, or "no codeword".
+// - a prompt starting "LONG ANSWER": a final assistant message of LONG_ANSWER_CHARS characters of prose
+//   (history that no pruning rule can cut, and a turn whose last answer alone can cross a limit).
 // - anything else: "OK".
 // Usage is reported as request bytes / 4, so Codex's context size follows the request size.
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -13,6 +15,8 @@ import { join } from "node:path";
 
 export const COMPACTION_MARKER = "CONTEXT CHECKPOINT COMPACTION";
 export const MOCK_SUMMARY = "MOCK-SUMMARY: the earlier work is summarized here.";
+export const LONG_ANSWER = "LONG ANSWER";
+export const LONG_ANSWER_CHARS = 60_000;
 const CANARY_RE = /CANARY-[A-Za-z0-9-]+/;
 
 export interface LoggedRequest {
@@ -22,7 +26,7 @@ export interface LoggedRequest {
   readonly headers: Record<string, string>;
   /** parsed JSON body (undefined for a body that is not JSON) */
   readonly body: any;
-  readonly kind: "run" | "final" | "compaction" | "codeword" | "other" | "not-responses";
+  readonly kind: "run" | "final" | "compaction" | "codeword" | "long" | "other" | "not-responses";
 }
 
 export interface MockServer {
@@ -144,6 +148,12 @@ export const script = (body: any): { kind: LoggedRequest["kind"]; output: Item[]
       };
     }
     return { kind: "final", output: [assistant(`Done: ran ${commands.length} command(s).`)] };
+  }
+  if (prompt.trimStart().startsWith(LONG_ANSWER)) {
+    const lines: string[] = [];
+    for (let n = 0; lines.join("\n").length < LONG_ANSWER_CHARS; n++)
+      lines.push(`Paragraph ${n}: a long explanation, in plain prose, of step ${n} of the plan.`);
+    return { kind: "long", output: [assistant(lines.join("\n").slice(0, LONG_ANSWER_CHARS))] };
   }
   if (/codeword/i.test(prompt)) {
     const rest = JSON.stringify({ ...body, input: input.filter((_, i) => i !== last) });

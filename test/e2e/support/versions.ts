@@ -31,6 +31,9 @@ export const HOST_VERSIONS: readonly HostVersion[] = [
 /** The Codex release the live integration (PreCompact hook + app-server) is tested with; 0.157.1 is the oldest that answers /compact, 0.163.0 the oldest that passes the whole live suite. */
 export const CODEX_LIVE = "0.171.0";
 
+/** A Codex release that still writes the older (legacy, unpaginated) history format: the live suite resumes one of its sessions. */
+export const CODEX_LEGACY_FORMAT = "0.142.5";
+
 /** A version to test, and the binary to test it with when one was given rather than installed. */
 export interface HostTarget extends HostVersion {
   readonly bin?: string;

@@ -18,6 +18,16 @@ export const CONTINUE_TEXT = "Continue with the task where you left off (the his
 
 /** How long the applier waits for the thread to become idle before it gives up. */
 export const IDLE_TIMEOUT_MS = 60_000;
+/** Sets that wait in seconds (in the environment codex, and so its hooks, run with). */
+export const IDLE_WAIT_ENV = "BC_CODEX_IDLE_WAIT";
+const IDLE_WAIT_MAX_S = 3600;
+
+/** The wait `BC_CODEX_IDLE_WAIT` asks for (seconds, 1 to 3600), else IDLE_TIMEOUT_MS. */
+export const idleWaitMs = (env: Record<string, string | undefined>): number => {
+  const raw = env[IDLE_WAIT_ENV]?.trim();
+  const s = raw ? Number(raw) : Number.NaN;
+  return Number.isFinite(s) && s >= 1 && s <= IDLE_WAIT_MAX_S ? Math.round(s * 1000) : IDLE_TIMEOUT_MS;
+};
 const POLL_MS = 200;
 
 export interface ApplierOptions {

@@ -113,17 +113,21 @@ export const runPreCompact = async (stdin: string, deps: HookDeps): Promise<Hook
       return handOver("no app-server socket (codex exec, --no-daemon, or an older Codex): Codex compacts; 'bc codex-fork' is the way there");
     if (!input.transcript_path) return handOver("the hook input names no transcript");
     const rollout = readRollout(input.transcript_path);
-    if (sessionMeta(rollout)?.payload.originator === "codex_exec")
-      return handOver("a codex exec session runs in its own process, out of the app-server's reach: Codex compacts");
     if (rollout.format !== "paginated")
       return handOver("a thread in the older (legacy) history format cannot be reverted: Codex compacts ('codex migrate-rollouts' converts it)");
     const plan = planLive(rollout, { autoCompactLimit: configuredLimit(codexHome) });
     const figures = planFigures(plan);
     if (!plan.fits) return handOver(plan.reason, figures);
+    // the app-server, not the session's origin, says where the thread runs now: a session `codex
+    // exec` started may since have been resumed in the interactive CLI
     const loaded = await loadedOnServer(deps, threadId);
     if (loaded !== true)
       return handOver(
-        loaded === false ? "the shared app-server does not run this thread (codex exec?): Codex compacts" : `cannot ask the app-server: ${loaded}`,
+        loaded !== false
+          ? `cannot ask the app-server: ${loaded}`
+          : sessionMeta(rollout)?.payload.originator === "codex_exec"
+            ? "a codex exec session runs in its own process, out of the app-server's reach: Codex compacts"
+            : "the shared app-server does not run this thread (codex exec?): Codex compacts",
         figures,
       );
     writeMarker(codexHome, threadId, { state: "applying", at, turnId: input.turn_id });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CONTINUE_TEXT, restartPlan, runApplier } from "../../../../src/hosts/codex/live/applier.ts";
+import { CONTINUE_TEXT, IDLE_TIMEOUT_MS, idleWaitMs, restartPlan, runApplier } from "../../../../src/hosts/codex/live/applier.ts";
 import { planLive } from "../../../../src/hosts/codex/live/plan.ts";
 import { logPath, parseLiveLog, readMarker } from "../../../../src/hosts/codex/live/state.ts";
 import { readRollout } from "../../../../src/hosts/codex/rollout.ts";
@@ -116,6 +116,13 @@ describe("the applier", () => {
     expect(r.reason).toContain("stayed busy");
     expect(s.methods().filter((m) => m !== "thread/read" && m !== "thread/turns/list")).toEqual([]);
     expect(readMarker(w.home, THREAD)).toMatchObject({ state: "failed" });
+  });
+
+  test("BC_CODEX_IDLE_WAIT sets that wait in seconds; anything else leaves the minute", () => {
+    expect(idleWaitMs({ BC_CODEX_IDLE_WAIT: "5" })).toBe(5_000);
+    expect(idleWaitMs({ BC_CODEX_IDLE_WAIT: " 2.5 " })).toBe(2_500);
+    expect(idleWaitMs({ BC_CODEX_IDLE_WAIT: "600" })).toBe(600_000);
+    for (const v of [undefined, "", "0", "-3", "0.5", "abc", "5s", "7200"]) expect(idleWaitMs({ BC_CODEX_IDLE_WAIT: v })).toBe(IDLE_TIMEOUT_MS);
   });
 
   test("an injection that fails after the revert puts the original items back", async () => {

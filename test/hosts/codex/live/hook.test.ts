@@ -66,10 +66,17 @@ describe("bc codex-hook precompact", () => {
     await handedOver(w, w.input(), /no app-server socket/);
   });
 
-  test("a codex exec thread, even with a socket there: no answer", async () => {
+  test("a codex exec thread, with an interactive session's socket there: no answer", async () => {
+    const w = setUp({ originator: "codex_exec" });
+    w.server({ ...idleThread(w.path, ["turn-1"]), "thread/loaded/list": () => ({ data: ["someone-else"], nextCursor: null }) });
+    await handedOver(w, w.input(), /codex exec session runs in its own process/);
+  });
+
+  test("a session codex exec started, resumed in the interactive CLI (the app-server runs it): bc answers", async () => {
     const w = setUp({ originator: "codex_exec" });
     w.server();
-    await handedOver(w, w.input(), /codex exec/);
+    const r = await runPreCompact(w.input(), w.deps);
+    expect(r.record.outcome).toBe("vetoed");
   });
 
   test("a legacy (unpaginated) thread, which Codex cannot revert: no answer", async () => {
