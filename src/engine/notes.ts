@@ -7,15 +7,13 @@
 //   [output removed by better-compaction: N chars; bc recall <id> prints it]               (today's)
 // and the same with "truncated ... N chars removed" after a kept head. A short note costs less
 // than the output it stands for: the shorter it is, the smaller the results worth removing.
+import { shellQuote } from "./shell.ts";
 
 /** Call ids longer than this are not written into a note (the note would outgrow its purpose). */
 const MAX_ID_IN_NOTE = 256;
 
-/** The id as a shell word: bare when it is plainly safe, else single-quoted. */
-export const shellWord = (id: string): string => (/^[A-Za-z0-9_.:@%+=,/-]+$/.test(id) ? id : `'${id.replace(/'/g, `'\\''`)}'`);
-
 const howToSee = (callId: string): string =>
-  callId === "" || callId.length > MAX_ID_IN_NOTE || /[\n\r\]]/.test(callId) ? "re-run the call to see it" : `bc recall ${shellWord(callId)} prints it`;
+  callId === "" || callId.length > MAX_ID_IN_NOTE || /[\n\r\]]/.test(callId) ? "re-run the call to see it" : `bc recall ${shellQuote(callId)} prints it`;
 
 export const dropNote = (chars: number, callId: string): string => `[output removed by better-compaction: ${chars} chars; ${howToSee(callId)}]`;
 

@@ -1,7 +1,8 @@
 // The notes bc writes: the current form names the call for `bc recall`; every earlier form is
 // still recognised, so a later pass never cuts or rewrites a note.
 import { describe, expect, test } from "bun:test";
-import { dropNote, isAlreadyCut, readNote, shellWord, truncatedText } from "../../src/engine/notes.ts";
+import { dropNote, isAlreadyCut, readNote, truncatedText } from "../../src/engine/notes.ts";
+import { shellQuote } from "../../src/engine/shell.ts";
 
 const FIRST_DROP = "[output removed by better-compaction: 5000 chars; re-run the call to see it]";
 const FIRST_TRUNCATE = `${"h".repeat(200)}\n[output truncated by better-compaction: 4800 chars removed; re-run the call to see it]`;
@@ -17,7 +18,7 @@ describe("notes", () => {
   });
 
   test("an id that is not a plain shell word is quoted; one that cannot be written falls back to the first form", () => {
-    expect(shellWord("a b'c")).toBe(`'a b'\\''c'`);
+    expect(shellQuote("a b'c")).toBe(`'a b'\\''c'`);
     expect(dropNote(10, "a b")).toContain("; bc recall 'a b' prints it]");
     expect(dropNote(10, "")).toBe("[output removed by better-compaction: 10 chars; re-run the call to see it]");
     expect(dropNote(10, "x]y")).toBe("[output removed by better-compaction: 10 chars; re-run the call to see it]");

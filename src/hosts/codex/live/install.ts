@@ -9,6 +9,7 @@ import { BcError } from "../../../util/errors.ts";
 import { defaultCodexHome } from "../home.ts";
 import { type AppServerClient, socketExists, spawnStdio } from "./app-server.ts";
 import { bcCodexDir, listLogs } from "./state.ts";
+import { shellQuote } from "../../../engine/shell.ts";
 
 /** Every command bc installs ends with this: how bc recognises its own hook. */
 export const HOOK_SUFFIX = "codex-hook precompact";
@@ -25,8 +26,6 @@ interface InstallState {
   /** the exact text appended to config.toml, when bc wrote the trust entry */
   readonly trustText?: string;
 }
-
-const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 /** How Codex should run this bc: the compiled binary itself, or bun with the entry file from a checkout. */
 export const selfCommand = (): string[] => {
