@@ -5,7 +5,7 @@
 // The unit run never sees these files: their names do not match *.test.ts.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { hostTargets } from "./support/versions.ts";
+import { CODEX_LIVE_VERSIONS, hostTargets } from "./support/versions.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 const E2E = import.meta.dir;
@@ -66,7 +66,8 @@ const e2eFiles = (): string[] =>
  * pressed while a fresh Codex was still starting used to be lost), and every later step of the
  * file waits on the one before. Each attempt is printed.
  */
-const RETRIED: Readonly<Record<string, number>> = { "codex-live.e2e.ts": 3, "codex-live-failures.e2e.ts": 3 };
+const CODEX_LIVE_FILES: readonly string[] = ["codex-live.e2e.ts", "codex-live-failures.e2e.ts"];
+const RETRIED: Readonly<Record<string, number>> = Object.fromEntries(CODEX_LIVE_FILES.map((f) => [f, 3]));
 const RETRY_WHY = "it drives the interactive Codex TUI through tmux, where a keystroke can race the screen: running it again";
 
 interface Result {
@@ -157,12 +158,15 @@ const main = async (): Promise<void> => {
   });
 
   ensureBinary();
-  // claude.e2e.ts drives one Claude Code per process: it runs once for each version in support/versions.ts
-  const runs = files.flatMap((file) =>
-    file !== "claude.e2e.ts" || process.env.BC_E2E_CLAUDE_BIN
-      ? [{ file, label: file, env: {} }]
-      : hostTargets("claude").map((t) => ({ file, label: `${file} (Claude Code ${t.version})`, env: { BC_E2E_CLAUDE_VERSIONS: t.version } })),
-  );
+  // claude.e2e.ts drives one Claude Code per process, and the live Codex files one Codex: each
+  // runs once for each version in support/versions.ts
+  const runs = files.flatMap((file) => {
+    if (file === "claude.e2e.ts" && !process.env.BC_E2E_CLAUDE_BIN)
+      return hostTargets("claude").map((t) => ({ file, label: `${file} (Claude Code ${t.version})`, env: { BC_E2E_CLAUDE_VERSIONS: t.version } }));
+    if (CODEX_LIVE_FILES.includes(file) && !process.env.BC_CODEX_LIVE_VERSION)
+      return CODEX_LIVE_VERSIONS.map((v) => ({ file, label: `${file} (Codex ${v})`, env: { BC_CODEX_LIVE_VERSION: v } }));
+    return [{ file, label: file, env: {} }];
+  });
   const results: Result[] = [];
   for (const [i, { file, label, env }] of runs.entries()) {
     say(`[${i + 1}/${runs.length}] ${label}`);

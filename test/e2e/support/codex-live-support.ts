@@ -13,12 +13,6 @@ import { CODEX_LIVE } from "./versions.ts";
 
 /** The Codex release the live integration is tested with (from the one list; BC_CODEX_LIVE_VERSION tries another). */
 export const CODEX_LIVE_VERSION = process.env.BC_CODEX_LIVE_VERSION || CODEX_LIVE;
-/**
- * The oldest releases checked: `/compact` is answered by bc from 0.157.1 (0.156.1 and older: the
- * hook hands over and Codex compacts); the whole file passes from 0.163.0 (0.157 to 0.162 take
- * the long typed task for a paste and do not submit it).
- */
-export const CODEX_LIVE_OLDEST = { compact: "0.157.1", all: "0.163.0" } as const;
 
 export const hasTmux = (): boolean => Bun.which("tmux") !== null;
 

@@ -26,7 +26,7 @@ export interface LoggedRequest {
   readonly headers: Record<string, string>;
   /** parsed JSON body (undefined for a body that is not JSON) */
   readonly body: any;
-  readonly kind: "run" | "final" | "compaction" | "codeword" | "long" | "other" | "not-responses";
+  readonly kind: "run" | "final" | "compaction" | "title" | "codeword" | "long" | "other" | "not-responses";
 }
 
 export interface MockServer {
@@ -124,6 +124,9 @@ const assistant = (text: string): Item => ({
   content: [{ type: "output_text", text, annotations: [] }],
 });
 
+/** How Codex's request for a thread title begins. */
+const TITLE_REQUEST = "Generate a concise, single-line task title";
+
 /** Decide the scripted answer for one /responses request body. */
 export const script = (body: any): { kind: LoggedRequest["kind"]; output: Item[] } => {
   const input: Item[] = Array.isArray(body?.input) ? body.input : [];
@@ -136,6 +139,8 @@ export const script = (body: any): { kind: LoggedRequest["kind"]; output: Item[]
   }
   const prompt = last >= 0 ? textOf(input[last]!) : "";
   if (prompt.includes(COMPACTION_MARKER)) return { kind: "compaction", output: [assistant(MOCK_SUMMARY)] };
+  // some Codex releases (0.163.0) ask the model for a thread title, quoting the first prompt
+  if (prompt.startsWith(TITLE_REQUEST)) return { kind: "title", output: [assistant("Answer the question")] };
   const commands = parseRunCommands(prompt);
   if (commands.length > 0) {
     const done = input.slice(last + 1).filter((it) => it.type === "function_call_output" || it.type === "custom_tool_call_output").length;

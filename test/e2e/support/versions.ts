@@ -28,8 +28,18 @@ export const HOST_VERSIONS: readonly HostVersion[] = [
   { host: "codex", version: "0.171.0", pinned: false, legacyCorpus: true },
 ];
 
-/** The Codex release the live integration (PreCompact hook + app-server) is tested with; 0.157.1 is the oldest that answers /compact, 0.163.0 the oldest that passes the whole live suite. */
+/** The Codex release the live integration (PreCompact hook + app-server) is tested with. */
 export const CODEX_LIVE = "0.171.0";
+
+/**
+ * The oldest Codex release the whole live suite passes with, run beside CODEX_LIVE: 0.157.1 is
+ * the oldest whose `/compact` bc answers (0.156.1 and older: the hook hands over and Codex
+ * compacts); 0.157 to 0.162 take the suite's long typed task for a paste and do not submit it.
+ */
+export const CODEX_LIVE_OLDEST = "0.163.0";
+
+/** Every Codex release the live suites run with, each in its own process. */
+export const CODEX_LIVE_VERSIONS: readonly string[] = [CODEX_LIVE, CODEX_LIVE_OLDEST];
 
 /** A Codex release that still writes the older (legacy, unpaginated) history format: the live suite resumes one of its sessions. */
 export const CODEX_LEGACY_FORMAT = "0.142.5";
