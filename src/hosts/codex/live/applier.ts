@@ -4,9 +4,8 @@
 // starts a turn so the work goes on. Whatever fails, the thread keeps its history (a revert is only
 // sent once the items to inject are ready, and a failed injection puts the unpruned items back),
 // and the marker says the last attempt failed: the next compaction is Codex's.
-import { isInjectedContext } from "../items.ts";
 import { rebuildHistory } from "../history.ts";
-import { contentText, isPersonMessage, type MessageItem, sentForm } from "../items.ts";
+import { contentText, isInjectedContext, isPersonMessage, type MessageItem, sentForm } from "../items.ts";
 import { readRollout } from "../rollout.ts";
 import { type AppServerClient, connectSocket, controlSocketPath } from "./app-server.ts";
 import { configuredLimit } from "./hook.ts";
