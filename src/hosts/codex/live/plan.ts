@@ -10,10 +10,9 @@
 import { estimateTokens } from "../../../engine/estimate.ts";
 import type { RuleId, RuleTotals } from "../../../engine/types.ts";
 import { enginePruner, plannedHistory } from "../fork.ts";
-import { isInjectedContext } from "../items.ts";
 import type { HistoryItem } from "../history.ts";
 import { rebuildHistory } from "../history.ts";
-import { sentForm } from "../items.ts";
+import { isInjectedContext, sentForm } from "../items.ts";
 import { lastTokenCount, sessionMeta, type Rollout } from "../rollout.ts";
 
 type Json = Record<string, any>;
