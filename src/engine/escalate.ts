@@ -14,6 +14,7 @@ import { featuresOf } from "./need/features.ts";
 import { needFacts as needFactsOf } from "./need/facts.ts";
 import { type NeedModel, needOf } from "./need/model.ts";
 import { Coverage } from "./coverage.ts";
+import { neverDrop } from "./rules/never-drop.ts";
 
 /** Estimated tokens of a result's text once a verdict is applied. */
 export const tokensAfter = (text: string, v: Verdict, callId: string): number => {
@@ -25,10 +26,16 @@ export const tokensAfter = (text: string, v: Verdict, callId: string): number =>
 /** How the escalation may cut a result: "ranked" to its head or whole, "never-drop" to its head only; undefined: not at all. */
 export type Tier = "ranked" | "never-drop";
 
-const tierOf = (item: ResultItem, v: Verdict): Tier | undefined => {
+/**
+ * A result the rules never drop, or one a later reply quotes (what never-drop's guard keeps when
+ * the ladder would cut it), is cut only to its head: asked of the facts, not of which rule kept
+ * it, so that a pass over the escalation's own output, where another rule may keep it, ranks it
+ * the same way.
+ */
+const tierOf = (facts: SessionFacts, item: ResultItem, v: Verdict): Tier | undefined => {
   if (v.rule === "pinned" || v.rule === "already-cut" || v.action === "drop" || item.cut) return undefined;
   if (item.meaning.asksPerson) return undefined;
-  return v.rule === "never-drop" ? "never-drop" : "ranked";
+  return v.rule === "never-drop" || neverDrop.guard!({ facts, item }) !== undefined ? "never-drop" : "ranked";
 };
 
 export interface Escalated {
@@ -142,7 +149,7 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
   const candidates: Candidate[] = [];
   for (const item of facts.items) {
     const k = item.ordinal;
-    const tier = tierOf(item, verdicts[k]!);
+    const tier = tierOf(facts, item, verdicts[k]!);
     if (tier === undefined) continue;
     const text = item.result.text;
     const id = item.result.callId;
