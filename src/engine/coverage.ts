@@ -13,9 +13,10 @@ import { IDENTIFIER_GRAMMAR } from "./tokens.ts";
 /** Characters of each result its names are read from. */
 export const SAMPLE_CHARS = 2000;
 
-const namesIn = (text: string, inProse: (name: string) => boolean): string[] => {
+/** The names of a sample no prose or call input holds. */
+const namesIn = (sample: string, inProse: (name: string) => boolean): string[] => {
   const seen = new Set<string>();
-  for (const m of text.slice(0, SAMPLE_CHARS).matchAll(IDENTIFIER_GRAMMAR.pattern)) {
+  for (const m of sample.matchAll(IDENTIFIER_GRAMMAR.pattern)) {
     const id = m[0];
     if (!seen.has(id) && IDENTIFIER_GRAMMAR.isDistinctive(id) && !inProse(id)) seen.add(id);
   }
@@ -37,18 +38,18 @@ export class Coverage {
   constructor(facts: SessionFacts, holding: (item: ResultItem) => boolean, scored: (item: ResultItem) => boolean) {
     const { firstSeen } = facts.lookup.tokenTables();
     const inProse = (name: string): boolean => firstSeen.has(name);
-    // a text seen before is read once (outputs repeat: the same file read again, the same listing)
-    const byText = new Map<string, readonly string[]>();
+    // a sample seen before is read once (outputs repeat: the same file read again, the same listing)
+    const bySample = new Map<string, readonly string[]>();
     this.names = facts.items.map(() => []);
     this.holds = new Uint8Array(facts.items.length);
     for (const item of facts.items) {
       const holds = holding(item);
       if (!holds && !scored(item)) continue;
-      const text = item.result.text;
-      let names = byText.get(text);
+      const sample = item.result.text.slice(0, SAMPLE_CHARS);
+      let names = bySample.get(sample);
       if (names === undefined) {
-        names = namesIn(text, inProse);
-        byText.set(text, names);
+        names = namesIn(sample, inProse);
+        bySample.set(sample, names);
       }
       this.names[item.ordinal] = names;
       if (!holds) continue;
