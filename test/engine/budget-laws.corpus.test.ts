@@ -36,7 +36,7 @@ describe.skipIf(!hasCorpus())("corpus sessions under a budget", () => {
           const live = loadCorpusSession(f).live;
           const s: Session = { ...live, messages: live.messages.slice(0, Math.floor(live.messages.length * CUT)) };
           const window = plan(s).totals.tokensBefore / PRESSURE;
-          let wider: Map<string, string> | undefined;
+          let wider: ReturnType<typeof cuts> | undefined;
           for (const share of BUDGETS) {
             const budgetTokens = Math.floor(window * share);
             const label = `${f.split("/").pop()} @${CUT}, budget ${budgetTokens}`;
