@@ -8,7 +8,7 @@ import { trustText } from "../../../src/hosts/codex/live/install.ts";
 import { type LiveRecord, logPath, parseLiveLog } from "../../../src/hosts/codex/live/state.ts";
 import { type CodexEnv, makeCodexEnv, run } from "./codex-env.ts";
 import { type InstalledCodex, installCodex } from "./codex-install.ts";
-import { type LoggedRequest, type MockServer, startMock } from "./codex-mock.ts";
+import { KIND_HEADER, type LoggedRequest, type MockServer, startMock } from "./codex-mock.ts";
 import { CODEX_LIVE } from "./versions.ts";
 
 /** The Codex release the live integration is tested with (from the one list; BC_CODEX_LIVE_VERSION tries another). */
@@ -216,7 +216,8 @@ export const startLiveMock = (): LiveMock => {
         headers,
         body: req.method === "GET" || req.method === "HEAD" ? undefined : forward,
       });
-      if (req.method === "POST" && url.pathname.endsWith("/responses")) sent.push({ body, kind: inner.requests.at(-1)?.kind ?? "other" });
+      if (req.method === "POST" && url.pathname.endsWith("/responses"))
+        sent.push({ body, kind: (answer.headers.get(KIND_HEADER) as LoggedRequest["kind"] | null) ?? "other" });
       return new Response(answer.body, { status: answer.status, headers: answer.headers });
     },
   });

@@ -124,6 +124,9 @@ const assistant = (text: string): Item => ({
   content: [{ type: "output_text", text, annotations: [] }],
 });
 
+/** The response header that names the kind of a scripted answer. */
+export const KIND_HEADER = "x-mock-kind";
+
 /** How Codex's request for a thread title begins. */
 const TITLE_REQUEST = "Generate a concise, single-line task title";
 
@@ -207,7 +210,8 @@ export const startMock = (options: MockOptions = {}): MockServer => {
       }
       if (error !== undefined) return new Response(JSON.stringify({ error: { message: error } }), { status: 400 });
       return new Response(respond(answer.output, Buffer.byteLength(raw)), {
-        headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+        // the kind of this answer, for a relay in front: requests can overlap (a thread-title request beside a turn)
+        headers: { "content-type": "text/event-stream", "cache-control": "no-cache", [KIND_HEADER]: answer.kind },
       });
     },
   });
