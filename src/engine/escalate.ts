@@ -24,7 +24,7 @@ export const tokensAfter = (text: string, v: Verdict, callId: string): number =>
 };
 
 /** How the escalation may cut a result: "ranked" to its head or whole, "never-drop" to its head only; undefined: not at all. */
-export type Tier = "ranked" | "never-drop";
+type Tier = "ranked" | "never-drop";
 
 /**
  * A result the rules never drop, or one a later reply quotes (what never-drop's guard keeps when
@@ -164,16 +164,18 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
     (item) => !item.cut && verdicts[item.ordinal]!.action === "keep",
     (item) => scored.has(item),
   );
-  const costOf = (c: Candidate): number => (need[c.item.ordinal]! * (OWN_NAMES_FLOOR + OWN_NAMES_WEIGHT * coverage.ownShare(c.item.ordinal))) / c.gain;
+  const costOf = (c: Candidate, own: number): number => (need[c.item.ordinal]! * (OWN_NAMES_FLOOR + OWN_NAMES_WEIGHT * own)) / c.gain;
   let freed = 0;
   let place = 0;
   const heap = new CostHeap();
   for (const c of candidates) {
-    c.cost = costOf(c);
+    c.cost = costOf(c, coverage.ownShare(c.item.ordinal));
     heap.push(c);
   }
   for (let c = heap.pop(); c !== undefined; c = heap.pop()) {
-    const now = costOf(c);
+    const k = c.item.ordinal;
+    const own = coverage.ownShare(k);
+    const now = costOf(c, own);
     if (now > c.cost) {
       const next = heap.peek();
       c.cost = now;
@@ -182,8 +184,6 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
         continue;
       }
     }
-    const k = c.item.ordinal;
-    const own = coverage.ownShare(k);
     order[k] = ++place;
     coverage.release(k);
     if (freed >= over) continue;
