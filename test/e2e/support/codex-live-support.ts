@@ -8,7 +8,7 @@ import { trustText } from "../../../src/hosts/codex/live/install.ts";
 import { type LiveRecord, logPath, parseLiveLog } from "../../../src/hosts/codex/live/state.ts";
 import { type CodexEnv, makeCodexEnv, run } from "./codex-env.ts";
 import { type InstalledCodex, installCodex } from "./codex-install.ts";
-import { KIND_HEADER, type LoggedRequest, type MockServer, startMock } from "./codex-mock.ts";
+import { KIND_HEADER, type LoggedRequest, type MockServer, readBody, startMock } from "./codex-mock.ts";
 import { CODEX_LIVE } from "./versions.ts";
 
 /** The Codex release the live integration is tested with (from the one list; BC_CODEX_LIVE_VERSION tries another). */
@@ -200,11 +200,7 @@ export const startLiveMock = (): LiveMock => {
     idleTimeout: 60,
     async fetch(req) {
       const url = new URL(req.url);
-      const raw = await req.text();
-      let body: any;
-      try {
-        body = raw ? JSON.parse(raw) : undefined;
-      } catch {}
+      const { raw, body } = await readBody(req);
       let forward = raw;
       if (req.method === "POST" && url.pathname.endsWith("/responses") && Array.isArray(body?.input)) {
         forward = JSON.stringify({ ...body, input: body.input.filter((it: any) => !isHiddenPrompt(it)) });

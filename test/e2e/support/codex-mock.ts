@@ -171,6 +171,16 @@ export const script = (body: any): { kind: LoggedRequest["kind"]; output: Item[]
   return { kind: "other", output: [assistant("OK")] };
 };
 
+/** A request's text, and its JSON when it parses (undefined otherwise). */
+export const readBody = async (req: Request): Promise<{ raw: string; body: any }> => {
+  const raw = await req.text();
+  try {
+    return { raw, body: raw.length > 0 ? JSON.parse(raw) : undefined };
+  } catch {
+    return { raw, body: undefined };
+  }
+};
+
 export const startMock = (options: MockOptions = {}): MockServer => {
   const requests: LoggedRequest[] = [];
   if (options.logDir) mkdirSync(options.logDir, { recursive: true });
@@ -180,13 +190,7 @@ export const startMock = (options: MockOptions = {}): MockServer => {
     idleTimeout: 60,
     async fetch(req) {
       const url = new URL(req.url);
-      const raw = await req.text();
-      let body: any;
-      try {
-        body = raw.length > 0 ? JSON.parse(raw) : undefined;
-      } catch {
-        body = undefined;
-      }
+      const { raw, body } = await readBody(req);
       const headers: Record<string, string> = {};
       req.headers.forEach((v, k) => (headers[k] = v));
       const isResponses = req.method === "POST" && url.pathname.endsWith("/responses");
