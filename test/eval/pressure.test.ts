@@ -190,6 +190,34 @@ describe("bc under pressure is the product's own answer", () => {
     expect(got.handedOver).toBe("handover" in answer);
   });
 
+  test("Claude Code: the rows hold no meta record and no thinking, as the host builds them, and bc still frees what the others free", () => {
+    const thinking: Message = {
+      role: "assistant",
+      kind: "reasoning",
+      text: `thinking about output_number_3 ${"y".repeat(4000)}`,
+      toolCalls: [],
+      toolResults: [],
+    };
+    const meta: Message = { role: "user", kind: "meta", text: `a reminder ${"z".repeat(2000)}`, toolCalls: [], toolResults: [] };
+    const messages = claude();
+    messages.splice(2, 0, meta);
+    messages.splice(8, 0, thinking);
+    const index = indexSession(session(messages));
+    const ctx = cutContext(index, 0.9);
+    const rows = sessionToHookRows(ctx.prefix);
+    expect(rows).toHaveLength(ctx.prefix.messages.length - 1);
+    expect(rows.some((r) => r.text.includes("reminder") || r.text.includes("thinking"))).toBe(false);
+    // the thinking message is still a row (an assistant record), without its text
+    expect(rows.filter((r) => r.role === "assistant" && r.text === "" && r.toolUses.length === 0)).toHaveLength(1);
+    const point = pressurePoint(ctx.tokensBefore, 0.95);
+    const got = BC_UNDER_PRESSURE.run({ ...ctx, rulesFreedTokens: 0, used: usedAfterCut(ctx), point });
+    expect(got.reached).toBe(true);
+    const scored = scoreCut(ctx, enforcePins(ctx, got.rewrites).rewrites, 0, { budget: point.budget });
+    // what the rows leave out (~1,500 tokens) is not freed by the plugin: it must free the rest
+    expect(scored.tally.tokensFreed).toBeGreaterThanOrEqual(point.toFree);
+    expect(scored.tally.reached).toBe(1);
+  });
+
   test("every cut has bc whole and in exactly one of its two rows; a Claude Code cut over budget is a handover", () => {
     const replay = replaySession(
       { host: "claude", id: "s1", file: "s1.jsonl", timeline: session(claude()), compactions: [] },

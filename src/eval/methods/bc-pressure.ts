@@ -3,21 +3,53 @@
 // the budget, as `bc codex-fork` plans a fork. Whatever the engine's escalation does is what
 // is measured: nothing here second-guesses it.
 import { apply } from "../../engine/apply.ts";
+import { estimateMessageTokens } from "../../engine/estimate.ts";
 import { plan } from "../../engine/plan.ts";
 import { DEFAULT_OPTIONS, type Session } from "../../engine/types.ts";
 import { compactRows, DEFAULT_PLUGIN_OPTIONS } from "../../hosts/claude/plugin.ts";
 import { rowsToSession, type SessionRow } from "../../hosts/claude/rows.ts";
 import type { BudgetMethod } from "./budget.ts";
+import type { ResultInfo } from "../session-index.ts";
 import { rewritesFrom } from "./rules.ts";
 
-/** The rows Claude Code's `session.compact` hook would hand in for this history. */
+/**
+ * The rows Claude Code's `session.compact` hook would hand in for this history. As the host
+ * builds them: a meta record (a reminder, an attachment) is no row of its own, and thinking is
+ * in no row (an assistant record holding only thinking is a row without text).
+ */
 export const sessionToHookRows = (session: Session): SessionRow[] =>
-  session.messages.map((m) => ({
-    role: m.role === "assistant" ? "assistant" : "user",
-    text: m.text,
-    toolUses: m.toolCalls.map((c) => ({ tool_use_id: c.id, tool: c.name, input: c.input })),
-    ...(m.toolResults.length === 0 ? {} : { toolResults: m.toolResults.map((r) => ({ tool_use_id: r.callId, text: r.text, isError: r.isError })) }),
-  }));
+  session.messages
+    .filter((m) => m.kind !== "meta")
+    .map((m) => ({
+      role: m.role === "assistant" ? "assistant" : "user",
+      text: m.kind === "reasoning" ? "" : m.text,
+      toolUses: m.toolCalls.map((c) => ({ tool_use_id: c.id, tool: c.name, input: c.input })),
+      ...(m.toolResults.length === 0 ? {} : { toolResults: m.toolResults.map((r) => ({ tool_use_id: r.callId, text: r.text, isError: r.isError })) }),
+    }));
+
+/** Estimated tokens of the history the rows leave out (thinking, meta records): the plugin cannot see them, nor free them. */
+const unseenTokens = (session: Session, rows: readonly SessionRow[]): number => {
+  let all = 0;
+  for (const m of session.messages) all += estimateMessageTokens(m).all;
+  for (const m of rowsToSession(rows, session.id).messages) all -= estimateMessageTokens(m).all;
+  return all;
+};
+
+/**
+ * The text the plugin's rows hold in place of each of `results` whose text changed, found by call
+ * id (the rows leave meta records out, so they are not aligned with the history's messages).
+ */
+export const rewritesFromRows = (results: readonly ResultInfo[], rows: readonly SessionRow[]): Map<number, string> => {
+  const texts = new Map<string, string[]>();
+  for (const row of rows) for (const r of row.toolResults ?? []) texts.set(r.tool_use_id, [...(texts.get(r.tool_use_id) ?? []), r.text]);
+  const out = new Map<number, string>();
+  for (const r of results) {
+    const now = texts.get(r.callId)?.shift();
+    if (now === undefined) throw new Error(`the plugin removed tool result ${r.callId} (message ${r.message})`);
+    if (now !== r.text) out.set(r.ordinal, now);
+  }
+  return out;
+};
 
 export const BC_UNDER_PRESSURE: BudgetMethod = {
   id: "rules",
@@ -27,18 +59,22 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
   run: ({ prefix, results, point }) => {
     if (prefix.host === "claude") {
       const rows = sessionToHookRows(prefix);
+      // the window that sets the plugin's budget where what it sees must fit: the point's budget
+      // less what the rows leave out, so that it frees what every other method frees
+      const unseen = unseenTokens(prefix, rows);
+      const window = unseen === 0 ? point.window : Math.max(1, Math.ceil(((point.budget - unseen) * 100) / DEFAULT_PLUGIN_OPTIONS.compactAtPercent));
       const { answer } = compactRows({
         trigger: "auto",
         sessionId: prefix.id,
         rows,
-        usage: { tokens: point.tokensBefore, window: point.window, percent: Math.round(point.pressure * 1000) / 10 },
+        usage: { tokens: point.tokensBefore, window, percent: Math.round(point.pressure * 1000) / 10 },
         options: DEFAULT_PLUGIN_OPTIONS,
         now: () => 0,
       });
       if ("skip" in answer) return { rewrites: new Map(), reached: false };
       const out = "messages" in answer ? answer.messages : answer.handover;
       return {
-        rewrites: rewritesFrom(results, rowsToSession(out, prefix.id).messages),
+        rewrites: rewritesFromRows(results, out),
         reached: "messages" in answer,
         handedOver: "handover" in answer,
       };
