@@ -19,7 +19,7 @@ export interface ResultItem {
   /** message holding the call; -1 when the result has no call */
   readonly callMessageIndex: number;
   readonly meaning: CallMeaning;
-  /** an error result: flagged by the host, or a non-zero exit status (read from the whole text) */
+  /** an error result: flagged by the host (pinned), or a non-zero exit status read from the whole text (never dropped) */
   readonly error: boolean;
   /** already carries a note from an earlier pass */
   readonly cut: boolean;

@@ -107,6 +107,6 @@ describe("a failing run in any shape is never dropped", () => {
     const b = new SessionBuilder("codex").user("go");
     const id = b.call("exec_command", { cmd: "./tools/report", workdir: "/repo" }, text);
     b.filler(12);
-    expect(decisionFor(b.session(), id).rule).toBe("pinned");
+    expect(decisionFor(b.session(), id).rule).toBe("never-drop");
   });
 });

@@ -1,6 +1,7 @@
 // Never drop: what a summary loses first and re-running cannot bring back: a person's answer,
 // an output re-running would not reproduce, a result the assistant drew a rule from, a result
-// the assistant quoted. (Errors are pinned before this rule is asked.) The quote search reads
+// the assistant quoted, a command that exited non-zero. (Results the host flags as errors are
+// pinned before this rule is asked.) The quote search reads
 // the whole result, and only matters when the ladder would cut it: it is this rule's guard.
 import type { Message } from "../types.ts";
 import { type Rule, at } from "./rule.ts";
@@ -28,6 +29,7 @@ export const neverDrop: Rule = {
   decide({ facts, item }) {
     if (item.meaning.asksPerson)
       return { action: "keep", rule: "never-drop", reason: `a person's answer (${item.call?.name ?? "?"}): re-running does not bring it back` };
+    if (item.error) return { action: "keep", rule: "never-drop", reason: "a command that exited non-zero" };
     if (item.meaning.unrepeatable) return { action: "keep", rule: "never-drop", reason: `${item.call?.name ?? "?"} output: re-running would not reproduce it` };
     const messages = facts.session.messages;
     const next = replyRightAfter(messages, item.messageIndex);

@@ -1,4 +1,6 @@
-// Pins: the first message, the last few messages, and every error result are never touched.
+// Pins: the first message, the last few messages, and every result the host flags as an error are
+// never touched. A command that only exited non-zero is never dropped (never-drop.ts): under a
+// budget it may be cut to its head, which keeps its exit status.
 import type { Rule } from "./rule.ts";
 
 export const pin: Rule = {
@@ -9,7 +11,7 @@ export const pin: Rule = {
     if (item.messageIndex === 0) return { action: "keep", rule: "pinned", reason: "in the first message" };
     if (item.messageIndex >= n - facts.options.pinLastMessages)
       return { action: "keep", rule: "pinned", reason: `in the last ${facts.options.pinLastMessages} messages` };
-    if (item.error) return { action: "keep", rule: "pinned", reason: "an error result" };
+    if (item.result.isError) return { action: "keep", rule: "pinned", reason: "an error result" };
     return undefined;
   },
 };

@@ -40,8 +40,17 @@ describe("pin", () => {
     expect(verdictFor(b.session(), id, { pinLastMessages: 30 })).toBe("keep pinned");
   });
 
+  test("a result the host flags as an error is pinned however old, whatever the budget", () => {
+    const b = new SessionBuilder().user("go");
+    const id = b.bash("make", `Exit code 2\nmake: *** [all] Error 2 ${big}`, { isError: true });
+    b.filler(20);
+    expect(decisionFor(b.session(), id)).toMatchObject({ action: "keep", rule: "pinned", reason: "an error result" });
+    expect(decisionFor(b.session(), id, { budgetTokens: 1 })).toMatchObject({ action: "keep", rule: "pinned" });
+  });
+
+  // a command that only exited non-zero (a grep that found nothing, a failing build) is no host error:
+  // never dropped, and under a budget cut to its head at most, which keeps its exit status
   test.each([
-    ["a Claude error result", (b: SessionBuilder) => b.bash("make", `Exit code 2\nmake: *** [all] Error 2 ${big}`, { isError: true })],
     [
       "a Codex non-zero exit",
       (b: SessionBuilder) =>
@@ -50,15 +59,21 @@ describe("pin", () => {
           { cmd: "make" },
           `Chunk ID: ab12cd\nWall time: 0.1 seconds\nProcess exited with code 2\nOriginal token count: 9\nOutput:\n${big}`,
         ),
+      "Process exited with code 2",
     ],
     [
       "a Codex apply_patch failure",
       (b: SessionBuilder) => b.call("apply_patch", { input: "*** Begin Patch" }, `Exit code: 1\nWall time: 0 seconds\nOutput:\n${big}`),
+      "Exit code: 1",
     ],
-  ])("%s is pinned however old", (_name, add) => {
-    const b = new SessionBuilder().user("go");
+  ])("%s is never dropped however old; under a budget only its head goes", (_name, add, status) => {
+    const b = new SessionBuilder("codex").user("go");
     const id = add(b);
     b.filler(20);
-    expect(decisionFor(b.session(), id)).toMatchObject({ action: "keep", rule: "pinned", reason: "an error result" });
+    expect(decisionFor(b.session(), id)).toMatchObject({ action: "keep", rule: "never-drop", reason: "a command that exited non-zero" });
+    const cut = decisionFor(b.session(), id, { budgetTokens: 1 });
+    expect(cut).toMatchObject({ action: "truncate", rule: "escalation" });
+    const text = b.session().messages.flatMap((m) => m.toolResults).find((r) => r.callId === id)!.text;
+    expect(text.slice(0, cut.headChars)).toContain(status);
   });
 });
