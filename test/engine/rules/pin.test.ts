@@ -73,7 +73,10 @@ describe("pin", () => {
     expect(decisionFor(b.session(), id)).toMatchObject({ action: "keep", rule: "never-drop", reason: "a command that exited non-zero" });
     const cut = decisionFor(b.session(), id, { budgetTokens: 1 });
     expect(cut).toMatchObject({ action: "truncate", rule: "escalation" });
-    const text = b.session().messages.flatMap((m) => m.toolResults).find((r) => r.callId === id)!.text;
+    const text = b
+      .session()
+      .messages.flatMap((m) => m.toolResults)
+      .find((r) => r.callId === id)!.text;
     expect(text.slice(0, cut.headChars)).toContain(status);
   });
 });
