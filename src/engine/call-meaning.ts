@@ -42,6 +42,9 @@ export interface CallMeaning {
 
 const MUTATING_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch"]);
 const PERSON_TOOLS = new Set(["AskUserQuestion", "ExitPlanMode", "request_user_input"]);
+
+/** Whether a tool's result is a person's answer (never touched, whatever the budget). */
+export const asksPerson = (toolName: string): boolean => PERSON_TOOLS.has(toolName);
 const DISCOVERY_TOOLS = new Set(["Glob", "Grep", "LS", "ToolSearch", "tool_search"]);
 const UNREPEATABLE_TOOLS = new Set(["Task", "Agent", "WebSearch", "WebFetch", "web_search", "spawn_agent", "wait_agent"]);
 const SHELL_TOOLS = new Set(["Bash", "exec_command", "shell", "shell_command", "local_shell_call", "exec", "container.exec"]);

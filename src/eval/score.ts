@@ -150,7 +150,7 @@ export interface ScoreExtras {
   /** the method's own verdict on the budget (bc), instead of the scored tokens */
   readonly reached?: boolean;
   readonly handedOver?: boolean;
-  /** pressure mode: whether pins, prose and call inputs alone fit the budget (unpinned results counted as nothing) */
+  /** pressure mode: whether what no method may touch alone fits the budget (pressure.ts: untouchableTokens) */
   readonly reachable?: boolean;
 }
 

@@ -25,7 +25,7 @@ export interface MethodSummary extends Tally {
   readonly losingNothingShare: number;
   /** reached / cuts (pressure mode) */
   readonly reachedShare: number;
-  /** reachedReachable / reachable: the budget reached where pins, prose and call inputs alone fit (pressure mode) */
+  /** reachedReachable / reachable: the budget reached where what no method may touch alone fits (pressure mode) */
   readonly reachedReachableShare: number;
   /** per session, needed results still visible ((needed - lost) / needed), over sessions that needed any */
   readonly spread: Spread;

@@ -6,13 +6,13 @@ import { compactRows, DEFAULT_PLUGIN_OPTIONS } from "../../src/hosts/claude/plug
 import { rowsToSession } from "../../src/hosts/claude/rows.ts";
 import { cutContext } from "../../src/eval/cut.ts";
 import { labelCuts, usedAfterCut } from "../../src/eval/labels.ts";
-import { REMOVAL_NOTE } from "../../src/eval/methods/baselines.ts";
+import { CLEARED_PLACEHOLDER, REMOVAL_NOTE } from "../../src/eval/methods/baselines.ts";
 import { BC_UNDER_PRESSURE, sessionToHookRows } from "../../src/eval/methods/bc-pressure.ts";
 import { LARGEST_FIRST_TO_BUDGET, OLDEST_FIRST, ORACLE_TO_BUDGET, type BudgetInput } from "../../src/eval/methods/budget.ts";
 import { ORACLE, ORACLE_HEAD, headThroughLastUsed } from "../../src/eval/methods/ceilings.ts";
 import { rulesCompactor } from "../../src/eval/methods/engine.ts";
 import { rewritesFrom } from "../../src/eval/methods/rules.ts";
-import { pressurePoint, untouchableTokens } from "../../src/eval/pressure.ts";
+import { LEAST_LEFT_TOKENS, pressurePoint, untouchableTokens } from "../../src/eval/pressure.ts";
 import { PRESSURE_IDS, replaySession } from "../../src/eval/replay.ts";
 import { enforcePins, scoreCut } from "../../src/eval/score.ts";
 import { indexSession } from "../../src/eval/session-index.ts";
@@ -138,11 +138,27 @@ describe("budget methods stop at the first result that reaches the budget", () =
 });
 
 describe("where the budget can be reached", () => {
-  test("untouchable: the history less every unpinned result (pins, prose and call inputs stay)", () => {
+  test("untouchable: the history less every unpinned result, each but for the shortest placeholder (pins, prose and call inputs stay)", () => {
     const { ctx } = fixture();
     const unpinned = ctx.results.filter((r) => !ctx.pinned.has(r.ordinal));
     expect(unpinned.map((r) => r.ordinal)).toEqual([0, 1, 2, 3]);
-    expect(untouchableTokens(ctx)).toBe(ctx.tokensBefore - unpinned.reduce((n, r) => n + r.estTokens, 0));
+    expect(LEAST_LEFT_TOKENS).toBe(estimateTextTokens(CLEARED_PLACEHOLDER));
+    expect(untouchableTokens(ctx)).toBe(ctx.tokensBefore - unpinned.reduce((n, r) => n + r.estTokens - LEAST_LEFT_TOKENS, 0));
+  });
+
+  test("untouchable: a person's answer stays whole; a result shorter than a placeholder stays as it is", () => {
+    const messages: Message[] = [
+      prompt("start"),
+      ...pair("c0", "AskUserQuestion", { question: "which?" }, sized("the_answer", 300)),
+      ...pair("c1", "Bash", { command: "true" }, "ok"),
+      ...pair("c2", "Bash", { command: "ls" }, sized("listing_output", 300)),
+      ...filler(8),
+    ];
+    const ctx = cutContext(indexSession(session(messages)), 1, messages.length);
+    const [answer, tiny, listing] = ctx.results;
+    expect([answer, tiny, listing].map((r) => ctx.pinned.has(r!.ordinal))).toEqual([false, false, false]);
+    expect(tiny!.estTokens).toBeLessThan(LEAST_LEFT_TOKENS);
+    expect(untouchableTokens(ctx)).toBe(ctx.tokensBefore - (listing!.estTokens - LEAST_LEFT_TOKENS));
   });
 
   const replayed = (messages: Message[]) =>
