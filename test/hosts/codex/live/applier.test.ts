@@ -1,29 +1,22 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CONTINUE_TEXT, IDLE_TIMEOUT_MS, idleWaitMs, restartPlan, runApplier } from "../../../../src/hosts/codex/live/applier.ts";
 import { planLive } from "../../../../src/hosts/codex/live/plan.ts";
 import { logPath, parseLiveLog, readMarker } from "../../../../src/hosts/codex/live/state.ts";
 import { readRollout } from "../../../../src/hosts/codex/rollout.ts";
-import { type Home, idleThread, makeHome, RolloutBuilder, startFakeServer, THREAD, workTurn } from "./support.ts";
+import { homePerTest, idleThread, RolloutBuilder, startFakeServer, THREAD, workTurn } from "./support.ts";
 
-let world: Home | undefined;
-let stops: (() => void)[] = [];
-afterEach(() => {
-  for (const s of stops) s();
-  stops = [];
-  world?.cleanup();
-  world = undefined;
-});
+const homes = homePerTest();
 
 const setUp = () => {
-  world = makeHome();
+  const world = homes.fresh();
   writeFileSync(join(world.home, "config.toml"), "model_auto_compact_token_limit = 100000\n");
   const path = workTurn(new RolloutBuilder(), "turn-1").write(join(world.home, "sessions", "2026", "12", "01"));
   const home = world.home;
   const server = (handlers: ReturnType<typeof idleThread>) => {
     const s = startFakeServer(home, handlers);
-    stops.push(s.stop);
+    homes.track(s.stop);
     return s;
   };
   const apply = (trigger = "manual", extra = {}) =>
@@ -57,7 +50,7 @@ describe("the applier", () => {
   });
 
   test("an automatic compaction before a turn: the person's new message is sent again as the turn's input, not injected", async () => {
-    world = makeHome();
+    const world = homes.fresh();
     writeFileSync(join(world.home, "config.toml"), "model_auto_compact_token_limit = 100000\n");
     const path = workTurn(new RolloutBuilder(), "turn-1")
       .turn("turn-2")
@@ -65,7 +58,7 @@ describe("the applier", () => {
       .push("event_msg", { type: "turn_aborted", turn_id: "turn-2" })
       .write(join(world.home, "sessions"));
     const s = startFakeServer(world.home, idleThread(path, ["turn-1", "turn-2"]));
-    stops.push(s.stop);
+    homes.track(s.stop);
     const r = await runApplier({ codexHome: world.home, threadId: THREAD, trigger: "auto", turnId: "turn-2" }, { sleep: async () => {} });
     expect(r).toMatchObject({ outcome: "applied", restarted: true });
     const injected = s.calls.find((c) => c.method === "thread/inject_items")!.params.items;

@@ -1,21 +1,14 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runPreCompact, STOP_REASON } from "../../../../src/hosts/codex/live/hook.ts";
 import { logPath, markerPath, parseLiveLog, readMarker, writeMarker } from "../../../../src/hosts/codex/live/state.ts";
-import { type Home, idleThread, makeHome, RolloutBuilder, startFakeServer, THREAD, workTurn } from "./support.ts";
+import { homePerTest, idleThread, RolloutBuilder, startFakeServer, THREAD, workTurn } from "./support.ts";
 
-let world: Home | undefined;
-let stops: (() => void)[] = [];
-afterEach(() => {
-  for (const s of stops) s();
-  stops = [];
-  world?.cleanup();
-  world = undefined;
-});
+const homes = homePerTest();
 
 const setUp = (opts: { limit?: number; originator?: string; legacy?: boolean } = {}) => {
-  world = makeHome();
+  const world = homes.fresh();
   writeFileSync(join(world.home, "config.toml"), `model_auto_compact_token_limit = ${opts.limit ?? 100_000}\n`);
   const path = workTurn(new RolloutBuilder(THREAD, opts.originator, opts.legacy ? "legacy" : "paginated"), "turn-1").write(
     join(world.home, "sessions", "2026", "12", "01"),
@@ -32,11 +25,11 @@ const setUp = (opts: { limit?: number; originator?: string; legacy?: boolean } =
   const input = (extra: Record<string, unknown> = {}) =>
     JSON.stringify({ session_id: THREAD, turn_id: "turn-c", transcript_path: path, trigger: "manual", ...extra });
   const server = (handlers = idleThread(path, ["turn-1", "turn-c"])) => {
-    const s = startFakeServer(world!.home, handlers);
-    stops.push(s.stop);
+    const s = startFakeServer(world.home, handlers);
+    homes.track(s.stop);
     return s;
   };
-  const log = () => parseLiveLog(readFileSync(logPath(world!.home, THREAD), "utf8")).records;
+  const log = () => parseLiveLog(readFileSync(logPath(world.home, THREAD), "utf8")).records;
   return { path, deps, started, input, server, log, home: world.home };
 };
 

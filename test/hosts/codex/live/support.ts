@@ -1,6 +1,7 @@
 // Test worlds for bc's live Codex integration: a temp $CODEX_HOME, paginated rollouts built line by
 // line the way Codex 0.171 writes them, and a fake app-server on the control socket that answers
 // from a table and records every call.
+import { afterEach } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +22,28 @@ export const makeHome = (): Home => {
   const home = join(root, "codex-home");
   mkdirSync(home, { recursive: true });
   return { root, home, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+};
+
+/**
+ * A fresh home per test, and the fake servers started in it, all ended after each test: call once
+ * at a test file's top level.
+ */
+export const homePerTest = (): { fresh: () => Home; track: (stop: () => void) => void } => {
+  let world: Home | undefined;
+  let stops: (() => void)[] = [];
+  afterEach(() => {
+    for (const s of stops) s();
+    stops = [];
+    world?.cleanup();
+    world = undefined;
+  });
+  return {
+    fresh: () => {
+      world = makeHome();
+      return world;
+    },
+    track: (stop) => stops.push(stop),
+  };
 };
 
 /** Builds a paginated rollout: each call appends lines with ordinals. */
