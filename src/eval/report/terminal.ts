@@ -51,7 +51,7 @@ const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): s
     const handed = bc.handovers > 0 ? `; the other ${int(bc.cuts - bc.reached)} went to Claude Code's summary` : "";
     out.push(`  bc reached the budget itself in ${int(bc.reached)} of ${int(bc.cuts)} cuts${handed}.`);
     out.push(
-      `  Where pins, prose, call inputs and a person's answers alone fit the budget (${int(bc.reachable)} cuts), bc reached it in ${int(bc.reachedReachable)} (${pct(bc.reachedReachableShare, 0)}).`,
+      `  Where what no method may touch fits the budget (${int(bc.reachable)} cuts), bc reached it in ${int(bc.reachedReachable)} (${pct(bc.reachedReachableShare, 0)}).`,
     );
     const c = rows.find((m) => m.method === "oracle-to-budget");
     if (l !== undefined && c)
