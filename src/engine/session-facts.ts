@@ -143,11 +143,12 @@ export class SessionFacts {
     return this.readsByPath.values();
   }
 
-  /** Reads of the same file after this one. */
-  laterReads(item: ResultItem): ResultItem[] {
+  /** Whether the file is read again (without failing) after this one. */
+  readAgain(item: ResultItem): boolean {
     const read = item.meaning.read;
-    if (!read) return [];
-    return this.readsOf(read.path).filter((r) => r.ordinal > item.ordinal);
+    if (!read) return false;
+    const list = this.readsOf(read.path);
+    return list.length > 0 && list[list.length - 1]!.ordinal > item.ordinal;
   }
 
   isLatestRead(item: ResultItem): boolean {

@@ -63,7 +63,7 @@ export const needFacts = (facts: SessionFacts, verdicts: readonly Verdict[]): Ne
       resultsAfter: facts.resultsAfter(item),
       messagesAfter: messages - 1 - i,
       latestRead: read && facts.isLatestRead(item),
-      readAgain: read && facts.laterReads(item).length > 0,
+      readAgain: read && facts.readAgain(item),
       repeatedLater: key !== undefined && lastOfInput.get(key)! > item.ordinal,
       cut: item.cut,
       usedTokens,
