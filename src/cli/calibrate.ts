@@ -3,7 +3,8 @@
 import { defineCommand } from "citty";
 import { mkdirSync, renameSync } from "node:fs";
 import { dirname } from "node:path";
-import { DEFAULT_FIT, type HeldOut, fitNeedModel, heldOutScore, scoreModel } from "../engine/need/fit.ts";
+import { DEFAULT_FIT, type HeldOut, type ToolScore, fitNeedModel, heldOutScore, scoreByTool, scoreModel } from "../engine/need/fit.ts";
+import { unknownToolClass } from "../engine/need/features.ts";
 import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
 import { collectNeedSamples } from "../eval/need-data.ts";
 import { discoverSessions } from "../hosts/load.ts";
@@ -16,6 +17,13 @@ import { log, out } from "../util/log.ts";
 const MIN_SESSIONS = 5;
 const MIN_SAMPLES = 200;
 const FOLDS = 5;
+/** a tool with fewer results than this is left out of the per-tool table */
+const MIN_TOOL_SAMPLES = 50;
+/** tools shown in the per-tool table */
+const TOOLS_SHOWN = 10;
+/** a tool ranked worse than this, or scored further than OFF_BY from how often it is used, is a weak spot */
+const WEAK_AUC = 0.75;
+const OFF_BY = 0.15;
 /** an AUC gain smaller than this is within what one fold to the next varies */
 const CLEARLY_BETTER = 0.01;
 
@@ -26,6 +34,8 @@ export interface CalibrationReport {
   readonly fingerprint: string;
   readonly shipped: { readonly auc: number; readonly ece: number; readonly source: string };
   readonly refit: HeldOut;
+  /** the shipped weights per tool (tools with enough results to say anything) */
+  readonly byTool: readonly ToolScore[];
   readonly written?: string;
   readonly weights: unknown;
 }
@@ -45,6 +55,7 @@ export const calibrate = (paths: readonly string[], opts: { write?: string; prog
     );
   const shipped = scoreModel(SHIPPED_NEED_MODEL, data.samples);
   const refit = heldOutScore(data.samples, DEFAULT_FIT, FOLDS);
+  const byTool = scoreByTool(SHIPPED_NEED_MODEL, data.samples, unknownToolClass, MIN_TOOL_SAMPLES);
   const source = `fitted by bc calibrate on ${data.samples.length} results of ${sessions} sessions (corpus ${data.fingerprint.slice(0, 12)}); grouped ${FOLDS}-fold AUC ${fmt(refit.auc)}, ECE ${fmt(refit.ece)}`;
   const model = fitNeedModel(data.samples, { ...DEFAULT_FIT, source });
   if (opts.write !== undefined) {
@@ -61,21 +72,57 @@ export const calibrate = (paths: readonly string[], opts: { write?: string; prog
     fingerprint: data.fingerprint,
     shipped: { auc: shipped.auc, ece: shipped.ece, source: SHIPPED_NEED_MODEL.source },
     refit,
+    byTool,
     ...(opts.write === undefined ? {} : { written: opts.write }),
     weights: model,
   };
+};
+
+const pct = (x: number): string => `${Math.round(100 * x)}%`;
+
+/** Why the shipped weights are weak on a tool (undefined: they are not). */
+export const weakness = (t: ToolScore): string | undefined => {
+  const why =
+    t.auc < WEAK_AUC
+      ? `ranked poorly (AUC ${fmt(t.auc)})`
+      : Math.abs(t.meanNeed - t.usedShare) > OFF_BY
+        ? `scored ${pct(t.meanNeed)} on average, used ${pct(t.usedShare)}`
+        : undefined;
+  return why === undefined || !t.unknownTool ? why : `${why}; bc knows no meaning for it, so it is scored by size and age alone`;
+};
+
+const toolLines = (tools: readonly ToolScore[]): string[] => {
+  if (tools.length === 0) return [];
+  const shown = tools.slice(0, TOOLS_SHOWN);
+  const w = Math.max(4, ...shown.map((t) => t.tool.length));
+  const lines = [
+    `by tool, shipped weights (tools with ${MIN_TOOL_SAMPLES}+ results):`,
+    `  ${"tool".padEnd(w)}  results   used  mean need    AUC`,
+    ...shown.map(
+      (t) =>
+        `  ${t.tool.padEnd(w)}  ${String(t.samples).padStart(7)}  ${pct(t.usedShare).padStart(5)}  ${pct(t.meanNeed).padStart(9)}  ${fmt(t.auc).padStart(5)}`,
+    ),
+  ];
+  if (tools.length > shown.length) lines.push(`  and ${tools.length - shown.length} more tools (--json lists them all)`);
+  const weak = tools.flatMap((t) => {
+    const why = weakness(t);
+    return why === undefined ? [] : [`  ${t.tool}: ${why}`];
+  });
+  return weak.length === 0 ? lines : [...lines, "weak spots:", ...weak];
 };
 
 export const renderCalibration = (r: CalibrationReport): string =>
   [
     `${r.samples} results from ${r.sessions} sessions, ${r.used} of them used after the cut (${((100 * r.used) / r.samples).toFixed(1)}%)`,
     `shipped weights on your sessions:        AUC ${fmt(r.shipped.auc)}  calibration error ${fmt(r.shipped.ece)}`,
-    `refit on yours, scored on held-out ones: AUC ${fmt(r.refit.auc)}  calibration error ${fmt(r.refit.ece)}  (${r.refit.folds} folds by session: ${r.refit.foldAuc.map(fmt).join(", ")})`,
+    `refit on yours, scored on held-out ones: AUC ${fmt(r.refit.auc)}  calibration error ${fmt(r.refit.ece)}`,
+    `  AUC per fold of held-out sessions: ${r.refit.foldAuc.map(fmt).join(", ")}`,
+    ...toolLines(r.byTool),
     r.written !== undefined
       ? `wrote ${r.written}: bc plan, bc codex-fork and the Claude Code plugin use it from now on (delete it to go back to the shipped weights)`
       : r.refit.auc >= r.shipped.auc + CLEARLY_BETTER
         ? "a refit ranks your sessions better than the shipped weights: write it with --write"
-        : `a refit ranks your sessions no better than the shipped weights (by less than ${CLEARLY_BETTER} AUC): nothing to gain from --write`,
+        : `a refit ranks your sessions no better than the shipped weights (under ${CLEARLY_BETTER} AUC): keep them`,
   ].join("\n");
 
 export default defineCommand({

@@ -28,6 +28,13 @@ describe("bc calibrate", () => {
     expect(r.samples).toBeGreaterThan(200);
     for (const v of [r.shipped.auc, r.refit.auc]) expect(v >= 0 && v <= 1).toBe(true);
     expect(r.refit.folds).toBe(5);
+    // per tool: most results first, each with its share used and the model's mean need
+    expect(r.byTool.length).toBeGreaterThan(0);
+    expect(r.byTool.map((t: { samples: number }) => t.samples)).toEqual([...r.byTool.map((t: { samples: number }) => t.samples)].sort((x, y) => y - x));
+    for (const t of r.byTool) expect(t.samples >= 50 && t.usedShare >= 0 && t.usedShare <= 1 && t.meanNeed > 0 && t.meanNeed < 1).toBe(true);
+    const text = bc("calibrate", DEMO).stdout;
+    expect(text).toContain("by tool, shipped weights");
+    for (const l of text.trimEnd().split("\n")) expect(l.length).toBeLessThanOrEqual(100);
     expect(r.written).toBeUndefined();
     expect(bc("calibrate", DEMO, "--json").stdout).toBe(a.stdout);
     expect(() => readFileSync(weightsFile)).toThrow();

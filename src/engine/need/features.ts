@@ -107,3 +107,10 @@ export const featuresOf = (f: NeedFacts): Float64Array => {
   if (rule !== undefined) x[slot(rule)] = 1;
   return x;
 };
+
+const CLASS_SLOTS: readonly number[] = Object.values(CLASS_FEATURE)
+  .filter((f): f is FeatureName => f !== undefined)
+  .map(slot);
+
+/** Whether a feature vector has no tool class: bc knows no meaning for its tool. */
+export const unknownToolClass = (x: ArrayLike<number>): boolean => CLASS_SLOTS.every((i) => x[i] === 0);

@@ -196,3 +196,51 @@ export const scoreModel = (m: NeedModel, samples: readonly Sample[]): { auc: num
   const cal = calibration(scores, labels);
   return { auc: auc(scores, labels), ece: cal.ece, bins: cal.bins };
 };
+
+/** How the model does on one tool's results. */
+export interface ToolScore {
+  readonly tool: string;
+  readonly samples: number;
+  /** share of them the session used after the cut */
+  readonly usedShare: number;
+  /** the model's mean need for them: far from usedShare, it is off for this tool */
+  readonly meanNeed: number;
+  /** NaN when all of them were used, or none */
+  readonly auc: number;
+  /** bc knows no meaning for the tool (not a read, search, listing, shell, web or subagent call): scored by size and age alone */
+  readonly unknownTool: boolean;
+}
+
+/**
+ * The model per tool, most results first: tools with fewer than `minSamples` results are left
+ * out (too few to say anything of). `unknown(x)`: whether a feature vector has no tool class.
+ */
+export const scoreByTool = (
+  m: NeedModel,
+  samples: readonly (Sample & { readonly tool: string })[],
+  unknown: (x: ArrayLike<number>) => boolean,
+  minSamples = 50,
+): ToolScore[] => {
+  const byTool = new Map<string, (Sample & { readonly tool: string })[]>();
+  for (const s of samples) {
+    const list = byTool.get(s.tool);
+    if (list === undefined) byTool.set(s.tool, [s]);
+    else list.push(s);
+  }
+  const out: ToolScore[] = [];
+  for (const [tool, list] of byTool) {
+    if (list.length < minSamples) continue;
+    const scores = list.map((s) => needOf(m, s.x));
+    const labels = list.map((s) => s.y);
+    const used = labels.filter((y) => y === 1).length;
+    out.push({
+      tool,
+      samples: list.length,
+      usedShare: used / list.length,
+      meanNeed: scores.reduce((a, b) => a + b, 0) / list.length,
+      auc: used === 0 || used === list.length ? Number.NaN : auc(scores, labels),
+      unknownTool: list.every((s) => unknown(s.x)),
+    });
+  }
+  return out.sort((a, b) => b.samples - a.samples || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+};

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { FEATURE_NAMES } from "../../../src/engine/need/features.ts";
-import { type Sample, auc, calibration, fitNeedModel, foldOf, heldOutScore } from "../../../src/engine/need/fit.ts";
+import { type Sample, auc, calibration, fitNeedModel, foldOf, heldOutScore, scoreByTool } from "../../../src/engine/need/fit.ts";
 import { modelProblem, needOf } from "../../../src/engine/need/model.ts";
 
 const K = FEATURE_NAMES.length;
@@ -68,5 +68,52 @@ describe("need model fitting", () => {
     expect(modelProblem({ ...m, features: m.features.slice(1) })).toContain("not this version's");
     expect(modelProblem({ ...m, scale: m.scale.map(() => 0) })).toContain("not positive");
     expect(modelProblem({ ...m, weights: [...m.weights.slice(1), Number.NaN] })).toContain("finite");
+  });
+});
+
+describe("the model per tool", () => {
+  // a model that reads feature 0 alone: need = sigmoid(x0)
+  const m = {
+    source: "test",
+    features: [...FEATURE_NAMES],
+    mean: Array(K).fill(0),
+    scale: Array(K).fill(1),
+    weights: [1, ...Array(K - 1).fill(0)],
+    intercept: 0,
+  };
+  const sample = (tool: string, x0: number, y: 0 | 1, unknown = false) => {
+    const x = new Float64Array(K);
+    x[0] = x0;
+    x[1] = unknown ? 1 : 0;
+    return { tool, x, y, group: tool };
+  };
+  const data = [
+    // ranked perfectly: used ones score higher
+    ...Array.from({ length: 60 }, (_, i) => sample("Read", i < 30 ? -2 : 2, i < 30 ? 0 : 1)),
+    // ranked backwards, and a tool bc knows no meaning for
+    ...Array.from({ length: 50 }, (_, i) => sample("Mystery", i < 25 ? 2 : -2, i < 25 ? 0 : 1, true)),
+    // never used: no AUC
+    ...Array.from({ length: 80 }, () => sample("Edit", -3, 0)),
+    // too few to say anything of
+    ...Array.from({ length: 49 }, () => sample("Rare", 0, 1)),
+  ];
+  const tools = scoreByTool(m, data, (x) => x[1] === 1, 50);
+
+  test("most results first; tools under the minimum left out", () => {
+    expect(tools.map((t) => [t.tool, t.samples])).toEqual([
+      ["Edit", 80],
+      ["Read", 60],
+      ["Mystery", 50],
+    ]);
+  });
+
+  test("AUC, used share, mean need and whether the tool is known, per tool", () => {
+    const [edit, read, mystery] = tools;
+    expect(read).toMatchObject({ auc: 1, usedShare: 0.5, unknownTool: false });
+    expect(read!.meanNeed).toBeCloseTo(0.5, 10);
+    expect(mystery).toMatchObject({ auc: 0, usedShare: 0.5, unknownTool: true });
+    expect(Number.isNaN(edit!.auc)).toBe(true);
+    expect(edit!.usedShare).toBe(0);
+    expect(edit!.meanNeed).toBeCloseTo(1 / (1 + Math.exp(3)), 10);
   });
 });
