@@ -3,11 +3,10 @@
 // the budget, as `bc codex-fork` plans a fork. Whatever the engine's escalation does is what
 // is measured: nothing here second-guesses it.
 import { apply } from "../../engine/apply.ts";
-import { estimateMessageTokens } from "../../engine/estimate.ts";
 import { plan } from "../../engine/plan.ts";
 import { DEFAULT_OPTIONS, type Session } from "../../engine/types.ts";
 import { compactRows, DEFAULT_PLUGIN_OPTIONS } from "../../hosts/claude/plugin.ts";
-import { rowsToSession, type SessionRow } from "../../hosts/claude/rows.ts";
+import type { SessionRow } from "../../hosts/claude/rows.ts";
 import type { BudgetMethod } from "./budget.ts";
 import type { ResultInfo } from "../session-index.ts";
 import { rewritesFrom } from "./rules.ts";
@@ -26,14 +25,6 @@ export const sessionToHookRows = (session: Session): SessionRow[] =>
       toolUses: m.toolCalls.map((c) => ({ tool_use_id: c.id, tool: c.name, input: c.input })),
       ...(m.toolResults.length === 0 ? {} : { toolResults: m.toolResults.map((r) => ({ tool_use_id: r.callId, text: r.text, isError: r.isError })) }),
     }));
-
-/** Estimated tokens of the history the rows leave out (thinking, meta records): the plugin cannot see them, nor free them. */
-const unseenTokens = (session: Session, rows: readonly SessionRow[]): number => {
-  let all = 0;
-  for (const m of session.messages) all += estimateMessageTokens(m).all;
-  for (const m of rowsToSession(rows, session.id).messages) all -= estimateMessageTokens(m).all;
-  return all;
-};
 
 /**
  * The text the plugin's rows hold in place of each of `results` whose text changed, found by call
@@ -58,16 +49,13 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
     "bc as the product answers: Claude Code, the plugin's session.compact (trigger auto, context at the pressure, budget compactAtPercent); Codex, the engine's plan with that budget, as bc codex-fork plans",
   run: ({ prefix, results, point }) => {
     if (prefix.host === "claude") {
-      const rows = sessionToHookRows(prefix);
-      // the window that sets the plugin's budget where what it sees must fit: the point's budget
-      // less what the rows leave out, so that it frees what every other method frees
-      const unseen = unseenTokens(prefix, rows);
-      const window = unseen === 0 ? point.window : Math.max(1, Math.ceil(((point.budget - unseen) * 100) / DEFAULT_PLUGIN_OPTIONS.compactAtPercent));
+      // Claude Code's count of the context is the whole history's; the plugin sets what its rows
+      // leave out (thinking, meta records) against the budget itself, and so frees what the others free
       const { answer } = compactRows({
         trigger: "auto",
         sessionId: prefix.id,
-        rows,
-        usage: { tokens: point.tokensBefore, window, percent: Math.round(point.pressure * 1000) / 10 },
+        rows: sessionToHookRows(prefix),
+        usage: { tokens: point.tokensBefore, window: point.window, percent: Math.round(point.pressure * 1000) / 10 },
         options: DEFAULT_PLUGIN_OPTIONS,
         now: () => 0,
       });

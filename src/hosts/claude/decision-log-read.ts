@@ -29,6 +29,7 @@ const DecisionRecordSchema = z.looseObject({
   freedPercent: z.number().finite().optional(),
   window: count.optional(),
   budgetTokens: count.optional(),
+  unseenTokens: count.optional(),
   escalated: z.boolean(),
   ms: count,
   results: z.array(ResultDecisionSchema),

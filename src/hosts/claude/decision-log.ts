@@ -39,8 +39,10 @@ export interface DecisionRecord {
   /** points of the context window freed, when the window is known */
   readonly freedPercent?: number;
   readonly window?: number;
-  /** the escalation budget given to the engine, when the window is known */
+  /** the escalation budget given to the engine, when the window is known: compactAtPercent of it, less unseenTokens */
   readonly budgetTokens?: number;
+  /** what the context holds beyond the rows (system prompt, tool definitions, thinking), by Claude Code's count less bc's estimate */
+  readonly unseenTokens?: number;
   /** whether the engine cut beyond the rules to reach the budget */
   readonly escalated: boolean;
   /** which need weights ranked the escalation: the binary's own, or the user's (bc calibrate --write) */

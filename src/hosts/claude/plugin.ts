@@ -3,9 +3,10 @@
 // record out. hooks/register.ts makes every `$` call and hands this file what they returned.
 // Runs inside Claude Code's hooks worker: no Bun, no Node, no bare package on this path.
 import { apply } from "../../engine/apply.ts";
+import { estimateMessageTokens } from "../../engine/estimate.ts";
 import { plan } from "../../engine/plan.ts";
 import { type NeedModel, parseNeedModel } from "../../engine/need/model.ts";
-import { DEFAULT_OPTIONS, type Options, type Plan } from "../../engine/types.ts";
+import { DEFAULT_OPTIONS, type Options, type Plan, type Session } from "../../engine/types.ts";
 import type { DecisionRecord, Outcome } from "./decision-log.ts";
 import { orphans, rowsToSession, sessionToRows, validateRows, type SessionRow } from "./rows.ts";
 
@@ -99,6 +100,22 @@ export const engineOptions = (options: PluginOptions, budgetTokens?: number, nee
 const escalated = (p: Plan): boolean => p.decisions.some((d) => d.rule === "escalation");
 
 /**
+ * Tokens of the context the rows do not show (the system prompt, tool definitions, thinking):
+ * Claude Code's own count, less bc's estimate of the rows. The budget is the window's share for
+ * the whole context, so the rows get the budget less these. Asked for the main thread only (a
+ * subagent's usage is not known to be its own), and at most half the budget (a count that is
+ * stale or off cannot take the whole budget).
+ */
+export const unseenOf = (input: Pick<CompactInput, "agentId" | "usage" | "options">, session: Session, window: number | undefined): number => {
+  const tokens = input.usage?.tokens;
+  if (window === undefined || input.agentId !== undefined || tokens === undefined || !Number.isFinite(tokens)) return 0;
+  let rows = 0;
+  for (const m of session.messages) rows += estimateMessageTokens(m).all;
+  const half = Math.floor(Math.floor((window * input.options.compactAtPercent) / 100) / 2);
+  return Math.min(half, Math.max(0, Math.round(tokens - rows)));
+};
+
+/**
  * One `session.compact` dispatch, decided. precompute: skip. manual / auto / plugin (main loop or
  * subagent alike): the rules, then escalation to the budget (compactAtPercent of the window);
  * still over budget, or an auto pass freeing < minFreedPercent points: hand over the pruned rows;
@@ -131,8 +148,9 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
   }
 
   const window = input.usage?.window && input.usage.window > 0 ? input.usage.window : undefined;
-  const budgetTokens = window === undefined ? undefined : Math.floor((window * options.compactAtPercent) / 100);
   const session = rowsToSession(rows, input.sessionId);
+  const unseenTokens = unseenOf(input, session, window);
+  const budgetTokens = window === undefined ? undefined : Math.floor((window * options.compactAtPercent) / 100) - unseenTokens;
   // the user's weights when they are there and valid; a broken file is passed over (the log says which were used)
   const parsed = input.needWeights === undefined ? undefined : parseNeedModel(input.needWeights);
   const needModel = parsed === undefined || "problem" in parsed ? undefined : parsed;
@@ -149,6 +167,7 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
     escalated: escalated(p),
     needWeights: needModel === undefined ? ("shipped" as const) : ("user" as const),
     ...(window === undefined ? {} : { window, freedPercent, budgetTokens }),
+    ...(unseenTokens > 0 ? { unseenTokens } : {}),
   };
 
   // never answer with a list Claude Code would refuse, or with a call that lost its result
@@ -168,7 +187,8 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
     return finish({ skip: why }, "skipped", why, { ...facts, rowsOut: rows.length, tokensAfter: tokensBefore });
   }
   if (budgetTokens !== undefined && tokensAfter > budgetTokens) {
-    const why = `still ~${tokensAfter} tokens after the rules and escalation, over the budget of ${budgetTokens} (${options.compactAtPercent}% of the window): handed to Claude Code's summary`;
+    const unseen = unseenTokens > 0 ? `, less ~${unseenTokens} the rows do not show` : "";
+    const why = `still ~${tokensAfter} tokens after the rules and escalation, over the budget of ${budgetTokens} (${options.compactAtPercent}% of the window${unseen}): handed to Claude Code's summary`;
     return finish({ handover: out }, "handed-over", why, facts);
   }
   if (trigger === "auto" && (small || (freedPercent === undefined && freed <= 0))) {

@@ -198,6 +198,49 @@ describe("compactRows", () => {
     expect(record.reason).toContain("over the budget");
   });
 
+  describe("what the rows do not show (system prompt, tool definitions, thinking) counts against the budget", () => {
+    const inRows = logRows();
+    const rowsTokens = compactRows(input({ rows: inRows })).record.tokensBefore;
+    const window = Math.round(rowsTokens * 1.2);
+    const share = Math.floor(window * 0.6);
+    const withUsage = (tokens: number, over: Partial<CompactInput> = {}) =>
+      compactRows(input({ rows: inRows, usage: { window, tokens, percent: Math.round((100 * tokens) / window) }, ...over }));
+
+    test("the host counts more than the rows hold: the rows get the budget less the difference", () => {
+      const { answer, record } = withUsage(rowsTokens + 3_000);
+      if (!("messages" in answer)) throw new Error(`expected messages, got ${JSON.stringify(answer).slice(0, 200)}`);
+      expect(record.unseenTokens).toBe(3_000);
+      expect(record.budgetTokens).toBe(share - 3_000);
+      expect(answer.tokensAfter).toBeLessThanOrEqual(share - 3_000);
+      // what it would have kept without them is more
+      expect(answer.tokensAfter).toBeLessThan(withUsage(rowsTokens).record.tokensAfter);
+    });
+
+    test("the host counts no more than the rows: the whole share", () => {
+      for (const tokens of [rowsTokens, rowsTokens - 500, 0]) {
+        const { record } = withUsage(tokens);
+        expect(record.unseenTokens).toBeUndefined();
+        expect(record.budgetTokens).toBe(share);
+      }
+    });
+
+    test("at most half the budget, however far off the count", () => {
+      expect(withUsage(rowsTokens * 10).record.budgetTokens).toBe(share - Math.floor(share / 2));
+    });
+
+    test("a subagent's compaction: its usage is not known to be its own, so the whole share", () => {
+      const { record } = withUsage(rowsTokens + 3_000, { agentId: "agent-7" });
+      expect(record.unseenTokens).toBeUndefined();
+      expect(record.budgetTokens).toBe(share);
+    });
+
+    test("over the budget less the unseen: handed over, saying so", () => {
+      const { answer, record } = withUsage(rowsTokens * 10, { trigger: "auto", usage: { window: 2_000, tokens: 20_000 } });
+      expect("handover" in answer).toBe(true);
+      expect(record.reason).toContain("the rows do not show");
+    });
+  });
+
   test("a subagent's compaction gets the same treatment, logged with its agent id", () => {
     const { answer, record } = compactRows(input({ agentId: "agent-7", window: 1_000_000 }));
     expect("messages" in answer).toBe(true);
