@@ -1,6 +1,6 @@
 // The model's context window as a rollout reports it, and the budget a fork is cut to.
 import { BcError } from "../../util/errors.ts";
-import type { Rollout } from "./rollout.ts";
+import { lastTokenCount, type Rollout } from "./rollout.ts";
 
 /** The share of the window a fork is cut to by default: room to work before Codex compacts again. */
 export const DEFAULT_FORK_BUDGET_PERCENT = 60;
@@ -16,6 +16,25 @@ export const modelWindowOf = (rollout: Rollout): number | undefined => {
     if (typeof w === "number" && Number.isFinite(w) && w > 0) return w;
   }
   return undefined;
+};
+
+const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : undefined);
+
+/** The window and last request size Codex recorded in its newest token_count. */
+export const recordedUsage = (rollout: Rollout): { window?: number; lastInput?: number } => {
+  const info = lastTokenCount(rollout)?.payload.info as { model_context_window?: unknown; last_token_usage?: { input_tokens?: unknown } } | null | undefined;
+  if (!info || typeof info !== "object") return {};
+  return { window: num(info.model_context_window), lastInput: num(info.last_token_usage?.input_tokens) };
+};
+
+/**
+ * Tokens of Codex's requests the history does not show (its instructions, tool definitions, the
+ * request's own form): its last recorded request size less bc's estimate of the history, at most
+ * half of `share` (a count that is off cannot take the whole budget); 0 when nothing is recorded.
+ */
+export const unseenTokens = (rollout: Rollout, historyTokens: number, share: number): number => {
+  const last = recordedUsage(rollout).lastInput;
+  return last === undefined ? 0 : Math.min(Math.floor(share / 2), Math.max(0, Math.round(last - historyTokens)));
 };
 
 /** `--budget`: a number of tokens, or N% of the model's window; "none" turns escalation off. */
@@ -36,15 +55,24 @@ export const parseBudget = (raw: string | undefined): BudgetSpec => {
 export interface ForkBudget {
   /** tokens the pruned history is cut to (undefined: no escalation) */
   readonly tokens?: number;
+  /** a share of the window: what Codex's requests carry besides the history, taken off it */
+  readonly unseenTokens?: number;
   readonly window?: number;
   /** why there is no budget, when there is none */
   readonly why?: string;
 }
 
-export const budgetFor = (spec: BudgetSpec, rollout: Rollout): ForkBudget => {
+/**
+ * The budget for a history of `historyTokens` (bc's estimate): a number of tokens is the history's
+ * own; a share of the window is for Codex's whole request, so what the history does not show
+ * comes off it.
+ */
+export const budgetFor = (spec: BudgetSpec, rollout: Rollout, historyTokens: number): ForkBudget => {
   const window = modelWindowOf(rollout);
   if (spec === "none") return { ...(window === undefined ? {} : { window }), why: "--budget none" };
   if ("tokens" in spec) return { tokens: spec.tokens, ...(window === undefined ? {} : { window }) };
   if (window === undefined) return { why: "the rollout records no model_context_window, so no budget (pass --budget <tokens>)" };
-  return { tokens: Math.floor((window * spec.percent) / 100), window };
+  const share = Math.floor((window * spec.percent) / 100);
+  const unseen = unseenTokens(rollout, historyTokens, share);
+  return { tokens: share - unseen, ...(unseen > 0 ? { unseenTokens: unseen } : {}), window };
 };

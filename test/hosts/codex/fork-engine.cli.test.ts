@@ -230,6 +230,37 @@ describe("bc codex-fork (the command)", () => {
     const bad = bc([source, "--dry-run", "--budget", "12x"], { CODEX_HOME: tempDir() });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr.toString()).toContain("--budget must be a number of tokens, a share of the window such as 60%, or none");
+
+    // Codex's last request was larger than the history: its instructions and tools. A share of the
+    // window is for the whole request, so they come off it; a number of tokens is the history's own.
+    const count = (input: number): string =>
+      JSON.stringify({
+        timestamp: "2026-06-01T10:00:01.000Z",
+        type: "event_msg",
+        payload: {
+          type: "token_count",
+          info: {
+            total_token_usage: { input_tokens: input, cached_input_tokens: 0, output_tokens: 50, reasoning_output_tokens: 0, total_tokens: input + 50 },
+            last_token_usage: { input_tokens: input, cached_input_tokens: 0, output_tokens: 50, reasoning_output_tokens: 0, total_tokens: input + 50 },
+            model_context_window: window,
+          },
+          rate_limits: null,
+        },
+      });
+    const history = byDefault.tokens.before;
+    const share = Math.floor(window * 0.6);
+    const withCount = (input: number): string => {
+      const file = join(tempDir(), "rollout-budget-count.jsonl");
+      writeFileSync(file, `${readFileSync(source, "utf8")}${count(input)}\n`);
+      return file;
+    };
+    const forked = (file: string, ...args: string[]) => JSON.parse(bc([file, "--dry-run", "--json", ...args], { CODEX_HOME: tempDir() }).stdout.toString());
+    const counted = withCount(history + 12_000);
+    expect(forked(counted).budget).toMatchObject({ tokens: share - 12_000, unseenTokens: 12_000, window });
+    expect(bc([counted, "--dry-run"], { CODEX_HOME: tempDir() }).stdout.toString()).toMatch(/^budget: .*less ~12(\.0)?k for Codex's instructions and tools/m);
+    expect(forked(counted, "--budget", "5000").budget).toEqual({ tokens: 5000, window, reached: expect.any(Boolean) });
+    // at most half the share, however far off the count
+    expect(forked(withCount(history * 1000)).budget).toMatchObject({ tokens: share - Math.floor(share / 2), unseenTokens: Math.floor(share / 2) });
   });
 
   test.each([

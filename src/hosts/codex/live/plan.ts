@@ -13,7 +13,8 @@ import { enginePruner, plannedHistory } from "../fork.ts";
 import type { HistoryItem } from "../history.ts";
 import { rebuildHistory } from "../history.ts";
 import { isInjectedContext, sentForm } from "../items.ts";
-import { lastTokenCount, sessionMeta, type Rollout } from "../rollout.ts";
+import { sessionMeta, type Rollout } from "../rollout.ts";
+import { recordedUsage } from "../window.ts";
 
 type Json = Record<string, any>;
 
@@ -59,15 +60,6 @@ const jsonTokens = (items: readonly unknown[]): number => {
   let chars = 0;
   for (const it of items) chars += JSON.stringify(it).length;
   return estimateTokens(chars);
-};
-
-const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : undefined);
-
-/** The window and last request size Codex recorded in its newest token_count. */
-export const recordedUsage = (rollout: Rollout): { window?: number; lastInput?: number } => {
-  const info = lastTokenCount(rollout)?.payload.info as Json | undefined;
-  if (!info || typeof info !== "object") return {};
-  return { window: num(info.model_context_window), lastInput: num(info.last_token_usage?.input_tokens) };
 };
 
 /** The auto-compact limit in force: configured, else a share of the window; undefined when neither is known. */
