@@ -27,14 +27,26 @@ export const recordedUsage = (rollout: Rollout): { window?: number; lastInput?: 
   return { window: num(info.model_context_window), lastInput: num(info.last_token_usage?.input_tokens) };
 };
 
+/** Whether the history was replaced (a compaction) after the newest token_count: that count is of a history no longer there. */
+const compactedSinceCount = (rollout: Rollout): boolean => {
+  for (let i = rollout.lines.length - 1; i >= 0; i--) {
+    const l = rollout.lines[i]!;
+    if (l.kind === "compacted") return true;
+    if (l.kind === "event_msg" && l.payload.type === "token_count") return false;
+  }
+  return false;
+};
+
 /**
  * Tokens of Codex's requests the history does not show (its instructions, tool definitions, the
  * request's own form): its last recorded request size less bc's estimate of the history, at most
- * half of `share` (a count that is off cannot take the whole budget); 0 when nothing is recorded.
+ * half of `share` (a count that is off cannot take the whole budget); 0 when nothing is recorded,
+ * or when the history was compacted since.
  */
 export const unseenTokens = (rollout: Rollout, historyTokens: number, share: number): number => {
   const last = recordedUsage(rollout).lastInput;
-  return last === undefined ? 0 : Math.min(Math.floor(share / 2), Math.max(0, Math.round(last - historyTokens)));
+  if (last === undefined || compactedSinceCount(rollout)) return 0;
+  return Math.min(Math.floor(share / 2), Math.max(0, Math.round(last - historyTokens)));
 };
 
 /** `--budget`: a number of tokens, or N% of the model's window; "none" turns escalation off. */
