@@ -87,6 +87,11 @@ export const formatRecord = (r: DecisionRecord, opts: { readonly allResults?: bo
   const lines = [
     `${r.at}  ${r.trigger}${r.agentId ? ` (subagent ${r.agentId})` : ""}  ${r.outcome}: ${r.reason}`,
     `  rows ${r.rowsIn} -> ${r.rowsOut}, ~${tokenCount(r.tokensBefore)} -> ~${tokenCount(r.tokensAfter)} tokens${freed}${r.escalated ? ", escalated" : ""}, ${r.ms.toFixed(1)} ms`,
+    ...(r.budgetTokens === undefined
+      ? []
+      : [
+          `  budget ~${tokenCount(r.budgetTokens)} tokens for the rows${r.unseenTokens === undefined ? "" : ` (the window's share less ~${tokenCount(r.unseenTokens)} the rows do not show: system prompt, tools, thinking)`}`,
+        ]),
     `  results: ${counts.keep} kept, ${counts.truncate} truncated, ${counts.drop} dropped`,
   ];
   for (const d of r.results) {

@@ -67,8 +67,13 @@ test("formatRecord: a heading, the figures, and each result that was not kept", 
   expect(text.split("\n")).toEqual([
     "2026-11-30T02:00:00.000Z  manual  compacted: 1 results dropped, 0 truncated; freed 5 points of the window",
     "  rows 44 -> 44, ~14.5k -> ~13.5k tokens, 5.0 points of the window freed, 4.2 ms",
+    "  budget ~12.0k tokens for the rows",
     "  results: 1 kept, 0 truncated, 1 dropped",
     "    drop     Read         superseded-read  toolu_1  re-read at #42, unchanged",
   ]);
   expect(formatRecord(record(), { allResults: true })).toContain("latest-read");
+  expect(formatRecord(record({ budgetTokens: 9_000, unseenTokens: 3_000 })).split("\n")[2]).toBe(
+    "  budget ~9.0k tokens for the rows (the window's share less ~3.0k the rows do not show: system prompt, tools, thinking)",
+  );
+  expect(formatRecord(record({ budgetTokens: undefined })).split("\n")[2]).toBe("  results: 1 kept, 0 truncated, 1 dropped");
 });
