@@ -2,7 +2,7 @@
 // fixed-point laws, optionally escalate toward a token budget, and total it all up.
 // Pure: the same session and options give the same Plan, byte for byte.
 import { type Escalated, escalate, needScores, tokensAfter } from "./escalate.ts";
-import { estimateMessageTokens, estimateTextTokens } from "./estimate.ts";
+import { estimateSessionTokens, estimateTextTokens } from "./estimate.ts";
 import type { LookupMode } from "./lookup/lookup.ts";
 import { DEFAULT_KEEP, mergeVerdict, settle } from "./merge.ts";
 import { sharpen } from "./need/sharpen.ts";
@@ -49,17 +49,6 @@ const toDecision = (item: ResultItem, v: Verdict, rank?: { need: number; order: 
   return rank === undefined || rank.order === 0 ? cut : { ...cut, need: Math.round(rank.need * 1000) / 1000, escalationOrder: rank.order };
 };
 
-const sessionTokens = (session: Session): { total: number; tool: number } => {
-  let total = 0;
-  let tool = 0;
-  for (const m of session.messages) {
-    const t = estimateMessageTokens(m);
-    total += t.all;
-    tool += t.tool;
-  }
-  return { total, tool };
-};
-
 export const plan = (session: Session, options?: Partial<Options>): Plan => planWith(session, options, "fast");
 
 /** plan() with a chosen lookup: "reference" is the plain definition the tests hold the fast one to. */
@@ -71,7 +60,7 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
   const need = needScores(facts, ruled, opts.needModel ?? SHIPPED_NEED_MODEL);
   const verdicts = sharpen(facts.items, ruled, need);
 
-  const before = sessionTokens(session);
+  const before = estimateSessionTokens(session);
   let freed = 0;
   facts.items.forEach((item, k) => {
     freed += estimateTextTokens(item.result.text) - tokensAfter(item.result.text, verdicts[k]!, item.result.callId);

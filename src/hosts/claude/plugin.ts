@@ -3,7 +3,7 @@
 // record out. hooks/register.ts makes every `$` call and hands this file what they returned.
 // Runs inside Claude Code's hooks worker: no Bun, no Node, no bare package on this path.
 import { apply } from "../../engine/apply.ts";
-import { estimateMessageTokens } from "../../engine/estimate.ts";
+import { beyondEstimate, estimateSessionTokens } from "../../engine/estimate.ts";
 import { plan } from "../../engine/plan.ts";
 import { type NeedModel, parseNeedModel } from "../../engine/need/model.ts";
 import { DEFAULT_OPTIONS, type Options, type Plan, type Session } from "../../engine/types.ts";
@@ -109,10 +109,7 @@ const escalated = (p: Plan): boolean => p.decisions.some((d) => d.rule === "esca
 export const unseenOf = (input: Pick<CompactInput, "agentId" | "usage" | "options">, session: Session, window: number | undefined): number => {
   const tokens = input.usage?.tokens;
   if (window === undefined || input.agentId !== undefined || tokens === undefined || !Number.isFinite(tokens)) return 0;
-  let rows = 0;
-  for (const m of session.messages) rows += estimateMessageTokens(m).all;
-  const half = Math.floor(Math.floor((window * input.options.compactAtPercent) / 100) / 2);
-  return Math.min(half, Math.max(0, Math.round(tokens - rows)));
+  return beyondEstimate(tokens, estimateSessionTokens(session).total, Math.floor((window * input.options.compactAtPercent) / 100));
 };
 
 /**

@@ -6,7 +6,7 @@
 // falls back quietly: the text is checked strictly (re-read from the temp file) before it becomes visible.
 import { mkdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { estimateMessageTokens, estimateTextTokens, estimateTokens } from "../../engine/estimate.ts";
+import { estimateSessionTokens, estimateTextTokens, estimateTokens } from "../../engine/estimate.ts";
 import { apply } from "../../engine/apply.ts";
 import { plan } from "../../engine/plan.ts";
 import { type BudgetSpec, type ForkBudget, budgetFor } from "./window.ts";
@@ -306,9 +306,7 @@ export const enginePruner =
   (options?: Partial<Options>, budget?: BudgetSpec): Pruner =>
   (history, rollout) => {
     const session: Session = { host: "codex", id: threadId(rollout), messages: historyToMessages(history) };
-    let historyTokens = 0;
-    for (const m of session.messages) historyTokens += estimateMessageTokens(m).all;
-    const forkBudget = budget === undefined ? undefined : budgetFor(budget, rollout, historyTokens);
+    const forkBudget = budget === undefined ? undefined : budgetFor(budget, rollout, estimateSessionTokens(session).total);
     const p = plan(session, forkBudget?.tokens === undefined ? options : { ...options, budgetTokens: forkBudget.tokens });
     const after = apply(session, p);
     const outputs = new Map<number, string>();

@@ -1,4 +1,5 @@
 // The model's context window as a rollout reports it, and the budget a fork is cut to.
+import { beyondEstimate } from "../../engine/estimate.ts";
 import { BcError } from "../../util/errors.ts";
 import { lastTokenCount, type Rollout } from "./rollout.ts";
 
@@ -45,8 +46,7 @@ const compactedSinceCount = (rollout: Rollout): boolean => {
  */
 export const unseenTokens = (rollout: Rollout, historyTokens: number, share: number): number => {
   const last = recordedUsage(rollout).lastInput;
-  if (last === undefined || compactedSinceCount(rollout)) return 0;
-  return Math.min(Math.floor(share / 2), Math.max(0, Math.round(last - historyTokens)));
+  return last === undefined || compactedSinceCount(rollout) ? 0 : beyondEstimate(last, historyTokens, share);
 };
 
 /** `--budget`: a number of tokens, or N% of the model's window; "none" turns escalation off. */
