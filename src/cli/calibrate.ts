@@ -5,6 +5,7 @@ import { mkdirSync, renameSync } from "node:fs";
 import { dirname } from "node:path";
 import { DEFAULT_FIT, type HeldOut, type ToolScore, fitNeedModel, heldOutScore, scoreByTool, scoreModel } from "../engine/need/fit.ts";
 import { unknownToolClass } from "../engine/need/features.ts";
+import { needPercent } from "../engine/need/model.ts";
 import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
 import { collectNeedSamples } from "../eval/need-data.ts";
 import { discoverSessions } from "../hosts/load.ts";
@@ -78,15 +79,13 @@ export const calibrate = (paths: readonly string[], opts: { write?: string; prog
   };
 };
 
-const pct = (x: number): string => `${Math.round(100 * x)}%`;
-
 /** Why the shipped weights are weak on a tool (undefined: they are not). */
 export const weakness = (t: ToolScore): string | undefined => {
   const why =
     t.auc < WEAK_AUC
       ? `ranked poorly (AUC ${fmt(t.auc)})`
       : Math.abs(t.meanNeed - t.usedShare) > OFF_BY
-        ? `scored ${pct(t.meanNeed)} on average, used ${pct(t.usedShare)}`
+        ? `scored ${needPercent(t.meanNeed)} on average, used ${needPercent(t.usedShare)}`
         : undefined;
   return why === undefined || !t.unknownTool ? why : `${why}; bc knows no meaning for it, so it is scored by size and age alone`;
 };
@@ -100,7 +99,7 @@ const toolLines = (tools: readonly ToolScore[]): string[] => {
     `  ${"tool".padEnd(w)}  results   used  mean need    AUC`,
     ...shown.map(
       (t) =>
-        `  ${t.tool.padEnd(w)}  ${String(t.samples).padStart(7)}  ${pct(t.usedShare).padStart(5)}  ${pct(t.meanNeed).padStart(9)}  ${fmt(t.auc).padStart(5)}`,
+        `  ${t.tool.padEnd(w)}  ${String(t.samples).padStart(7)}  ${needPercent(t.usedShare).padStart(5)}  ${needPercent(t.meanNeed).padStart(9)}  ${fmt(t.auc).padStart(5)}`,
     ),
   ];
   if (tools.length > shown.length) lines.push(`  and ${tools.length - shown.length} more tools (--json lists them all)`);

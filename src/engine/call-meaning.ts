@@ -42,9 +42,6 @@ export interface CallMeaning {
 
 const MUTATING_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch"]);
 const PERSON_TOOLS = new Set(["AskUserQuestion", "ExitPlanMode", "request_user_input"]);
-
-/** Whether a tool's result is a person's answer (never touched, whatever the budget). */
-export const asksPerson = (toolName: string): boolean => PERSON_TOOLS.has(toolName);
 const DISCOVERY_TOOLS = new Set(["Glob", "Grep", "LS", "ToolSearch", "tool_search"]);
 const UNREPEATABLE_TOOLS = new Set(["Task", "Agent", "WebSearch", "WebFetch", "web_search", "spawn_agent", "wait_agent"]);
 const SHELL_TOOLS = new Set(["Bash", "exec_command", "shell", "shell_command", "local_shell_call", "exec", "container.exec"]);
@@ -122,6 +119,9 @@ const patchRewrites = (patch: string, workdir?: string): string[] => {
   return out;
 };
 
+/** Whether a tool's result is a person's answer (never touched, whatever the budget). */
+export const isPersonTool = (toolName: string): boolean => PERSON_TOOLS.has(toolName);
+
 const patchText = (input: unknown): string | undefined => {
   if (typeof input === "string") return input;
   if (!isRecord(input)) return undefined;
@@ -131,7 +131,7 @@ const patchText = (input: unknown): string | undefined => {
 export const describeCall = (call: ToolCall): CallMeaning => {
   const name = call.name;
   const input = call.input;
-  const asksPerson = PERSON_TOOLS.has(name);
+  const asksPerson = isPersonTool(name);
   if (DISCOVERY_TOOLS.has(name)) return { writes: [], mutating: false, asksPerson, discovery: true };
   if (UNREPEATABLE_TOOLS.has(name) || (name === "exec" && /\btools\.web__/.test(call.inputText)))
     return { writes: [], mutating: false, asksPerson, unrepeatable: true };

@@ -12,7 +12,7 @@ import { dropNote, truncatedText } from "./notes.ts";
 import type { Verdict } from "./rules/rule.ts";
 import { featuresOf } from "./need/features.ts";
 import { needFacts as needFactsOf } from "./need/facts.ts";
-import { type NeedModel, needOf } from "./need/model.ts";
+import { type NeedModel, needOf, needPercent } from "./need/model.ts";
 import { Coverage } from "./coverage.ts";
 import { neverDrop } from "./rules/never-drop.ts";
 
@@ -47,8 +47,6 @@ export interface Escalated {
   /** 1-based place in the escalation order (0: not in it) */
   readonly order: Int32Array;
 }
-
-const percent = (p: number): string => `${Math.round(p * 100)}%`;
 
 /**
  * The cut a result gets in its tier: a head where a head is worth keeping, else a drop. Its reason
@@ -188,7 +186,7 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
     coverage.release(k);
     if (freed >= over) continue;
     freed += c.gain;
-    out[k] = { ...c.cut, reason: `over budget: need ${percent(need[k]!)}, ${percent(own)} of its names held nowhere else${c.cut.reason}` };
+    out[k] = { ...c.cut, reason: `over budget: need ${needPercent(need[k]!)}, ${needPercent(own)} of its names held nowhere else${c.cut.reason}` };
   }
   return { verdicts: out, freed, need, order };
 };

@@ -1,7 +1,7 @@
 // The pressure mode's arithmetic: a cut compacted as an automatic compaction with the history
 // at a given share of the window, down to the budget the Claude Code plugin uses by default.
 import { DEFAULT_PLUGIN_OPTIONS } from "../hosts/claude/plugin.ts";
-import { asksPerson } from "../engine/call-meaning.ts";
+import { isPersonTool } from "../engine/call-meaning.ts";
 import { estimateTextTokens } from "../engine/estimate.ts";
 import type { CutContext } from "./cut.ts";
 import { CLEARED_PLACEHOLDER } from "./methods/baselines.ts";
@@ -42,6 +42,6 @@ export const LEAST_LEFT_TOKENS = estimateTextTokens(CLEARED_PLACEHOLDER);
  */
 export const untouchableTokens = (ctx: Pick<CutContext, "tokensBefore" | "results" | "pinned">): number => {
   let tokens = ctx.tokensBefore;
-  for (const r of ctx.results) if (!ctx.pinned.has(r.ordinal) && !asksPerson(r.tool)) tokens -= r.estTokens - Math.min(r.estTokens, LEAST_LEFT_TOKENS);
+  for (const r of ctx.results) if (!ctx.pinned.has(r.ordinal) && !isPersonTool(r.tool)) tokens -= r.estTokens - Math.min(r.estTokens, LEAST_LEFT_TOKENS);
   return tokens;
 };

@@ -63,3 +63,6 @@ export const parseNeedModel = (text: string): NeedModel | { problem: string } =>
   const problem = modelProblem(m);
   return problem === undefined ? m : { problem };
 };
+
+/** A need (or any share) as people read it: a whole percent. */
+export const needPercent = (p: number): string => `${Math.round(p * 100)}%`;

@@ -6,6 +6,7 @@ import type { ResultItem } from "../session-facts.ts";
 import { dropNote } from "../notes.ts";
 import type { Verdict } from "../rules/rule.ts";
 import type { RuleId } from "../types.ts";
+import { needPercent } from "./model.ts";
 
 // Measured on both corpora (light compaction, cuts at 50/70/90%): these two cut the lost rate on
 // each host's sessions while freeing about as much; lower keep or higher drop thresholds traded
@@ -18,15 +19,13 @@ export const DROP_AT = 0.02;
 /** Keeps the rules make without evidence that the result is used: what the score may overturn. */
 const UNPROVEN_KEEPS: ReadonlySet<RuleId> = new Set<RuleId>(["too-recent", "latest-read", "discovery", "default-keep"]);
 
-const percent = (p: number): string => `${Math.round(p * 100)}%`;
-
 export const sharpen = (items: readonly ResultItem[], verdicts: readonly Verdict[], need: Float64Array): Verdict[] =>
   verdicts.map((v, k) => {
     const p = need[k]!;
     const item = items[k]!;
     if (Number.isNaN(p) || item.cut) return v;
     if (v.action === "drop" && v.rule === "unreferenced" && p >= KEEP_AT)
-      return { action: "keep", rule: "likely-needed", reason: `${v.reason}, but results like it are used again (need ${percent(p)})` };
+      return { action: "keep", rule: "likely-needed", reason: `${v.reason}, but results like it are used again (need ${needPercent(p)})` };
     if (
       v.action === "keep" &&
       UNPROVEN_KEEPS.has(v.rule) &&
@@ -34,6 +33,6 @@ export const sharpen = (items: readonly ResultItem[], verdicts: readonly Verdict
       item.call !== undefined &&
       dropNote(item.result.text.length, item.result.callId).length < item.result.text.length
     )
-      return { action: "drop", rule: "unneeded", reason: `${v.reason}; results like it are seldom used again (need ${percent(p)})` };
+      return { action: "drop", rule: "unneeded", reason: `${v.reason}; results like it are seldom used again (need ${needPercent(p)})` };
     return v;
   });
