@@ -51,7 +51,7 @@ export const scoreHostCompactions = (index: IndexedSession, compactions: readonl
       for (const r of m.toolResults) for (const t of extractTokens(r.text)) hostVisible.add(t);
     }
 
-    const after = compactAligned(compact, { ...index.session, messages: msgs.slice(from, at) });
+    const after = compactAligned(compact, { ...index.session, messages: msgs.slice(from, at) }).messages;
     const rewrites = rewritesFrom(results, after, from);
     const rulesVisible = new Set<string>();
     for (let m = from; m < at; m++) for (const t of index.knownByMessage[m]!) rulesVisible.add(t);

@@ -51,8 +51,8 @@ export const replayPasses = (index: IndexedSession, compact: Compactor, shares: 
     if (at <= prevAt) continue;
     const input = [...history, ...timeline.slice(prevAt, at)];
     const session = { ...index.session, messages: input };
-    const after = compactAligned(compact, session);
-    const again = compactAligned(compact, { ...index.session, messages: after });
+    const after = compactAligned(compact, session).messages;
+    const again = compactAligned(compact, { ...index.session, messages: after }).messages;
     const ctx = cutContext(index, share, at);
     const rewrites = rewritesFrom(ctx.results, after);
     // score what really happened; a change to a pinned result is counted, not undone

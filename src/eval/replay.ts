@@ -6,9 +6,10 @@ import { cutContext } from "./cut.ts";
 import { scoreHostCompactions, type CompactionScore } from "./host-compactions.ts";
 import { BASELINES } from "./methods/baselines.ts";
 import type { Method } from "./methods/method.ts";
-import { rulesMethod, type Compactor } from "./methods/rules.ts";
+import { compactAligned, rewritesFrom, rulesMethod, type Compactor } from "./methods/rules.ts";
 import { replayPasses, type PassResult } from "./passes.ts";
 import { enforcePins, type Miss, scoreCut, type Tally } from "./score.ts";
+import { estimateTextTokens } from "../engine/estimate.ts";
 import { indexSession } from "./session-index.ts";
 import { usedAfterCut } from "./labels.ts";
 import { LIGHT_CEILINGS } from "./methods/ceilings.ts";
@@ -34,7 +35,7 @@ export const PRESSURE_IDS: readonly string[] = [RULES_ID, RULES_REACHED_ID, RULE
 export const CEILING_IDS: ReadonlySet<string> = new Set([...LIGHT_CEILING_IDS, ORACLE_TO_BUDGET.id]);
 
 export const methodSummaries = (): { id: string; summary: string }[] => [
-  { id: RULES_ID, summary: rulesMethod(() => []).summary },
+  { id: RULES_ID, summary: rulesMethod(() => ({ messages: [] })).summary },
   ...BASELINES.map((m) => ({ id: m.id, summary: m.summary })),
 ];
 
@@ -94,12 +95,27 @@ export interface RulesMiss {
   readonly share: number;
   readonly message: number;
   readonly tool: string;
+  /** the rule that removed it (light: the ladder's; pressure: "escalation" for what the budget took) */
+  readonly rule: string;
   /** removed tokens used after the cut */
   readonly tokens: readonly string[];
   /** of those, the ones nothing left in the history shows (non-empty: lost) */
   readonly invisible: readonly string[];
   readonly lost: boolean;
 }
+
+/** What bc removed by one rule, over a session's cuts, in one mode. */
+export interface RuleTally {
+  readonly mode: "light" | "pressure";
+  readonly rule: string;
+  readonly removed: number;
+  readonly lost: number;
+  /** tool-output tokens freed (original minus what was left in its place) */
+  readonly tokensFreed: number;
+}
+
+/** The rule of a result the compactor did not name (a compactor that says no rules). */
+export const UNNAMED_RULE = "unnamed";
 
 export interface SessionReplay {
   readonly host: Host;
@@ -110,6 +126,8 @@ export interface SessionReplay {
   readonly cuts: readonly CutRow[];
   /** what the rules removed that the continuation needed, for a person to look at */
   readonly rulesMisses: readonly RulesMiss[];
+  /** what bc removed and lost, by the rule that removed it (light, then pressure) */
+  readonly byRule: readonly RuleTally[];
   readonly passes: readonly PassResult[];
   readonly compactions: readonly CompactionScore[];
   /** results bc removed at the light cuts, and how many of them `bc recall` gives back byte for byte from the file the host keeps */
@@ -117,12 +135,13 @@ export interface SessionReplay {
 }
 
 /** What the report keeps of one of bc's misses at a cut. */
-const missRow = (miss: Miss, mode: RulesMiss["mode"], share: number, opts: { handedOver?: boolean } = {}): RulesMiss => ({
+const missRow = (miss: Miss, mode: RulesMiss["mode"], share: number, rule: string, opts: { handedOver?: boolean } = {}): RulesMiss => ({
   mode,
   ...(opts.handedOver ? { handedOver: true } : {}),
   share,
   message: miss.message,
   tool: miss.tool,
+  rule,
   tokens: miss.tokens,
   invisible: miss.invisible,
   lost: miss.invisible.length > 0,
@@ -131,10 +150,10 @@ const missRow = (miss: Miss, mode: RulesMiss["mode"], share: number, opts: { han
 export const replaySession = (input: ReplayInput, options: ReplayOptions): SessionReplay => {
   const index = indexSession(input.timeline);
   const n = input.timeline.messages.length;
-  const rules = rulesMethod(options.compact);
   const selected = BASELINES.filter((m) => options.methods.includes(m.id));
   const cuts: CutRow[] = [];
   const rulesMisses: RulesMiss[] = [];
+  const byRule = new Map<string, RuleTally>();
   for (const share of [...options.cuts].sort((a, b) => a - b)) {
     const ctx = cutContext(index, share);
     if (ctx.at <= 0 || ctx.at >= n) continue;
@@ -142,12 +161,30 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
     const used = usedAfterCut(ctx);
     const scoreRewrites = (rw: ReadonlyMap<number, string>, extras: Parameters<typeof scoreCut>[3] = {}) => {
       const { rewrites, pinnedTouched } = enforcePins(ctx, rw);
-      return scoreCut(ctx, rewrites, pinnedTouched, { used, ...extras });
+      return { ...scoreCut(ctx, rewrites, pinnedTouched, { used, ...extras }), rewrites };
+    };
+    const ruleOf = (ordinal: number, rules: ReadonlyMap<string, string> | undefined): string => rules?.get(ctx.results[ordinal]!.callId) ?? UNNAMED_RULE;
+    /** bc's removals at this cut, added to the session's tallies by rule */
+    const tallyRules = (mode: RuleTally["mode"], score: ReturnType<typeof scoreRewrites>, rules: ReadonlyMap<string, string> | undefined): void => {
+      const lost = new Set(score.misses.filter((m) => m.invisible.length > 0).map((m) => m.ordinal));
+      for (const [ordinal, after] of score.rewrites) {
+        const rule = ruleOf(ordinal, rules);
+        const key = `${mode} ${rule}`;
+        const t = byRule.get(key) ?? { mode, rule, removed: 0, lost: 0, tokensFreed: 0 };
+        byRule.set(key, {
+          ...t,
+          removed: t.removed + 1,
+          lost: t.lost + (lost.has(ordinal) ? 1 : 0),
+          tokensFreed: t.tokensFreed + ctx.results[ordinal]!.estTokens - estimateTextTokens(after),
+        });
+      }
     };
     const run = (m: Method, rulesFreedTokens: number) => scoreRewrites(m.run({ ...ctx, rulesFreedTokens }));
-    const rulesScore = run(rules, 0);
+    const light = compactAligned(options.compact, ctx.prefix);
+    const rulesScore = scoreRewrites(rewritesFrom(ctx.results, light.messages));
     if (options.methods.includes(RULES_ID)) rows[RULES_ID] = rulesScore.tally;
-    for (const miss of rulesScore.misses) rulesMisses.push(missRow(miss, "light", share));
+    for (const miss of rulesScore.misses) rulesMisses.push(missRow(miss, "light", share, ruleOf(miss.ordinal, light.rules)));
+    tallyRules("light", rulesScore, light.rules);
     for (const m of selected) rows[m.id] = run(m, rulesScore.tally.tokensFreed).tally;
     for (const c of LIGHT_CEILINGS) rows[c.id] = scoreRewrites(c.run({ results: ctx.results, pinned: ctx.pinned, used })).tally;
     let pressure: CutRow["pressure"];
@@ -158,17 +195,19 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
       const reachable = untouchableTokens(ctx) <= point.budget;
       const runBudget = (m: BudgetMethod) => {
         const o = m.run(input);
-        return scoreRewrites(o.rewrites, {
+        const score = scoreRewrites(o.rewrites, {
           budget: point.budget,
           reachable,
           ...(o.reached === undefined ? {} : { reached: o.reached }),
           ...(o.handedOver === undefined ? {} : { handedOver: o.handedOver }),
         });
+        return { ...score, rules: o.rules };
       };
       const bc = runBudget(BC_UNDER_PRESSURE);
       prow[RULES_ID] = bc.tally;
       prow[bc.tally.reached === 1 ? RULES_REACHED_ID : RULES_OVER_ID] = bc.tally;
-      for (const miss of bc.misses) rulesMisses.push(missRow(miss, "pressure", share, { handedOver: bc.tally.handovers > 0 }));
+      for (const miss of bc.misses) rulesMisses.push(missRow(miss, "pressure", share, ruleOf(miss.ordinal, bc.rules), { handedOver: bc.tally.handovers > 0 }));
+      tallyRules("pressure", bc, bc.rules);
       for (const m of BUDGET_BASELINES) prow[m.id] = runBudget(m).tally;
       prow[ORACLE_TO_BUDGET.id] = runBudget(ORACLE_TO_BUDGET).tally;
       pressure = { window: point.window, budget: point.budget, toFree: point.toFree, methods: prow };
@@ -183,6 +222,7 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
     results: index.results.length,
     cuts,
     rulesMisses,
+    byRule: [...byRule.values()].sort((a, b) => (a.mode === b.mode ? a.rule.localeCompare(b.rule) : a.mode === "light" ? -1 : 1)),
     passes: options.passes.length > 0 ? replayPasses(index, options.compact, options.passes) : [],
     compactions: scoreHostCompactions(index, input.compactions, options.compact),
   };

@@ -199,7 +199,7 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
         for (const share of cuts) {
           const at = cutIndex(loaded.timeline.messages.length, share);
           if (at <= 0 || at >= loaded.timeline.messages.length) continue;
-          const r = checkRecall(loaded, [opts.compact({ ...loaded.timeline, messages: loaded.timeline.messages.slice(0, at) })]);
+          const r = checkRecall(loaded, [opts.compact({ ...loaded.timeline, messages: loaded.timeline.messages.slice(0, at) }).messages]);
           recall = { removed: recall.removed + r.removed, recalled: recall.recalled + r.recalled };
         }
       const withRecall = { ...replay, recall };

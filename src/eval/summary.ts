@@ -2,7 +2,7 @@
 // comparison and the repeated passes. Rates are ratios of pooled counts.
 import type { Host } from "../engine/types.ts";
 import type { CompactionScore } from "./host-compactions.ts";
-import type { SessionReplay } from "./replay.ts";
+import type { RuleTally, SessionReplay } from "./replay.ts";
 import { addTally, ZERO_TALLY, type Tally } from "./score.ts";
 
 export interface MethodSummary extends Tally {
@@ -79,6 +79,15 @@ export interface HostSummary {
   readonly passes: readonly PassSummary[];
   /** results bc removed at the light cuts, and how many `bc recall` gave back byte for byte from the files the host keeps */
   readonly recall: { readonly removed: number; readonly recalled: number };
+  /** what bc removed and lost by the rule that removed it, light then pressure, most lost first */
+  readonly byRule: readonly RuleSummary[];
+}
+
+export interface RuleSummary extends RuleTally {
+  /** lost / removed */
+  readonly lostRate: number;
+  /** of the tokens bc freed in this mode, the share this rule freed */
+  readonly freedShare: number;
 }
 
 /** rounded to 6 decimals: enough for any table, and short in report.json */
@@ -202,6 +211,22 @@ export const summarizePasses = (sessions: readonly SessionReplay[], shares: read
     };
   });
 
+/** bc's removals by rule over sessions: per mode, the rules that lost most first. */
+export const summarizeRules = (sessions: readonly SessionReplay[]): RuleSummary[] => {
+  const sums = new Map<string, RuleTally>();
+  for (const s of sessions)
+    for (const t of s.byRule) {
+      const key = `${t.mode} ${t.rule}`;
+      const a = sums.get(key) ?? { mode: t.mode, rule: t.rule, removed: 0, lost: 0, tokensFreed: 0 };
+      sums.set(key, { ...a, removed: a.removed + t.removed, lost: a.lost + t.lost, tokensFreed: a.tokensFreed + t.tokensFreed });
+    }
+  const freedIn = (mode: RuleTally["mode"]): number => [...sums.values()].filter((t) => t.mode === mode).reduce((n, t) => n + t.tokensFreed, 0);
+  const freed = { light: freedIn("light"), pressure: freedIn("pressure") };
+  return [...sums.values()]
+    .map((t) => ({ ...t, lostRate: ratio(t.lost, t.removed), freedShare: ratio(t.tokensFreed, freed[t.mode]) }))
+    .sort((a, b) => (a.mode !== b.mode ? (a.mode === "light" ? -1 : 1) : b.lost - a.lost || b.removed - a.removed || a.rule.localeCompare(b.rule)));
+};
+
 export const summarizeHost = (
   host: Host,
   sessions: readonly SessionReplay[],
@@ -229,5 +254,6 @@ export const summarizeHost = (
       removed: 0,
       recalled: 0,
     }),
+    byRule: summarizeRules(mine),
   };
 };

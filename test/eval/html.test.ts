@@ -24,7 +24,7 @@ const row = (method: string, kind: MethodSummary["kind"], freed: number, lost: n
   summarizeTallies(method, kind, [{ ...ZERO_TALLY, cuts: 1, removed: 100, tokensBefore: 1000, tokensFreed: freed * 1000, lost: lost * 100 }]);
 
 test("the legend names exactly the kinds of marks the chart draws", () => {
-  const host = { host: "claude" as const, sessions: 1, methods: [], compactions: {} as never, passes: [], recall: { removed: 0, recalled: 0 } };
+  const host = { host: "claude" as const, sessions: 1, methods: [], compactions: {} as never, passes: [], recall: { removed: 0, recalled: 0 }, byRule: [] };
   const legendOf = (svg: string): string[] => [...svg.matchAll(/<text class="legend"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]!);
   const light = renderChart(host, [row("rules", "method", 0.1, 0.01), row("size-cap", "method", 0.2, 0.1), row("oracle", "ceiling", 0.3, 0)], "light", "t");
   expect(legendOf(light)).toEqual(["bc", "other methods", "ceiling (hindsight)", "best trade-offs (methods)"]);

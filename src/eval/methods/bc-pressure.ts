@@ -51,7 +51,7 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
     if (prefix.host === "claude") {
       // Claude Code's count of the context is the whole history's; the plugin sets what its rows
       // leave out (thinking, meta records) against the budget itself, and so frees what the others free
-      const { answer } = compactRows({
+      const { answer, record } = compactRows({
         trigger: "auto",
         sessionId: prefix.id,
         rows: sessionToHookRows(prefix),
@@ -65,9 +65,14 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
         rewrites: rewritesFromRows(results, out),
         reached: "messages" in answer,
         handedOver: "handover" in answer,
+        rules: new Map(record.results.map((r) => [r.callId, r.rule])),
       };
     }
     const p = plan(prefix, { ...DEFAULT_OPTIONS, budgetTokens: point.budget });
-    return { rewrites: rewritesFrom(results, apply(prefix, p)), reached: p.budget?.reached ?? false };
+    return {
+      rewrites: rewritesFrom(results, apply(prefix, p)),
+      reached: p.budget?.reached ?? false,
+      rules: new Map(p.decisions.map((d) => [d.callId, d.rule])),
+    };
   },
 };

@@ -4,8 +4,15 @@ import type { Message, Session } from "../../engine/types.ts";
 import type { ResultInfo } from "../session-index.ts";
 import type { Method, Rewrites } from "./method.ts";
 
-/** A compactor over whole histories: the messages it returns are index-aligned with its input. */
-export type Compactor = (session: Session) => readonly Message[];
+/** What a compactor returns: the messages, index-aligned with its input, and, where it can say, which rule decided each result. */
+export interface Compacted {
+  readonly messages: readonly Message[];
+  /** call id → the rule that decided the result (bc's rules; absent for a compactor that has none) */
+  readonly rules?: ReadonlyMap<string, string>;
+}
+
+/** A compactor over whole histories. */
+export type Compactor = (session: Session) => Compacted;
 
 /** The text `after` holds in place of each of `results` whose text changed. */
 export const rewritesFrom = (results: readonly ResultInfo[], after: readonly Message[], offset = 0): Map<number, string> => {
@@ -20,14 +27,15 @@ export const rewritesFrom = (results: readonly ResultInfo[], after: readonly Mes
 };
 
 /** Run a compactor and check it kept every message in place (count and tool results). */
-export const compactAligned = (compact: Compactor, session: Session): readonly Message[] => {
+export const compactAligned = (compact: Compactor, session: Session): Compacted => {
   const after = compact(session);
-  if (after.length !== session.messages.length) throw new Error(`the compactor returned ${after.length} messages for ${session.messages.length}`);
+  const n = after.messages.length;
+  if (n !== session.messages.length) throw new Error(`the compactor returned ${n} messages for ${session.messages.length}`);
   return after;
 };
 
 export const rulesMethod = (compact: Compactor): Method => ({
   id: "rules",
   summary: "bc's rules at their defaults (engine plan + apply)",
-  run: ({ prefix, results }): Rewrites => rewritesFrom(results, compactAligned(compact, prefix)),
+  run: ({ prefix, results }): Rewrites => rewritesFrom(results, compactAligned(compact, prefix).messages),
 });

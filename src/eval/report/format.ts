@@ -133,3 +133,12 @@ export const compactionRows = (hosts: readonly HostSummary[]): string[][] =>
       c.compactions === 0 ? "-" : pct(c.rulesFreedShareMean),
     ];
   });
+
+/** The by-rule table: what bc removed, lost and freed, by the rule that removed it. */
+export const RULE_HEAD: readonly string[] = ["mode", "rule", "removed", "lost", "lost %", "share of bc's freed tokens"];
+
+export const ruleRows = (h: HostSummary): string[][] =>
+  h.byRule.map((t) => [t.mode === "light" ? "light" : "under pressure", t.rule, int(t.removed), int(t.lost), pct(t.lostRate, 2), pct(t.freedShare)]);
+
+export const RULES_SECTION =
+  "What bc removed at the cuts, by the rule that removed it (`escalation`: what the budget took after the rules). Light, the rules alone; under pressure, bc as the product answers. A rule that loses much for little room is where to look first.";

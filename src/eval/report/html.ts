@@ -3,7 +3,21 @@
 // tables, the definitions and what the rules lost, as in report.md.
 import type { EvalReport } from "../run.ts";
 import type { HostSummary, MethodSummary } from "../summary.ts";
-import { COMPACTION_HEAD, HOST_NAMES, METHOD_COLUMNS, ceilingSentences, compactionRows, int, pct, pressureColumns, rowName, share } from "./format.ts";
+import {
+  COMPACTION_HEAD,
+  HOST_NAMES,
+  METHOD_COLUMNS,
+  RULE_HEAD,
+  RULES_SECTION,
+  ceilingSentences,
+  compactionRows,
+  int,
+  pct,
+  pressureColumns,
+  ruleRows,
+  rowName,
+  share,
+} from "./format.ts";
 import { DEFINITIONS, corpusLine, lostList, pressureHeading, splitRows } from "./markdown.ts";
 
 const esc = (s: string): string => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -255,6 +269,10 @@ export const renderHtml = (r: EvalReport): string => {
       const s = ceilingSentences(h).find((x) => x.startsWith("under pressure"));
       if (s) body.push(`<p>${esc(s.replace(/^under pressure: /, ""))}</p>`);
     }
+  }
+  if (r.hosts.some((h) => h.byRule.length > 0)) {
+    body.push(`<h2>What bc removed, by rule</h2>`, `<p>${code(RULES_SECTION)}</p>`);
+    for (const h of r.hosts) if (h.byRule.length > 0) body.push(`<h3>${esc(hostName(h))}</h3>`, htmlTable(RULE_HEAD, ruleRows(h)));
   }
   if ((r.split ?? []).length > 0) {
     body.push(`<h2>Each given path beside the total</h2>`);

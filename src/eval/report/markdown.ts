@@ -5,11 +5,14 @@ import {
   COMPACTION_HEAD,
   HOST_NAMES,
   METHOD_COLUMNS,
+  RULE_HEAD,
+  RULES_SECTION,
   ceilingSentences,
   compactionRows,
   int,
   pct,
   pressureColumns,
+  ruleRows,
   rowName,
   share,
   type Column,
@@ -113,7 +116,7 @@ export const lostList = (r: EvalReport): { file: string; line: string }[] =>
       .filter((m) => m.lost)
       .map((m) => ({
         file: s.file,
-        line: `${s.file} at ${pct(m.share, 0)}${m.mode === "pressure" ? (m.handedOver === true ? " (pressure, handed over)" : " (pressure)") : ""}: message #${m.message} (${m.tool || "unknown tool"}): ${m.invisible
+        line: `${s.file} at ${pct(m.share, 0)}${m.mode === "pressure" ? (m.handedOver === true ? " (pressure, handed over)" : " (pressure)") : ""}: message #${m.message} (${m.tool || "unknown tool"}${m.rule === undefined ? "" : `, ${m.rule}`}): ${m.invisible
           .slice(0, 4)
           .map((t) => `\`${t.replace(/`/g, "'").replace(/\s+/g, " ").slice(0, 80)}\``)
           .join(", ")}`,
@@ -161,6 +164,10 @@ export const renderMarkdown = (r: EvalReport): string => {
       const s = ceilingSentences(h).find((x) => x.startsWith("under pressure"));
       if (s) push(s.replace(/^under pressure: /, ""), "");
     }
+  }
+  if (r.hosts.some((h) => h.byRule.length > 0)) {
+    push(`## What bc removed, by rule`, "", RULES_SECTION, "");
+    for (const h of r.hosts) if (h.byRule.length > 0) push(`### ${HOST_NAMES[h.host] ?? h.host}`, "", table(RULE_HEAD, ruleRows(h)), "");
   }
   if ((r.split ?? []).length > 0) {
     push(`## Each given path beside the total`, "");
