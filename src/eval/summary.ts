@@ -79,7 +79,7 @@ export interface HostSummary {
   readonly passes: readonly PassSummary[];
   /** results bc removed at the light cuts, and how many `bc recall` gave back byte for byte from the files the host keeps */
   readonly recall: { readonly removed: number; readonly recalled: number };
-  /** what bc removed and lost by the rule that removed it, light then pressure, most lost first */
+  /** what bc removed and lost by the rule that removed it, light then pressure, most lost first (then most freed) */
   readonly byRule: readonly RuleSummary[];
 }
 
@@ -224,7 +224,7 @@ export const summarizeRules = (sessions: readonly SessionReplay[]): RuleSummary[
   const freed = { light: freedIn("light"), pressure: freedIn("pressure") };
   return [...sums.values()]
     .map((t) => ({ ...t, lostRate: ratio(t.lost, t.removed), freedShare: ratio(t.tokensFreed, freed[t.mode]) }))
-    .sort((a, b) => (a.mode !== b.mode ? (a.mode === "light" ? -1 : 1) : b.lost - a.lost || b.removed - a.removed || a.rule.localeCompare(b.rule)));
+    .sort((a, b) => (a.mode !== b.mode ? (a.mode === "light" ? -1 : 1) : b.lost - a.lost || b.tokensFreed - a.tokensFreed || a.rule.localeCompare(b.rule)));
 };
 
 export const summarizeHost = (

@@ -68,7 +68,7 @@ test("the pressure mode loses something here, and the tallies say which rule los
     expect(r.byRule.find((t) => t.mode === "pressure" && t.rule === rule)!.lost).toBe(lostRules.filter((x) => x === rule).length);
 });
 
-test("over sessions: summed per rule and mode, rates and shares of the mode's freed tokens, most lost first", () => {
+test("over sessions: summed per rule and mode, rates and shares of the mode's freed tokens, most lost first, then most freed", () => {
   const a: SessionReplay = { ...replayed("codex"), byRule: [] };
   const sessions: SessionReplay[] = [
     {
@@ -76,14 +76,16 @@ test("over sessions: summed per rule and mode, rates and shares of the mode's fr
       byRule: [
         { mode: "light", rule: "unreferenced", removed: 10, lost: 1, tokensFreed: 600 },
         { mode: "light", rule: "superseded-read", removed: 5, lost: 0, tokensFreed: 400 },
+        { mode: "light", rule: "unneeded", removed: 9, lost: 0, tokensFreed: 100 },
         { mode: "pressure", rule: "escalation", removed: 4, lost: 2, tokensFreed: 3000 },
       ],
     },
-    { ...a, byRule: [{ mode: "light", rule: "unreferenced", removed: 30, lost: 3, tokensFreed: 1000 }] },
+    { ...a, byRule: [{ mode: "light", rule: "unreferenced", removed: 30, lost: 3, tokensFreed: 900 }] },
   ];
   expect(summarizeRules(sessions)).toEqual([
-    { mode: "light", rule: "unreferenced", removed: 40, lost: 4, tokensFreed: 1600, lostRate: 0.1, freedShare: 0.8 },
+    { mode: "light", rule: "unreferenced", removed: 40, lost: 4, tokensFreed: 1500, lostRate: 0.1, freedShare: 0.75 },
     { mode: "light", rule: "superseded-read", removed: 5, lost: 0, tokensFreed: 400, lostRate: 0, freedShare: 0.2 },
+    { mode: "light", rule: "unneeded", removed: 9, lost: 0, tokensFreed: 100, lostRate: 0, freedShare: 0.05 },
     { mode: "pressure", rule: "escalation", removed: 4, lost: 2, tokensFreed: 3000, lostRate: 0.5, freedShare: 1 },
   ]);
 });
