@@ -122,8 +122,10 @@ test("report.md shows the by-rule table per host, and names the rule beside each
   } as unknown as EvalReport;
   const md = renderMarkdown(report);
   const section = md.slice(md.indexOf("## What bc removed, by rule"));
-  expect(section).toContain("| mode | rule | removed | lost | lost % | share of bc's freed tokens |");
-  expect(section).toMatch(/\| under pressure \| escalation \| \d+ \| \d+ \|/);
+  expect(section).toContain("### Codex, light compaction");
+  expect(section).toContain("| rule | removed | lost | lost % | share of bc's freed tokens |");
+  const pressure = section.slice(section.indexOf("### Codex, under pressure"));
+  expect(pressure).toMatch(/\n\| escalation \| \d+ \| \d+ \|/);
   const lostLine = md.split("\n").find((l) => l.startsWith("- s1.jsonl at") && l.includes("(pressure)"));
   expect(lostLine).toMatch(/\(Bash, [a-z-]+\)/);
 });

@@ -14,7 +14,7 @@ import {
   int,
   pct,
   pressureColumns,
-  ruleRows,
+  ruleTables,
   rowName,
   share,
 } from "./format.ts";
@@ -272,7 +272,7 @@ export const renderHtml = (r: EvalReport): string => {
   }
   if (r.hosts.some((h) => h.byRule.length > 0)) {
     body.push(`<h2>What bc removed, by rule</h2>`, `<p>${code(RULES_SECTION)}</p>`);
-    for (const h of r.hosts) if (h.byRule.length > 0) body.push(`<h3>${esc(hostName(h))}</h3>`, htmlTable(RULE_HEAD, ruleRows(h)));
+    for (const h of r.hosts) for (const t of ruleTables(h)) body.push(`<h3>${esc(t.heading)}</h3>`, htmlTable(RULE_HEAD, t.rows));
   }
   if ((r.split ?? []).length > 0) {
     body.push(`<h2>Each given path beside the total</h2>`);

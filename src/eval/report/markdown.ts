@@ -12,7 +12,7 @@ import {
   int,
   pct,
   pressureColumns,
-  ruleRows,
+  ruleTables,
   rowName,
   share,
   type Column,
@@ -167,7 +167,7 @@ export const renderMarkdown = (r: EvalReport): string => {
   }
   if (r.hosts.some((h) => h.byRule.length > 0)) {
     push(`## What bc removed, by rule`, "", RULES_SECTION, "");
-    for (const h of r.hosts) if (h.byRule.length > 0) push(`### ${HOST_NAMES[h.host] ?? h.host}`, "", table(RULE_HEAD, ruleRows(h)), "");
+    for (const h of r.hosts) for (const t of ruleTables(h)) push(`### ${t.heading}`, "", table(RULE_HEAD, t.rows), "");
   }
   if ((r.split ?? []).length > 0) {
     push(`## Each given path beside the total`, "");
