@@ -1,12 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { SessionBuilder, fileLines, numbered } from "../support/build.ts";
 import { decisionFor, verdictFor } from "../support/decide.ts";
+import { bodyLines } from "../../../src/engine/rules/superseded-read.ts";
 
 const PATH = "/repo/src/widget.ts";
 const LINES = fileLines("widget", 60);
 const WHOLE = numbered(LINES);
 const RANGE_10_19 = numbered(LINES.slice(9, 19), 10);
 const CHANGED = numbered([...LINES.slice(0, 30), "const widgetValue30 = somethingElse();", ...LINES.slice(31)]);
+/** the same lines, two lines inserted at the top: every line number moved */
+const SHIFTED = numbered(["// header one", "// header two", ...LINES]);
 
 type Step = (b: SessionBuilder) => void;
 const read =
@@ -26,6 +29,18 @@ const scenario = (first: Step, between: Step[], later: Step[]) => {
   return { session: b.session(), id };
 };
 
+test("the lines a read is compared by: non-empty, trailing blanks gone, Claude Code's line-number prefix gone, nothing else", () => {
+  expect(bodyLines("     1→const a = 1;  \n     2→\n\n  indented\t\n12→x→y\nno number→ here\n 3 →spaced\n→lead\n")).toEqual([
+    "const a = 1;",
+    "  indented",
+    "x→y",
+    "no number→ here",
+    " 3 →spaced",
+    "→lead",
+  ]);
+  expect(bodyLines("")).toEqual([]);
+});
+
 describe("superseded-read", () => {
   test.each<[string, Step, Step[], string]>([
     ["re-read, unchanged", read(WHOLE), [read(WHOLE)], "drop superseded-read"],
@@ -39,7 +54,21 @@ describe("superseded-read", () => {
     // a ranged later read cannot contain a whole earlier read: the earlier is judged by the lookup
     ["a whole read, then a ranged read", read(WHOLE), [read(RANGE_10_19, { offset: 10, limit: 10 })], "drop unreferenced"],
     ["re-read after the file changed (no write seen)", read(WHOLE), [read(CHANGED)], "drop unreferenced"],
-    ["changed, then back to the same text: the change in between counts as a write", read(WHOLE), [read(CHANGED), read(WHOLE)], "drop unreferenced"],
+    // every line shown again, whatever came between (the line pass)
+    ["changed, then back to the same text: every line shown again", read(WHOLE), [read(CHANGED), read(WHOLE)], "drop superseded-read"],
+    [
+      "a whole read, then two ranged reads that together show every line",
+      read(WHOLE),
+      [read(numbered(LINES.slice(0, 30)), { offset: 1, limit: 30 }), read(numbered(LINES.slice(30), 31), { offset: 31, limit: 30 })],
+      "drop superseded-read",
+    ],
+    [
+      "a whole read, then ranged reads that leave one line unshown",
+      read(WHOLE),
+      [read(numbered(LINES.slice(0, 30)), { offset: 1, limit: 30 }), read(numbered(LINES.slice(31), 32), { offset: 32, limit: 29 })],
+      "drop unreferenced",
+    ],
+    ["a re-read after lines were inserted above: every number moved, every line shown", read(WHOLE), [read(SHIFTED)], "drop superseded-read"],
     [
       "a re-read of other lines in between does not stop the search",
       read(WHOLE),
@@ -47,9 +76,15 @@ describe("superseded-read", () => {
       "drop superseded-read",
     ],
     [
-      "re-read after an Edit of the file",
+      "re-read after an Edit of the file, every line shown again",
       read(WHOLE),
       [(b) => void b.call("Edit", { file_path: PATH, old_string: "a", new_string: "b" }, "ok"), read(WHOLE)],
+      "drop superseded-read",
+    ],
+    [
+      "re-read after an Edit that changed one of its lines",
+      read(WHOLE),
+      [(b) => void b.call("Edit", { file_path: PATH, old_string: "a", new_string: "b" }, "ok"), read(CHANGED)],
       "drop unreferenced",
     ],
     [
@@ -58,9 +93,9 @@ describe("superseded-read", () => {
       [(b) => void b.call("Write", { file_path: PATH, content: "x" }, "ok"), read(WHOLE)],
       "drop superseded-read",
     ],
-    ["re-read after a shell command that edits the file", read(WHOLE), [(b) => void b.bash(`sed -i 's/a/b/' ${PATH}`, ""), read(WHOLE)], "drop unreferenced"],
-    ["re-read after an append to the file", read(WHOLE), [(b) => void b.bash(`echo x >> ${PATH}`, ""), read(WHOLE)], "drop unreferenced"],
-    ["re-read after git checkout .", read(WHOLE), [(b) => void b.bash("git checkout .", ""), read(WHOLE)], "drop unreferenced"],
+    ["re-read after a shell command that edits the file", read(WHOLE), [(b) => void b.bash(`sed -i 's/a/b/' ${PATH}`, ""), read(CHANGED)], "drop unreferenced"],
+    ["re-read after an append to the file", read(WHOLE), [(b) => void b.bash(`echo x >> ${PATH}`, ""), read(CHANGED)], "drop unreferenced"],
+    ["re-read after git checkout .", read(WHOLE), [(b) => void b.bash("git checkout .", ""), read(CHANGED)], "drop unreferenced"],
     [
       "re-read after an edit of another file",
       read(WHOLE),
@@ -78,6 +113,16 @@ describe("superseded-read", () => {
     expect(decisionFor(session, id).reason).toBe("re-read at #4, unchanged");
   });
 
+  test("a write in between stops the text pass; a read whose every line is shown again says so, naming the last read", () => {
+    const edit: Step = (b) => void b.call("Edit", { file_path: PATH, old_string: "a", new_string: "b" }, "ok");
+    const { session, id } = scenario(read(WHOLE), [edit, read(numbered(LINES.slice(0, 30)), { offset: 1, limit: 30 }), read(SHIFTED)], []);
+    expect(decisionFor(session, id)).toMatchObject({
+      action: "drop",
+      rule: "superseded-read",
+      reason: "every line of it shown again by later reads of the file (the last at #8)",
+    });
+  });
+
   test("Codex shell reads: sed -n range, then cat of the whole file (relative to workdir)", () => {
     const b = new SessionBuilder("codex").user("look");
     const raw = LINES.join("\n");
@@ -89,14 +134,19 @@ describe("superseded-read", () => {
     expect(decisionFor(b.session(), id)).toMatchObject({ action: "drop", rule: "superseded-read", reason: "re-read at #4, contained in the later read" });
   });
 
-  test("Codex apply_patch on the file between two reads blocks supersession", () => {
-    const b = new SessionBuilder("codex").user("look");
-    const id = b.call("exec_command", { cmd: `nl -ba ${PATH} | sed -n '1,60p'` }, WHOLE);
-    b.call("apply_patch", { input: `*** Begin Patch\n*** Update File: ${PATH}\n@@\n-a\n+b\n*** End Patch` }, "Exit code: 0\nOutput:\nSuccess.");
-    b.call("exec_command", { cmd: `nl -ba ${PATH} | sed -n '1,60p'` }, WHOLE);
-    b.assistant("read it");
-    b.filler(12);
-    expect(verdictFor(b.session(), id)).toBe("drop unreferenced");
+  test("Codex apply_patch on the file between two reads: superseded only if every line is shown again", () => {
+    for (const [later, expected] of [
+      [CHANGED, "drop unreferenced"],
+      [WHOLE, "drop superseded-read"],
+    ] as const) {
+      const b = new SessionBuilder("codex").user("look");
+      const id = b.call("exec_command", { cmd: `nl -ba ${PATH} | sed -n '1,60p'` }, WHOLE);
+      b.call("apply_patch", { input: `*** Begin Patch\n*** Update File: ${PATH}\n@@\n-a\n+b\n*** End Patch` }, "Exit code: 0\nOutput:\nSuccess.");
+      b.call("exec_command", { cmd: `nl -ba ${PATH} | sed -n '1,60p'` }, later);
+      b.assistant("read it");
+      b.filler(12);
+      expect(verdictFor(b.session(), id)).toBe(expected);
+    }
   });
 });
 
