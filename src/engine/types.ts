@@ -157,7 +157,7 @@ export interface Options {
 export const DEFAULT_OPTIONS: Options = {
   pinLastMessages: 6,
   truncateHeadChars: 200,
-  recentResults: 10,
+  recentResults: 20,
   genericTokenResults: 10,
   discoveryKeepChars: 4_000,
   minRemovalFraction: 0,

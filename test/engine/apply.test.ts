@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { apply } from "../../src/engine/apply.ts";
 import { isAlreadyCut } from "../../src/engine/notes.ts";
 import { plan } from "../../src/engine/plan.ts";
-import { SessionBuilder } from "./support/build.ts";
+import { BEYOND_RECENT, SessionBuilder } from "./support/build.ts";
 
 const LISTING = Array.from({ length: 40 }, (_, i) => `drwxr-xr-x  file${i}.txt  ${"é😀".repeat(i % 3)}`).join("\n");
 const BUILD = "compiling the modules, all of them, one after another\n".repeat(20);
@@ -12,7 +12,7 @@ const build = () => {
   const dropped = b.bash("./build", BUILD);
   const truncated = b.bash("ls -la", LISTING);
   b.assistant("Next is file39.txt, then the rest.");
-  b.filler(12);
+  b.filler(BEYOND_RECENT);
   return { session: b.session(), dropped, truncated };
 };
 

@@ -4,7 +4,7 @@ import { FEATURE_NAMES } from "../../src/engine/need/features.ts";
 import type { NeedModel } from "../../src/engine/need/model.ts";
 import { plan } from "../../src/engine/plan.ts";
 import type { Session } from "../../src/engine/types.ts";
-import { SessionBuilder } from "./support/build.ts";
+import { BEYOND_RECENT, SessionBuilder } from "./support/build.ts";
 import { generateSession } from "./support/generate.ts";
 
 const lines = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag} row ${i}: value_${tag}_${i} = ${i * 31}`).join("\n");
@@ -25,7 +25,7 @@ const session = (): { s: Session; ids: string[] } => {
   const ids: string[] = [];
   for (let k = 0; k < 6; k++) ids.push(b.bash(`./tool-${k}`, lines(`t${k}`, 20 + 15 * k)));
   b.assistant(`${ids.map((_, k) => `value_t${k}_7`).join(", ")} are what matter.`);
-  for (let k = 0; k < 12; k++) b.bash(`echo ${k}`, `ok ${k}`);
+  for (let k = 0; k < BEYOND_RECENT; k++) b.bash(`echo ${k}`, `ok ${k}`);
   b.assistant("done");
   b.filler(4);
   return { s: b.session(), ids };
@@ -94,7 +94,7 @@ describe("ranked escalation", () => {
     const web = b.call("WebFetch", { url: "https://example.test/doc" }, lines("web", 40));
     const plain = b.bash("./build", lines("build", 80));
     b.assistant("value_web_3 and value_build_3 matter.");
-    for (let k = 0; k < 12; k++) b.bash(`echo ${k}`, `ok ${k}`);
+    for (let k = 0; k < BEYOND_RECENT; k++) b.bash(`echo ${k}`, `ok ${k}`);
     b.filler(4);
     const s = b.session();
     const rules = plan(s);
@@ -116,7 +116,7 @@ describe("ranked escalation", () => {
     const quoted = b.bash("./report", text);
     // a later reply uses one of its names (the referenced rule keeps it) and quotes a line whole
     b.assistant(`value_quoted_3 matters; the report says:\n${text.split("\n")[5]}`);
-    for (let k = 0; k < 12; k++) b.bash(`echo ${k}`, `ok ${k}`);
+    for (let k = 0; k < BEYOND_RECENT; k++) b.bash(`echo ${k}`, `ok ${k}`);
     b.filler(4);
     const s = b.session();
     const rules = plan(s);

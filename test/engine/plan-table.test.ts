@@ -4,7 +4,7 @@
 import { expect, test } from "bun:test";
 import { renderPlan } from "../../src/cli/plan.ts";
 import { plan } from "../../src/engine/plan.ts";
-import { SessionBuilder, fileLines, numbered } from "./support/build.ts";
+import { BEYOND_RECENT, SessionBuilder, fileLines, numbered } from "./support/build.ts";
 
 const session = () => {
   const b = new SessionBuilder().user("Fix the failing build of the widget app.");
@@ -28,7 +28,7 @@ const session = () => {
   );
   b.read("/repo/src/widget.ts", widget); // the latest read of the file
   b.assistant("The bundle /repo/dist/widget-bundle.js exports renderWidgetPanel; fixing src/panel-layout.ts next.");
-  b.filler(10);
+  b.filler(BEYOND_RECENT - 2);
   return b.session();
 };
 
@@ -46,25 +46,35 @@ const EXPECTED = [
   "#12    Bash                60  keep      pinned           an error result",
   "#14    AskUserQuestion     76  keep      never-drop       a person's answer (AskUserQuestion): re-running does not bring it back",
   "#16    Read              2849  keep      latest-read      latest read of /repo/src/widget.ts",
-  "#19    Bash                 4  keep      too-recent       only 9 tool results after it",
-  "#21    Bash                 4  keep      too-recent       only 8 tool results after it",
-  "#23    Bash                 5  keep      too-recent       only 7 tool results after it",
-  "#25    Bash                 5  keep      too-recent       only 6 tool results after it",
-  "#27    Bash                 5  keep      too-recent       only 5 tool results after it",
-  "#29    Bash                 5  keep      too-recent       only 4 tool results after it",
-  "#31    Bash                 5  keep      too-recent       only 3 tool results after it",
-  "#33    Bash                 5  keep      pinned           in the last 6 messages",
-  "#35    Bash                 5  keep      pinned           in the last 6 messages",
-  "#37    Bash                 5  keep      pinned           in the last 6 messages",
+  "#19    Bash                 4  keep      too-recent       only 19 tool results after it",
+  "#21    Bash                 4  keep      too-recent       only 18 tool results after it",
+  "#23    Bash                 5  keep      too-recent       only 17 tool results after it",
+  "#25    Bash                 5  keep      too-recent       only 16 tool results after it",
+  "#27    Bash                 5  keep      too-recent       only 15 tool results after it",
+  "#29    Bash                 5  keep      too-recent       only 14 tool results after it",
+  "#31    Bash                 5  keep      too-recent       only 13 tool results after it",
+  "#33    Bash                 5  keep      too-recent       only 12 tool results after it",
+  "#35    Bash                 5  keep      too-recent       only 11 tool results after it",
+  "#37    Bash                 5  keep      too-recent       only 10 tool results after it",
+  "#39    Bash                 5  keep      too-recent       only 9 tool results after it",
+  "#41    Bash                 5  keep      too-recent       only 8 tool results after it",
+  "#43    Bash                 5  keep      too-recent       only 7 tool results after it",
+  "#45    Bash                 5  keep      too-recent       only 6 tool results after it",
+  "#47    Bash                 5  keep      too-recent       only 5 tool results after it",
+  "#49    Bash                 5  keep      too-recent       only 4 tool results after it",
+  "#51    Bash                 5  keep      too-recent       only 3 tool results after it",
+  "#53    Bash                 5  keep      pinned           in the last 6 messages",
+  "#55    Bash                 5  keep      pinned           in the last 6 messages",
+  "#57    Bash                 5  keep      pinned           in the last 6 messages",
   "",
-  "results: 18 (kept 15, truncated 1, dropped 2)",
-  "tool output: 1666 -> 911 tokens (45.3% freed)",
-  "whole history: 1839 -> 1084 tokens (41.1% freed)",
+  "results: 28 (kept 25, truncated 1, dropped 2)",
+  "tool output: 1686 -> 931 tokens (44.8% freed)",
+  "whole history: 1909 -> 1154 tokens (39.5% freed)",
   "by rule:",
   "  superseded-read      1 results (1 cut)        693 tokens freed",
   "  re-runnable          1 results (1 cut)         34 tokens freed",
   "  unreferenced         1 results (1 cut)         28 tokens freed",
-  "  too-recent           7 results                  0 tokens freed",
+  "  too-recent          17 results                  0 tokens freed",
   "  pinned               4 results                  0 tokens freed",
   "  referenced           1 results                  0 tokens freed",
   "  discovery            1 results                  0 tokens freed",

@@ -2,7 +2,7 @@
 // same shapes read by the body and the passing-test check.
 import { describe, expect, test } from "bun:test";
 import { exitCode, passed, resultBody } from "../../src/engine/result-text.ts";
-import { SessionBuilder } from "./support/build.ts";
+import { BEYOND_RECENT, SessionBuilder } from "./support/build.ts";
 import { decisionFor } from "./support/decide.ts";
 
 const LONG = "x".repeat(5_000);
@@ -106,7 +106,7 @@ describe("a failing run in any shape is never dropped", () => {
   ])("%s", (_name, text) => {
     const b = new SessionBuilder("codex").user("go");
     const id = b.call("exec_command", { cmd: "./tools/report", workdir: "/repo" }, text);
-    b.filler(12);
+    b.filler(BEYOND_RECENT);
     expect(decisionFor(b.session(), id).rule).toBe("never-drop");
   });
 });

@@ -1,7 +1,7 @@
 // The need facts of results in a small made-up session, each worked out by hand.
 import { describe, expect, test } from "bun:test";
 import { needTable } from "../../../src/engine/need/table.ts";
-import { SessionBuilder, fileLines } from "../support/build.ts";
+import { BEYOND_RECENT, SessionBuilder, fileLines } from "../support/build.ts";
 
 const body = (name: string): string => fileLines(name, 30).join("\n");
 
@@ -14,7 +14,7 @@ describe("need facts", () => {
   b.call("Edit", { file_path: "/repo/other.ts", old_string: "a", new_string: "b" }, "The file /repo/other.ts has been updated.");
   const listing = b.bash("ls src", "alpha.ts\nbeta.ts\n");
   b.bash("ls src", "alpha.ts\nbeta.ts\n");
-  b.filler(12);
+  b.filler(BEYOND_RECENT);
   const rows = needTable(b.session());
   const facts = (id: string) => rows.find((r) => r.callId === id)!.facts;
 

@@ -2,7 +2,7 @@
 // decision winning, a keep still becoming a truncate, and a guard keeping a cut.
 import { describe, expect, test } from "bun:test";
 import { LADDER } from "../../../src/engine/rules/ladder.ts";
-import { SessionBuilder } from "../support/build.ts";
+import { BEYOND_RECENT, SessionBuilder } from "../support/build.ts";
 import { verdictFor } from "../support/decide.ts";
 
 const LONG = Array.from({ length: 30 }, (_, i) => `\tmodified:   src/module_number_${i}.ts`).join("\n");
@@ -16,14 +16,14 @@ describe("the ladder", () => {
   test("a pin is final: an error result a later rule would truncate stays whole", () => {
     const b = new SessionBuilder().user("go");
     const id = b.bash("git status", `On branch main\n${LONG}`, { isError: true });
-    b.filler(12);
+    b.filler(BEYOND_RECENT);
     expect(verdictFor(b.session(), id)).toBe("keep pinned");
   });
 
   test("never-drop is final: a person's answer no later message uses is kept", () => {
     const b = new SessionBuilder().user("go");
     const id = b.call("AskUserQuestion", { questions: [{ question: "Which?" }] }, `The user answered: the second one, please. ${"x".repeat(300)}`);
-    b.filler(12);
+    b.filler(BEYOND_RECENT);
     expect(verdictFor(b.session(), id)).toBe("keep never-drop");
   });
 
@@ -31,14 +31,14 @@ describe("the ladder", () => {
     const b = new SessionBuilder().user("go");
     const id = b.bash("git status", `On branch main\n${LONG}`);
     b.assistant("I will edit src/module_number_7.ts next.");
-    b.filler(12);
+    b.filler(BEYOND_RECENT);
     expect(verdictFor(b.session(), id)).toBe("truncate re-runnable");
   });
 
   test("the first cut wins: an unreferenced listing is dropped, not truncated", () => {
     const b = new SessionBuilder().user("go");
     const id = b.bash("git status", `On branch main\n${LONG}`);
-    b.filler(12);
+    b.filler(BEYOND_RECENT);
     expect(verdictFor(b.session(), id)).toBe("drop unreferenced");
   });
 
@@ -46,7 +46,7 @@ describe("the ladder", () => {
     const b = new SessionBuilder().user("go");
     const id = b.bash("./report", `nothing of note here\nthe quick brown fox jumps over the lazy dog, twice over\n${"z".repeat(300)}`);
     b.assistant("It said: the quick brown fox jumps over the lazy dog, twice over.");
-    b.filler(12);
+    b.filler(BEYOND_RECENT);
     expect(verdictFor(b.session(), id)).toBe("keep never-drop");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { SessionBuilder, fileLines, numbered } from "../support/build.ts";
+import { BEYOND_RECENT, SessionBuilder, fileLines, numbered } from "../support/build.ts";
 import { decisionFor, verdictFor } from "../support/decide.ts";
 
 const A = numbered(fileLines("alpha", 30));
@@ -11,7 +11,7 @@ describe("latest-read", () => {
     const a = b.read("/repo/a.ts", A);
     const bb = b.read("/repo/b.ts", B);
     b.assistant("read both");
-    b.filler(12);
+    b.filler(BEYOND_RECENT);
     const s = b.session();
     expect(decisionFor(s, a)).toMatchObject({ action: "keep", rule: "latest-read", reason: "latest read of /repo/a.ts" });
     expect(verdictFor(s, bb)).toBe("keep latest-read");
@@ -23,7 +23,7 @@ describe("latest-read", () => {
     b.call("Edit", { file_path: "/repo/a.ts", old_string: "x", new_string: "y" }, "ok");
     const second = b.read("/repo/a.ts", B);
     b.assistant("done");
-    b.filler(12);
+    b.filler(BEYOND_RECENT);
     expect(verdictFor(b.session(), first)).toBe("drop unreferenced");
     expect(verdictFor(b.session(), second)).toBe("keep latest-read");
   });
@@ -33,7 +33,7 @@ describe("latest-read", () => {
     const first = b.call("exec_command", { cmd: "cat ./src/../a.ts", workdir: "/repo" }, A);
     const second = b.call("exec_command", { cmd: "cat /repo/a.ts" }, A);
     b.assistant("done");
-    b.filler(12);
+    b.filler(BEYOND_RECENT);
     expect(verdictFor(b.session(), first)).toBe("drop superseded-read");
     expect(verdictFor(b.session(), second)).toBe("keep latest-read");
   });
@@ -43,7 +43,7 @@ describe("latest-read", () => {
     const good = b.read("/repo/a.ts", A);
     b.call("Read", { file_path: "/repo/a.ts" }, "<tool_use_error>File does not exist.</tool_use_error>", { isError: true });
     b.assistant("done");
-    b.filler(12);
+    b.filler(BEYOND_RECENT);
     expect(verdictFor(b.session(), good)).toBe("keep latest-read");
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { apply } from "../../../src/engine/apply.ts";
 import { plan } from "../../../src/engine/plan.ts";
-import { SessionBuilder } from "../support/build.ts";
+import { BEYOND_RECENT, SessionBuilder } from "../support/build.ts";
 import { decisionFor, verdictFor } from "../support/decide.ts";
 
 // output that no later message refers to: the referenced rule alone would drop it
@@ -17,7 +17,7 @@ const scenario = (after: (b: SessionBuilder) => void, opts: { tool?: string; inp
   const b = new SessionBuilder().user("please check the nightly job");
   const id = b.call(opts.tool ?? "Bash", opts.input ?? { command: "./nightly --report" }, OUTPUT);
   after(b);
-  b.filler(12);
+  b.filler(BEYOND_RECENT);
   return { session: b.session(), id };
 };
 
@@ -49,7 +49,7 @@ describe("never-drop", () => {
     b.assistant("I expect: jumps over the lazy dog while the scheduler waits patiently.");
     const id = b.bash("./nightly --report", OUTPUT);
     b.assistant("done");
-    b.filler(12);
+    b.filler(BEYOND_RECENT);
     expect(verdictFor(b.session(), id)).toBe("drop unreferenced");
   });
 
@@ -89,7 +89,7 @@ describe("never-drop", () => {
       input,
       "The file /repo/src/app.ts has been updated. Here's the result of running `cat -n` on a snippet: const a = 2; and more text to be worth removing.",
     );
-    b.filler(12);
+    b.filler(BEYOND_RECENT);
     const s = b.session();
     const p = plan(s);
     expect(p.decisions.find((d) => d.callId === id)).toMatchObject({ action: "drop" });
@@ -149,7 +149,7 @@ describe("never-drop: the rule word must come right after the result", () => {
     b.messages.push({ role: "user", kind: "tool", text: "", toolCalls: [], toolResults: [{ callId: "call_b", text: "weekly ok", isError: false, images: 0 }] });
     b.messages.push({ role: "assistant", kind: "reasoning", text: "thinking", toolCalls: [], toolResults: [] });
     b.assistant("The nightly job must always run first.");
-    b.filler(12);
+    b.filler(BEYOND_RECENT);
     expect(decisionFor(b.session(), first)).toMatchObject({ action: "keep", rule: "never-drop" });
   });
 });

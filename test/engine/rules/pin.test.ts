@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Message } from "../../../src/engine/types.ts";
-import { SessionBuilder, fileLines } from "../support/build.ts";
+import { BEYOND_RECENT, SessionBuilder, fileLines } from "../support/build.ts";
 import { decisionFor, verdictFor } from "../support/decide.ts";
 
 const big = fileLines("pinned", 40).join("\n");
@@ -36,8 +36,8 @@ describe("pin", () => {
   test("pinLastMessages is an option", () => {
     const b = new SessionBuilder().user("go");
     const id = b.bash("./gen-report", big);
-    b.filler(12);
-    expect(verdictFor(b.session(), id, { pinLastMessages: 30 })).toBe("keep pinned");
+    b.filler(BEYOND_RECENT);
+    expect(verdictFor(b.session(), id, { pinLastMessages: 2 * BEYOND_RECENT + 6 })).toBe("keep pinned");
   });
 
   test("a result the host flags as an error is pinned however old, whatever the budget", () => {

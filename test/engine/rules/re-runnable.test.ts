@@ -2,14 +2,14 @@ import { describe, expect, test } from "bun:test";
 import { SessionFacts } from "../../../src/engine/session-facts.ts";
 import { reRunnable } from "../../../src/engine/rules/re-runnable.ts";
 import { DEFAULT_OPTIONS } from "../../../src/engine/types.ts";
-import { SessionBuilder } from "../support/build.ts";
+import { BEYOND_RECENT, SessionBuilder } from "../support/build.ts";
 import { decisionFor, verdictFor } from "../support/decide.ts";
 
 const LISTING = Array.from({ length: 40 }, (_, i) => `-rw-r--r--  1 dev  staff  ${1000 + i} Jan  1 12:00 file${i}.txt`).join("\n");
 const PASSING = `bun test v1.4.5\n\n${"(pass) something works [0.1ms]\n".repeat(20)}\n 20 pass\n 0 fail\nRan 20 tests across 3 files.`;
 const FAILING = `bun test v1.4.5\n\n${"(pass) something works [0.1ms]\n".repeat(20)}(fail) the widget renders\n 20 pass\n 1 fail`;
 
-const scenario = (command: string, output: string, after: (b: SessionBuilder) => void = (b) => b.assistant("ok"), isError = false, filler = 12) => {
+const scenario = (command: string, output: string, after: (b: SessionBuilder) => void = (b) => b.assistant("ok"), isError = false, filler = BEYOND_RECENT) => {
   const b = new SessionBuilder().user("go");
   const id = b.bash(command, output, { isError });
   after(b);
@@ -79,7 +79,7 @@ describe("re-runnable", () => {
       `Chunk ID: 1\nWall time: 0 seconds\nProcess exited with code 0\nOriginal token count: 9\nOutput:\n${LISTING}`,
     );
     b.assistant("I will open file39.txt next.");
-    b.filler(12);
+    b.filler(BEYOND_RECENT);
     expect(verdictFor(b.session(), id)).toBe("truncate re-runnable");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { SessionBuilder } from "../support/build.ts";
+import { BEYOND_RECENT, SessionBuilder } from "../support/build.ts";
 import { decisionFor, verdictFor } from "../support/decide.ts";
 
 // a build log with one distinctive token of each kind
@@ -17,7 +17,7 @@ const scenario = (opts: { before?: (b: SessionBuilder) => void; after?: (b: Sess
   opts.before?.(b);
   const id = b.bash(opts.command ?? "./build.sh", LOG);
   opts.after?.(b);
-  b.filler(opts.filler ?? 12);
+  b.filler(opts.filler ?? BEYOND_RECENT);
   return { session: b.session(), id };
 };
 
@@ -71,8 +71,8 @@ describe("referenced", () => {
   });
 
   test.each([
-    [9, "keep too-recent"],
-    [10, "drop unreferenced"],
+    [19, "keep too-recent"],
+    [20, "drop unreferenced"],
   ])("with %i tool results after it: %s", (filler, expected) => {
     const { session, id } = scenario({ after: (b) => b.assistant("fine"), filler });
     expect(verdictFor(session, id, { pinLastMessages: 0 })).toBe(expected);
@@ -86,7 +86,7 @@ describe("referenced", () => {
   test("a result with no call is kept: nothing would re-run it", () => {
     const b = new SessionBuilder().user("go");
     b.messages.push({ role: "user", kind: "tool", text: "", toolCalls: [], toolResults: [{ callId: "orphan", text: LOG, isError: false, images: 0 }] });
-    b.filler(12);
+    b.filler(BEYOND_RECENT);
     expect(decisionFor(b.session(), "orphan")).toMatchObject({ action: "keep", rule: "default-keep", tool: "?" });
   });
 });
@@ -97,7 +97,7 @@ describe("referenced: a small search or listing is kept (later steps reach for i
     const b = new SessionBuilder().user("where is the layout?");
     const id = b.call(name, input, text);
     b.assistant("Found the app folder.");
-    b.filler(12);
+    b.filler(BEYOND_RECENT);
     return { session: b.session(), id };
   };
 

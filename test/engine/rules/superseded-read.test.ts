@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { SessionBuilder, fileLines, numbered } from "../support/build.ts";
+import { BEYOND_RECENT, SessionBuilder, fileLines, numbered } from "../support/build.ts";
 import { decisionFor, verdictFor } from "../support/decide.ts";
 import { bodyLines } from "../../../src/engine/rules/superseded-read.ts";
 
@@ -25,7 +25,7 @@ const scenario = (first: Step, between: Step[], later: Step[]) => {
   for (const s of between) s(b);
   for (const s of later) s(b);
   b.assistant("I have read the widget."); // mentions nothing distinctive
-  b.filler(12);
+  b.filler(BEYOND_RECENT);
   return { session: b.session(), id };
 };
 
@@ -130,7 +130,7 @@ describe("superseded-read", () => {
     const id = b.call("exec_command", { cmd: "sed -n '10,19p' src/widget.ts", workdir: "/repo" }, header + LINES.slice(9, 19).join("\n"));
     b.call("exec_command", { cmd: `cat ${PATH}`, workdir: "/elsewhere" }, header + raw);
     b.assistant("read it");
-    b.filler(12);
+    b.filler(BEYOND_RECENT);
     expect(decisionFor(b.session(), id)).toMatchObject({ action: "drop", rule: "superseded-read", reason: "re-read at #4, contained in the later read" });
   });
 
@@ -144,7 +144,7 @@ describe("superseded-read", () => {
       b.call("apply_patch", { input: `*** Begin Patch\n*** Update File: ${PATH}\n@@\n-a\n+b\n*** End Patch` }, "Exit code: 0\nOutput:\nSuccess.");
       b.call("exec_command", { cmd: `nl -ba ${PATH} | sed -n '1,60p'` }, later);
       b.assistant("read it");
-      b.filler(12);
+      b.filler(BEYOND_RECENT);
       expect(verdictFor(b.session(), id)).toBe(expected);
     }
   });

@@ -1,6 +1,9 @@
 // Small, readable sessions for rule tests: a prompt, calls with their results, replies.
 // Builds plain session-model values; nothing of the engine is stubbed.
-import type { Host, Message, Session, ToolCall, ToolResult } from "../../../src/engine/types.ts";
+import { DEFAULT_OPTIONS, type Host, type Message, type Session, type ToolCall, type ToolResult } from "../../../src/engine/types.ts";
+
+/** Tool results after one that take it out of the rules' "too recent to judge" window, with a margin. */
+export const BEYOND_RECENT = DEFAULT_OPTIONS.recentResults + 2;
 
 export interface CallOptions {
   readonly isError?: boolean;
@@ -45,7 +48,7 @@ export class SessionBuilder {
     return this.call("Bash", { command, description: "run" }, result, opts);
   }
 
-  /** `count` unrelated tool results, so earlier results are neither too recent nor pinned. */
+  /** `count` unrelated tool results, so earlier results are neither too recent nor pinned (BEYOND_RECENT is enough). */
   filler(count: number): this {
     for (let i = 0; i < count; i++) this.call("Bash", { command: "true" }, `ok ${this.n}`);
     return this;
