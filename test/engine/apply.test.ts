@@ -10,7 +10,7 @@ const BUILD = "compiling the modules, all of them, one after another\n".repeat(2
 const build = () => {
   const b = new SessionBuilder().user("Do the thing.");
   const dropped = b.bash("./build", BUILD);
-  const truncated = b.bash("ls -la", LISTING);
+  const truncated = b.bash("git status", LISTING);
   b.assistant("Next is file39.txt, then the rest.");
   b.filler(BEYOND_RECENT);
   return { session: b.session(), dropped, truncated };

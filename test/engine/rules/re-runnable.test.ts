@@ -26,8 +26,6 @@ const ruleVerdict = (command: string, output: string) => {
 
 describe("re-runnable", () => {
   test.each([
-    ["ls -la", LISTING],
-    ["pwd", "/Users/dev/projects/some/deeply/nested/folder/".repeat(6)],
     ["git status", `On branch main\n${"\tmodified:   src/file.ts\n".repeat(20)}`],
     ["git log --oneline | head -30", "abc1234 commit message\n".repeat(30)],
     ["git diff --stat", " src/a.ts | 2 +-\n".repeat(30)],
@@ -47,6 +45,9 @@ describe("re-runnable", () => {
     ["ls written to a file", "ls -la > listing.txt", LISTING],
     ["ls then something else", "ls && ./deploy", LISTING],
     ["git branch -D", "git branch -D old", LISTING],
+    // as cheap to re-run, but the agent goes on to use the names a listing shows: judged like any output
+    ["a listing (ls)", "ls -la", LISTING],
+    ["a listing (pwd)", "pwd", "/Users/dev/projects/some/deeply/nested/folder/".repeat(6)],
   ])("%s is not re-runnable output", (_name, command, output) => {
     expect(ruleVerdict(command, output)).toBeUndefined();
   });
@@ -61,21 +62,26 @@ describe("re-runnable", () => {
     expect(decisionFor(session, id)).toMatchObject({ action: "keep", rule: "re-runnable" });
   });
 
-  test("a referenced listing moves from keep to truncate (the one move a later rule may make)", () => {
-    const { session, id } = scenario("ls -la", LISTING, (b) => b.assistant("I will open file39.txt next."));
+  test("referenced git output moves from keep to truncate (the one move a later rule may make)", () => {
+    const { session, id } = scenario("git status", LISTING, (b) => b.assistant("I will open file39.txt next."));
     expect(verdictFor(session, id)).toBe("truncate re-runnable");
   });
 
-  test("an unreferenced listing stays dropped (a later rule cannot soften a drop)", () => {
-    const { session, id } = scenario("ls -la", LISTING, (b) => b.assistant("nothing there"));
+  test("a referenced listing stays whole: the names it shows are what the agent goes on to use", () => {
+    const { session, id } = scenario("ls -la", LISTING, (b) => b.assistant("I will open file39.txt next."));
+    expect(verdictFor(session, id)).toBe("keep referenced");
+  });
+
+  test("an unreferenced git output stays dropped (a later rule cannot soften a drop)", () => {
+    const { session, id } = scenario("git status", LISTING, (b) => b.assistant("nothing there"));
     expect(verdictFor(session, id)).toBe("drop unreferenced");
   });
 
-  test("Codex: exec_command ls with a zero exit status", () => {
+  test("Codex: exec_command git status with a zero exit status", () => {
     const b = new SessionBuilder("codex").user("go");
     const id = b.call(
       "exec_command",
-      { cmd: "ls -la", workdir: "/repo" },
+      { cmd: "git status", workdir: "/repo" },
       `Chunk ID: 1\nWall time: 0 seconds\nProcess exited with code 0\nOriginal token count: 9\nOutput:\n${LISTING}`,
     );
     b.assistant("I will open file39.txt next.");

@@ -122,7 +122,7 @@ describe("referenced: a small search or listing is kept (later steps reach for i
     expect(verdictFor(session, id)).toBe("drop unreferenced");
   });
 
-  test("ls is re-runnable, not discovery: its spec'd truncation/drop stands", () => {
+  test("ls is a listing, not discovery: unreferenced, it is dropped like any output", () => {
     const lsLa = LISTING.split("\n")
       .map((f) => `-rw-r--r--  1 dev  staff  1024 Nov 30 02:19 ${f}`)
       .join("\n");
