@@ -127,10 +127,23 @@ export class SessionFacts {
     });
     this.items = items;
     this.lookup = mode === "reference" ? new ReferenceLookup(this) : new FastLookup(this);
+    let lastPrompt = -1;
+    session.messages.forEach((m, i) => {
+      if (m.kind === "prompt") lastPrompt = i;
+    });
+    this.lastPrompt = lastPrompt;
   }
+
+  /** index of the person's last prompt (-1: none) */
+  private readonly lastPrompt: number;
 
   resultsAfter(item: ResultItem): number {
     return this.items.length - 1 - item.ordinal;
+  }
+
+  /** Whether the result came after the person's last prompt: part of the task the agent is still on. */
+  inCurrentTask(item: ResultItem): boolean {
+    return item.messageIndex > this.lastPrompt;
   }
 
   /** The reads of a file that did not fail, in order. */

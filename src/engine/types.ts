@@ -142,6 +142,8 @@ export interface Options {
   readonly truncateHeadChars: number;
   /** a result with fewer than this many tool results after it is too recent to judge */
   readonly recentResults: number;
+  /** the same for a result of the current task (no prompt of the person's after it): its window */
+  readonly taskRecentResults: number;
   /** a token seen in more than this many results is too generic to count */
   readonly genericTokenResults: number;
   /** a search or listing output up to this many characters is kept: later steps reach for its names */
@@ -158,6 +160,7 @@ export const DEFAULT_OPTIONS: Options = {
   pinLastMessages: 6,
   truncateHeadChars: 200,
   recentResults: 20,
+  taskRecentResults: 40,
   genericTokenResults: 10,
   discoveryKeepChars: 4_000,
   minRemovalFraction: 0,

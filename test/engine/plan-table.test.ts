@@ -4,7 +4,8 @@
 import { expect, test } from "bun:test";
 import { renderPlan } from "../../src/cli/plan.ts";
 import { plan } from "../../src/engine/plan.ts";
-import { BEYOND_RECENT, SessionBuilder, fileLines, numbered } from "./support/build.ts";
+import { DEFAULT_OPTIONS } from "../../src/engine/types.ts";
+import { SessionBuilder, fileLines, numbered } from "./support/build.ts";
 
 const session = () => {
   const b = new SessionBuilder().user("Fix the failing build of the widget app.");
@@ -28,7 +29,8 @@ const session = () => {
   );
   b.read("/repo/src/widget.ts", widget); // the latest read of the file
   b.assistant("The bundle /repo/dist/widget-bundle.js exports renderWidgetPanel; fixing src/panel-layout.ts next.");
-  b.filler(BEYOND_RECENT - 2);
+  b.user("Good, carry on.");
+  b.filler(DEFAULT_OPTIONS.recentResults);
   return b.session();
 };
 
@@ -46,30 +48,30 @@ const EXPECTED = [
   "#12    Bash                60  keep      pinned           an error result",
   "#14    AskUserQuestion     76  keep      never-drop       a person's answer (AskUserQuestion): re-running does not bring it back",
   "#16    Read              2849  keep      latest-read      latest read of /repo/src/widget.ts",
-  "#19    Bash                 4  keep      too-recent       only 19 tool results after it",
-  "#21    Bash                 4  keep      too-recent       only 18 tool results after it",
-  "#23    Bash                 5  keep      too-recent       only 17 tool results after it",
-  "#25    Bash                 5  keep      too-recent       only 16 tool results after it",
-  "#27    Bash                 5  keep      too-recent       only 15 tool results after it",
-  "#29    Bash                 5  keep      too-recent       only 14 tool results after it",
-  "#31    Bash                 5  keep      too-recent       only 13 tool results after it",
-  "#33    Bash                 5  keep      too-recent       only 12 tool results after it",
-  "#35    Bash                 5  keep      too-recent       only 11 tool results after it",
-  "#37    Bash                 5  keep      too-recent       only 10 tool results after it",
-  "#39    Bash                 5  keep      too-recent       only 9 tool results after it",
-  "#41    Bash                 5  keep      too-recent       only 8 tool results after it",
-  "#43    Bash                 5  keep      too-recent       only 7 tool results after it",
-  "#45    Bash                 5  keep      too-recent       only 6 tool results after it",
-  "#47    Bash                 5  keep      too-recent       only 5 tool results after it",
-  "#49    Bash                 5  keep      too-recent       only 4 tool results after it",
-  "#51    Bash                 5  keep      too-recent       only 3 tool results after it",
-  "#53    Bash                 5  keep      pinned           in the last 6 messages",
-  "#55    Bash                 5  keep      pinned           in the last 6 messages",
-  "#57    Bash                 5  keep      pinned           in the last 6 messages",
+  "#20    Bash                 4  keep      too-recent       only 19 tool results after it",
+  "#22    Bash                 4  keep      too-recent       only 18 tool results after it",
+  "#24    Bash                 5  keep      too-recent       only 17 tool results after it",
+  "#26    Bash                 5  keep      too-recent       only 16 tool results after it",
+  "#28    Bash                 5  keep      too-recent       only 15 tool results after it",
+  "#30    Bash                 5  keep      too-recent       only 14 tool results after it",
+  "#32    Bash                 5  keep      too-recent       only 13 tool results after it",
+  "#34    Bash                 5  keep      too-recent       only 12 tool results after it",
+  "#36    Bash                 5  keep      too-recent       only 11 tool results after it",
+  "#38    Bash                 5  keep      too-recent       only 10 tool results after it",
+  "#40    Bash                 5  keep      too-recent       only 9 tool results after it",
+  "#42    Bash                 5  keep      too-recent       only 8 tool results after it",
+  "#44    Bash                 5  keep      too-recent       only 7 tool results after it",
+  "#46    Bash                 5  keep      too-recent       only 6 tool results after it",
+  "#48    Bash                 5  keep      too-recent       only 5 tool results after it",
+  "#50    Bash                 5  keep      too-recent       only 4 tool results after it",
+  "#52    Bash                 5  keep      too-recent       only 3 tool results after it",
+  "#54    Bash                 5  keep      pinned           in the last 6 messages",
+  "#56    Bash                 5  keep      pinned           in the last 6 messages",
+  "#58    Bash                 5  keep      pinned           in the last 6 messages",
   "",
   "results: 28 (kept 25, truncated 1, dropped 2)",
   "tool output: 1686 -> 931 tokens (44.8% freed)",
-  "whole history: 1909 -> 1154 tokens (39.5% freed)",
+  "whole history: 1913 -> 1158 tokens (39.5% freed)",
   "by rule:",
   "  superseded-read      1 results (1 cut)        693 tokens freed",
   "  re-runnable          1 results (1 cut)         34 tokens freed",

@@ -6,7 +6,7 @@ import { CandidateMatcher } from "../../src/engine/lookup/candidate-matcher.ts";
 import { SessionFacts } from "../../src/engine/session-facts.ts";
 import { planWith } from "../../src/engine/plan.ts";
 import { DEFAULT_OPTIONS, type Session } from "../../src/engine/types.ts";
-import { SessionBuilder } from "./support/build.ts";
+import { BEYOND_RECENT, SessionBuilder } from "./support/build.ts";
 
 /** Texts of one length whose first and last characters and sampled places agree: they differ only at `at`. */
 const lookAlike = (k: number, at = 500): string => {
@@ -18,7 +18,7 @@ const sessionOf = (texts: readonly string[]): Session => {
   const b = new SessionBuilder();
   b.user("start");
   texts.forEach((t, i) => b.call("Bash", { command: `./show ${i}` }, t));
-  for (let i = 0; i < 12; i++) b.call("Bash", { command: `echo ${i}` }, String(i));
+  for (let i = 0; i < BEYOND_RECENT; i++) b.call("Bash", { command: `echo ${i}` }, String(i));
   b.assistant("done");
   return { host: "claude", id: "repeats", messages: b.messages };
 };
@@ -43,7 +43,7 @@ describe("results that repeat an earlier result's text", () => {
       b.call("Bash", { command: `./show ${i}` }, t);
       if (i % 3 === 0) b.assistant(`Noted value_${i}_long and \`line ${String(i).padStart(2, "0")} of the output: value_${i}_long\`.`);
     });
-    for (let i = 0; i < 12; i++) b.call("Bash", { command: `echo ${i}` }, String(i));
+    for (let i = 0; i < BEYOND_RECENT; i++) b.call("Bash", { command: `echo ${i}` }, String(i));
     b.assistant("done");
     const s: Session = { host: "claude", id: "repeats", messages: b.messages };
     const fast = planWith(s, undefined, "fast");

@@ -1,6 +1,8 @@
 // Referenced later (the lookup): a result is used if one of its distinctive tokens appears
 // in a later assistant reply or tool input. Tokens known before the result existed, and
-// tokens found in too many results, prove nothing. Too recent a result is not judged.
+// tokens found in too many results, prove nothing. Too recent a result is not judged; nor is
+// an unused one of the task the agent is still on (no prompt of the person's since) within a
+// wider window: the agent has not yet had the steps to use it.
 import type { ResultItem, SessionFacts } from "../session-facts.ts";
 import { type Rule, at, quoteToken } from "./rule.ts";
 
@@ -38,6 +40,8 @@ export const referenced: Rule = {
       return { action: "keep", rule: "discovery", reason: `a search or listing (${chars} chars): later steps reach for the names it shows` };
     const found = laterUse(facts, item);
     if ("token" in found) return { action: "keep", rule: "referenced", reason: `${quoteToken(found.token)} used at ${at(found.at)}` };
+    if (after < facts.options.taskRecentResults && facts.inCurrentTask(item))
+      return { action: "keep", rule: "too-recent", reason: `of the current task (no prompt since), only ${after} tool results after it` };
     const why = found.known + found.generic === 0 ? "no token of it used later" : `only known (${found.known}) or generic (${found.generic}) tokens used later`;
     return { action: "drop", rule: "unreferenced", reason: why };
   },

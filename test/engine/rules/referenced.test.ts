@@ -73,9 +73,31 @@ describe("referenced", () => {
   test.each([
     [19, "keep too-recent"],
     [20, "drop unreferenced"],
-  ])("with %i tool results after it: %s", (filler, expected) => {
+  ])("with %i tool results after it and a new prompt since: %s", (filler, expected) => {
+    const { session, id } = scenario({ after: (b) => b.assistant("fine").user("now the docs"), filler });
+    expect(verdictFor(session, id, { pinLastMessages: 0 })).toBe(expected);
+  });
+
+  test.each([
+    [39, "keep too-recent"],
+    [40, "drop unreferenced"],
+  ])("of the current task (no prompt since), with %i tool results after it: %s", (filler, expected) => {
     const { session, id } = scenario({ after: (b) => b.assistant("fine"), filler });
     expect(verdictFor(session, id, { pinLastMessages: 0 })).toBe(expected);
+  });
+
+  test("the reason says when the current task kept it", () => {
+    const { session, id } = scenario({ after: (b) => b.assistant("fine"), filler: 25 });
+    expect(decisionFor(session, id, { pinLastMessages: 0 })).toMatchObject({
+      action: "keep",
+      rule: "too-recent",
+      reason: "of the current task (no prompt since), only 25 tool results after it",
+    });
+  });
+
+  test("a result of the current task that a later step uses is kept as referenced", () => {
+    const { session, id } = scenario({ after: (b) => b.assistant("The handler is processIncomingOrder."), filler: 25 });
+    expect(verdictFor(session, id, { pinLastMessages: 0 })).toBe("keep referenced");
   });
 
   test("a token used only before the result does not count", () => {

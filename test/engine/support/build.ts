@@ -2,8 +2,8 @@
 // Builds plain session-model values; nothing of the engine is stubbed.
 import { DEFAULT_OPTIONS, type Host, type Message, type Session, type ToolCall, type ToolResult } from "../../../src/engine/types.ts";
 
-/** Tool results after one that take it out of the rules' "too recent to judge" window, with a margin. */
-export const BEYOND_RECENT = DEFAULT_OPTIONS.recentResults + 2;
+/** Tool results after one that take it out of the rules' "too recent to judge" windows (the current task's is the wider), with a margin. */
+export const BEYOND_RECENT = Math.max(DEFAULT_OPTIONS.recentResults, DEFAULT_OPTIONS.taskRecentResults) + 2;
 
 export interface CallOptions {
   readonly isError?: boolean;
