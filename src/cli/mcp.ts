@@ -14,7 +14,8 @@ export const RECALL_TOOL = {
   title: "Recall a removed tool output",
   description:
     "Get back, exactly as it was, the output of an earlier tool call that better-compaction removed or truncated from this conversation " +
-    "(its note reads '[output removed by better-compaction: N chars; bc recall <id> prints it]'). Pass the call id the note names. " +
+    "(bc is better-compaction; its note reads '[bc removed N chars; bc recall <id> prints it]', or after a kept head " +
+    "'[bc cut N more chars; bc recall <id> prints it whole]'). Pass the call id the note names. " +
     "Returns the original output byte for byte from the session files on disk; nothing is re-run.",
   inputSchema: {
     type: "object",
@@ -71,7 +72,8 @@ export const handleMessage = (msg: unknown, cwd: string): unknown => {
         capabilities: { tools: { listChanged: false } },
         serverInfo: { name: "better-compaction", title: "better-compaction", version: VERSION },
         instructions:
-          "When a tool result reads '[output removed by better-compaction: ...; bc recall <id> prints it]', call the recall tool with that id to see the original output.",
+          "When a tool result reads '[bc removed N chars; bc recall <id> prints it]' or ends '[bc cut N more chars; bc recall <id> prints it whole]' " +
+          "(bc is better-compaction), call the recall tool with that id to see the original output.",
       });
     }
     case "ping":

@@ -4,30 +4,35 @@
 // host still keeps on disk. Every note bc ever wrote stays recognised (a note is never rewritten):
 //   [output removed by better-compaction: N chars; re-run the call to see it]              (first notes)
 //   [output removed by better-compaction: N chars; run bc recall <id> to see it exactly, or re-run the call]
-//   [output removed by better-compaction: N chars; bc recall <id> prints it]               (today's)
-// and the same with "truncated ... N chars removed" after a kept head. A short note costs less
-// than the output it stands for: the shorter it is, the smaller the results worth removing.
+//   [output removed by better-compaction: N chars; bc recall <id> prints it]
+// and the same with "truncated ... N chars removed" after a kept head; today's, shorter:
+//   [bc removed N chars; bc recall <id> prints it]
+//   <head>\n[bc cut N more chars; bc recall <id> prints it whole]
+// (and "re-run the call to see it" where no id can be written). A short note costs less than
+// the output it stands for: the shorter it is, the smaller the results worth removing, and the
+// more room a budget leaves the rest.
 import { shellQuote } from "./shell.ts";
 
 /** Call ids longer than this are not written into a note (the note would outgrow its purpose). */
 const MAX_ID_IN_NOTE = 256;
 
-const howToSee = (callId: string): string =>
-  callId === "" || callId.length > MAX_ID_IN_NOTE || /[\n\r\]]/.test(callId) ? "re-run the call to see it" : `bc recall ${shellQuote(callId)} prints it`;
+const howToSee = (callId: string, what: string): string =>
+  callId === "" || callId.length > MAX_ID_IN_NOTE || /[\n\r\]]/.test(callId) ? "re-run the call to see it" : `bc recall ${shellQuote(callId)} prints ${what}`;
 
-export const dropNote = (chars: number, callId: string): string => `[output removed by better-compaction: ${chars} chars; ${howToSee(callId)}]`;
+export const dropNote = (chars: number, callId: string): string => `[bc removed ${chars} chars; ${howToSee(callId, "it")}]`;
 
-export const truncateNote = (removedChars: number, callId: string): string =>
-  `\n[output truncated by better-compaction: ${removedChars} chars removed; ${howToSee(callId)}]`;
+export const truncateNote = (removedChars: number, callId: string): string => `\n[bc cut ${removedChars} more chars; ${howToSee(callId, "it whole")}]`;
 
+// every form above: (1) kind, (2) chars in the first forms; (3) removed|cut, (4) chars in today's;
+// (5) or (6) the call's shell word
 const NOTE_TAIL_RE =
-  /\[output (removed|truncated) by better-compaction: (\d+) chars(?: removed)?; (?:re-run the call to see it|run bc recall ([^\n\]]+) to see it exactly, or re-run the call|bc recall ([^\n\]]+) prints it)\]$/;
+  /\[(?:output (removed|truncated) by better-compaction: (\d+) chars(?: removed)?|bc (removed|cut) (\d+)(?: more)? chars); (?:re-run the call to see it|run bc recall ([^\n\]]+) to see it exactly, or re-run the call|bc recall ([^\n\]]+) prints it(?: whole)?)\]$/;
 
 /** How far from the end a note can start: its fixed text plus the longest id written into one. */
 const NOTE_WINDOW = 200 + MAX_ID_IN_NOTE * 2;
 
 const endsLikeNote = (text: string): boolean =>
-  text.endsWith("; re-run the call to see it]") || text.endsWith(", or re-run the call]") || text.endsWith(" prints it]");
+  text.endsWith("; re-run the call to see it]") || text.endsWith(", or re-run the call]") || text.endsWith(" prints it]") || text.endsWith(" prints it whole]");
 
 /** Whether a result already carries a note from an earlier pass (dropped or truncated). */
 export const isAlreadyCut = (text: string): boolean => {
@@ -53,9 +58,9 @@ export const readNote = (text: string): ReadNote | undefined => {
   const m = NOTE_TAIL_RE.exec(offset > 0 ? text.slice(offset) : text);
   if (!m) return undefined;
   const start = offset + m.index;
-  const kind = m[1] as "removed" | "truncated";
-  const chars = Number(m[2]);
-  const callWord = m[3] ?? m[4];
+  const kind = (m[1] ?? (m[3] === "cut" ? "truncated" : "removed")) as "removed" | "truncated";
+  const chars = Number(m[2] ?? m[4]);
+  const callWord = m[5] ?? m[6];
   if (kind === "removed") return start === 0 ? { kind, chars, ...(callWord ? { callWord } : {}) } : undefined;
   if (start === 0 || text[start - 1] !== "\n") return undefined;
   return { kind, chars, head: text.slice(0, start - 1), ...(callWord ? { callWord } : {}) };

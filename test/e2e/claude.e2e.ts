@@ -11,7 +11,7 @@ import { pluginFiles, writePluginFiles } from "../../build/plugin.ts";
 import { ensureClaude } from "./support/claude-install.ts";
 import { firstTarget } from "./support/versions.ts";
 import { startMock, type Mock, type MockOptions } from "./support/claude-mock.ts";
-import { comparePruned, notesOf, viewOf, type RequestView } from "./support/claude-requests.ts";
+import { comparePruned, HAS_NOTE, notesOf, viewOf, type RequestView } from "./support/claude-requests.ts";
 import { claudeEnv, HeadlessSession, hookTimes, makeSandbox, readDebug, runPrint, waitFor, type Sandbox } from "./support/claude-session.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
@@ -189,9 +189,7 @@ describe("auto compaction mid-turn, over a ~230,000-token context (b) + point 4"
       for (let i = 0; i < 10; i++) files[`s${i}.txt`] = small(`s${i}`);
       let high = false;
       // low usage while the context is built; then high (over the 30% threshold) until a request carries bc's notes
-      const { sb, mock, debug } = setup("auto", files, (body: any) =>
-        high && !JSON.stringify(body).includes("[output removed by better-compaction") ? 350_000 : 1000,
-      );
+      const { sb, mock, debug } = setup("auto", files, (body: any) => (high && !HAS_NOTE.test(JSON.stringify(body)) ? 350_000 : 1000));
       const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "30" });
       const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
       try {
@@ -206,9 +204,7 @@ describe("auto compaction mid-turn, over a ~230,000-token context (b) + point 4"
         const records = decisionRecords(sb, sid);
         expect(records.map((x) => `${x.trigger}:${x.outcome}`)).toEqual(["auto:compacted"]);
         // the turn's second request went out after the compaction
-        const afterReq = mock.requests
-          .filter((q) => q.n > n && !q.summarization)
-          .find((q) => JSON.stringify(q.body).includes("[output removed by better-compaction"));
+        const afterReq = mock.requests.filter((q) => q.n > n && !q.summarization).find((q) => HAS_NOTE.test(JSON.stringify(q.body)));
         expect(afterReq).toBeDefined();
         expectCompacted({ mock, debug, before, after: viewOf(afterReq!.body), record: records[0], trigger: "auto" });
         const ms = hookTimes(readDebug(debug));
@@ -250,7 +246,7 @@ describe("auto compaction under pressure: the budget reached without the summary
         files,
         (body: any) => {
           const text = JSON.stringify(body);
-          return high && !text.includes("[output removed by better-compaction") ? Math.ceil(text.length / 4) : 1000;
+          return high && !HAS_NOTE.test(text) ? Math.ceil(text.length / 4) : 1000;
         },
         {},
         settings,
@@ -276,7 +272,7 @@ describe("auto compaction under pressure: the budget reached without the summary
         for (const x of cut) expect(x.tool).toBe("Read");
         expect(mock.summarizations().length).toBe(0);
         const next = mock.requests.filter((q) => !q.summarization).at(-1)!;
-        expect(JSON.stringify(next.body)).toContain("[output truncated by better-compaction");
+        expect(JSON.stringify(next.body)).toMatch(/\\n\[bc cut \d+ more chars; /);
         console.log(
           `pressure: ~${rec.tokensBefore} -> ~${rec.tokensAfter} tokens for a budget of ${rec.budgetTokens} (150000 less ~${rec.unseenTokens} the rows do not show); ${rec.results.filter((x: any) => x.rule === "escalation").length} results cut by the escalation; hook ${rec.ms} ms`,
         );
@@ -395,9 +391,7 @@ describe("(e) interactive: turn.complete compacts at compactAtPercent", () => {
       for (let i = 0; i < 3; i++) files[`big${i}.txt`] = big(`big${i}`);
       for (let i = 0; i < 10; i++) files[`s${i}.txt`] = small(`s${i}`);
       // 70% of the 1M window until bc's notes are in a request
-      const { sb, mock, debug } = setup("tmux", files, (body: any) =>
-        JSON.stringify(body).includes("[output removed by better-compaction") ? 100_000 : 700_000,
-      );
+      const { sb, mock, debug } = setup("tmux", files, (body: any) => (HAS_NOTE.test(JSON.stringify(body)) ? 100_000 : 700_000));
       const env = claudeEnv(sb, mock.url, { TERM: "xterm-256color" });
       const socket = `bc-e2e-${process.pid}`;
       const tmux = (...args: string[]) => Bun.spawnSync(["tmux", "-L", socket, ...args], { stdout: "pipe", stderr: "pipe" });

@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { dropNote, truncatedText } from "../../src/engine/notes.ts";
+import { dropNote, readNote, truncatedText } from "../../src/engine/notes.ts";
 import { isInjectedContext } from "../../src/hosts/codex/items.ts";
 import { CANONICAL_NAME_RE } from "../../src/hosts/codex/fork-names.ts";
 import { rebuildHistory } from "../../src/hosts/codex/history.ts";
@@ -274,7 +274,7 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
         for (const it of sent)
           if (isOutputItem(it as any)) {
             const t = outputText(it.output).text;
-            if (t.includes("better-compaction") && !t.startsWith("[output removed")) {
+            if (readNote(t)?.kind === "truncated") {
               const src = rebuildHistory(readRollout(source)).items.find((h) => isOutputItem(h.item) && h.item.call_id === it.call_id)!.item as Item;
               const orig = outputText(src.output).text;
               expect([...Array(orig.length).keys()].some((h) => truncatedText(orig, h, it.call_id) === t)).toBe(true);

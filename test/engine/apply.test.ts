@@ -28,13 +28,13 @@ describe("apply", () => {
   });
 
   test("a dropped result becomes exactly the removal note", () => {
-    expect(resultOf(out, dropped).text).toBe(`[output removed by better-compaction: ${BUILD.length} chars; bc recall ${dropped} prints it]`);
+    expect(resultOf(out, dropped).text).toBe(`[bc removed ${BUILD.length} chars; bc recall ${dropped} prints it]`);
   });
 
   test("a truncated result keeps its head byte for byte and ends with a note giving the characters removed", () => {
     const text = resultOf(out, truncated).text;
     expect(text.startsWith(LISTING.slice(0, 200))).toBe(true);
-    expect(text.slice(200)).toBe(`\n[output truncated by better-compaction: ${LISTING.length - 200} chars removed; bc recall ${truncated} prints it]`);
+    expect(text.slice(200)).toBe(`\n[bc cut ${LISTING.length - 200} more chars; bc recall ${truncated} prints it whole]`);
     expect(isAlreadyCut(text)).toBe(true);
   });
 
@@ -49,7 +49,7 @@ describe("apply", () => {
     const text = apply(s, { ...q, decisions: q.decisions.map((d) => (d.callId === id ? { ...d, action: "truncate" as const, headChars: 200 } : d)) })
       .flatMap((m) => m.toolResults)
       .find((r) => r.callId === id)!.text;
-    expect(text.startsWith(`${"a".repeat(199)}\n[output truncated`)).toBe(true);
+    expect(text.startsWith(`${"a".repeat(199)}\n[bc cut `)).toBe(true);
   });
 
   test("untouched messages come back as the same objects; calls and prose are never changed", () => {

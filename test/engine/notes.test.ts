@@ -8,21 +8,24 @@ const FIRST_DROP = "[output removed by better-compaction: 5000 chars; re-run the
 const FIRST_TRUNCATE = `${"h".repeat(200)}\n[output truncated by better-compaction: 4800 chars removed; re-run the call to see it]`;
 const SECOND_DROP = "[output removed by better-compaction: 5000 chars; run bc recall toolu_01ABC to see it exactly, or re-run the call]";
 const SECOND_TRUNCATE = `${"h".repeat(200)}\n[output truncated by better-compaction: 300 chars removed; run bc recall call_9 to see it exactly, or re-run the call]`;
+const THIRD_DROP = "[output removed by better-compaction: 5000 chars; bc recall toolu_01ABC prints it]";
+const THIRD_TRUNCATE = `${"h".repeat(200)}\n[output truncated by better-compaction: 300 chars removed; bc recall call_9 prints it]`;
+const SHORT_DROP_NO_ID = "[bc removed 5000 chars; re-run the call to see it]";
+const SHORT_TRUNCATE_NO_ID = `${"h".repeat(200)}\n[bc cut 4800 more chars; re-run the call to see it]`;
 
 describe("notes", () => {
   test("a removal note names the call and how to get it back", () => {
-    expect(dropNote(5000, "toolu_01ABC")).toBe("[output removed by better-compaction: 5000 chars; bc recall toolu_01ABC prints it]");
-    expect(truncatedText("x".repeat(500), 200, "call_9")).toBe(
-      `${"x".repeat(200)}\n[output truncated by better-compaction: 300 chars removed; bc recall call_9 prints it]`,
-    );
+    expect(dropNote(5000, "toolu_01ABC")).toBe("[bc removed 5000 chars; bc recall toolu_01ABC prints it]");
+    expect(truncatedText("x".repeat(500), 200, "call_9")).toBe(`${"x".repeat(200)}\n[bc cut 300 more chars; bc recall call_9 prints it whole]`);
   });
 
-  test("an id that is not a plain shell word is quoted; one that cannot be written falls back to the first form", () => {
+  test("an id that is not a plain shell word is quoted; one that cannot be written is left out", () => {
     expect(shellQuote("a b'c")).toBe(`'a b'\\''c'`);
     expect(dropNote(10, "a b")).toContain("; bc recall 'a b' prints it]");
-    expect(dropNote(10, "")).toBe("[output removed by better-compaction: 10 chars; re-run the call to see it]");
-    expect(dropNote(10, "x]y")).toBe("[output removed by better-compaction: 10 chars; re-run the call to see it]");
-    expect(dropNote(10, "x".repeat(300))).toBe("[output removed by better-compaction: 10 chars; re-run the call to see it]");
+    expect(dropNote(10, "")).toBe("[bc removed 10 chars; re-run the call to see it]");
+    expect(dropNote(10, "x]y")).toBe("[bc removed 10 chars; re-run the call to see it]");
+    expect(dropNote(10, "x".repeat(300))).toBe("[bc removed 10 chars; re-run the call to see it]");
+    expect(truncatedText("x".repeat(500), 200, "")).toBe(`${"x".repeat(200)}\n[bc cut 300 more chars; re-run the call to see it]`);
   });
 
   test.each([
@@ -30,6 +33,10 @@ describe("notes", () => {
     ["the first truncation note", FIRST_TRUNCATE, { kind: "truncated", chars: 4800, head: "h".repeat(200) }],
     ["the second removal note", SECOND_DROP, { kind: "removed", chars: 5000, callWord: "toolu_01ABC" }],
     ["the second truncation note", SECOND_TRUNCATE, { kind: "truncated", chars: 300, head: "h".repeat(200), callWord: "call_9" }],
+    ["the third removal note", THIRD_DROP, { kind: "removed", chars: 5000, callWord: "toolu_01ABC" }],
+    ["the third truncation note", THIRD_TRUNCATE, { kind: "truncated", chars: 300, head: "h".repeat(200), callWord: "call_9" }],
+    ["a removal note naming no call", SHORT_DROP_NO_ID, { kind: "removed", chars: 5000 }],
+    ["a truncation naming no call", SHORT_TRUNCATE_NO_ID, { kind: "truncated", chars: 4800, head: "h".repeat(200) }],
     ["a removal note naming the call", dropNote(5000, "toolu_01ABC"), { kind: "removed", chars: 5000, callWord: "toolu_01ABC" }],
     [
       "a truncation naming the call",
@@ -51,6 +58,7 @@ describe("notes", () => {
     ["plain output", "all tests passed"],
     ["output that mentions a note mid-text", `${FIRST_DROP}\nmore output after it`],
     ["a removal note with text before it", `before ${dropNote(10, "c1")}`],
+    ["a truncation note at the very start (no line break before it)", truncatedText("x".repeat(50), 0, "c1").slice(1)],
   ])("%s is not read as a note", (_name, text) => {
     expect(readNote(text)).toBeUndefined();
   });

@@ -3,9 +3,11 @@
 
 import { dropNote } from "../../../src/engine/notes.ts";
 
-/** A removal note, in the first form or the form naming the call for `bc recall`. */
+/** A removal note, in any form bc ever wrote (the first, those naming the call for `bc recall`, today's short one). */
 export const NOTE_RE =
-  /^\[output removed by better-compaction: (\d+) chars; (?:re-run the call to see it|run bc recall \S+ to see it exactly, or re-run the call|bc recall \S+ prints it)\]$/;
+  /^\[(?:output removed by better-compaction: (\d+) chars|bc removed (\d+) chars); (?:re-run the call to see it|run bc recall \S+ to see it exactly, or re-run the call|bc recall \S+ prints it)\]$/;
+/** Whether a request (as its JSON text) carries a removal note bc writes today. */
+export const HAS_NOTE = /\[bc removed \d+ chars; /;
 export const noteFor = (chars: number, callId: string): string => dropNote(chars, callId);
 
 type Block = { type: string; text?: string; id?: string; name?: string; input?: unknown; tool_use_id?: string; content?: unknown; is_error?: boolean };

@@ -4,7 +4,7 @@
 // unchanged, each tool result either verbatim or bc's note, and resume-safe handles.
 import { describe, expect, test } from "bun:test";
 import { basename } from "node:path";
-import { isAlreadyCut } from "../../../src/engine/notes.ts";
+import { isAlreadyCut, readNote } from "../../../src/engine/notes.ts";
 import { compactRows, DEFAULT_PLUGIN_OPTIONS, type SessionRow } from "../../../src/hosts/claude/plugin.ts";
 import { claudeResultProblems, pairingProblems } from "../../e2e/support/claude-validate.ts";
 import { SKIP_NOTE, corpusFiles, loadCorpusSession } from "../../support/shared.ts";
@@ -57,8 +57,9 @@ describe.skipIf(files.length === 0)("the compaction handler on every corpus tran
         if (t.text === orig.text) return;
         cut++;
         expect(isAlreadyCut(t.text)).toBe(true);
-        const head = t.text.slice(0, t.text.lastIndexOf("[output "));
-        expect(orig.text.startsWith(head.replace(/\n$/, ""))).toBe(true);
+        const note = readNote(t.text);
+        expect(note?.chars).toBe(orig.text.length - (note?.head ?? "").length);
+        expect(orig.text.startsWith(note?.head ?? "")).toBe(true);
       });
       // resume-safe: assistant rows and tool-result rows go back without their handle
       if (r.role === "assistant" || (r.toolResults?.length ?? 0) > 0) expect(r.handle).toBeUndefined();

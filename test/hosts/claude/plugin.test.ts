@@ -20,7 +20,7 @@ import { readRows, turnRows } from "../../e2e/support/claude-fixtures.ts";
 import { claudeResultProblems, pairingProblems } from "../../e2e/support/claude-validate.ts";
 
 const REPO = join(import.meta.dir, "..", "..", "..");
-const NOTE = /^\[output removed by better-compaction: \d+ chars; bc recall \S+ prints it\]$/;
+const NOTE = /^\[bc removed \d+ chars; bc recall \S+ prints it\]$/;
 
 /** ~1,000 tokens per file, distinct per file; `a.txt` read first and again at the end (superseded). */
 const FILES = ["a.txt", ...Array.from({ length: 12 }, (_, i) => `f${i}.txt`), "a.txt"];

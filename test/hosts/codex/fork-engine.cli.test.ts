@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { dropNote } from "../../../src/engine/notes.ts";
+import { dropNote, readNote } from "../../../src/engine/notes.ts";
 import { enginePruner, forkRollout } from "../../../src/hosts/codex/fork.ts";
 import { isInjectedContext } from "../../../src/hosts/codex/items.ts";
 import { rebuildHistory } from "../../../src/hosts/codex/history.ts";
@@ -65,7 +65,7 @@ describe("fork with the rules engine", () => {
     const notes = (p: string) =>
       outputsOf(p)
         .map((t, i) => [i, t] as const)
-        .filter(([, t]) => t.startsWith("[output removed"));
+        .filter(([, t]) => readNote(t)?.kind === "removed");
     const n1 = notes(first.path);
     expect(n1.length).toBeGreaterThan(0);
     for (const later of [second.path, third.path]) {
