@@ -1,7 +1,8 @@
 // The monotonic merge. The ladder's first decision wins; a later rule may only move a keep
 // to a truncate. Then the fixed-point laws: a truncate that would not shorten the text, or any
-// cut of a result an earlier pass already cut, becomes a keep.
-import { dropNote, truncatedText } from "./notes.ts";
+// cut of a result an earlier pass already cut, becomes a keep; so does a drop of a result less
+// than twice as long as its note.
+import { truncatedText, worthANote } from "./notes.ts";
 import type { Verdict } from "./rules/rule.ts";
 
 export const DEFAULT_KEEP: Verdict = { action: "keep", rule: "default-keep", reason: "no rule decided" };
@@ -23,6 +24,6 @@ export const settle = (v: Verdict, text: string, alreadyCut: boolean, callId: st
       return { action: "keep", rule: v.rule, reason: `${v.reason}; already within ${v.headChars ?? 0} chars` };
     return v;
   }
-  if (dropNote(text.length, callId).length >= text.length) return { action: "keep", rule: v.rule, reason: `${v.reason}; shorter than the removal note` };
+  if (!worthANote(text.length, callId)) return { action: "keep", rule: v.rule, reason: `${v.reason}; too short to be worth a note` };
   return v;
 };

@@ -21,6 +21,13 @@ const howToSee = (callId: string, what: string): string =>
 
 export const dropNote = (chars: number, callId: string): string => `[bc removed ${chars} chars; ${howToSee(callId, "it")}]`;
 
+/**
+ * Whether the rules may drop an output of `chars` characters: only when its note costs at most half
+ * of it. A smaller output frees next to nothing and its note would only stand in the agent's way.
+ * (Under a budget every token counts: the escalation drops whatever its note is shorter than.)
+ */
+export const worthANote = (chars: number, callId: string): boolean => 2 * dropNote(chars, callId).length <= chars;
+
 export const truncateNote = (removedChars: number, callId: string): string => `\n[bc cut ${removedChars} more chars; ${howToSee(callId, "it whole")}]`;
 
 // every form above: (1) kind, (2) chars in the first forms; (3) removed|cut, (4) chars in today's;

@@ -61,6 +61,22 @@ describe("ranked escalation", () => {
     expect(small).toEqual(ids.slice(0, small.length));
   });
 
+  test("an output too short for the rules to drop (under twice its note) may still be dropped to reach a budget", () => {
+    const b = new SessionBuilder().user("start");
+    // 80 chars each, nothing uses them again: the rules would drop them but for their size
+    const ids = Array.from({ length: 8 }, (_, k) => b.bash(`./probe-${k}`, `probe ${k}: `.padEnd(80, "z")));
+    for (let k = 0; k < BEYOND_RECENT; k++) b.bash(`echo ${k}`, `ok ${k}`);
+    b.assistant("done");
+    b.filler(4);
+    const s = b.session();
+    const rules = plan(s);
+    for (const id of ids) expect(rules.decisions.find((d) => d.callId === id)).toMatchObject({ action: "keep", rule: "unreferenced" });
+    const p = plan(s, { budgetTokens: rules.totals.tokensAfter - 20, needModel: modelOn("log_chars", 0) });
+    expect(p.budget?.reached).toBe(true);
+    expect(escalated(p).some((id) => ids.includes(id))).toBe(true);
+    expect(p.decisions.filter((d) => ids.includes(d.callId) && d.rule === "escalation").every((d) => d.action === "drop")).toBe(true);
+  });
+
   test("a smaller budget cuts a superset (monotonic in the budget)", () => {
     const s = generateSession({ seed: 7, results: 120, outputChars: 1500 });
     const rules = plan(s);

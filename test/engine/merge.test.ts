@@ -52,9 +52,13 @@ describe("settle: the fixed-point laws", () => {
     expect(truncatedText(short, 200, "c1").length).toBeGreaterThanOrEqual(short.length);
     expect(settle(RERUN, short, false, "c1")).toMatchObject({ action: "keep", rule: "re-runnable" });
   });
-  test("a drop that would not shorten the text becomes a keep", () => {
+  test("a drop of a result less than twice as long as its note becomes a keep", () => {
     expect(settle(UNREF, "ok", false, "c1")).toMatchObject({ action: "keep", rule: "unreferenced" });
-    expect(settle(UNREF, "z".repeat(dropNote(200, "c1").length + 1), false, "c1")).toEqual(UNREF);
+    // 80 chars: its 45-char note would shorten it, but free less than the note costs again
+    expect(dropNote(80, "c1").length).toBe(45);
+    expect(settle(UNREF, "z".repeat(80), false, "c1")).toMatchObject({ action: "keep", rule: "unreferenced", reason: expect.stringContaining("worth a note") });
+    expect(settle(UNREF, "z".repeat(89), false, "c1")).toMatchObject({ action: "keep" });
+    expect(settle(UNREF, "z".repeat(90), false, "c1")).toEqual(UNREF);
   });
   test.each([
     ["a truncated result", truncatedText(long, 200, "c1")],

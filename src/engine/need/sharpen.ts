@@ -3,7 +3,7 @@
 // want of evidence (too recent to judge, a latest read, a small listing), that the score is
 // sure is not needed, is dropped. Every change names itself and the score that made it.
 import type { ResultItem } from "../session-facts.ts";
-import { dropNote } from "../notes.ts";
+import { worthANote } from "../notes.ts";
 import type { Verdict } from "../rules/rule.ts";
 import type { RuleId } from "../types.ts";
 import { needPercent } from "./model.ts";
@@ -26,13 +26,7 @@ export const sharpen = (items: readonly ResultItem[], verdicts: readonly Verdict
     if (Number.isNaN(p) || item.cut) return v;
     if (v.action === "drop" && v.rule === "unreferenced" && p >= KEEP_AT)
       return { action: "keep", rule: "likely-needed", reason: `${v.reason}, but results like it are used again (need ${needPercent(p)})` };
-    if (
-      v.action === "keep" &&
-      UNPROVEN_KEEPS.has(v.rule) &&
-      p <= DROP_AT &&
-      item.call !== undefined &&
-      dropNote(item.result.text.length, item.result.callId).length < item.result.text.length
-    )
+    if (v.action === "keep" && UNPROVEN_KEEPS.has(v.rule) && p <= DROP_AT && item.call !== undefined && worthANote(item.result.text.length, item.result.callId))
       return { action: "drop", rule: "unneeded", reason: `${v.reason}; results like it are seldom used again (need ${needPercent(p)})` };
     return v;
   });
