@@ -46,6 +46,26 @@ describe("Coverage", () => {
     expect(c.ownShare(2)).toBe(0);
   });
 
+  test("long numbers are names too (a port, an id); short ones are not", () => {
+    const b = new SessionBuilder().user("start");
+    b.bash("ss -l", "listening on 48213, pid 771");
+    b.bash("curl localhost", "connected to 48213 after 12 ms");
+    b.bash("cat ids", "request 90817 and 48213");
+    const c = new Coverage(
+      new SessionFacts(b.session(), DEFAULT_OPTIONS),
+      () => true,
+      () => true,
+    );
+    // 48213 is held by all three; 771 and 12 are too short to be names
+    expect(c.ownShare(0)).toBe(0);
+    expect(c.ownShare(1)).toBe(0);
+    // 90817 is the third's own
+    expect(c.ownShare(2)).toBeCloseTo(1 / 2);
+    c.release(1);
+    c.release(2);
+    expect(c.ownShare(0)).toBe(1);
+  });
+
   test("a cut result no longer holds its names: the others' become their own", () => {
     const c = new Coverage(
       facts(),
