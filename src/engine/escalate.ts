@@ -13,7 +13,7 @@ import type { Verdict } from "./rules/rule.ts";
 import { featuresOf } from "./need/features.ts";
 import { needFacts as needFactsOf } from "./need/facts.ts";
 import { type NeedModel, needOf, needPercent } from "./need/model.ts";
-import { Coverage } from "./coverage.ts";
+import { Coverage, WHOLE } from "./coverage.ts";
 import { neverDrop } from "./rules/never-drop.ts";
 
 /** Estimated tokens of a result's text once a verdict is applied. */
@@ -159,20 +159,24 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
   const scored = new Set(candidates.map((c) => c.item));
   const coverage = new Coverage(
     facts,
-    (item) => !item.cut && verdicts[item.ordinal]!.action === "keep",
+    (item) => {
+      const v = verdicts[item.ordinal]!;
+      return item.cut ? 0 : v.action === "keep" ? WHOLE : v.action === "truncate" ? (v.headChars ?? 0) : 0;
+    },
     (item) => scored.has(item),
   );
+  const keptBy = (c: Candidate): number => (c.cut.action === "truncate" ? (c.cut.headChars ?? 0) : 0);
   const costOf = (c: Candidate, own: number): number => (need[c.item.ordinal]! * (OWN_NAMES_FLOOR + OWN_NAMES_WEIGHT * own)) / c.gain;
   let freed = 0;
   let place = 0;
   const heap = new CostHeap();
   for (const c of candidates) {
-    c.cost = costOf(c, coverage.ownShare(c.item.ordinal));
+    c.cost = costOf(c, coverage.ownShare(c.item.ordinal, keptBy(c)));
     heap.push(c);
   }
   for (let c = heap.pop(); c !== undefined; c = heap.pop()) {
     const k = c.item.ordinal;
-    const own = coverage.ownShare(k);
+    const own = coverage.ownShare(k, keptBy(c));
     const now = costOf(c, own);
     if (now > c.cost) {
       const next = heap.peek();
@@ -183,7 +187,7 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
       }
     }
     order[k] = ++place;
-    coverage.release(k);
+    coverage.release(k, keptBy(c));
     if (freed >= over) continue;
     freed += c.gain;
     out[k] = { ...c.cut, reason: `over budget: need ${needPercent(need[k]!)}, ${needPercent(own)} of its names held nowhere else${c.cut.reason}` };

@@ -1,7 +1,7 @@
 // Names only results hold, and the escalation that weighs a result's need by the share of its
 // names no other kept result holds.
 import { describe, expect, test } from "bun:test";
-import { Coverage, SAMPLE_CHARS } from "../../src/engine/coverage.ts";
+import { Coverage, SAMPLE_CHARS, WHOLE } from "../../src/engine/coverage.ts";
 import { FEATURE_NAMES } from "../../src/engine/need/features.ts";
 import type { NeedModel } from "../../src/engine/need/model.ts";
 import { plan } from "../../src/engine/plan.ts";
@@ -35,7 +35,7 @@ describe("Coverage", () => {
   test("a name prose holds is nobody's own; a name two kept results hold is neither's", () => {
     const c = new Coverage(
       facts(),
-      () => true,
+      () => WHOLE,
       () => true,
     );
     // a: alpha_one, beta_two (both in b), gamma_three (in c): none its own
@@ -53,7 +53,7 @@ describe("Coverage", () => {
     b.bash("cat ids", "request 90817 and 48213");
     const c = new Coverage(
       new SessionFacts(b.session(), DEFAULT_OPTIONS),
-      () => true,
+      () => WHOLE,
       () => true,
     );
     // 48213 is held by all three; 771 and 12 are too short to be names
@@ -69,7 +69,7 @@ describe("Coverage", () => {
   test("a cut result no longer holds its names: the others' become their own", () => {
     const c = new Coverage(
       facts(),
-      () => true,
+      () => WHOLE,
       () => true,
     );
     c.release(1);
@@ -84,7 +84,7 @@ describe("Coverage", () => {
   test("a result that holds nothing (already cut by the rules) is asked about without counting as a holder", () => {
     const c = new Coverage(
       facts(),
-      (item) => item.ordinal !== 1,
+      (item) => (item.ordinal === 1 ? 0 : WHOLE),
       () => true,
     );
     // b's other_name is held by nobody; alpha_one and beta_two by a
@@ -93,13 +93,35 @@ describe("Coverage", () => {
     expect(c.ownShare(0)).toBeCloseTo(2 / 3);
   });
 
+  test("a head still shows the names in it: a result cut to its head shows them, and cutting one to a head hides only the names past it", () => {
+    const b = new SessionBuilder().user("start");
+    b.bash("cat a", `head_name_one ${"-".repeat(100)} tail_name_one`);
+    b.bash("cat b", "head_name_one tail_name_one");
+    const facts = new SessionFacts(b.session(), DEFAULT_OPTIONS);
+    // a is truncated to its first 20 characters: it shows head_name_one, not tail_name_one
+    const c = new Coverage(
+      facts,
+      (item) => (item.ordinal === 0 ? 20 : WHOLE),
+      () => true,
+    );
+    expect(c.ownShare(1)).toBeCloseTo(1 / 2);
+    // cutting b to a head of 14 characters would hide tail_name_one only
+    expect(c.ownShare(1, 14)).toBeCloseTo(1 / 2);
+    expect(c.ownShare(1, 1000)).toBe(0);
+    c.release(1, 14);
+    // tail_name_one is now shown by nobody (a would hide it), head_name_one still by b.s head
+    expect(c.ownShare(0)).toBeCloseTo(1 / 2);
+    c.release(1);
+    expect(c.ownShare(0)).toBe(1);
+  });
+
   test(`names are read from the first ${SAMPLE_CHARS} characters only`, () => {
     const b = new SessionBuilder().user("start");
     b.bash("cat far", `${"-".repeat(SAMPLE_CHARS)} far_away_name`);
     b.bash("cat near", "far_away_name near_name");
     const c = new Coverage(
       new SessionFacts(b.session(), DEFAULT_OPTIONS),
-      () => true,
+      () => WHOLE,
       () => true,
     );
     expect(c.ownShare(1)).toBe(1);
@@ -111,9 +133,11 @@ describe("the escalation weighs need by names held nowhere else", () => {
     const b = new SessionBuilder().user("start");
     const shared = ["copy_name_a", "copy_name_b", "copy_name_c"];
     const own = ["mine_name_a", "mine_name_b", "mine_name_c"];
-    // the result with names of its own comes first: an equal cost would cut it first
-    const mine = b.bash("./dump own", body(own, 30));
-    const copy = b.bash("./dump shared", body(shared, 30));
+    // the result with names of its own comes first: an equal cost would cut it first (each opens
+    // with a header, so that a head keeps none of the names)
+    const header = `${"#".repeat(300)}\n`;
+    const mine = b.bash("./dump own", header + body(own, 30));
+    const copy = b.bash("./dump shared", header + body(shared, 30));
     // the pinned last messages hold the shared names too
     b.assistant("next");
     b.filler(4);
