@@ -190,7 +190,8 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
     coverage.release(k, keptBy(c));
     if (freed >= over) continue;
     freed += c.gain;
-    out[k] = { ...c.cut, reason: `over budget: need ${needPercent(need[k]!)}, ${needPercent(own)} of its names held nowhere else${c.cut.reason}` };
+    const names = c.cut.action === "truncate" ? "of its names past its head" : "of its names";
+    out[k] = { ...c.cut, reason: `over budget: need ${needPercent(need[k]!)}, ${needPercent(own)} ${names} held nowhere else${c.cut.reason}` };
   }
   return { verdicts: out, freed, need, order };
 };

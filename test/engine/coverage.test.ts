@@ -148,7 +148,7 @@ describe("the escalation weighs need by names held nowhere else", () => {
     const p = plan(s, { needModel: FLAT, budgetTokens: rules.totals.tokensAfter - 50 });
     const escalated = p.decisions.filter((d) => d.rule === "escalation").map((d) => d.callId);
     expect(escalated).toEqual([copy]);
-    expect(p.decisions.find((d) => d.callId === copy)!.reason).toContain("0% of its names held nowhere else");
+    expect(p.decisions.find((d) => d.callId === copy)!.reason).toContain("0% of its names past its head held nowhere else");
     expect(p.decisions.find((d) => d.callId === mine)!.escalationOrder).toBeGreaterThan(p.decisions.find((d) => d.callId === copy)!.escalationOrder!);
   });
 });
