@@ -4,8 +4,9 @@
 // no other kept result holds (coverage.ts). Re-runnable output, files read again later and the
 // results the rules never drop rank like the rest: putting the first two first, or the last
 // last, lost more on both hosts' sessions. A result the rules never drop is only ever cut to its
-// head. Never touched: pins, prose, call inputs, a person's answers, what an earlier pass
-// already cut.
+// head. When every cut still leaves the history over, the heads kept of the other results go
+// too, in the same order: a host's summary would lose far more. Never touched: pins, prose, call
+// inputs, a person's answers, what an earlier pass already cut.
 import { estimateTextTokens } from "./estimate.ts";
 import type { ResultItem, SessionFacts } from "./session-facts.ts";
 import { dropNote, truncatedText } from "./notes.ts";
@@ -89,6 +90,7 @@ const OWN_NAMES_FLOOR = 1 - OWN_NAMES_WEIGHT + 0.01;
 
 interface Candidate {
   readonly item: ResultItem;
+  readonly tier: Tier;
   readonly cut: Verdict;
   /** tokens the cut frees beyond what the rules left */
   readonly gain: number;
@@ -154,7 +156,7 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
     const cut = cutFor(tier, text, id, facts.options.truncateHeadChars);
     if (cut === undefined) continue;
     const gain = tokensAfter(text, verdicts[k]!, id) - tokensAfter(text, cut, id);
-    if (gain > 0) candidates.push({ item, cut, gain, cost: 0 });
+    if (gain > 0) candidates.push({ item, tier, cut, gain, cost: 0 });
   }
   const scored = new Set(candidates.map((c) => c.item));
   const coverage = new Coverage(
@@ -192,6 +194,22 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
     freed += c.gain;
     const names = c.cut.action === "truncate" ? "of its names past its head" : "of its names";
     out[k] = { ...c.cut, reason: `over budget: need ${needPercent(need[k]!)}, ${needPercent(own)} ${names} held nowhere else${c.cut.reason}` };
+  }
+  // Every cut taken and still over: the heads kept of results the rules may drop go too, in the
+  // same order (a result never dropped keeps its head), before a host has to summarize.
+  if (freed < over) {
+    const heads = candidates.filter((c) => c.tier === "ranked" && c.cut.action === "truncate").sort((a, b) => order[a.item.ordinal]! - order[b.item.ordinal]!);
+    for (const c of heads) {
+      if (freed >= over) break;
+      const k = c.item.ordinal;
+      const text = c.item.result.text;
+      const id = c.item.result.callId;
+      const drop: Verdict = { action: "drop", rule: "escalation", reason: "" };
+      const more = tokensAfter(text, c.cut, id) - tokensAfter(text, drop, id);
+      if (more <= 0) continue;
+      freed += more;
+      out[k] = { ...drop, reason: `over budget with every cut taken: need ${needPercent(need[k]!)}; its head went too` };
+    }
   }
   return { verdicts: out, freed, need, order };
 };

@@ -150,6 +150,37 @@ describe("ranked escalation", () => {
     expect(none.decisions.filter((d) => d.rule === "escalation").length).toBeGreaterThan(0);
   });
 
+  test("when every cut leaves it over, the heads of results the rules may drop go too; a result never dropped keeps its head", () => {
+    const b = new SessionBuilder().user("start");
+    // large outputs the rules keep (referenced later), and one the rules never drop (quoted later)
+    const ids = Array.from({ length: 4 }, (_, k) => b.bash(`./tool-${k}`, lines(`t${k}`, 80)));
+    const quoted = b.bash("./tool-9", lines("t9", 80));
+    b.assistant(`${ids.map((_, k) => `value_t${k}_7`).join(", ")} matter; the last one says:\n${lines("t9", 80).split("\n")[5]}`);
+    for (let k = 0; k < BEYOND_RECENT; k++) b.bash(`echo ${k}`, `ok ${k}`);
+    b.assistant("done");
+    b.filler(4);
+    const s = b.session();
+    const gone = (p: ReturnType<typeof plan>) => p.decisions.filter((d) => d.reason.includes("its head went too"));
+    // out of reach whatever is cut: every head of a result the rules may drop goes
+    const none = plan(s, { budgetTokens: 1 });
+    expect(none.budget?.reached).toBe(false);
+    expect(
+      gone(none)
+        .map((d) => d.callId)
+        .sort(),
+    ).toEqual([...ids].sort());
+    for (const d of gone(none)) expect(d.action).toBe("drop");
+    expect(none.decisions.find((d) => d.callId === quoted)).toMatchObject({ action: "truncate", rule: "escalation" });
+    // just above what that leaves: reached, by dropping heads the first cuts kept
+    const tight = plan(s, { budgetTokens: none.totals.tokensAfter + 1 });
+    expect(tight.budget?.reached).toBe(true);
+    expect(gone(tight).length).toBeGreaterThan(0);
+    // a budget the cuts reach with heads drops no head
+    const easy = plan(s, { budgetTokens: plan(s).totals.tokensAfter - 100 });
+    expect(easy.budget?.reached).toBe(true);
+    expect(gone(easy)).toEqual([]);
+  });
+
   test("determinism: the same session and budget give the same plan", () => {
     const s = generateSession({ seed: 21, results: 150 });
     const budget = Math.floor(plan(s).totals.tokensBefore * 0.4);
