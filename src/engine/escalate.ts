@@ -49,13 +49,16 @@ export interface Escalated {
   readonly order: Int32Array;
 }
 
+/** The escalation's drop, before its reason is written. */
+const ESCALATION_DROP: Verdict = { action: "drop", rule: "escalation", reason: "" };
+
 /**
  * The cut a result gets in its tier: a head where a head is worth keeping, else a drop. Its reason
  * is what follows the need and the names when the cut is taken.
  */
 const cutFor = (tier: Tier, text: string, callId: string, headChars: number): Verdict | undefined => {
   const head: Verdict = { action: "truncate", rule: "escalation", reason: "", headChars };
-  const drop: Verdict = { action: "drop", rule: "escalation", reason: "" };
+  const drop = ESCALATION_DROP;
   const headLeaves = truncatedText(text, headChars, callId).length;
   const dropLeaves = dropNote(text.length, callId).length;
   const headFrees = headLeaves < text.length;
@@ -204,11 +207,10 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
       const k = c.item.ordinal;
       const text = c.item.result.text;
       const id = c.item.result.callId;
-      const drop: Verdict = { action: "drop", rule: "escalation", reason: "" };
-      const more = tokensAfter(text, c.cut, id) - tokensAfter(text, drop, id);
+      const more = tokensAfter(text, c.cut, id) - tokensAfter(text, ESCALATION_DROP, id);
       if (more <= 0) continue;
       freed += more;
-      out[k] = { ...drop, reason: `over budget with every cut taken: need ${needPercent(need[k]!)}; its head went too` };
+      out[k] = { ...ESCALATION_DROP, reason: `over budget with every cut taken: need ${needPercent(need[k]!)}; its head went too` };
     }
   }
   return { verdicts: out, freed, need, order };

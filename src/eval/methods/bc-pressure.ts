@@ -9,7 +9,7 @@ import { compactRows, DEFAULT_PLUGIN_OPTIONS } from "../../hosts/claude/plugin.t
 import type { SessionRow } from "../../hosts/claude/rows.ts";
 import type { BudgetMethod } from "./budget.ts";
 import type { ResultInfo } from "../session-index.ts";
-import { rewritesFrom } from "./rules.ts";
+import { rewritesFrom, rulesByCall } from "./rules.ts";
 
 /**
  * The rows Claude Code's `session.compact` hook would hand in for this history. As the host
@@ -65,14 +65,14 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
         rewrites: rewritesFromRows(results, out),
         reached: "messages" in answer,
         handedOver: "handover" in answer,
-        rules: new Map(record.results.map((r) => [r.callId, r.rule])),
+        rules: rulesByCall(record.results),
       };
     }
     const p = plan(prefix, { ...DEFAULT_OPTIONS, budgetTokens: point.budget });
     return {
       rewrites: rewritesFrom(results, apply(prefix, p)),
       reached: p.budget?.reached ?? false,
-      rules: new Map(p.decisions.map((d) => [d.callId, d.rule])),
+      rules: rulesByCall(p.decisions),
     };
   },
 };

@@ -2,9 +2,9 @@
 // that decided each result.
 import { apply } from "../../engine/apply.ts";
 import { plan } from "../../engine/plan.ts";
-import type { Compactor } from "./rules.ts";
+import { type Compactor, rulesByCall } from "./rules.ts";
 
 export const rulesCompactor: Compactor = (session) => {
   const p = plan(session);
-  return { messages: apply(session, p), rules: new Map(p.decisions.map((d) => [d.callId, d.rule])) };
+  return { messages: apply(session, p), rules: rulesByCall(p.decisions) };
 };

@@ -11,6 +11,10 @@ export interface Compacted {
   readonly rules?: ReadonlyMap<string, string>;
 }
 
+/** Call id → the rule that decided it, from a plan's decisions or the plugin's decision record. */
+export const rulesByCall = (decided: readonly { readonly callId: string; readonly rule: string }[]): ReadonlyMap<string, string> =>
+  new Map(decided.map((d) => [d.callId, d.rule]));
+
 /** A compactor over whole histories. */
 export type Compactor = (session: Session) => Compacted;
 
