@@ -70,14 +70,14 @@ const cutFor = (tier: Tier, text: string, callId: string, headChars: number): Ve
   return dropFrees ? drop : undefined;
 };
 
-/** The need of every result, from the rules' verdicts (NaN where nothing may cut it). */
-export const needScores = (facts: SessionFacts, verdicts: readonly Verdict[], model: NeedModel): Float64Array => {
+/** The need of every result, from the rules' verdicts (NaN where nothing may cut it); `override`'s, where it has one. */
+export const needScores = (facts: SessionFacts, verdicts: readonly Verdict[], model: NeedModel, override?: ReadonlyMap<string, number>): Float64Array => {
   const need = new Float64Array(verdicts.length).fill(Number.NaN);
   const described = needFactsOf(facts, verdicts);
   for (const item of facts.items) {
     const k = item.ordinal;
     if (verdicts[k]!.rule === "pinned" || item.cut || item.meaning.asksPerson) continue;
-    need[k] = needOf(model, featuresOf(described[k]!));
+    need[k] = override?.get(item.result.callId) ?? needOf(model, featuresOf(described[k]!));
   }
   return need;
 };

@@ -57,7 +57,7 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
   const facts = new SessionFacts(session, opts, mode);
   const ruled = facts.items.map((item) => decideResult(facts, item));
   // the need score of every result the escalation may cut, which also sharpens the rules
-  const need = needScores(facts, ruled, opts.needModel ?? SHIPPED_NEED_MODEL);
+  const need = needScores(facts, ruled, opts.needModel ?? SHIPPED_NEED_MODEL, opts.needOverride);
   const verdicts = sharpen(facts.items, ruled, need);
 
   const before = estimateSessionTokens(session);

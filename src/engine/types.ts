@@ -154,6 +154,8 @@ export interface Options {
   readonly budgetTokens?: number;
   /** the need model the escalation ranks by (undefined: the one shipped in the binary) */
   readonly needModel?: NeedModel;
+  /** a need per call id, in place of the model's where given (bc eval's hindsight ceiling need-oracle) */
+  readonly needOverride?: ReadonlyMap<string, number>;
 }
 
 export const DEFAULT_OPTIONS: Options = {

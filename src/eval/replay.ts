@@ -14,7 +14,7 @@ import { indexSession } from "./session-index.ts";
 import { usedAfterCut } from "./labels.ts";
 import { LIGHT_CEILINGS } from "./methods/ceilings.ts";
 import { BUDGET_BASELINES, ORACLE_TO_BUDGET, type BudgetMethod } from "./methods/budget.ts";
-import { BC_UNDER_PRESSURE } from "./methods/bc-pressure.ts";
+import { BC_UNDER_PRESSURE, NEED_ORACLE } from "./methods/bc-pressure.ts";
 import { pressurePoint, untouchableTokens } from "./pressure.ts";
 
 export const RULES_ID = "rules";
@@ -30,9 +30,16 @@ export const RULES_REACHED_ID = "rules:reached";
 export const RULES_OVER_ID = "rules:over-budget";
 
 /** Every pressure-mode row id, in report order: bc (whole, then split), the baselines, the ceiling. */
-export const PRESSURE_IDS: readonly string[] = [RULES_ID, RULES_REACHED_ID, RULES_OVER_ID, ...BUDGET_BASELINES.map((m) => m.id), ORACLE_TO_BUDGET.id];
+export const PRESSURE_IDS: readonly string[] = [
+  RULES_ID,
+  RULES_REACHED_ID,
+  RULES_OVER_ID,
+  ...BUDGET_BASELINES.map((m) => m.id),
+  ORACLE_TO_BUDGET.id,
+  NEED_ORACLE.id,
+];
 
-export const CEILING_IDS: ReadonlySet<string> = new Set([...LIGHT_CEILING_IDS, ORACLE_TO_BUDGET.id]);
+export const CEILING_IDS: ReadonlySet<string> = new Set([...LIGHT_CEILING_IDS, ORACLE_TO_BUDGET.id, NEED_ORACLE.id]);
 
 export const methodSummaries = (): { id: string; summary: string }[] => [
   { id: RULES_ID, summary: rulesMethod(() => ({ messages: [] })).summary },
@@ -42,6 +49,7 @@ export const methodSummaries = (): { id: string; summary: string }[] => [
 export const ceilingSummaries = (): { id: string; summary: string }[] => [
   ...LIGHT_CEILINGS.map((c) => ({ id: c.id, summary: c.summary })),
   { id: ORACLE_TO_BUDGET.id, summary: ORACLE_TO_BUDGET.summary },
+  { id: NEED_ORACLE.id, summary: NEED_ORACLE.summary },
 ];
 
 export const pressureSummaries = (): { id: string; summary: string }[] => [
@@ -210,6 +218,7 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
       tallyRules("pressure", bc, bc.rules);
       for (const m of BUDGET_BASELINES) prow[m.id] = runBudget(m).tally;
       prow[ORACLE_TO_BUDGET.id] = runBudget(ORACLE_TO_BUDGET).tally;
+      prow[NEED_ORACLE.id] = runBudget(NEED_ORACLE).tally;
       pressure = { window: point.window, budget: point.budget, toFree: point.toFree, methods: prow };
     }
     cuts.push({ share, at: ctx.at, methods: rows, ...(pressure === undefined ? {} : { pressure }) });

@@ -61,6 +61,18 @@ describe("ranked escalation", () => {
     expect(small).toEqual(ids.slice(0, small.length));
   });
 
+  test("a need given per call id (needOverride) stands in for the model's, where given", () => {
+    const { s, ids } = session();
+    const budgetTokens = plan(s).totals.tokensAfter - 300;
+    const model = modelOn("log_chars", 0);
+    // with the same need for all, the largest output goes; known to be needed, it stays and another goes
+    expect(escalated(plan(s, { budgetTokens, needModel: model }))).toEqual([ids[5]!]);
+    const p = plan(s, { budgetTokens, needModel: model, needOverride: new Map([[ids[5]!, 1]]) });
+    expect(escalated(p)).not.toContain(ids[5]!);
+    expect(p.budget?.reached).toBe(true);
+    expect(p.decisions.find((d) => d.callId === ids[5]!)?.need).toBe(1);
+  });
+
   test("an output too short for the rules to drop (under twice its note) may still be dropped to reach a budget", () => {
     const b = new SessionBuilder().user("start");
     // 80 chars each, nothing uses them again: the rules would drop them but for their size

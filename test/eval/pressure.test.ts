@@ -7,7 +7,7 @@ import { rowsToSession } from "../../src/hosts/claude/rows.ts";
 import { cutContext } from "../../src/eval/cut.ts";
 import { labelCuts, usedAfterCut } from "../../src/eval/labels.ts";
 import { CLEARED_PLACEHOLDER, REMOVAL_NOTE } from "../../src/eval/methods/baselines.ts";
-import { BC_UNDER_PRESSURE, sessionToHookRows } from "../../src/eval/methods/bc-pressure.ts";
+import { BC_UNDER_PRESSURE, NEED_ORACLE, sessionToHookRows } from "../../src/eval/methods/bc-pressure.ts";
 import { LARGEST_FIRST_TO_BUDGET, OLDEST_FIRST, ORACLE_TO_BUDGET, type BudgetInput } from "../../src/eval/methods/budget.ts";
 import { ORACLE, ORACLE_HEAD, headThroughLastUsed } from "../../src/eval/methods/ceilings.ts";
 import { rulesCompactor } from "../../src/eval/methods/engine.ts";
@@ -118,6 +118,25 @@ describe("budget methods stop at the first result that reaches the budget", () =
     expect(keys(t[0]!)).toEqual([0]);
     expect(keys(t[0]! + 1)).toEqual([0, 1]);
     expect(keys(t[0]! + t[1]! + t[2]!)).toEqual([0, 1, 2]);
+  });
+
+  test("need-oracle: bc's engine with the need known cuts never-used results before used ones", () => {
+    const { ctx } = fixture();
+    const t = ctx.results.map((r) => saved(r.text));
+    const run = (toFree: number) => {
+      const input = budgetInput(toFree);
+      const rw = NEED_ORACLE.run(input).rewrites;
+      return { keys: [...rw.keys()], tally: scoreCut(ctx, rw, 0, { used: input.used, budget: input.point.budget }).tally };
+    };
+    // what the never-used #0 and #2 free is enough: only they go, and nothing used is missed
+    const light = run(t[0]! + t[2]!);
+    expect(light.keys).toEqual([0, 2]);
+    expect(light.tally).toMatchObject({ misses: 0, lost: 0, reached: 1 });
+    // more than that: a used one goes too, and the budget is reached
+    const heavy = run(t[0]! + t[2]! + 100);
+    expect(heavy.keys).toEqual(expect.arrayContaining([0, 2]));
+    expect(heavy.keys.some((k) => k === 1 || k === 3)).toBe(true);
+    expect(heavy.tally.reached).toBe(1);
   });
 
   test("largest-first", () => {

@@ -76,3 +76,19 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
     };
   },
 };
+
+/**
+ * Hindsight ceiling: bc's engine to the budget, as `bc plan --budget` and `bc codex-fork` run it,
+ * with each result's need known instead of scored: 1 when the session uses it after the cut, else
+ * 0. What bc would lose with a perfect need score; the gap to bc's own row is the need score's.
+ */
+export const NEED_ORACLE: BudgetMethod = {
+  id: "need-oracle",
+  kind: "ceiling",
+  summary: "hindsight ceiling: bc's engine to the budget (as bc plan --budget), each result's need known: 1 when the session uses it after the cut, else 0",
+  run: ({ prefix, results, point, used }) => {
+    const needOverride = new Map(results.map((r) => [r.callId, (used[r.ordinal]?.length ?? 0) > 0 ? 1 : 0] as const));
+    const p = plan(prefix, { ...DEFAULT_OPTIONS, budgetTokens: point.budget, needOverride });
+    return { rewrites: rewritesFrom(results, apply(prefix, p)) };
+  },
+};
