@@ -29,7 +29,7 @@ export const LIGHT_CEILING_IDS: readonly string[] = LIGHT_CEILINGS.map((c) => c.
 export const RULES_REACHED_ID = "rules:reached";
 export const RULES_OVER_ID = "rules:over-budget";
 
-/** Every pressure-mode row id, in report order: bc (whole, then split), the baselines, the ceiling. */
+/** Every pressure-mode row id, in report order: bc (whole, then split), the baselines, the ceilings. */
 export const PRESSURE_IDS: readonly string[] = [
   RULES_ID,
   RULES_REACHED_ID,
