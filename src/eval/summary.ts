@@ -73,7 +73,7 @@ export interface HostSummary {
   readonly sessions: number;
   /** the light mode: methods, then the hindsight ceilings */
   readonly methods: readonly MethodSummary[];
-  /** the pressure mode: bc (whole, then split), the budget baselines, the ceiling, then the host's own summary where the transcripts hold one */
+  /** the pressure mode: bc (whole, then split), the budget baselines, the ceilings, then the host's own summary where the transcripts hold one */
   readonly pressure?: readonly MethodSummary[];
   readonly compactions: CompactionSummary;
   readonly passes: readonly PassSummary[];

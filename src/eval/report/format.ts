@@ -78,11 +78,15 @@ export const freedOfOracleHead = (h: HostSummary): number | undefined => {
   return bc && head && head.freedShare > 0 ? bc.freedShare / head.freedShare : undefined;
 };
 
-/** bc's lost rate as a multiple of oracle-to-budget's (pressure), or undefined when either is missing or the ceiling lost nothing. */
-export const lostOverOracle = (h: HostSummary): number | undefined => {
+/**
+ * What bc loses under pressure as a multiple of what a ceiling loses at the same budget (results
+ * lost, not the share of what each removed: a method that removes more, smaller results would
+ * look better by share), or undefined when either is missing or the ceiling lost nothing.
+ */
+export const lostOverCeiling = (h: HostSummary, ceiling = "oracle-to-budget"): number | undefined => {
   const bc = h.pressure?.find((m) => m.method === "rules");
-  const ceiling = h.pressure?.find((m) => m.method === "oracle-to-budget");
-  return bc && ceiling && ceiling.lostRate > 0 ? bc.lostRate / ceiling.lostRate : undefined;
+  const c = h.pressure?.find((m) => m.method === ceiling);
+  return bc && c && c.lost > 0 ? bc.lost / c.lost : undefined;
 };
 
 /** One sentence per host and mode comparing bc with its ceiling. */
@@ -101,10 +105,15 @@ export const ceilingSentences = (h: HostSummary): string[] => {
     );
   const pb = h.pressure?.find((m) => m.method === "rules");
   const pc = h.pressure?.find((m) => m.method === "oracle-to-budget");
-  const l = lostOverOracle(h);
+  const pn = h.pressure?.find((m) => m.method === "need-oracle");
+  const l = lostOverCeiling(h);
+  const known =
+    pn === undefined || pc === undefined || pc.lost === 0
+      ? ""
+      : ` (with each result's need known, need-oracle: ${int(pn.lost)}, ${(pn.lost / pc.lost).toFixed(2)}×)`;
   if (pb && pc)
     out.push(
-      `under pressure: bc loses ${pct(pb.lostRate, 2)} of what it removes${l === undefined ? "" : `, ${l.toFixed(1)}× the oracle-to-budget ceiling's ${pct(pc.lostRate, 2)}`}, freeing ${pct(pb.freedShare)} of the history where the ceiling frees ${pct(pc.freedShare)}; it reached the budget itself at ${pct(pb.reachedShare, 0)} of cuts${pb.handovers > 0 ? ` and handed ${int(pb.handovers)} to Claude Code's summary, which then removes more (not scored here)` : ""}.`,
+      `under pressure: bc loses ${int(pb.lost)} results, ${pct(pb.lostRate, 2)} of what it removes${l === undefined ? "" : `; ${l.toFixed(2)}× the ${int(pc.lost)} the oracle-to-budget ceiling loses at the same budget${known}`}; it frees ${pct(pb.freedShare)} of the history where the ceiling frees ${pct(pc.freedShare)}; it reached the budget itself at ${pct(pb.reachedShare, 0)} of cuts${pb.handovers > 0 ? ` and handed ${int(pb.handovers)} to Claude Code's summary, which then removes more (not scored here)` : ""}.`,
     );
   return out;
 };

@@ -3,7 +3,7 @@
 // what to do next. The report files hold everything else.
 import type { EvalReport } from "../run.ts";
 import type { HostSummary, MethodSummary } from "../summary.ts";
-import { HOST_NAMES, int, lostOverOracle, freedOfOracleHead, pct } from "./format.ts";
+import { HOST_NAMES, int, lostOverCeiling, freedOfOracleHead, pct } from "./format.ts";
 
 export const TERMINAL_WIDTH = 100;
 
@@ -47,15 +47,18 @@ const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): s
     if (f !== undefined) out.push(`  bc frees ${pct(f, 0)} of what the oracle-head ceiling frees.`);
     if (h.recall.removed > 0) out.push(`  bc recall gives back ${int(h.recall.recalled)} of the ${int(h.recall.removed)} results bc removed, byte for byte.`);
   } else {
-    const l = lostOverOracle(h);
+    const l = lostOverCeiling(h);
+    const known = lostOverCeiling(h, "need-oracle");
     const handed = bc.handovers > 0 ? `; the other ${int(bc.cuts - bc.reached)} went to Claude Code's summary` : "";
     out.push(`  bc reached the budget itself in ${int(bc.reached)} of ${int(bc.cuts)} cuts${handed}.`);
     out.push(
       `  Where what no method may touch fits the budget (${int(bc.reachable)} cuts), bc reached it in ${int(bc.reachedReachable)} (${pct(bc.reachedReachableShare, 0)}).`,
     );
     const c = rows.find((m) => m.method === "oracle-to-budget");
-    if (l !== undefined && c)
-      out.push(`  bc's lost rate is ${l.toFixed(1)}× the oracle-to-budget ceiling's, at ${pct(bc.freedShare)} freed to its ${pct(c.freedShare)}.`);
+    const n = rows.find((m) => m.method === "need-oracle");
+    if (l !== undefined && c) out.push(`  bc loses ${int(bc.lost)} results, ${l.toFixed(2)}× the ${int(c.lost)} oracle-to-budget loses at the same budget.`);
+    if (known !== undefined && n && c && c.lost > 0)
+      out.push(`  Told which results the session uses (need-oracle), bc would lose ${int(n.lost)} (${(n.lost / c.lost).toFixed(2)}×).`);
   }
   return out;
 };

@@ -1,0 +1,32 @@
+// The sentences that set bc beside its ceilings, on made-up rows.
+import { expect, test } from "bun:test";
+import { ceilingSentences, lostOverCeiling } from "../../src/eval/report/format.ts";
+import { ZERO_TALLY } from "../../src/eval/score.ts";
+import { type HostSummary, type MethodSummary, summarizeTallies } from "../../src/eval/summary.ts";
+
+const row = (method: string, kind: MethodSummary["kind"], removed: number, lost: number): MethodSummary =>
+  summarizeTallies(method, kind, [{ ...ZERO_TALLY, cuts: 1, removed, lost, tokensBefore: 1000, tokensFreed: 400 }]);
+
+const host = (pressure: MethodSummary[]): HostSummary => ({
+  host: "codex",
+  sessions: 1,
+  methods: [],
+  pressure,
+  compactions: {} as never,
+  passes: [],
+  recall: { removed: 0, recalled: 0 },
+  byRule: [],
+});
+
+test("bc beside a ceiling: results lost against results lost at the same budget, not the shares of what each removed", () => {
+  // bc removes 100 and loses 30 (30%); the ceiling removes 300 and loses 20 (6.7%): 1.5x the results, 4.5x the share
+  const h = host([row("rules", "method", 100, 30), row("oracle-to-budget", "ceiling", 300, 20), row("need-oracle", "ceiling", 200, 24)]);
+  expect(lostOverCeiling(h)).toBe(1.5);
+  expect(lostOverCeiling(h, "need-oracle")).toBe(1.25);
+  const sentence = ceilingSentences(h).find((s) => s.startsWith("under pressure"));
+  expect(sentence).toContain("bc loses 30 results, 30.00% of what it removes; 1.50× the 20 the oracle-to-budget ceiling loses at the same budget");
+  expect(sentence).toContain("need-oracle: 24, 1.20×");
+  // a ceiling that lost nothing gives no multiple
+  expect(lostOverCeiling(host([row("rules", "method", 100, 30), row("oracle-to-budget", "ceiling", 300, 0)]))).toBeUndefined();
+  expect(lostOverCeiling(host([row("rules", "method", 100, 30)]))).toBeUndefined();
+});
