@@ -2,6 +2,7 @@
 // comparison and the repeated passes. Rates are ratios of pooled counts.
 import type { Host } from "../engine/types.ts";
 import type { CompactionScore } from "./host-compactions.ts";
+import { type Interval, ratioInterval } from "./interval.ts";
 import type { RuleTally, SessionReplay } from "./replay.ts";
 import { addTally, ZERO_TALLY, type Tally } from "./score.ts";
 
@@ -81,6 +82,17 @@ export interface HostSummary {
   readonly recall: { readonly removed: number; readonly recalled: number };
   /** what bc removed and lost by the rule that removed it, light then pressure, most lost first (then most freed) */
   readonly byRule: readonly RuleSummary[];
+  /** how far bc's headline figures could move with other sessions (interval.ts) */
+  readonly intervals?: HostIntervals;
+}
+
+export interface HostIntervals {
+  /** light: bc's lost / removed */
+  readonly lightLostRate?: Interval;
+  /** pressure: bc's results lost / oracle-to-budget's */
+  readonly lostOverOracle?: Interval;
+  /** pressure: bc's results lost / need-oracle's */
+  readonly lostOverNeedOracle?: Interval;
 }
 
 export interface RuleSummary extends RuleTally {
@@ -227,6 +239,31 @@ export const summarizeRules = (sessions: readonly SessionReplay[]): RuleSummary[
     .sort((a, b) => (a.mode !== b.mode ? (a.mode === "light" ? -1 : 1) : b.lost - a.lost || b.tokensFreed - a.tokensFreed || a.rule.localeCompare(b.rule)));
 };
 
+/** Per session, a method's tally summed over its cuts in one mode (undefined: the method never ran). */
+const sessionTally = (s: SessionReplay, mode: Mode, method: string): Tally | undefined => {
+  let t: Tally | undefined;
+  for (const c of s.cuts) {
+    const here = tallyAt(c, mode, method);
+    if (here) t = addTally(t ?? ZERO_TALLY, here);
+  }
+  return t;
+};
+
+/** The intervals of bc's headline figures over the host's sessions. */
+export const hostIntervals = (sessions: readonly SessionReplay[]): HostIntervals => {
+  const pairs = (mode: Mode, of: (bc: Tally, other: Tally | undefined) => [number, number] | undefined, other?: string) =>
+    sessions.flatMap((s) => {
+      const bc = sessionTally(s, mode, "rules");
+      const pair = bc === undefined ? undefined : of(bc, other === undefined ? undefined : sessionTally(s, mode, other));
+      return pair === undefined ? [] : [pair];
+    });
+  const overCeiling = (id: string) => ratioInterval(pairs("pressure", (bc, c) => (c === undefined ? undefined : [bc.lost, c.lost]), id));
+  const light = ratioInterval(pairs("light", (bc) => [bc.lost, bc.removed]));
+  const oracle = overCeiling("oracle-to-budget");
+  const need = overCeiling("need-oracle");
+  return { ...(light ? { lightLostRate: light } : {}), ...(oracle ? { lostOverOracle: oracle } : {}), ...(need ? { lostOverNeedOracle: need } : {}) };
+};
+
 export const summarizeHost = (
   host: Host,
   sessions: readonly SessionReplay[],
@@ -255,5 +292,6 @@ export const summarizeHost = (
       recalled: 0,
     }),
     byRule: summarizeRules(mine),
+    intervals: hostIntervals(mine),
   };
 };

@@ -97,7 +97,7 @@ export const ceilingSentences = (h: HostSummary): string[] => {
   const f = freedOfOracleHead(h);
   if (bc && head && f !== undefined)
     out.push(
-      `light: bc's rules free ${pct(bc.freedShare)} of the history, ${pct(f, 0)} of what the oracle-head ceiling frees (${pct(head.freedShare)}) at zero misses.`,
+      `light: bc's rules free ${pct(bc.freedShare)} of the history, ${pct(f, 0)} of what the oracle-head ceiling frees (${pct(head.freedShare)}) at zero misses, and lose ${pct(bc.lostRate, 2)} of what they remove${h.intervals?.lightLostRate ? ` (${pct(h.intervals.lightLostRate.low, 2)}-${pct(h.intervals.lightLostRate.high, 2)} in 95% of resamplings of the sessions)` : ""}.`,
     );
   if (h.recall.removed > 0)
     out.push(
@@ -107,13 +107,17 @@ export const ceilingSentences = (h: HostSummary): string[] => {
   const pc = h.pressure?.find((m) => m.method === "oracle-to-budget");
   const pn = h.pressure?.find((m) => m.method === "need-oracle");
   const l = lostOverCeiling(h);
-  const known =
+  const oi = h.intervals?.lostOverOracle;
+  const asides = [
+    oi === undefined ? undefined : `${oi.low.toFixed(2)}-${oi.high.toFixed(2)}× in 95% of resamplings of the sessions`,
     pn === undefined || pc === undefined || pc.lost === 0
-      ? ""
-      : ` (with each result's need known, need-oracle: ${int(pn.lost)}, ${(pn.lost / pc.lost).toFixed(2)}×)`;
+      ? undefined
+      : `with each result's need known, need-oracle: ${int(pn.lost)}, ${(pn.lost / pc.lost).toFixed(2)}×`,
+  ].filter((x) => x !== undefined);
+  const aside = asides.length === 0 ? "" : ` (${asides.join("; ")})`;
   if (pb && pc)
     out.push(
-      `under pressure: bc loses ${int(pb.lost)} results, ${pct(pb.lostRate, 2)} of what it removes${l === undefined ? "" : `; ${l.toFixed(2)}× the ${int(pc.lost)} the oracle-to-budget ceiling loses at the same budget${known}`}; it frees ${pct(pb.freedShare)} of the history where the ceiling frees ${pct(pc.freedShare)}; it reached the budget itself at ${pct(pb.reachedShare, 0)} of cuts${pb.handovers > 0 ? ` and handed ${int(pb.handovers)} to Claude Code's summary, which then removes more (not scored here)` : ""}.`,
+      `under pressure: bc loses ${int(pb.lost)} results, ${pct(pb.lostRate, 2)} of what it removes${l === undefined ? "" : `; ${l.toFixed(2)}× the ${int(pc.lost)} the oracle-to-budget ceiling loses at the same budget${aside}`}; it frees ${pct(pb.freedShare)} of the history where the ceiling frees ${pct(pc.freedShare)}; it reached the budget itself at ${pct(pb.reachedShare, 0)} of cuts${pb.handovers > 0 ? ` and handed ${int(pb.handovers)} to Claude Code's summary, which then removes more (not scored here)` : ""}.`,
     );
   return out;
 };

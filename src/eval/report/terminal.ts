@@ -45,6 +45,8 @@ const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): s
   if (mode === "light") {
     const f = freedOfOracleHead(h);
     if (f !== undefined) out.push(`  bc frees ${pct(f, 0)} of what the oracle-head ceiling frees.`);
+    const li = h.intervals?.lightLostRate;
+    if (li) out.push(`  bc's lost share is ${pct(bc.lostRate, 2)}; resampling the sessions, ${pct(li.low, 2)}-${pct(li.high, 2)} (95% of draws).`);
     if (h.recall.removed > 0) out.push(`  bc recall gives back ${int(h.recall.recalled)} of the ${int(h.recall.removed)} results bc removed, byte for byte.`);
   } else {
     const l = lostOverCeiling(h);
@@ -57,6 +59,8 @@ const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): s
     const c = rows.find((m) => m.method === "oracle-to-budget");
     const n = rows.find((m) => m.method === "need-oracle");
     if (l !== undefined && c) out.push(`  bc loses ${int(bc.lost)} results, ${l.toFixed(2)}× the ${int(c.lost)} oracle-to-budget loses at the same budget.`);
+    const oi = h.intervals?.lostOverOracle;
+    if (l !== undefined && oi) out.push(`  Resampling the sessions, that multiple is ${oi.low.toFixed(2)}-${oi.high.toFixed(2)}× (95% of draws).`);
     if (known !== undefined && n && c && c.lost > 0)
       out.push(`  Told which results the session uses (need-oracle), bc would lose ${int(n.lost)} (${(n.lost / c.lost).toFixed(2)}×).`);
   }
