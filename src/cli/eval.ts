@@ -1,7 +1,7 @@
 // `bc eval [files or folders…]`: replay sessions, cut them, and score what each method loses.
 import { defineCommand } from "citty";
 import { z } from "zod";
-import { existsSync, mkdtempSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Host } from "../engine/types.ts";
@@ -9,7 +9,12 @@ import { discoverSessions } from "../hosts/load.ts";
 import { collectFiles, homeName, sortFiles, type CorpusFile, type Skipped } from "../eval/corpus.ts";
 import { DEFAULT_CUTS } from "../eval/cut.ts";
 import { DEMO_FILES } from "../eval/demo/index.ts";
-import { rulesCompactor } from "../eval/methods/engine.ts";
+import { rulesCompactorWith } from "../eval/methods/engine.ts";
+import type { NeedModel } from "../engine/need/model.ts";
+import { parseNeedModel } from "../engine/need/model.ts";
+import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
+import { needWeightsPath } from "../hosts/claude/install.ts";
+import { describeWeights, weightsInUse } from "../hosts/need-weights.ts";
 import { DEFAULT_PASSES } from "../eval/passes.ts";
 import { DEFAULT_PRESSURE } from "../eval/pressure.ts";
 import { terminalSummary } from "../eval/report/terminal.ts";
@@ -88,9 +93,27 @@ const FLAGS = z.object({
   methods: z.string().optional(),
   pressure: z.string().optional(),
   split: z.boolean().default(false),
+  "need-weights": z.string().min(1, "needs shipped or a file").optional(),
   out: pathFlag().optional(),
   json: z.boolean().default(false),
 });
+
+/**
+ * The need weights bc's rows rank by, as the product would: `shipped`, a weights file, or (no
+ * flag) the weights bc plan and the plugin use (yours when `bc calibrate --write` made them).
+ */
+export const evalNeedWeights = (flag: string | undefined): { model?: NeedModel; description: string; flag: string } => {
+  if (flag === "shipped") return { description: describeWeights({ model: SHIPPED_NEED_MODEL, kind: "shipped", path: "" }), flag: "shipped" };
+  if (flag === undefined) {
+    const w = weightsInUse(needWeightsPath());
+    if (w.problem !== undefined) log.warn(`need weights ${w.problem}; using the shipped ones`);
+    return w.kind === "user" ? { model: w.model, description: describeWeights(w), flag: w.path } : { description: describeWeights(w), flag: "shipped" };
+  }
+  if (!existsSync(flag)) throw new BcError("not-found", `--need-weights: no file ${flag}`, "give shipped, or a weights file bc calibrate --write made");
+  const m = parseNeedModel(readFileSync(flag, "utf8"));
+  if ("problem" in m) throw new BcError("bad-input", `--need-weights ${flag}: ${m.problem}`, "give shipped, or a weights file bc calibrate --write made");
+  return { model: m, description: `${flag}: ${m.source}`, flag };
+};
 
 /** The embedded examples, written to a temporary folder the caller removes. */
 const demoCorpus = (): { files: CorpusFile[]; dir: string } => {
@@ -182,6 +205,10 @@ export default defineCommand({
       description: `Also score every method at this share of the window, compacted to the plugin's budget (default ${DEFAULT_PRESSURE}; off: light mode only)`,
     },
     split: { type: "boolean", description: "Report each path given as its own column block beside the total" },
+    "need-weights": {
+      type: "string",
+      description: "The need weights bc ranks by: shipped, or a weights file (default: yours when bc calibrate --write made them, else shipped)",
+    },
     out: { type: "string", description: "Folder for report.md, report.json and report.html (default ./bc-eval-<corpus>-<fingerprint>)" },
     json: { ...JSON_ARG, description: "Print the summary as JSON on stdout, for scripts" },
   },
@@ -191,6 +218,7 @@ export default defineCommand({
     const cuts = args.cuts === undefined ? [...DEFAULT_CUTS] : parseCuts(args.cuts);
     const methods = args.methods === undefined ? [...METHOD_IDS] : parseMethods(args.methods);
     const pressure = parsePressure(args.pressure);
+    const weights = evalNeedWeights(args["need-weights"]);
     const outDir = args.out;
     const outCheck = checkOutDir(outDir ?? ".");
     // a folder made only for this run goes again if the run writes nothing into it
@@ -262,7 +290,9 @@ export default defineCommand({
         ...(host === undefined ? {} : { host }),
         ...(pressure === undefined ? {} : { pressure }),
         ...(args.split === true ? { split: true, ...(groups === undefined ? {} : { groups }) } : {}),
-        compact: rulesCompactor,
+        compact: rulesCompactorWith(weights.model),
+        ...(weights.model === undefined ? {} : { needModel: weights.model }),
+        needWeights: { description: weights.description, flag: weights.flag },
         onProgress: bar.update,
         shouldStop: () => stop,
       });

@@ -1,5 +1,6 @@
 // One session through the whole replay: every cut × every method, the repeated passes, and
 // the host's own compactions. Pure: sessions in, numbers out.
+import type { NeedModel } from "../engine/need/model.ts";
 import type { Host, Session } from "../engine/types.ts";
 import type { HostCompaction } from "../hosts/types.ts";
 import { cutContext } from "./cut.ts";
@@ -71,6 +72,8 @@ export interface ReplayOptions {
   readonly compact: Compactor;
   /** the pressure mode's history share of the window (undefined: light mode only) */
   readonly pressure?: number;
+  /** the need weights bc ranks by under pressure (undefined: the shipped ones; `compact` is the light mode's) */
+  readonly needModel?: NeedModel;
 }
 
 export interface ReplayInput {
@@ -198,7 +201,7 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
     let pressure: CutRow["pressure"];
     if (options.pressure !== undefined) {
       const point = pressurePoint(ctx.tokensBefore, options.pressure);
-      const input = { ...ctx, rulesFreedTokens: 0, point, used };
+      const input = { ...ctx, rulesFreedTokens: 0, point, used, ...(options.needModel === undefined ? {} : { needModel: options.needModel }) };
       const prow: Record<string, Tally> = {};
       const reachable = untouchableTokens(ctx) <= point.budget;
       const runBudget = (m: BudgetMethod) => {

@@ -3,6 +3,8 @@
 // machine paths, so the same corpus gives the same report byte for byte.
 import { readFileSync } from "node:fs";
 import { CHARS_PER_TOKEN } from "../engine/estimate.ts";
+import type { NeedModel } from "../engine/need/model.ts";
+import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
 import { DEFAULT_OPTIONS, type Host } from "../engine/types.ts";
 import { detectHost, loadSessionFile } from "../hosts/load.ts";
 import { BcError } from "../util/errors.ts";
@@ -49,6 +51,8 @@ export interface EvalParameters {
   readonly split?: boolean;
   /** --split: the blocks' names in the order the paths were given (default: as the files come) */
   readonly groups?: readonly string[];
+  /** the need weights bc ranks by: what they are, and the flag that names them again */
+  readonly needWeights?: { readonly description: string; readonly flag: string };
 }
 
 /** One given path's share of the corpus, summarized alone (--split). */
@@ -89,6 +93,8 @@ export interface RunEvalOptions extends EvalParameters {
   readonly skipped?: readonly Skipped[];
   readonly kind: EvalReport["corpus"]["kind"];
   readonly compact: Compactor;
+  /** the need weights bc's rows rank by (undefined: the shipped ones); `compact` should rank by the same */
+  readonly needModel?: NeedModel;
   readonly onProgress?: (done: number, total: number, name: string) => void;
   /** polled between sessions; true stops the run (BcError "interrupted") */
   readonly shouldStop?: () => boolean;
@@ -109,6 +115,7 @@ export const repeatFlags = (p: EvalParameters): string =>
     `--methods ${p.methods.length === METHOD_IDS.length ? "all" : p.methods.join(",")}`,
     ...(p.host === undefined ? [] : [`--host ${p.host}`]),
     ...(p.split === true ? ["--split"] : []),
+    `--need-weights ${p.needWeights?.flag ?? "shipped"}`,
   ].join(" ");
 
 export const parameters = (p: EvalParameters): Record<string, unknown> => ({
@@ -116,6 +123,7 @@ export const parameters = (p: EvalParameters): Record<string, unknown> => ({
   cuts: [...p.cuts],
   passes: [...p.passes],
   host: p.host ?? "all",
+  needWeights: p.needWeights ?? { description: `shipped: ${SHIPPED_NEED_MODEL.source}`, flag: "shipped" },
   split: p.split === true,
   methods: methodSummaries().filter((m) => p.methods.includes(m.id)),
   ceilings: ceilingSummaries(),
@@ -191,7 +199,14 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
       }
       const replay = replaySession(
         { host: loaded.host, id: loaded.id, file: f.name, timeline: loaded.timeline, compactions: loaded.compactions },
-        { cuts, methods, passes, compact: opts.compact, ...(opts.pressure === undefined ? {} : { pressure: opts.pressure }) },
+        {
+          cuts,
+          methods,
+          passes,
+          compact: opts.compact,
+          ...(opts.pressure === undefined ? {} : { pressure: opts.pressure }),
+          ...(opts.needModel === undefined ? {} : { needModel: opts.needModel }),
+        },
       );
       // what the host keeps after bc's compaction at each cut: does recall give every removed result back?
       let recall = { removed: 0, recalled: 0 };
@@ -249,6 +264,7 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
       ...(opts.host === undefined ? {} : { host: opts.host }),
       ...(opts.pressure === undefined ? {} : { pressure: opts.pressure }),
       ...(opts.split === true ? { split: true } : {}),
+      ...(opts.needWeights === undefined ? {} : { needWeights: opts.needWeights }),
     }),
     hosts,
     ...(opts.split === true ? { split } : {}),

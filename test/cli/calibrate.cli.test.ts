@@ -65,4 +65,24 @@ describe("bc calibrate", () => {
     expect(broken.stdout).toContain("need weights: shipped");
     expect(broken.stderr).toContain("expected { source, features");
   });
+
+  test("bc eval ranks by the weights in use too, or by those --need-weights names; a bad file is a one-line error", () => {
+    expect(bc("calibrate", DEMO, "--write").code).toBe(0);
+    const run = (...flags: string[]) => {
+      const out = join(home, `eval-${flags.join("-").replace(/\W+/g, "_") || "default"}`);
+      const r = bc("eval", DEMO, "--pressure", "off", "--out", out, ...flags);
+      return { ...r, report: r.code === 0 ? JSON.parse(readFileSync(join(out, "report.json"), "utf8")) : undefined };
+    };
+    const mine = run();
+    expect(mine.code).toBe(0);
+    expect(mine.report.parameters.needWeights.flag).toBe(weightsFile);
+    expect(mine.report.parameters.repeat).toContain(`--need-weights ${weightsFile}`);
+    expect(mine.stdout).toContain(`bc ranks by the need weights in ${weightsFile}, not the shipped ones.`);
+    const shipped = run("--need-weights", "shipped");
+    expect(shipped.report.parameters.needWeights.flag).toBe("shipped");
+    expect(shipped.stdout).not.toContain("bc ranks by the need weights");
+    const missing = run("--need-weights", join(home, "nothing.json"));
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr.trim().split("\n")[0]).toBe(`bc: --need-weights: no file ${join(home, "nothing.json")}`);
+  });
 });

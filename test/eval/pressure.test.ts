@@ -18,6 +18,8 @@ import { enforcePins, scoreCut } from "../../src/eval/score.ts";
 import { indexSession } from "../../src/eval/session-index.ts";
 import { spreadOf } from "../../src/eval/summary.ts";
 import { filler, pair, prompt, reply, session } from "./build.ts";
+import { FEATURE_NAMES } from "../../src/engine/need/features.ts";
+import type { NeedModel } from "../../src/engine/need/model.ts";
 
 /** a text of exactly `tokens` estimated tokens whose first line names `name` */
 const sized = (name: string, tokens: number): string => `${name}\n`.padEnd(tokens * 4, "x");
@@ -203,6 +205,33 @@ describe("where the budget can be reached", () => {
 });
 
 describe("bc under pressure is the product's own answer", () => {
+  test.each(["claude", "codex"] as const)("%s: bc's row ranks by the need weights it is given", (host) => {
+    const messages: Message[] = [
+      prompt("start"),
+      ...Array.from({ length: 14 }, (_, i) => pair(`c${i}`, "Bash", { command: `step ${i}` }, sized(`output_number_${i}`, 100 + 60 * i))).flat(),
+      ...filler(6),
+      reply("done"),
+    ];
+    const ctx = cutContext(indexSession(session(messages, "s1", host)), 0.9);
+    const input = { ...ctx, rulesFreedTokens: 0, used: usedAfterCut(ctx), point: pressurePoint(ctx.tokensBefore, 0.95) };
+    // the test's own weights, not the shipped ones: every result needed, or none
+    const constant = (intercept: number): NeedModel => ({
+      source: "test",
+      features: [...FEATURE_NAMES],
+      mean: FEATURE_NAMES.map(() => 0),
+      scale: FEATURE_NAMES.map(() => 1),
+      weights: FEATURE_NAMES.map(() => 0),
+      intercept,
+    });
+    const needed = BC_UNDER_PRESSURE.run({ ...input, needModel: constant(10) });
+    const unneeded = BC_UNDER_PRESSURE.run({ ...input, needModel: constant(-10) });
+    // needed: only what the budget takes; none needed: every result the rules kept for want of evidence goes too
+    expect(needed.reached).toBe(true);
+    expect(unneeded.rewrites.size).toBeGreaterThan(needed.rewrites.size);
+    expect([...needed.rules!.values()]).not.toContain("unneeded");
+    expect([...unneeded.rules!.values()]).toContain("unneeded");
+  });
+
   const claude = (): Message[] => [
     prompt("start"),
     ...Array.from({ length: 14 }, (_, i) => pair(`c${i}`, "Bash", { command: `step ${i}` }, sized(`output_number_${i}`, 300))).flat(),

@@ -47,7 +47,7 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
   kind: "method",
   summary:
     "bc as the product answers: Claude Code, the plugin's session.compact (trigger auto, context at the pressure, budget compactAtPercent); Codex, the engine's plan with that budget, as bc codex-fork plans",
-  run: ({ prefix, results, point }) => {
+  run: ({ prefix, results, point, needModel }) => {
     if (prefix.host === "claude") {
       // Claude Code's count of the context is the whole history's; the plugin sets what its rows
       // leave out (thinking, meta records) against the budget itself, and so frees what the others free
@@ -58,6 +58,8 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
         usage: { tokens: point.tokensBefore, window: point.window, percent: Math.round(point.pressure * 1000) / 10 },
         options: DEFAULT_PLUGIN_OPTIONS,
         now: () => 0,
+        // the plugin reads a weights file's text, as the host hands it
+        ...(needModel === undefined ? {} : { needWeights: JSON.stringify(needModel) }),
       });
       if ("skip" in answer) return { rewrites: new Map(), reached: false };
       const out = "messages" in answer ? answer.messages : answer.handover;
@@ -68,7 +70,7 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
         rules: rulesByCall(record.results),
       };
     }
-    const p = plan(prefix, { ...DEFAULT_OPTIONS, budgetTokens: point.budget });
+    const p = plan(prefix, { ...DEFAULT_OPTIONS, budgetTokens: point.budget, ...(needModel === undefined ? {} : { needModel }) });
     return {
       rewrites: rewritesFrom(results, apply(prefix, p)),
       reached: p.budget?.reached ?? false,

@@ -1,10 +1,16 @@
 // The rules as the product runs them: the engine's plan + apply at bc's defaults, with the rule
 // that decided each result.
 import { apply } from "../../engine/apply.ts";
+import type { NeedModel } from "../../engine/need/model.ts";
 import { plan } from "../../engine/plan.ts";
 import { type Compactor, rulesByCall } from "./rules.ts";
 
-export const rulesCompactor: Compactor = (session) => {
-  const p = plan(session);
-  return { messages: apply(session, p), rules: rulesByCall(p.decisions) };
-};
+/** The rules as `bc plan` runs them, ranking by `needModel` (undefined: the shipped weights). */
+export const rulesCompactorWith =
+  (needModel?: NeedModel): Compactor =>
+  (session) => {
+    const p = plan(session, needModel === undefined ? undefined : { needModel });
+    return { messages: apply(session, p), rules: rulesByCall(p.decisions) };
+  };
+
+export const rulesCompactor: Compactor = rulesCompactorWith();

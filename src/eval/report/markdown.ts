@@ -88,7 +88,9 @@ export const corpusLine = (r: EvalReport): string => {
       : r.corpus.kind === "user"
         ? "your own sessions"
         : "the files given";
-  return `Corpus: ${what}; ${r.corpus.sessions} sessions (${perHost || "none"}) from ${r.corpus.files} files, ${r.corpus.skipped.length} skipped. Fingerprint \`${r.corpus.fingerprint}\`.`;
+  const weights = (r.parameters as { needWeights?: { description: string; flag: string } }).needWeights;
+  const ranked = weights === undefined || weights.flag === "shipped" ? "" : ` bc ranks by the need weights in ${weights.description}, not the shipped ones.`;
+  return `Corpus: ${what}; ${r.corpus.sessions} sessions (${perHost || "none"}) from ${r.corpus.files} files, ${r.corpus.skipped.length} skipped. Fingerprint \`${r.corpus.fingerprint}\`.${ranked}`;
 };
 
 /** The definitions both reports print. */

@@ -68,11 +68,14 @@ const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): s
 };
 
 export const terminalSummary = (r: EvalReport, paths: readonly string[]): string => {
-  const p = r.parameters as { cuts: number[]; pressure: null | { share: number; budgetShare: number } };
+  const p = r.parameters as { cuts: number[]; pressure: null | { share: number; budgetShare: number }; needWeights?: { flag: string } };
   const perHost = r.hosts.map((h) => `${h.sessions} ${HOST_NAMES[h.host] ?? h.host}`).join(", ");
   const lines: string[] = [
     `bc eval: ${r.corpus.sessions} sessions (${perHost || "none"}), ${r.corpus.skipped.length} files skipped; corpus ${r.corpus.fingerprint.slice(0, 12)}`,
     `Each session cut at ${p.cuts.map((c) => pct(c, 0)).join(", ")} of its messages; each method compacts what is before the cut.`,
+    ...(p.needWeights === undefined || p.needWeights.flag === "shipped"
+      ? []
+      : [`bc ranks by the need weights in ${p.needWeights.flag}, not the shipped ones.`]),
     "",
     `Light compaction (no budget)`,
     HEAD,
