@@ -118,7 +118,7 @@ export const renderCalibration = (r: CalibrationReport): string =>
     `  AUC per fold of held-out sessions: ${r.refit.foldAuc.map(fmt).join(", ")}`,
     ...toolLines(r.byTool),
     r.written !== undefined
-      ? `wrote ${r.written}: bc plan, bc codex-fork and the Claude Code plugin use it from now on (delete it to go back to the shipped weights)`
+      ? `wrote ${r.written}: bc plan, bc codex-fork, bc eval and the Claude Code plugin use it from now on\n(delete it to go back; to compare what bc loses with each: bc eval, then bc eval --need-weights shipped)`
       : r.refit.auc >= r.shipped.auc + CLEARLY_BETTER
         ? "a refit ranks your sessions better than the shipped weights: write it with --write"
         : `a refit ranks your sessions no better than the shipped weights (under ${CLEARLY_BETTER} AUC): keep them`,
