@@ -89,6 +89,8 @@ export interface HostSummary {
 export interface HostIntervals {
   /** light: bc's lost / removed */
   readonly lightLostRate?: Interval;
+  /** pressure: bc's lost / removed */
+  readonly pressureLostRate?: Interval;
   /** pressure: bc's results lost / oracle-to-budget's */
   readonly lostOverOracle?: Interval;
   /** pressure: bc's results lost / need-oracle's */
@@ -259,9 +261,15 @@ export const hostIntervals = (sessions: readonly SessionReplay[]): HostIntervals
     });
   const overCeiling = (id: string) => ratioInterval(pairs("pressure", (bc, c) => (c === undefined ? undefined : [bc.lost, c.lost]), id));
   const light = ratioInterval(pairs("light", (bc) => [bc.lost, bc.removed]));
+  const pressure = ratioInterval(pairs("pressure", (bc) => [bc.lost, bc.removed]));
   const oracle = overCeiling("oracle-to-budget");
   const need = overCeiling("need-oracle");
-  return { ...(light ? { lightLostRate: light } : {}), ...(oracle ? { lostOverOracle: oracle } : {}), ...(need ? { lostOverNeedOracle: need } : {}) };
+  return {
+    ...(light ? { lightLostRate: light } : {}),
+    ...(pressure ? { pressureLostRate: pressure } : {}),
+    ...(oracle ? { lostOverOracle: oracle } : {}),
+    ...(need ? { lostOverNeedOracle: need } : {}),
+  };
 };
 
 export const summarizeHost = (

@@ -34,3 +34,23 @@ test("the legend names exactly the kinds of marks the chart draws", () => {
   expect(pressure).not.toContain('data-mark="ceiling"');
   expect(pressure).not.toContain('data-mark="front"');
 });
+
+test("bc's lost rate over resampled sessions is a bar through its point, in the legend only when drawn", () => {
+  const base = { host: "codex" as const, sessions: 8, methods: [], compactions: {} as never, passes: [], recall: { removed: 0, recalled: 0 }, byRule: [] };
+  const rows = [row("rules", "method", 0.1, 0.02), row("size-cap", "method", 0.2, 0.01)];
+  const legendOf = (svg: string): string[] => [...svg.matchAll(/<text class="legend"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]!);
+  const withBar = renderChart({ ...base, intervals: { lightLostRate: { low: 0.005, high: 0.09 } } }, rows, "light", "t");
+  expect(withBar).toContain('data-mark="interval"');
+  expect(withBar).toContain("0.50%-9.00%");
+  expect(legendOf(withBar)).toContain("bc, other sessions (95%)");
+  // the axis reaches the top of the bar, above every point
+  expect(withBar).toContain(">10.0%</text>");
+  // the light bar is not drawn under pressure, nor without intervals
+  for (const svg of [
+    renderChart({ ...base, intervals: { lightLostRate: { low: 0.005, high: 0.09 } } }, rows, "pressure", "t"),
+    renderChart(base, rows, "light", "t"),
+  ]) {
+    expect(svg).not.toContain('data-mark="interval"');
+    expect(legendOf(svg)).not.toContain("bc, other sessions (95%)");
+  }
+});

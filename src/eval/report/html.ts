@@ -122,7 +122,11 @@ export const renderChart = (h: HostSummary, rows: readonly MethodSummary[], mode
   const B = 44;
   const shown = rows.filter((m) => m.method !== "keep-all" && !(mode === "pressure" && m.method.startsWith("rules:")));
   const xMax = niceMax(Math.max(0, ...shown.map((m) => m.freedShare)));
-  const yMax = niceMax(Math.max(0, ...shown.map((m) => m.lostRate)));
+  // bc's lost rate over resampled sessions (interval.ts), drawn as a bar through its point
+  const spread = mode === "light" ? h.intervals?.lightLostRate : h.intervals?.pressureLostRate;
+  const bc = shown.find((m) => m.method === "rules");
+  const bar = bc === undefined ? undefined : spread;
+  const yMax = niceMax(Math.max(0, ...shown.map((m) => m.lostRate), bar?.high ?? 0));
   const x = (v: number): number => L + (v / xMax) * (W - L - R);
   const y = (v: number): number => H - B - (v / yMax) * (H - T - B);
   const parts: string[] = [];
@@ -158,6 +162,13 @@ export const renderChart = (h: HostSummary, rows: readonly MethodSummary[], mode
     { x: L + 1, y: T, w: W - R - L - 1, h: H - B - T },
     { x: W - R + 10, top: T + 110 },
   );
+  if (bc !== undefined && bar !== undefined) {
+    const bx = x(bc.freedShare);
+    const [lo, hi] = [y(bar.low), y(bar.high)];
+    parts.push(
+      `<path d="M${bx.toFixed(1)} ${lo.toFixed(1)} L${bx.toFixed(1)} ${hi.toFixed(1)} M${(bx - 4).toFixed(1)} ${lo.toFixed(1)} L${(bx + 4).toFixed(1)} ${lo.toFixed(1)} M${(bx - 4).toFixed(1)} ${hi.toFixed(1)} L${(bx + 4).toFixed(1)} ${hi.toFixed(1)}" stroke="${MARK.bc}" stroke-width="1.5" fill="none" data-mark="interval"><title>${esc(`bc's lost rate in 95% of resamplings of the sessions: ${pct(bar.low, 2)}-${pct(bar.high, 2)}`)}</title></path>`,
+    );
+  }
   for (const m of shown) {
     const cx = x(m.freedShare).toFixed(1);
     const cy = y(m.lostRate).toFixed(1);
@@ -192,6 +203,11 @@ export const renderChart = (h: HostSummary, rows: readonly MethodSummary[], mode
     ly += 16;
   };
   legend(`<circle cx="${lx + 5}" cy="${ly + 5}" r="5" fill="${MARK.bc}" stroke="#000" stroke-width="0.5"/>`, "bc");
+  if (bc !== undefined && bar !== undefined)
+    legend(
+      `<path d="M${lx + 5} ${ly - 1} L${lx + 5} ${ly + 11} M${lx + 1} ${ly - 1} L${lx + 9} ${ly - 1} M${lx + 1} ${ly + 11} L${lx + 9} ${ly + 11}" stroke="${MARK.bc}" stroke-width="1.5" fill="none"/>`,
+      "bc, other sessions (95%)",
+    );
   if (methods.some((m) => m.method !== "rules"))
     legend(`<circle cx="${lx + 5}" cy="${ly + 5}" r="4.5" fill="${MARK.method}" stroke="#000" stroke-width="0.5"/>`, "other methods");
   if (shown.some((m) => m.kind === "ceiling"))
