@@ -12,7 +12,7 @@ export interface Interval {
 export const BOOTSTRAP_DRAWS = 2000;
 
 /** A small, fast, seeded generator of numbers in [0, 1) (mulberry32). */
-const generator = (seed: number): (() => number) => {
+export const seededRandom = (seed: number): (() => number) => {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -29,7 +29,7 @@ const generator = (seed: number): (() => number) => {
  */
 export const ratioInterval = (units: readonly (readonly [number, number])[], draws = BOOTSTRAP_DRAWS, seed = 1): Interval | undefined => {
   if (units.length < 2) return undefined;
-  const next = generator(seed);
+  const next = seededRandom(seed);
   const values: number[] = [];
   for (let d = 0; d < draws; d++) {
     let a = 0;

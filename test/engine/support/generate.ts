@@ -5,17 +5,10 @@
 // what came before.
 import type { Host, Message, Session, ToolCall, ToolResult } from "../../../src/engine/types.ts";
 
-/** mulberry32: small, fast, good enough for test data */
-export const prng = (seed: number): (() => number) => {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
+import { seededRandom } from "../../../src/eval/interval.ts";
+
+/** mulberry32 (the eval's, for its resampling): small, fast, good enough for test data */
+export const prng = seededRandom;
 
 export interface GenerateOptions {
   readonly seed: number;
