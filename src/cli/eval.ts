@@ -14,14 +14,14 @@ import type { NeedModel } from "../engine/need/model.ts";
 import { parseNeedModel } from "../engine/need/model.ts";
 import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
-import { describeWeights, weightsInUse } from "../hosts/need-weights.ts";
+import { weightsInUse } from "../hosts/need-weights.ts";
 import { DEFAULT_PASSES } from "../eval/passes.ts";
 import { DEFAULT_PRESSURE } from "../eval/pressure.ts";
 import { terminalSummary } from "../eval/report/terminal.ts";
 import { defaultOutDir, writeReport } from "../eval/report/write.ts";
 import { warnSkipped } from "./sessions.ts";
 import { METHOD_IDS } from "../eval/replay.ts";
-import { runEval, type EvalReport } from "../eval/run.ts";
+import { needWeightsRecord, runEval, type EvalReport, type NeedWeightsRecord } from "../eval/run.ts";
 import { BcError } from "../util/errors.ts";
 import { log, out } from "../util/log.ts";
 import { JSON_ARG, parseFlags, pathFlag } from "./args.ts";
@@ -102,17 +102,18 @@ const FLAGS = z.object({
  * The need weights bc's rows rank by, as the product would: `shipped`, a weights file, or (no
  * flag) the weights bc plan and the plugin use (yours when `bc calibrate --write` made them).
  */
-export const evalNeedWeights = (flag: string | undefined): { model?: NeedModel; description: string; flag: string } => {
-  if (flag === "shipped") return { description: describeWeights({ model: SHIPPED_NEED_MODEL, kind: "shipped", path: "" }), flag: "shipped" };
+export const evalNeedWeights = (flag: string | undefined): { model?: NeedModel; record: NeedWeightsRecord } => {
+  const shipped = { record: needWeightsRecord("shipped", SHIPPED_NEED_MODEL) };
+  if (flag === "shipped") return shipped;
   if (flag === undefined) {
     const w = weightsInUse(needWeightsPath());
     if (w.problem !== undefined) log.warn(`need weights ${w.problem}; using the shipped ones`);
-    return w.kind === "user" ? { model: w.model, description: describeWeights(w), flag: w.path } : { description: describeWeights(w), flag: "shipped" };
+    return w.kind === "user" ? { model: w.model, record: needWeightsRecord("yours", w.model) } : shipped;
   }
   if (!existsSync(flag)) throw new BcError("not-found", `--need-weights: no file ${flag}`, "give shipped, or a weights file bc calibrate --write made");
   const m = parseNeedModel(readFileSync(flag, "utf8"));
   if ("problem" in m) throw new BcError("bad-input", `--need-weights ${flag}: ${m.problem}`, "give shipped, or a weights file bc calibrate --write made");
-  return { model: m, description: `${flag}: ${m.source}`, flag };
+  return { model: m, record: needWeightsRecord("file", m) };
 };
 
 /** The embedded examples, written to a temporary folder the caller removes. */
@@ -292,7 +293,7 @@ export default defineCommand({
         ...(args.split === true ? { split: true, ...(groups === undefined ? {} : { groups }) } : {}),
         compact: rulesCompactorWith(weights.model),
         ...(weights.model === undefined ? {} : { needModel: weights.model }),
-        needWeights: { description: weights.description, flag: weights.flag },
+        needWeights: weights.record,
         onProgress: bar.update,
         shouldStop: () => stop,
       });

@@ -51,9 +51,24 @@ export interface EvalParameters {
   readonly split?: boolean;
   /** --split: the blocks' names in the order the paths were given (default: as the files come) */
   readonly groups?: readonly string[];
-  /** the need weights bc ranks by: what they are, and the flag that names them again */
-  readonly needWeights?: { readonly description: string; readonly flag: string };
+  /** the need weights bc ranks by (undefined: the shipped ones) */
+  readonly needWeights?: NeedWeightsRecord;
 }
+
+/** The need weights a run ranked by, as the report names them: by their contents, never a path. */
+export interface NeedWeightsRecord {
+  /** shipped: the binary's; yours: the file bc calibrate --write made; file: one --need-weights named */
+  readonly kind: "shipped" | "yours" | "file";
+  readonly source: string;
+  /** the first 12 hex digits of sha256 over the weights as JSON */
+  readonly fingerprint: string;
+}
+
+export const needWeightsRecord = (kind: NeedWeightsRecord["kind"], model: NeedModel): NeedWeightsRecord => ({
+  kind,
+  source: model.source,
+  fingerprint: contentHash(new TextEncoder().encode(JSON.stringify(model))).slice(0, 12),
+});
 
 /** One given path's share of the corpus, summarized alone (--split). */
 export interface SplitBlock {
@@ -115,7 +130,7 @@ export const repeatFlags = (p: EvalParameters): string =>
     `--methods ${p.methods.length === METHOD_IDS.length ? "all" : p.methods.join(",")}`,
     ...(p.host === undefined ? [] : [`--host ${p.host}`]),
     ...(p.split === true ? ["--split"] : []),
-    `--need-weights ${p.needWeights?.flag ?? "shipped"}`,
+    `--need-weights ${p.needWeights === undefined || p.needWeights.kind === "shipped" ? "shipped" : `<the weights file ${p.needWeights.fingerprint}>`}`,
   ].join(" ");
 
 export const parameters = (p: EvalParameters): Record<string, unknown> => ({
@@ -123,7 +138,7 @@ export const parameters = (p: EvalParameters): Record<string, unknown> => ({
   cuts: [...p.cuts],
   passes: [...p.passes],
   host: p.host ?? "all",
-  needWeights: p.needWeights ?? { description: `shipped: ${SHIPPED_NEED_MODEL.source}`, flag: "shipped" },
+  needWeights: p.needWeights ?? needWeightsRecord("shipped", SHIPPED_NEED_MODEL),
   split: p.split === true,
   methods: methodSummaries().filter((m) => p.methods.includes(m.id)),
   ceilings: ceilingSummaries(),

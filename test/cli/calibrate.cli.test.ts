@@ -75,12 +75,18 @@ describe("bc calibrate", () => {
     };
     const mine = run();
     expect(mine.code).toBe(0);
-    expect(mine.report.parameters.needWeights.flag).toBe(weightsFile);
-    expect(mine.report.parameters.repeat).toContain(`--need-weights ${weightsFile}`);
-    expect(mine.stdout).toContain(`bc ranks by the need weights in ${weightsFile}, not the shipped ones.`);
+    // named by their contents, never by a path: the report stays free of machine paths
+    const w = mine.report.parameters.needWeights;
+    expect(w).toMatchObject({ kind: "yours", source: expect.stringContaining("bc calibrate") });
+    expect(w.fingerprint).toMatch(/^[0-9a-f]{12}$/);
+    expect(JSON.stringify(mine.report)).not.toContain(home);
+    expect(mine.report.parameters.repeat).toContain(`--need-weights <the weights file ${w.fingerprint}>`);
+    expect(mine.stdout).toContain(`bc ranks by your need weights (bc calibrate --write), fingerprint ${w.fingerprint}, not the shipped ones.`);
+    // the same weights named by --need-weights: the same fingerprint
+    expect(run("--need-weights", weightsFile).report.parameters.needWeights).toEqual({ ...w, kind: "file" });
     const shipped = run("--need-weights", "shipped");
-    expect(shipped.report.parameters.needWeights.flag).toBe("shipped");
-    expect(shipped.stdout).not.toContain("bc ranks by the need weights");
+    expect(shipped.report.parameters.needWeights.kind).toBe("shipped");
+    expect(shipped.stdout).not.toContain("bc ranks by");
     const missing = run("--need-weights", join(home, "nothing.json"));
     expect(missing.code).not.toBe(0);
     expect(missing.stderr.trim().split("\n")[0]).toBe(`bc: --need-weights: no file ${join(home, "nothing.json")}`);

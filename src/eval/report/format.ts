@@ -1,4 +1,5 @@
 // Numbers as the report prints them: fixed precision, thousands separators, no locale surprises.
+import type { NeedWeightsRecord } from "../run.ts";
 import type { HostSummary, MethodSummary } from "../summary.ts";
 
 export const int = (n: number): string => Math.round(n).toLocaleString("en-US");
@@ -70,6 +71,10 @@ export const pressureColumns = (host: string): readonly Column[] => [
   { head: "sessions losing nothing", cell: (m) => `${pct(m.losingNothingShare, 0)} (${m.sessionsLosingNothing}/${m.sessions})` },
   { head: "needed still visible, per session: median / worst tenth", cell: spreadCell },
 ];
+
+/** Which need weights bc ranked by, when not the shipped ones: named by their contents, never a path. */
+export const rankedBy = (w: NeedWeightsRecord): string =>
+  `bc ranks by ${w.kind === "yours" ? "your need weights (bc calibrate --write)" : "the need weights given"}, fingerprint ${w.fingerprint}, not the shipped ones`;
 
 /** bc's freed share as a fraction of oracle-head's (light), or undefined when either is missing. */
 export const freedOfOracleHead = (h: HostSummary): number | undefined => {

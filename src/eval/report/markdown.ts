@@ -1,5 +1,5 @@
 // report.md: the tables a person reads, with the definitions beside them.
-import type { EvalReport } from "../run.ts";
+import type { EvalReport, NeedWeightsRecord } from "../run.ts";
 import type { HostSummary } from "../summary.ts";
 import {
   COMPACTION_HEAD,
@@ -12,6 +12,7 @@ import {
   int,
   pct,
   pressureColumns,
+  rankedBy,
   ruleTables,
   rowName,
   share,
@@ -88,8 +89,8 @@ export const corpusLine = (r: EvalReport): string => {
       : r.corpus.kind === "user"
         ? "your own sessions"
         : "the files given";
-  const weights = (r.parameters as { needWeights?: { description: string; flag: string } }).needWeights;
-  const ranked = weights === undefined || weights.flag === "shipped" ? "" : ` bc ranks by the need weights in ${weights.description}, not the shipped ones.`;
+  const weights = (r.parameters as { needWeights?: NeedWeightsRecord }).needWeights;
+  const ranked = weights === undefined || weights.kind === "shipped" ? "" : ` ${rankedBy(weights)}: ${weights.source}.`;
   return `Corpus: ${what}; ${r.corpus.sessions} sessions (${perHost || "none"}) from ${r.corpus.files} files, ${r.corpus.skipped.length} skipped. Fingerprint \`${r.corpus.fingerprint}\`.${ranked}`;
 };
 

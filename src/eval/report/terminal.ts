@@ -1,9 +1,9 @@
 // The summary `bc eval` prints for a person: per host and mode, bc beside the closest
 // baselines and its ceiling, one line each, within 100 columns; then where the report is and
 // what to do next. The report files hold everything else.
-import type { EvalReport } from "../run.ts";
+import type { EvalReport, NeedWeightsRecord } from "../run.ts";
 import type { HostSummary, MethodSummary } from "../summary.ts";
-import { HOST_NAMES, int, lostOverCeiling, freedOfOracleHead, pct } from "./format.ts";
+import { HOST_NAMES, int, lostOverCeiling, freedOfOracleHead, pct, rankedBy } from "./format.ts";
 
 export const TERMINAL_WIDTH = 100;
 
@@ -68,14 +68,12 @@ const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): s
 };
 
 export const terminalSummary = (r: EvalReport, paths: readonly string[]): string => {
-  const p = r.parameters as { cuts: number[]; pressure: null | { share: number; budgetShare: number }; needWeights?: { flag: string } };
+  const p = r.parameters as { cuts: number[]; pressure: null | { share: number; budgetShare: number }; needWeights?: NeedWeightsRecord };
   const perHost = r.hosts.map((h) => `${h.sessions} ${HOST_NAMES[h.host] ?? h.host}`).join(", ");
   const lines: string[] = [
     `bc eval: ${r.corpus.sessions} sessions (${perHost || "none"}), ${r.corpus.skipped.length} files skipped; corpus ${r.corpus.fingerprint.slice(0, 12)}`,
     `Each session cut at ${p.cuts.map((c) => pct(c, 0)).join(", ")} of its messages; each method compacts what is before the cut.`,
-    ...(p.needWeights === undefined || p.needWeights.flag === "shipped"
-      ? []
-      : [`bc ranks by the need weights in ${p.needWeights.flag}, not the shipped ones.`]),
+    ...(p.needWeights === undefined || p.needWeights.kind === "shipped" ? [] : [`${rankedBy(p.needWeights)}.`]),
     "",
     `Light compaction (no budget)`,
     HEAD,
