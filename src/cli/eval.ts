@@ -173,6 +173,7 @@ const summaryJson = (r: EvalReport, paths: readonly string[]): string =>
                 budgetShare: (r.parameters as { pressure: { budgetShare: number } }).pressure.budgetShare,
               },
         split: (r.parameters as { split: boolean }).split,
+        needWeights: (r.parameters as { needWeights: NeedWeightsRecord }).needWeights,
       },
       ...(r.split === undefined ? {} : { split: r.split }),
       hosts: r.hosts,

@@ -75,13 +75,14 @@ test("flag values are checked with one-line errors", () => {
 
 test("bc eval --demo writes the three report files, and the same corpus gives the same report byte for byte", async () => {
   const out = join(tmp, "demo-report");
-  const p = Bun.spawnSync([process.execPath, join(REPO_DIR, "src", "main.ts"), "eval", "--demo", "--json", "--out", out], {
+  const p = Bun.spawnSync([process.execPath, join(REPO_DIR, "src", "main.ts"), "eval", "--demo", "--json", "--need-weights", "shipped", "--out", out], {
     cwd: tmp,
     env: { ...process.env, NO_COLOR: "1" },
   });
   expect(p.exitCode).toBe(0);
   const summary = JSON.parse(p.stdout.toString());
   expect(summary.corpus.kind).toBe("demo");
+  expect(summary.parameters.needWeights.kind).toBe("shipped");
   expect(summary.out).toEqual(["report.md", "report.json", "report.html"].map((f) => join(out, f)));
   for (const f of summary.out) expect(existsSync(f)).toBe(true);
   const html = readFileSync(join(out, "report.html"), "utf8");
@@ -180,7 +181,8 @@ const bcEval = (...args: string[]) => {
     cwd: tmp,
     stdout: "pipe",
     stderr: "pipe",
-    env: { ...process.env, NO_COLOR: "1" },
+    // a home of its own: no need weights of the machine's user (bc calibrate --write) in play
+    env: { ...process.env, NO_COLOR: "1", HOME: tmp, CLAUDE_CONFIG_DIR: undefined },
   });
   return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
 };
