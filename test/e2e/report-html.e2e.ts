@@ -40,6 +40,7 @@ addEventListener("load", () => {
       texts,
       marks: {
         bc: svg.querySelectorAll("[data-mark=bc]").length,
+        interval: svg.querySelectorAll("[data-mark=interval]").length,
         method: svg.querySelectorAll("[data-mark=method]").length,
         ceiling: svg.querySelectorAll("[data-mark=ceiling]").length,
         host: svg.querySelectorAll("[data-mark=host]").length,
@@ -57,6 +58,7 @@ addEventListener("load", () => {
 
 const LEGEND: Record<string, string> = {
   bc: "bc",
+  interval: "bc, other sessions (95%)",
   method: "other methods",
   ceiling: "ceiling (hindsight)",
   host: "the host's summary",
