@@ -10,8 +10,7 @@ import { collectFiles, homeName, sortFiles, type CorpusFile, type Skipped } from
 import { DEFAULT_CUTS } from "../eval/cut.ts";
 import { DEMO_FILES } from "../eval/demo/index.ts";
 import { rulesCompactorWith } from "../eval/methods/engine.ts";
-import type { NeedModel } from "../engine/need/model.ts";
-import { parseNeedModel } from "../engine/need/model.ts";
+import { type NeedModel, parseNeedModel } from "../engine/need/model.ts";
 import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
 import { weightsInUse } from "../hosts/need-weights.ts";

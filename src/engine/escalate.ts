@@ -49,6 +49,9 @@ export interface Escalated {
   readonly order: Int32Array;
 }
 
+/** How many of a result's first characters the history shows once a verdict is applied. */
+const shownBy = (v: Verdict): number => (v.action === "keep" ? WHOLE : v.action === "truncate" ? (v.headChars ?? 0) : 0);
+
 /** The escalation's drop, before its reason is written. */
 const ESCALATION_DROP: Verdict = { action: "drop", rule: "escalation", reason: "" };
 
@@ -58,7 +61,6 @@ const ESCALATION_DROP: Verdict = { action: "drop", rule: "escalation", reason: "
  */
 const cutFor = (tier: Tier, text: string, callId: string, headChars: number): Verdict | undefined => {
   const head: Verdict = { action: "truncate", rule: "escalation", reason: "", headChars };
-  const drop = ESCALATION_DROP;
   const headLeaves = truncatedText(text, headChars, callId).length;
   const dropLeaves = dropNote(text.length, callId).length;
   const headFrees = headLeaves < text.length;
@@ -67,7 +69,7 @@ const cutFor = (tier: Tier, text: string, callId: string, headChars: number): Ve
   // a head costs little beside a large output and keeps its first lines (a command's header,
   // a file's imports, a test run's first failure)
   if (headFrees && text.length >= 4 * headLeaves) return { ...head, reason: "; its head kept" };
-  return dropFrees ? drop : undefined;
+  return dropFrees ? ESCALATION_DROP : undefined;
 };
 
 /** The need of every result, from the rules' verdicts (NaN where nothing may cut it); `override`'s, where it has one. */
@@ -164,13 +166,10 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
   const scored = new Set(candidates.map((c) => c.item));
   const coverage = new Coverage(
     facts,
-    (item) => {
-      const v = verdicts[item.ordinal]!;
-      return item.cut ? 0 : v.action === "keep" ? WHOLE : v.action === "truncate" ? (v.headChars ?? 0) : 0;
-    },
+    (item) => (item.cut ? 0 : shownBy(verdicts[item.ordinal]!)),
     (item) => scored.has(item),
   );
-  const keptBy = (c: Candidate): number => (c.cut.action === "truncate" ? (c.cut.headChars ?? 0) : 0);
+  const keptBy = (c: Candidate): number => shownBy(c.cut);
   const costOf = (c: Candidate, own: number): number => (need[c.item.ordinal]! * (OWN_NAMES_FLOOR + OWN_NAMES_WEIGHT * own)) / c.gain;
   let freed = 0;
   let place = 0;

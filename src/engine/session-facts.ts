@@ -102,7 +102,9 @@ export class SessionFacts {
     const calls = new Map<string, { call: ToolCall; at: number }>();
     const items: ResultItem[] = [];
     const meaningFor = sessionMeanings();
+    let lastPrompt = -1;
     session.messages.forEach((m, i) => {
+      if (m.kind === "prompt") lastPrompt = i;
       for (const c of m.toolCalls) {
         calls.set(c.id, { call: c, at: i });
         for (const w of meaningFor(c).writes) push(this.writesByPath, w, i);
@@ -127,10 +129,6 @@ export class SessionFacts {
     });
     this.items = items;
     this.lookup = mode === "reference" ? new ReferenceLookup(this) : new FastLookup(this);
-    let lastPrompt = -1;
-    session.messages.forEach((m, i) => {
-      if (m.kind === "prompt") lastPrompt = i;
-    });
     this.lastPrompt = lastPrompt;
   }
 

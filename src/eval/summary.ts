@@ -112,24 +112,23 @@ export type Mode = "light" | "pressure";
 const tallyAt = (c: SessionReplay["cuts"][number], mode: Mode, method: string): Tally | undefined =>
   mode === "light" ? c.methods[method] : c.pressure?.methods[method];
 
+/** Per session, a method's tally summed over its cuts in one mode (undefined: the method never ran). */
+const sessionTally = (s: SessionReplay, mode: Mode, method: string): Tally | undefined => {
+  let t: Tally | undefined;
+  for (const c of s.cuts) {
+    const here = tallyAt(c, mode, method);
+    if (here) t = addTally(t ?? ZERO_TALLY, here);
+  }
+  return t;
+};
+
 export const summarizeMethod = (
   method: string,
   sessions: readonly SessionReplay[],
   mode: Mode = "light",
   kind: MethodSummary["kind"] = "method",
 ): MethodSummary => {
-  const perSession: Tally[] = [];
-  for (const s of sessions) {
-    let t = ZERO_TALLY;
-    let seen = false;
-    for (const c of s.cuts) {
-      const here = tallyAt(c, mode, method);
-      if (!here) continue;
-      seen = true;
-      t = addTally(t, here);
-    }
-    if (seen) perSession.push(t);
-  }
+  const perSession = sessions.flatMap((s) => sessionTally(s, mode, method) ?? []);
   return summarizeTallies(method, kind, perSession);
 };
 
@@ -241,29 +240,23 @@ export const summarizeRules = (sessions: readonly SessionReplay[]): RuleSummary[
     .sort((a, b) => (a.mode !== b.mode ? (a.mode === "light" ? -1 : 1) : b.lost - a.lost || b.tokensFreed - a.tokensFreed || a.rule.localeCompare(b.rule)));
 };
 
-/** Per session, a method's tally summed over its cuts in one mode (undefined: the method never ran). */
-const sessionTally = (s: SessionReplay, mode: Mode, method: string): Tally | undefined => {
-  let t: Tally | undefined;
-  for (const c of s.cuts) {
-    const here = tallyAt(c, mode, method);
-    if (here) t = addTally(t ?? ZERO_TALLY, here);
-  }
-  return t;
-};
-
 /** The intervals of bc's headline figures over the host's sessions. */
 export const hostIntervals = (sessions: readonly SessionReplay[]): HostIntervals => {
-  const pairs = (mode: Mode, of: (bc: Tally, other: Tally | undefined) => [number, number] | undefined, other?: string) =>
-    sessions.flatMap((s) => {
-      const bc = sessionTally(s, mode, "rules");
-      const pair = bc === undefined ? undefined : of(bc, other === undefined ? undefined : sessionTally(s, mode, other));
-      return pair === undefined ? [] : [pair];
-    });
-  const overCeiling = (id: string) => ratioInterval(pairs("pressure", (bc, c) => (c === undefined ? undefined : [bc.lost, c.lost]), id));
-  const light = ratioInterval(pairs("light", (bc) => [bc.lost, bc.removed]));
-  const pressure = ratioInterval(pairs("pressure", (bc) => [bc.lost, bc.removed]));
-  const oracle = overCeiling("oracle-to-budget");
-  const need = overCeiling("need-oracle");
+  // per session, bc's lost over a divisor: what bc removed, or what a ceiling lost
+  const lostOver = (mode: Mode, divisor: (s: SessionReplay) => number | undefined) =>
+    ratioInterval(
+      sessions.flatMap((s) => {
+        const lost = sessionTally(s, mode, "rules")?.lost;
+        const d = divisor(s);
+        return lost === undefined || d === undefined ? [] : [[lost, d] as const];
+      }),
+    );
+  const removed = (mode: Mode) => (s: SessionReplay) => sessionTally(s, mode, "rules")?.removed;
+  const ceilingLost = (id: string) => (s: SessionReplay) => sessionTally(s, "pressure", id)?.lost;
+  const light = lostOver("light", removed("light"));
+  const pressure = lostOver("pressure", removed("pressure"));
+  const oracle = lostOver("pressure", ceilingLost("oracle-to-budget"));
+  const need = lostOver("pressure", ceilingLost("need-oracle"));
   return {
     ...(light ? { lightLostRate: light } : {}),
     ...(pressure ? { pressureLostRate: pressure } : {}),

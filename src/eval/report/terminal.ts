@@ -50,7 +50,6 @@ const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): s
     if (h.recall.removed > 0) out.push(`  bc recall gives back ${int(h.recall.recalled)} of the ${int(h.recall.removed)} results bc removed, byte for byte.`);
   } else {
     const l = lostOverCeiling(h);
-    const known = lostOverCeiling(h, "need-oracle");
     const handed = bc.handovers > 0 ? `; the other ${int(bc.cuts - bc.reached)} went to Claude Code's summary` : "";
     out.push(`  bc reached the budget itself in ${int(bc.reached)} of ${int(bc.cuts)} cuts${handed}.`);
     out.push(
@@ -61,8 +60,7 @@ const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): s
     if (l !== undefined && c) out.push(`  bc loses ${int(bc.lost)} results, ${l.toFixed(2)}× the ${int(c.lost)} oracle-to-budget loses at the same budget.`);
     const oi = h.intervals?.lostOverOracle;
     if (l !== undefined && oi) out.push(`  Resampling the sessions, that multiple is ${oi.low.toFixed(2)}-${oi.high.toFixed(2)}× (95% of draws).`);
-    if (known !== undefined && n && c && c.lost > 0)
-      out.push(`  Told which results the session uses (need-oracle), bc would lose ${int(n.lost)} (${(n.lost / c.lost).toFixed(2)}×).`);
+    if (n && c && c.lost > 0) out.push(`  Told which results the session uses (need-oracle), bc would lose ${int(n.lost)} (${(n.lost / c.lost).toFixed(2)}×).`);
   }
   return out;
 };
