@@ -9,6 +9,14 @@ import { SessionFacts } from "../../src/engine/session-facts.ts";
 import { DEFAULT_OPTIONS } from "../../src/engine/types.ts";
 import { SessionBuilder } from "./support/build.ts";
 
+/** Coverage of a session whose results are all kept whole and all asked for. */
+const allKept = (b: SessionBuilder): Coverage =>
+  new Coverage(
+    new SessionFacts(b.session(), DEFAULT_OPTIONS),
+    () => WHOLE,
+    () => true,
+  );
+
 /** The same need for every result (the test's own model, not the shipped weights). */
 const FLAT: NeedModel = {
   source: "test",
@@ -51,11 +59,7 @@ describe("Coverage", () => {
     b.bash("ss -l", "listening on 48213, pid 771");
     b.bash("curl localhost", "connected to 48213 after 12 ms");
     b.bash("cat ids", "request 90817 and 48213");
-    const c = new Coverage(
-      new SessionFacts(b.session(), DEFAULT_OPTIONS),
-      () => WHOLE,
-      () => true,
-    );
+    const c = allKept(b);
     // 48213 is held by all three; 771 and 12 are too short to be names
     expect(c.ownShare(0)).toBe(0);
     expect(c.ownShare(1)).toBe(0);
@@ -119,11 +123,7 @@ describe("Coverage", () => {
     const b = new SessionBuilder().user("start");
     b.bash("cat far", `${"-".repeat(SAMPLE_CHARS)} far_away_name`);
     b.bash("cat near", "far_away_name near_name");
-    const c = new Coverage(
-      new SessionFacts(b.session(), DEFAULT_OPTIONS),
-      () => WHOLE,
-      () => true,
-    );
+    const c = allKept(b);
     expect(c.ownShare(1)).toBe(1);
   });
 });
