@@ -14,7 +14,7 @@ import { collectNeedSamples } from "../src/eval/need-data.ts";
 const args = process.argv.slice(2);
 const check = args.indexOf("--check");
 const validation = check === -1 ? undefined : args[check + 1];
-const corpus = args.find((a, i) => !a.startsWith("--") && i !== check + 1);
+const corpus = args.find((a, i) => !a.startsWith("--") && (check === -1 || i !== check + 1));
 if (corpus === undefined) {
   process.stderr.write("usage: bun build/fit-need.ts <corpus folder> [--check <validation folder>]\n");
   process.exit(2);
@@ -22,6 +22,10 @@ if (corpus === undefined) {
 
 const dev = collectNeedSamples([corpus], (msg) => process.stderr.write(`fit-need: ${msg}\n`));
 const sessions = new Set(dev.samples.map((s) => s.group)).size;
+if (dev.samples.length === 0) {
+  process.stderr.write(`fit-need: no results to fit on in ${corpus} (${dev.files} session files read); weights.ts left as it is\n`);
+  process.exit(1);
+}
 const held = heldOutScore(dev.samples, DEFAULT_FIT);
 process.stderr.write(
   `fit-need: ${dev.samples.length} samples from ${sessions} sessions; grouped 5-fold AUC ${held.auc.toFixed(3)}, ECE ${held.ece.toFixed(3)}\n`,
