@@ -21,6 +21,13 @@ export interface Tally {
   readonly unpinned: number;
   /** results whose text the method changed (truncations included) */
   readonly removed: number;
+  /**
+   * of the removed, those that took away a token the yardstick counts (not known before the
+   * result, held by at most GENERIC_TOKEN_RESULTS results before the cut): only these can be
+   * missed or lost; the others hold nothing the ruler can see used (0 where not counted: the
+   * hosts' own summaries)
+   */
+  readonly scorable: number;
   /** of the removed, those cut to a head (some text kept) */
   readonly truncated: number;
   /** changes a method made to pinned results, undone by the replay */
@@ -54,6 +61,7 @@ export const ZERO_TALLY: Tally = {
   results: 0,
   unpinned: 0,
   removed: 0,
+  scorable: 0,
   truncated: 0,
   pinnedTouched: 0,
   tokensBefore: 0,
@@ -177,7 +185,13 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
     }
     return false;
   };
+  // a token the ruler counts for this result: new with it, and not generic before the cut
+  const countable = (r: ResultInfo, t: string): boolean => {
+    const known = index.firstKnownAt.get(t);
+    return !(known !== undefined && known <= r.message) && resultsHolding(index, t, resultCount) <= GENERIC_TOKEN_RESULTS;
+  };
   let removed = 0;
+  let scorable = 0;
   let truncated = 0;
   let tokensFreed = 0;
   let numberOnlyMisses = 0;
@@ -192,6 +206,7 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
     tokensFreed += r.estTokens - estimateTextTokens(after);
     const kept = tokensAfter(ordinal, after);
     const gone = kept.size === 0 ? r.tokens : r.tokens.filter((t) => !kept.has(t));
+    if (gone.some((t) => countable(r, t))) scorable++;
     const usedHere = extras.used?.[ordinal];
     const needed =
       usedHere === undefined ? neededTokens(index, r, gone, window, resultCount) : kept.size === 0 ? [...usedHere] : usedHere.filter((t) => !kept.has(t));
@@ -212,6 +227,7 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
       results: resultCount,
       unpinned,
       removed,
+      scorable,
       truncated,
       pinnedTouched,
       tokensBefore: ctx.tokensBefore,

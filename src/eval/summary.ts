@@ -22,6 +22,10 @@ export interface MethodSummary extends Tally {
   readonly missRateWithoutNumbers: number;
   readonly lostRate: number;
   readonly lostRateWithoutNumbers: number;
+  /** scorable / removed: the removals the yardstick can count as lost at all */
+  readonly scorableShare: number;
+  /** lost / scorable: the lost share of the removals the yardstick can judge */
+  readonly lostOfScorable: number;
   readonly lostPerSession: number;
   readonly losingNothingShare: number;
   /** reached / cuts (pressure mode) */
@@ -153,6 +157,8 @@ export const summarizeTallies = (method: string, kind: MethodSummary["kind"], pe
     missRateWithoutNumbers: ratio(total.misses - total.numberOnlyMisses, total.removed),
     lostRate: ratio(total.lost, total.removed),
     lostRateWithoutNumbers: ratio(total.lost - total.numberOnlyLost, total.removed),
+    scorableShare: ratio(total.scorable, total.removed),
+    lostOfScorable: ratio(total.lost, total.scorable),
     lostPerSession: ratio(total.lost, counted),
     losingNothingShare: ratio(losingNothing, counted),
     reachedShare: ratio(total.reached, total.cuts),

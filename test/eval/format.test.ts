@@ -33,3 +33,17 @@ test("bc beside a ceiling: results lost against results lost at the same budget,
   expect(lostOverCeiling(host([row("rules", "method", 100, 30), row("oracle-to-budget", "ceiling", 300, 0)]))).toBeUndefined();
   expect(lostOverCeiling(host([row("rules", "method", 100, 30)]))).toBeUndefined();
 });
+
+test("light: beside the lost share of all it removes, the share of what the yardstick can judge, and the lost share of that", () => {
+  // bc removes 200 and loses 3 (1.50%); 60 of the 200 hold a token the yardstick counts: 30%, of which 3 lost (5.00%)
+  const bc = summarizeTallies("rules", "method", [{ ...ZERO_TALLY, cuts: 1, removed: 200, scorable: 60, lost: 3, tokensBefore: 1000, tokensFreed: 100 }]);
+  expect(bc).toMatchObject({ lostRate: 0.015, scorableShare: 0.3, lostOfScorable: 0.05 });
+  const head = summarizeTallies("oracle-head", "ceiling", [{ ...ZERO_TALLY, cuts: 1, removed: 500, tokensBefore: 1000, tokensFreed: 400 }]);
+  const h: HostSummary = { ...host([]), methods: [bc, head] };
+  const light = ceilingSentences(h).find((s) => s.startsWith("light"));
+  expect(light).toContain("lose 1.50% of what they remove.");
+  expect(light).toContain("Of what they remove, 30% holds a token the yardstick counts (the rest can never count as lost); of that, they lose 5.00%.");
+  // a summary that counted no scorable removal (the hosts' own) says nothing of it
+  const none = summarizeTallies("rules", "method", [{ ...ZERO_TALLY, cuts: 1, removed: 200, lost: 3, tokensBefore: 1000, tokensFreed: 100 }]);
+  expect(ceilingSentences({ ...h, methods: [none, head] }).find((s) => s.startsWith("light"))).not.toContain("yardstick counts");
+});

@@ -214,6 +214,7 @@ test("the summary for people fits 100 columns, names the report and what to do n
   expect(r.stdout).toContain("Light compaction (no budget)");
   expect(r.stdout).toContain("At 95% of the window, compacted to 60%");
   expect(r.stdout).toContain("ceiling: oracle-head (hindsight)");
+  expect(r.stdout).toMatch(/\n {2}\d+% of what bc removes holds a token the yardstick counts; of that, it loses \d+\.\d\d%\.\n/);
   expect(r.stdout).toContain(`Full report: ${join(tmp, "terminal", "report.html")}`);
   expect(r.stdout).toContain("bc claude install");
   expect(r.stdout).not.toContain("NOT met");

@@ -91,6 +91,44 @@ describe("misses and losses", () => {
   });
 });
 
+describe("scorable removals: those the yardstick could count as lost at all", () => {
+  test("a removal holding a token new with it is scorable, used or not; one holding none is not", () => {
+    // #0 holds computeTotal_v2 and 8080 (new with it); #1 ("nothing here") holds no token at all
+    const ctx = build({ continuation: [reply("done")] });
+    const both = new Map([...drop(0, READ_TEXT), ...drop(1, "nothing here")]);
+    expect(scoreCut(ctx, both).tally).toMatchObject({ removed: 2, scorable: 1, misses: 0 });
+  });
+
+  test("a removal whose tokens were all known before it (earlier prose, its call's input) is not scorable", () => {
+    const ctx = build({ prompt: "please fix computeTotal_v2 on 8080", continuation: [reply("done")] });
+    expect(scoreCut(ctx, drop(0, READ_TEXT)).tally).toMatchObject({ removed: 1, scorable: 0 });
+  });
+
+  test("a token more than 10 results hold before the cut does not make a removal scorable", () => {
+    const make = (copies: number) => {
+      const msgs: Message[] = [prompt("go")];
+      for (let i = 0; i < copies; i++) msgs.push(...pair(`c${i}`, "Bash", { command: `run ${i}` }, `step ${i}: shared_token_x`));
+      msgs.push(...filler(7), reply("done"));
+      return cutContext(indexSession(session(msgs)), 0, msgs.length - 1);
+    };
+    expect(scoreCut(make(11), drop(0, "step 0: shared_token_x")).tally).toMatchObject({ removed: 1, scorable: 0 });
+    expect(scoreCut(make(10), drop(0, "step 0: shared_token_x")).tally).toMatchObject({ removed: 1, scorable: 1 });
+  });
+
+  test("a truncation is scorable only for the tokens past its head", () => {
+    const text = `alpha_token_one is first\n${"x".repeat(500)}\nplain words only`;
+    const ctx = build({ first: text, continuation: [reply("done")] });
+    expect(scoreCut(ctx, new Map([[0, text.slice(0, 30)]])).tally).toMatchObject({ removed: 1, truncated: 1, scorable: 0 });
+    expect(scoreCut(ctx, new Map([[0, text.slice(0, 5)]])).tally).toMatchObject({ removed: 1, truncated: 1, scorable: 1 });
+  });
+
+  test("every miss is scorable", () => {
+    const ctx = build({ continuation: [reply("I will call computeTotal_v2 on port 8080")] });
+    const { tally } = scoreCut(ctx, drop(0, READ_TEXT));
+    expect(tally).toMatchObject({ misses: 1, lost: 1, scorable: 1 });
+  });
+});
+
 describe("truncation", () => {
   const TEXT = `alpha_token_one is first\n${"x".repeat(500)}\nbeta_token_two is last`;
   const head = new Map([[0, TEXT.slice(0, 30)]]);

@@ -47,6 +47,7 @@ export const METHOD_COLUMNS: readonly Column[] = [
   { head: "lost", cell: (m) => int(m.lost) },
   { head: "lost rate", cell: (m) => pct(m.lostRate, 2) },
   { head: "lost rate w/o number-only", cell: (m) => pct(m.lostRateWithoutNumbers, 2) },
+  { head: "lost of scorable", cell: (m) => pct(m.lostOfScorable, 2) },
   { head: "lost / session", cell: (m) => m.lostPerSession.toFixed(2) },
   { head: "sessions losing nothing", cell: (m) => `${pct(m.losingNothingShare, 0)} (${m.sessionsLosingNothing}/${m.sessions})` },
   { head: "needed still visible, per session: median / worst tenth", cell: spreadCell },
@@ -67,6 +68,7 @@ export const pressureColumns = (host: string): readonly Column[] => [
   { head: "misses", cell: (m) => int(m.misses) },
   { head: "lost", cell: (m) => int(m.lost) },
   { head: "lost rate", cell: (m) => pct(m.lostRate, 2) },
+  { head: "lost of scorable", cell: (m) => (m.kind === "host" ? "-" : pct(m.lostOfScorable, 2)) },
   { head: "lost / session", cell: (m) => m.lostPerSession.toFixed(2) },
   { head: "sessions losing nothing", cell: (m) => `${pct(m.losingNothingShare, 0)} (${m.sessionsLosingNothing}/${m.sessions})` },
   { head: "needed still visible, per session: median / worst tenth", cell: spreadCell },
@@ -102,7 +104,7 @@ export const ceilingSentences = (h: HostSummary): string[] => {
   const f = freedOfOracleHead(h);
   if (bc && head && f !== undefined)
     out.push(
-      `light: bc's rules free ${pct(bc.freedShare)} of the history, ${pct(f, 0)} of what the oracle-head ceiling frees (${pct(head.freedShare)}) at zero misses, and lose ${pct(bc.lostRate, 2)} of what they remove${h.intervals?.lightLostRate ? ` (${pct(h.intervals.lightLostRate.low, 2)}-${pct(h.intervals.lightLostRate.high, 2)} in 95% of resamplings of the sessions)` : ""}.`,
+      `light: bc's rules free ${pct(bc.freedShare)} of the history, ${pct(f, 0)} of what the oracle-head ceiling frees (${pct(head.freedShare)}) at zero misses, and lose ${pct(bc.lostRate, 2)} of what they remove${h.intervals?.lightLostRate ? ` (${pct(h.intervals.lightLostRate.low, 2)}-${pct(h.intervals.lightLostRate.high, 2)} in 95% of resamplings of the sessions)` : ""}.${bc.scorable > 0 ? ` Of what they remove, ${pct(bc.scorableShare, 0)} holds a token the yardstick counts (the rest can never count as lost); of that, they lose ${pct(bc.lostOfScorable, 2)}.` : ""}`,
     );
   if (h.recall.removed > 0)
     out.push(

@@ -47,6 +47,8 @@ const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): s
     if (f !== undefined) out.push(`  bc frees ${pct(f, 0)} of what the oracle-head ceiling frees.`);
     const li = h.intervals?.lightLostRate;
     if (li) out.push(`  bc's lost share is ${pct(bc.lostRate, 2)}; resampling the sessions, ${pct(li.low, 2)}-${pct(li.high, 2)} (95% of draws).`);
+    if (bc.scorable > 0)
+      out.push(`  ${pct(bc.scorableShare, 0)} of what bc removes holds a token the yardstick counts; of that, it loses ${pct(bc.lostOfScorable, 2)}.`);
     if (h.recall.removed > 0) out.push(`  bc recall gives back ${int(h.recall.recalled)} of the ${int(h.recall.removed)} results bc removed, byte for byte.`);
   } else {
     const l = lostOverCeiling(h);
