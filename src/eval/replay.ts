@@ -120,6 +120,8 @@ export interface RuleTally {
   readonly mode: "light" | "pressure";
   readonly rule: string;
   readonly removed: number;
+  /** of the removed, those the yardstick can judge (score.ts: Tally.scorable) */
+  readonly scorable: number;
   readonly lost: number;
   /** tool-output tokens freed (original minus what was left in its place) */
   readonly tokensFreed: number;
@@ -181,10 +183,11 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
       for (const [ordinal, after] of score.rewrites) {
         const rule = ruleOf(ordinal, rules);
         const key = `${mode} ${rule}`;
-        const t = byRule.get(key) ?? { mode, rule, removed: 0, lost: 0, tokensFreed: 0 };
+        const t = byRule.get(key) ?? { mode, rule, removed: 0, scorable: 0, lost: 0, tokensFreed: 0 };
         byRule.set(key, {
           ...t,
           removed: t.removed + 1,
+          scorable: t.scorable + (score.scorable.has(ordinal) ? 1 : 0),
           lost: t.lost + (lost.has(ordinal) ? 1 : 0),
           tokensFreed: t.tokensFreed + ctx.results[ordinal]!.estTokens - estimateTextTokens(after),
         });

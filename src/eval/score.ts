@@ -98,6 +98,8 @@ export interface Miss {
 export interface CutScore {
   readonly tally: Tally;
   readonly misses: readonly Miss[];
+  /** ordinals of the scorable removals (Tally.scorable) */
+  readonly scorable: ReadonlySet<number>;
 }
 
 /** The method's rewrites with pinned results and no-op rewrites taken out. */
@@ -191,7 +193,7 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
     return !(known !== undefined && known <= r.message) && resultsHolding(index, t, resultCount) <= GENERIC_TOKEN_RESULTS;
   };
   let removed = 0;
-  let scorable = 0;
+  const scorable = new Set<number>();
   let truncated = 0;
   let tokensFreed = 0;
   let numberOnlyMisses = 0;
@@ -206,7 +208,7 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
     tokensFreed += r.estTokens - estimateTextTokens(after);
     const kept = tokensAfter(ordinal, after);
     const gone = kept.size === 0 ? r.tokens : r.tokens.filter((t) => !kept.has(t));
-    if (gone.some((t) => countable(r, t))) scorable++;
+    if (gone.some((t) => countable(r, t))) scorable.add(ordinal);
     const usedHere = extras.used?.[ordinal];
     const needed =
       usedHere === undefined ? neededTokens(index, r, gone, window, resultCount) : kept.size === 0 ? [...usedHere] : usedHere.filter((t) => !kept.has(t));
@@ -227,7 +229,7 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
       results: resultCount,
       unpinned,
       removed,
-      scorable,
+      scorable: scorable.size,
       truncated,
       pinnedTouched,
       tokensBefore: ctx.tokensBefore,
@@ -244,5 +246,6 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
       handovers: extras.handedOver === true ? 1 : 0,
     },
     misses,
+    scorable,
   };
 };

@@ -236,8 +236,14 @@ export const summarizeRules = (sessions: readonly SessionReplay[]): RuleSummary[
   for (const s of sessions)
     for (const t of s.byRule) {
       const key = `${t.mode} ${t.rule}`;
-      const a = sums.get(key) ?? { mode: t.mode, rule: t.rule, removed: 0, lost: 0, tokensFreed: 0 };
-      sums.set(key, { ...a, removed: a.removed + t.removed, lost: a.lost + t.lost, tokensFreed: a.tokensFreed + t.tokensFreed });
+      const a = sums.get(key) ?? { mode: t.mode, rule: t.rule, removed: 0, scorable: 0, lost: 0, tokensFreed: 0 };
+      sums.set(key, {
+        ...a,
+        removed: a.removed + t.removed,
+        scorable: a.scorable + t.scorable,
+        lost: a.lost + t.lost,
+        tokensFreed: a.tokensFreed + t.tokensFreed,
+      });
     }
   const freedIn = (mode: RuleTally["mode"]): number => [...sums.values()].filter((t) => t.mode === mode).reduce((n, t) => n + t.tokensFreed, 0);
   const freed = { light: freedIn("light"), pressure: freedIn("pressure") };

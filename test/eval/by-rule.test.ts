@@ -46,6 +46,7 @@ describe.each(["claude", "codex"] as const)("%s", (host) => {
       const t = total(r, mode);
       expect(t.removed).toBeGreaterThan(0);
       expect(rows.reduce((n, x) => n + x.removed, 0)).toBe(t.removed);
+      expect(rows.reduce((n, x) => n + x.scorable, 0)).toBe(t.scorable);
       expect(rows.reduce((n, x) => n + x.lost, 0)).toBe(t.lost);
       expect(rows.reduce((n, x) => n + x.tokensFreed, 0)).toBe(t.tokensFreed);
       expect(rows.map((x) => x.rule)).not.toContain(UNNAMED_RULE);
@@ -74,19 +75,19 @@ test("over sessions: summed per rule and mode, rates and shares of the mode's fr
     {
       ...a,
       byRule: [
-        { mode: "light", rule: "unreferenced", removed: 10, lost: 1, tokensFreed: 600 },
-        { mode: "light", rule: "superseded-read", removed: 5, lost: 0, tokensFreed: 400 },
-        { mode: "light", rule: "unneeded", removed: 9, lost: 0, tokensFreed: 100 },
-        { mode: "pressure", rule: "escalation", removed: 4, lost: 2, tokensFreed: 3000 },
+        { mode: "light", rule: "unreferenced", removed: 10, scorable: 8, lost: 1, tokensFreed: 600 },
+        { mode: "light", rule: "superseded-read", removed: 5, scorable: 5, lost: 0, tokensFreed: 400 },
+        { mode: "light", rule: "unneeded", removed: 9, scorable: 1, lost: 0, tokensFreed: 100 },
+        { mode: "pressure", rule: "escalation", removed: 4, scorable: 4, lost: 2, tokensFreed: 3000 },
       ],
     },
-    { ...a, byRule: [{ mode: "light", rule: "unreferenced", removed: 30, lost: 3, tokensFreed: 900 }] },
+    { ...a, byRule: [{ mode: "light", rule: "unreferenced", removed: 30, scorable: 20, lost: 3, tokensFreed: 900 }] },
   ];
   expect(summarizeRules(sessions)).toEqual([
-    { mode: "light", rule: "unreferenced", removed: 40, lost: 4, tokensFreed: 1500, lostRate: 0.1, freedShare: 0.75 },
-    { mode: "light", rule: "superseded-read", removed: 5, lost: 0, tokensFreed: 400, lostRate: 0, freedShare: 0.2 },
-    { mode: "light", rule: "unneeded", removed: 9, lost: 0, tokensFreed: 100, lostRate: 0, freedShare: 0.05 },
-    { mode: "pressure", rule: "escalation", removed: 4, lost: 2, tokensFreed: 3000, lostRate: 0.5, freedShare: 1 },
+    { mode: "light", rule: "unreferenced", removed: 40, scorable: 28, lost: 4, tokensFreed: 1500, lostRate: 0.1, freedShare: 0.75 },
+    { mode: "light", rule: "superseded-read", removed: 5, scorable: 5, lost: 0, tokensFreed: 400, lostRate: 0, freedShare: 0.2 },
+    { mode: "light", rule: "unneeded", removed: 9, scorable: 1, lost: 0, tokensFreed: 100, lostRate: 0, freedShare: 0.05 },
+    { mode: "pressure", rule: "escalation", removed: 4, scorable: 4, lost: 2, tokensFreed: 3000, lostRate: 0.5, freedShare: 1 },
   ]);
 });
 
@@ -123,9 +124,9 @@ test("report.md shows the by-rule table per host, and names the rule beside each
   const md = renderMarkdown(report);
   const section = md.slice(md.indexOf("## What bc removed, by rule"));
   expect(section).toContain("### Codex, light compaction");
-  expect(section).toContain("| rule | removed | lost | lost % | share of bc's freed tokens |");
+  expect(section).toContain("| rule | removed | of which scorable | lost | lost % | share of bc's freed tokens |");
   const pressure = section.slice(section.indexOf("### Codex, under pressure"));
-  expect(pressure).toMatch(/\n\| escalation \| \d+ \| \d+ \|/);
+  expect(pressure).toMatch(/\n\| escalation \| \d+ \| \d+ \| \d+ \|/);
   const lostLine = md.split("\n").find((l) => l.startsWith("- s1.jsonl at") && l.includes("(pressure)"));
   expect(lostLine).toMatch(/\(Bash, [a-z-]+\)/);
 });

@@ -155,10 +155,10 @@ export const compactionRows = (hosts: readonly HostSummary[]): string[][] =>
   });
 
 /** The by-rule table: what bc removed, lost and freed, by the rule that removed it. */
-export const RULE_HEAD: readonly string[] = ["rule", "removed", "lost", "lost %", "share of bc's freed tokens"];
+export const RULE_HEAD: readonly string[] = ["rule", "removed", "of which scorable", "lost", "lost %", "share of bc's freed tokens"];
 
 export const ruleRows = (h: HostSummary, mode: "light" | "pressure"): string[][] =>
-  h.byRule.filter((t) => t.mode === mode).map((t) => [t.rule, int(t.removed), int(t.lost), pct(t.lostRate, 2), pct(t.freedShare)]);
+  h.byRule.filter((t) => t.mode === mode).map((t) => [t.rule, int(t.removed), int(t.scorable), int(t.lost), pct(t.lostRate, 2), pct(t.freedShare)]);
 
 /** Each mode bc ran in on this host, with its heading and its rows (most lost first). */
 export const ruleTables = (h: HostSummary): { heading: string; rows: string[][] }[] =>
@@ -167,4 +167,4 @@ export const ruleTables = (h: HostSummary): { heading: string; rows: string[][] 
     .filter((t) => t.rows.length > 0);
 
 export const RULES_SECTION =
-  "What bc removed at the cuts, by the rule that removed it (`escalation`: what the budget took after the rules). Light, the rules alone; under pressure, bc as the product answers. A rule that loses much for little room is where to look first.";
+  "What bc removed at the cuts, by the rule that removed it (`escalation`: what the budget took after the rules). Light, the rules alone; under pressure, bc as the product answers. A rule that loses much for little room is where to look first; one whose removals are seldom scorable (they take away no token the yardstick counts) is not shown safe by losing nothing.";
