@@ -28,6 +28,14 @@ const build = (opts: { first?: string; second?: string; continuation: Message[];
 
 const drop = (ordinal: number, text: string) => new Map([[ordinal, REMOVAL_NOTE(text.length)]]);
 
+/** `copies` shell results all holding shared_token_x, then filler and a last reply; cut before the reply. */
+const sharedToken = (copies: number, last: string) => {
+  const msgs: Message[] = [prompt("go")];
+  for (let i = 0; i < copies; i++) msgs.push(...pair(`c${i}`, "Bash", { command: `run ${i}` }, `step ${i}: shared_token_x`));
+  msgs.push(...filler(7), reply(last));
+  return cutContext(indexSession(session(msgs)), 0, msgs.length - 1);
+};
+
 describe("misses and losses", () => {
   test("a removed result whose identifier is used after the cut is a miss, and lost when visible nowhere", () => {
     const ctx = build({ continuation: [reply("I will call computeTotal_v2 on port 8080")] });
@@ -79,12 +87,7 @@ describe("misses and losses", () => {
   });
 
   test("a token held by more than 10 results before the cut is too generic to count", () => {
-    const make = (copies: number) => {
-      const msgs: Message[] = [prompt("go")];
-      for (let i = 0; i < copies; i++) msgs.push(...pair(`c${i}`, "Bash", { command: `run ${i}` }, `step ${i}: shared_token_x`));
-      msgs.push(...filler(7), reply("use shared_token_x now"));
-      return cutContext(indexSession(session(msgs)), 0, msgs.length - 1);
-    };
+    const make = (copies: number) => sharedToken(copies, "use shared_token_x now");
     // 11 results hold it: excluded. 10: counted (and not lost: 9 other results still show it)
     expect(scoreCut(make(11), drop(0, "step 0: shared_token_x")).tally).toMatchObject({ removed: 1, misses: 0 });
     expect(scoreCut(make(10), drop(0, "step 0: shared_token_x")).tally).toMatchObject({ removed: 1, misses: 1, lost: 0 });
@@ -105,12 +108,7 @@ describe("scorable removals: those the yardstick could count as lost at all", ()
   });
 
   test("a token more than 10 results hold before the cut does not make a removal scorable", () => {
-    const make = (copies: number) => {
-      const msgs: Message[] = [prompt("go")];
-      for (let i = 0; i < copies; i++) msgs.push(...pair(`c${i}`, "Bash", { command: `run ${i}` }, `step ${i}: shared_token_x`));
-      msgs.push(...filler(7), reply("done"));
-      return cutContext(indexSession(session(msgs)), 0, msgs.length - 1);
-    };
+    const make = (copies: number) => sharedToken(copies, "done");
     expect(scoreCut(make(11), drop(0, "step 0: shared_token_x")).tally).toMatchObject({ removed: 1, scorable: 0 });
     expect(scoreCut(make(10), drop(0, "step 0: shared_token_x")).tally).toMatchObject({ removed: 1, scorable: 1 });
   });
