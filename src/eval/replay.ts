@@ -187,7 +187,7 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
         byRule.set(key, {
           ...t,
           removed: t.removed + 1,
-          scorable: t.scorable + (score.scorable.has(ordinal) ? 1 : 0),
+          scorable: t.scorable + (score.scorableOrdinals.has(ordinal) ? 1 : 0),
           lost: t.lost + (lost.has(ordinal) ? 1 : 0),
           tokensFreed: t.tokensFreed + ctx.results[ordinal]!.estTokens - estimateTextTokens(after),
         });

@@ -99,7 +99,7 @@ export interface CutScore {
   readonly tally: Tally;
   readonly misses: readonly Miss[];
   /** ordinals of the scorable removals (Tally.scorable) */
-  readonly scorable: ReadonlySet<number>;
+  readonly scorableOrdinals: ReadonlySet<number>;
 }
 
 /** The method's rewrites with pinned results and no-op rewrites taken out. */
@@ -246,6 +246,6 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
       handovers: extras.handedOver === true ? 1 : 0,
     },
     misses,
-    scorable,
+    scorableOrdinals: scorable,
   };
 };
