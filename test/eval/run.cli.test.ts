@@ -163,6 +163,9 @@ test("--split: each given path is its own block beside the total; fingerprints d
   expect(r.split![1]!.hosts[0]!.methods).toEqual(r.hosts[0]!.methods);
   expect(r.split![0]!.hosts[0]!.pressure).toEqual(r.hosts[1]!.pressure);
   const md = renderMarkdown(r);
+  expect(md).toContain(
+    "| method | total: freed | total: lost rate | total: lost of scorable | total: lost | split-b: freed | split-b: lost rate | split-b: lost of scorable | split-b: lost | split-a: freed |",
+  );
   expect(md).toContain("| method | total: freed | total: lost rate | total: lost | split-b: freed | split-b: lost rate | split-b: lost | split-a: freed |");
   // the same files from another folder, in one folder together: the same fingerprints
   const together = corpus("together", {}, { ...claude, ...codex });

@@ -43,20 +43,22 @@ export const pressureTable = (h: HostSummary): string => {
   );
 };
 
-/** --split: per host and mode, each given path's block beside the total (freed, lost rate, lost, sessions losing nothing). */
+/** --split: per host and mode, each given path's block beside the total (freed, lost rate, light: lost of scorable, lost). */
 export const splitRows = (r: EvalReport, host: string, mode: "light" | "pressure"): { head: string[]; rows: string[][] } | undefined => {
   const blocks = [{ name: "total", hosts: r.hosts }, ...(r.split ?? [])];
   const total = r.hosts.find((h) => h.host === host);
   const list = mode === "light" ? total?.methods : total?.pressure;
   if (!list || (r.split ?? []).length === 0) return undefined;
   const head = ["method"];
-  for (const b of blocks) head.push(`${b.name}: freed`, `${b.name}: lost rate`, `${b.name}: lost`);
+  // light: also the lost share of what the yardstick can judge (the light goal's share hides the rest)
+  const light = mode === "light";
+  for (const b of blocks) head.push(`${b.name}: freed`, `${b.name}: lost rate`, ...(light ? [`${b.name}: lost of scorable`] : []), `${b.name}: lost`);
   const rows = list.map((m) => {
     const row = [rowName(m, host, mode)];
     for (const b of blocks) {
       const h = b.hosts.find((x) => x.host === host);
-      const x = (mode === "light" ? h?.methods : h?.pressure)?.find((y) => y.method === m.method && y.kind === m.kind);
-      row.push(x ? pct(x.freedShare) : "-", x ? pct(x.lostRate, 2) : "-", x ? int(x.lost) : "-");
+      const x = (light ? h?.methods : h?.pressure)?.find((y) => y.method === m.method && y.kind === m.kind);
+      row.push(x ? pct(x.freedShare) : "-", x ? pct(x.lostRate, 2) : "-", ...(light ? [x ? pct(x.lostOfScorable, 2) : "-"] : []), x ? int(x.lost) : "-");
     }
     return row;
   });
