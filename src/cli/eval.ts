@@ -1,7 +1,7 @@
 // `bc eval [files or folders…]`: replay sessions, cut them, and score what each method loses.
 import { defineCommand } from "citty";
 import { z } from "zod";
-import { existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, mkdtempSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Host } from "../engine/types.ts";
@@ -10,7 +10,7 @@ import { collectFiles, homeName, sortFiles, type CorpusFile, type Skipped } from
 import { DEFAULT_CUTS } from "../eval/cut.ts";
 import { DEMO_FILES } from "../eval/demo/index.ts";
 import { rulesCompactorWith } from "../eval/methods/engine.ts";
-import { type NeedModel, parseNeedModel } from "../engine/need/model.ts";
+import type { NeedModel } from "../engine/need/model.ts";
 import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
 import { weightsInUse } from "../hosts/need-weights.ts";
@@ -109,10 +109,12 @@ export const evalNeedWeights = (flag: string | undefined): { model?: NeedModel; 
     if (w.problem !== undefined) log.warn(`need weights ${w.problem}; using the shipped ones`);
     return w.kind === "user" ? { model: w.model, record: needWeightsRecord("yours", w.model) } : shipped;
   }
-  if (!existsSync(flag)) throw new BcError("not-found", `--need-weights: no file ${flag}`, "give shipped, or a weights file bc calibrate --write made");
-  const m = parseNeedModel(readFileSync(flag, "utf8"));
-  if ("problem" in m) throw new BcError("bad-input", `--need-weights ${flag}: ${m.problem}`, "give shipped, or a weights file bc calibrate --write made");
-  return { model: m, record: needWeightsRecord("file", m) };
+  const hint = "give shipped, or a weights file bc calibrate --write made";
+  if (!existsSync(flag)) throw new BcError("not-found", `--need-weights: no file ${flag}`, hint);
+  // read and checked as the plugin and bc plan read the user's file; a named file that cannot be used is an error here
+  const w = weightsInUse(flag);
+  if (w.kind !== "user") throw new BcError("bad-input", `--need-weights ${w.problem ?? flag}`, hint);
+  return { model: w.model, record: needWeightsRecord("file", w.model) };
 };
 
 /** The embedded examples, written to a temporary folder the caller removes. */
