@@ -39,6 +39,18 @@ describe("the need score sharpening the rules", () => {
     expect(kept.reason).toMatch(/^no token of it used later, but results like it are used again \(need \d+%\)$/);
   });
 
+  test("so is a re-runnable output the rules cut to its head: kept whole from KEEP_AT up", () => {
+    const b = new SessionBuilder().user("what changed?");
+    const gitLog = b.bash("git log --oneline -n 40", Array.from({ length: 40 }, (_, i) => `abc${1000 + i} add feature_flag_${i}`).join("\n"));
+    b.assistant("feature_flag_39 is the newest.");
+    b.filler(BEYOND_RECENT);
+    const s = b.session();
+    expect(decisionFor(s, gitLog, { needModel: needOf(KEEP_AT * 0.99) })).toMatchObject({ action: "truncate", rule: "re-runnable" });
+    const kept = decisionFor(s, gitLog, { needModel: needOf(Math.min(0.999, KEEP_AT * 1.01)) });
+    expect(kept).toMatchObject({ action: "keep", rule: "likely-needed" });
+    expect(kept.reason).toMatch(/^git bookkeeping: re-run `git log --oneline -n 40` for a fresh answer, but results like it are used again \(need \d+%\)$/);
+  });
+
   test("a result kept for want of evidence is dropped at DROP_AT and under, kept just over it", () => {
     const { s, fresh } = session();
     expect(decisionFor(s, fresh, { needModel: needOf(DROP_AT * 1.01) })).toMatchObject({ action: "keep", rule: "too-recent" });
