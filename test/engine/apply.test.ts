@@ -3,6 +3,7 @@ import { apply } from "../../src/engine/apply.ts";
 import { isAlreadyCut } from "../../src/engine/notes.ts";
 import { plan } from "../../src/engine/plan.ts";
 import { BEYOND_RECENT, SessionBuilder } from "./support/build.ts";
+import { RULES_ONLY_NEED } from "./support/decide.ts";
 
 const LISTING = Array.from({ length: 40 }, (_, i) => `drwxr-xr-x  file${i}.txt  ${"é😀".repeat(i % 3)}`).join("\n");
 const BUILD = "compiling the modules, all of them, one after another\n".repeat(20);
@@ -18,7 +19,7 @@ const build = () => {
 
 describe("apply", () => {
   const { session, dropped, truncated } = build();
-  const p = plan(session);
+  const p = plan(session, { needModel: RULES_ONLY_NEED });
   const out = apply(session, p);
   const resultOf = (msgs: typeof out, id: string) => msgs.flatMap((m) => m.toolResults).find((r) => r.callId === id)!;
 
