@@ -2,12 +2,11 @@
 // names no other kept result holds.
 import { describe, expect, test } from "bun:test";
 import { Coverage, SAMPLE_CHARS, WHOLE } from "../../src/engine/coverage.ts";
-import { FEATURE_NAMES } from "../../src/engine/need/features.ts";
-import type { NeedModel } from "../../src/engine/need/model.ts";
 import { plan } from "../../src/engine/plan.ts";
 import { SessionFacts } from "../../src/engine/session-facts.ts";
 import { DEFAULT_OPTIONS } from "../../src/engine/types.ts";
 import { SessionBuilder } from "./support/build.ts";
+import { constantNeed } from "./support/need-models.ts";
 
 /** Coverage of a session whose results are all kept whole and all asked for. */
 const allKept = (b: SessionBuilder): Coverage =>
@@ -17,15 +16,8 @@ const allKept = (b: SessionBuilder): Coverage =>
     () => true,
   );
 
-/** The same need for every result (the test's own model, not the shipped weights). */
-const FLAT: NeedModel = {
-  source: "test",
-  features: [...FEATURE_NAMES],
-  mean: FEATURE_NAMES.map(() => 0),
-  scale: FEATURE_NAMES.map(() => 1),
-  weights: FEATURE_NAMES.map(() => 0),
-  intercept: 0,
-};
+/** The same need for every result. */
+const FLAT = constantNeed(0.5);
 
 const body = (names: readonly string[], rows: number): string =>
   Array.from({ length: rows }, (_, i) => `${names[i % names.length]} = ${i}; // row ${"x".repeat(40)}`).join("\n");

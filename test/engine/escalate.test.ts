@@ -1,23 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { apply } from "../../src/engine/apply.ts";
-import { FEATURE_NAMES } from "../../src/engine/need/features.ts";
-import type { NeedModel } from "../../src/engine/need/model.ts";
 import { plan } from "../../src/engine/plan.ts";
 import type { Session } from "../../src/engine/types.ts";
 import { BEYOND_RECENT, SessionBuilder } from "./support/build.ts";
 import { generateSession } from "./support/generate.ts";
+import { modelOn } from "./support/need-models.ts";
 
 const lines = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag} row ${i}: value_${tag}_${i} = ${i * 31}`).join("\n");
-
-/** A model that ranks by one feature alone (the test's own weights, not the shipped ones). */
-const modelOn = (feature: (typeof FEATURE_NAMES)[number], weight: number, intercept = 0): NeedModel => ({
-  source: "test",
-  features: [...FEATURE_NAMES],
-  mean: FEATURE_NAMES.map(() => 0),
-  scale: FEATURE_NAMES.map(() => 1),
-  weights: FEATURE_NAMES.map((f) => (f === feature ? weight : 0)),
-  intercept,
-});
 
 /** Six old outputs of growing size, each referenced later (the rules keep them all), then filler that leaves them unpinned. */
 const session = (): { s: Session; ids: string[] } => {

@@ -8,6 +8,7 @@ import { cutContext } from "../../src/eval/cut.ts";
 import { labelCuts, usedAfterCut } from "../../src/eval/labels.ts";
 import { CLEARED_PLACEHOLDER, REMOVAL_NOTE } from "../../src/eval/methods/baselines.ts";
 import { BC_UNDER_PRESSURE, NEED_ORACLE, sessionToHookRows } from "../../src/eval/methods/bc-pressure.ts";
+import { modelOn } from "../engine/support/need-models.ts";
 import { LARGEST_FIRST_TO_BUDGET, OLDEST_FIRST, ORACLE_TO_BUDGET, type BudgetInput } from "../../src/eval/methods/budget.ts";
 import { ORACLE, ORACLE_HEAD, headThroughLastUsed } from "../../src/eval/methods/ceilings.ts";
 import { rulesCompactor } from "../../src/eval/methods/engine.ts";
@@ -18,8 +19,6 @@ import { enforcePins, scoreCut } from "../../src/eval/score.ts";
 import { indexSession } from "../../src/eval/session-index.ts";
 import { spreadOf } from "../../src/eval/summary.ts";
 import { filler, pair, prompt, reply, session } from "./build.ts";
-import { FEATURE_NAMES } from "../../src/engine/need/features.ts";
-import type { NeedModel } from "../../src/engine/need/model.ts";
 
 /** a text of exactly `tokens` estimated tokens whose first line names `name` */
 const sized = (name: string, tokens: number): string => `${name}\n`.padEnd(tokens * 4, "x");
@@ -215,16 +214,8 @@ describe("bc under pressure is the product's own answer", () => {
     const ctx = cutContext(indexSession(session(messages, "s1", host)), 0.9);
     const input = { ...ctx, rulesFreedTokens: 0, used: usedAfterCut(ctx), point: pressurePoint(ctx.tokensBefore, 0.95) };
     // the test's own weights, not the shipped ones: every result needed, or none
-    const constant = (intercept: number): NeedModel => ({
-      source: "test",
-      features: [...FEATURE_NAMES],
-      mean: FEATURE_NAMES.map(() => 0),
-      scale: FEATURE_NAMES.map(() => 1),
-      weights: FEATURE_NAMES.map(() => 0),
-      intercept,
-    });
-    const needed = BC_UNDER_PRESSURE.run({ ...input, needModel: constant(10) });
-    const unneeded = BC_UNDER_PRESSURE.run({ ...input, needModel: constant(-10) });
+    const needed = BC_UNDER_PRESSURE.run({ ...input, needModel: modelOn("log_chars", 0, 10) });
+    const unneeded = BC_UNDER_PRESSURE.run({ ...input, needModel: modelOn("log_chars", 0, -10) });
     // needed: only what the budget takes; none needed: every result the rules kept for want of evidence goes too
     expect(needed.reached).toBe(true);
     expect(unneeded.rewrites.size).toBeGreaterThan(needed.rewrites.size);

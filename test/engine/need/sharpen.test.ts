@@ -1,20 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { FEATURE_NAMES } from "../../../src/engine/need/features.ts";
-import type { NeedModel } from "../../../src/engine/need/model.ts";
 import { DROP_AT, KEEP_AT } from "../../../src/engine/need/sharpen.ts";
 import { DEFAULT_OPTIONS } from "../../../src/engine/types.ts";
 import { BEYOND_RECENT, SessionBuilder } from "../support/build.ts";
 import { decisionFor } from "../support/decide.ts";
-
-/** The test's own model: the same need for every result. */
-const needOf = (p: number): NeedModel => ({
-  source: "test",
-  features: [...FEATURE_NAMES],
-  mean: FEATURE_NAMES.map(() => 0),
-  scale: FEATURE_NAMES.map(() => 1),
-  weights: FEATURE_NAMES.map(() => 0),
-  intercept: Math.log(p / (1 - p)),
-});
+import { constantNeed } from "../support/need-models.ts";
 
 const LOG = Array.from({ length: 40 }, (_, i) => `step ${i}: wrote build/part_${i}.o`).join("\n");
 
@@ -33,8 +22,8 @@ const session = () => {
 describe("the need score sharpening the rules", () => {
   test("an unreferenced result is kept from KEEP_AT up, with the score in its reason; dropped just under it", () => {
     const { s, old } = session();
-    expect(decisionFor(s, old, { needModel: needOf(KEEP_AT * 0.99) })).toMatchObject({ action: "drop", rule: "unreferenced" });
-    const kept = decisionFor(s, old, { needModel: needOf(Math.min(0.999, KEEP_AT * 1.01)) });
+    expect(decisionFor(s, old, { needModel: constantNeed(KEEP_AT * 0.99) })).toMatchObject({ action: "drop", rule: "unreferenced" });
+    const kept = decisionFor(s, old, { needModel: constantNeed(Math.min(0.999, KEEP_AT * 1.01)) });
     expect(kept).toMatchObject({ action: "keep", rule: "likely-needed" });
     expect(kept.reason).toMatch(/^no token of it used later, but results like it are used again \(need \d+%\)$/);
   });
@@ -45,23 +34,23 @@ describe("the need score sharpening the rules", () => {
     b.assistant("feature_flag_39 is the newest.");
     b.filler(BEYOND_RECENT);
     const s = b.session();
-    expect(decisionFor(s, gitLog, { needModel: needOf(KEEP_AT * 0.99) })).toMatchObject({ action: "truncate", rule: "re-runnable" });
-    const kept = decisionFor(s, gitLog, { needModel: needOf(Math.min(0.999, KEEP_AT * 1.01)) });
+    expect(decisionFor(s, gitLog, { needModel: constantNeed(KEEP_AT * 0.99) })).toMatchObject({ action: "truncate", rule: "re-runnable" });
+    const kept = decisionFor(s, gitLog, { needModel: constantNeed(Math.min(0.999, KEEP_AT * 1.01)) });
     expect(kept).toMatchObject({ action: "keep", rule: "likely-needed" });
     expect(kept.reason).toMatch(/^git bookkeeping: re-run `git log --oneline -n 40` for a fresh answer, but results like it are used again \(need \d+%\)$/);
   });
 
   test("a result kept for want of evidence is dropped at DROP_AT and under, kept just over it", () => {
     const { s, fresh } = session();
-    expect(decisionFor(s, fresh, { needModel: needOf(DROP_AT * 1.01) })).toMatchObject({ action: "keep", rule: "too-recent" });
-    const dropped = decisionFor(s, fresh, { needModel: needOf(DROP_AT * 0.99) });
+    expect(decisionFor(s, fresh, { needModel: constantNeed(DROP_AT * 1.01) })).toMatchObject({ action: "keep", rule: "too-recent" });
+    const dropped = decisionFor(s, fresh, { needModel: constantNeed(DROP_AT * 0.99) });
     expect(dropped).toMatchObject({ action: "drop", rule: "unneeded" });
     expect(dropped.reason).toContain("results like it are seldom used again (need");
   });
 
   test("an output too small to be worth a note stays, however sure the score", () => {
     const { s, tiny } = session();
-    expect(decisionFor(s, tiny, { needModel: needOf(1e-6) })).toMatchObject({ action: "keep", rule: "too-recent" });
+    expect(decisionFor(s, tiny, { needModel: constantNeed(1e-6) })).toMatchObject({ action: "keep", rule: "too-recent" });
   });
 
   test("a result with evidence of use is never dropped by the score, nor a pinned one", () => {
@@ -71,7 +60,7 @@ describe("the need score sharpening the rules", () => {
     const failed = b.bash("./test.sh", "FAILED: 2 tests", { isError: true });
     b.filler(BEYOND_RECENT);
     const s = b.session();
-    expect(decisionFor(s, used, { needModel: needOf(1e-6) })).toMatchObject({ action: "keep", rule: "referenced" });
-    expect(decisionFor(s, failed, { needModel: needOf(1e-6) }).action).toBe("keep");
+    expect(decisionFor(s, used, { needModel: constantNeed(1e-6) })).toMatchObject({ action: "keep", rule: "referenced" });
+    expect(decisionFor(s, failed, { needModel: constantNeed(1e-6) }).action).toBe("keep");
   });
 });
