@@ -127,6 +127,12 @@ export interface ScoreWindow {
   readonly used?: ReadonlySet<string>;
 }
 
+/** Whether the yardstick counts token `t` for result `r`: new with it (not known by its message), and not generic. */
+const countsFor = (index: IndexedSession, r: ResultInfo, t: string, genericCount: (t: string) => number): boolean => {
+  const known = index.firstKnownAt.get(t);
+  return !(known !== undefined && known <= r.message) && genericCount(t) <= GENERIC_TOKEN_RESULTS;
+};
+
 /** Which of a removed result's tokens the continuation used: known-before and generic tokens excluded. */
 export const neededTokens = (
   index: IndexedSession,
@@ -138,16 +144,13 @@ export const neededTokens = (
 ): string[] => {
   const out: string[] = [];
   for (const t of removed) {
-    const known = index.firstKnownAt.get(t);
-    if (known !== undefined && known <= r.message) continue;
     if (window.used) {
       if (!window.used.has(t)) continue;
     } else {
       const last = index.lastUsedAt.get(t);
       if (last === undefined || last < window.at) continue;
     }
-    if (genericCount(t) > GENERIC_TOKEN_RESULTS) continue;
-    out.push(t);
+    if (countsFor(index, r, t, genericCount)) out.push(t);
   }
   return out;
 };
@@ -187,11 +190,7 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
     }
     return false;
   };
-  // a token the ruler counts for this result: new with it, and not generic before the cut
-  const countable = (r: ResultInfo, t: string): boolean => {
-    const known = index.firstKnownAt.get(t);
-    return !(known !== undefined && known <= r.message) && resultsHolding(index, t, resultCount) <= GENERIC_TOKEN_RESULTS;
-  };
+  const generic = (t: string): number => resultsHolding(index, t, resultCount);
   let removed = 0;
   const scorable = new Set<number>();
   let truncated = 0;
@@ -208,7 +207,7 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
     tokensFreed += r.estTokens - estimateTextTokens(after);
     const kept = tokensAfter(ordinal, after);
     const gone = kept.size === 0 ? r.tokens : r.tokens.filter((t) => !kept.has(t));
-    if (gone.some((t) => countable(r, t))) scorable.add(ordinal);
+    if (gone.some((t) => countsFor(index, r, t, generic))) scorable.add(ordinal);
     const usedHere = extras.used?.[ordinal];
     const needed =
       usedHere === undefined ? neededTokens(index, r, gone, window, resultCount) : kept.size === 0 ? [...usedHere] : usedHere.filter((t) => !kept.has(t));
