@@ -14,27 +14,71 @@ import { IDENTIFIER_GRAMMAR, NUMBER_GRAMMAR } from "./tokens.ts";
 /** Characters of each result its names are read from. */
 export const SAMPLE_CHARS = 2000;
 
-/** A result's names, each with where its first occurrence ends (a head that long shows it). */
+/**
+ * A result's names, as ids (see Coverage.names), each with where its first occurrence ends (a
+ * head that long shows it).
+ */
 interface Names {
-  readonly names: readonly string[];
+  readonly ids: Int32Array;
   readonly ends: Int32Array;
 }
 
-const NO_NAMES: Names = { names: [], ends: new Int32Array(0) };
+const NO_NAMES: Names = { ids: new Int32Array(0), ends: new Int32Array(0) };
 
-/** The names of a sample no prose or call input holds. */
-const namesIn = (sample: string, inProse: (name: string) => boolean): Names => {
-  const seen = new Map<string, number>();
-  for (const m of sample.matchAll(IDENTIFIER_GRAMMAR.pattern)) {
-    const id = m[0];
-    if (!seen.has(id) && IDENTIFIER_GRAMMAR.isDistinctive(id) && !inProse(id)) seen.set(id, m.index + id.length);
+/** An id for a string that is never a name: prose or a call input holds it, or it is not distinctive. */
+const NOT_A_NAME = -1;
+
+/** Every long number is a name (unless prose holds it). */
+const ANY = (): boolean => true;
+
+/**
+ * Every name of the session, numbered once: a name is hashed once per occurrence, and whether
+ * it counts (distinctive, held by no prose or input) is asked once per name, not per occurrence.
+ */
+class NameIds {
+  private readonly ids = new Map<string, number>();
+  /** per name id: the last sample it was seen in (to take its first occurrence only) */
+  private lastSample = new Int32Array(64).fill(-1);
+  private count = 0;
+  private readonly inProse: (name: string) => boolean;
+
+  constructor(inProse: (name: string) => boolean) {
+    this.inProse = inProse;
   }
-  for (const m of sample.matchAll(NUMBER_GRAMMAR.pattern)) {
-    const n = m[0];
-    if (!seen.has(n) && !inProse(n)) seen.set(n, m.index + n.length);
+
+  get size(): number {
+    return this.count;
   }
-  return { names: [...seen.keys()], ends: Int32Array.from(seen.values()) };
-};
+
+  private idOf(name: string, distinctive: (name: string) => boolean): number {
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      id = distinctive(name) && !this.inProse(name) ? this.count++ : NOT_A_NAME;
+      this.ids.set(name, id);
+      if (this.count > this.lastSample.length) {
+        const grown = new Int32Array(2 * this.lastSample.length).fill(-1);
+        grown.set(this.lastSample);
+        this.lastSample = grown;
+      }
+    }
+    return id;
+  }
+
+  /** The names of one sample (`sample` numbers it), each once, with where its first occurrence ends. */
+  namesIn(text: string, sample: number): Names {
+    const ids: number[] = [];
+    const ends: number[] = [];
+    const take = (id: number, end: number): void => {
+      if (id === NOT_A_NAME || this.lastSample[id] === sample) return;
+      this.lastSample[id] = sample;
+      ids.push(id);
+      ends.push(end);
+    };
+    for (const m of text.matchAll(IDENTIFIER_GRAMMAR.pattern)) take(this.idOf(m[0], IDENTIFIER_GRAMMAR.isDistinctive), m.index + m[0].length);
+    for (const m of text.matchAll(NUMBER_GRAMMAR.pattern)) take(this.idOf(m[0], ANY), m.index + m[0].length);
+    return ids.length === 0 ? NO_NAMES : { ids: Int32Array.from(ids), ends: Int32Array.from(ends) };
+  }
+}
 
 /** Held whole: every name of the result is shown. */
 export const WHOLE = Number.POSITIVE_INFINITY;
@@ -44,8 +88,8 @@ export class Coverage {
   private readonly names: Names[];
   /** per result: how many of its first characters the history still shows (0: none; WHOLE) */
   private readonly shows: Float64Array;
-  /** each name -> how many results still show it */
-  private readonly holders = new Map<string, number>();
+  /** per name id: how many results still show it */
+  private readonly holders: Int32Array;
 
   /**
    * `showing(item)`: how many of the item's first characters the history shows as things stand
@@ -54,7 +98,7 @@ export class Coverage {
    */
   constructor(facts: SessionFacts, showing: (item: ResultItem) => number, scored: (item: ResultItem) => boolean) {
     const { firstSeen } = facts.lookup.tokenTables();
-    const inProse = (name: string): boolean => firstSeen.has(name);
+    const ids = new NameIds((name) => firstSeen.has(name));
     // a sample seen before is read once (outputs repeat: the same file read again, the same listing)
     const bySample = new Map<string, Names>();
     this.names = facts.items.map(() => NO_NAMES);
@@ -65,15 +109,17 @@ export class Coverage {
       const sample = item.result.text.slice(0, SAMPLE_CHARS);
       let names = bySample.get(sample);
       if (names === undefined) {
-        names = namesIn(sample, inProse);
+        names = ids.namesIn(sample, bySample.size);
         bySample.set(sample, names);
       }
       this.names[item.ordinal] = names;
       this.shows[item.ordinal] = shows;
-      names.names.forEach((n, i) => {
-        if (names.ends[i]! <= shows) this.holders.set(n, (this.holders.get(n) ?? 0) + 1);
-      });
     }
+    this.holders = new Int32Array(ids.size);
+    this.names.forEach(({ ids: held, ends }, k) => {
+      const shows = this.shows[k]!;
+      for (let i = 0; i < held.length; i++) if (ends[i]! <= shows) this.holders[held[i]!]!++;
+    });
   }
 
   /**
@@ -81,27 +127,26 @@ export class Coverage {
    * `keep` characters would hide (0 when it has none).
    */
   ownShare(ordinal: number, keep = 0): number {
-    const { names, ends } = this.names[ordinal]!;
-    if (names.length === 0) return 0;
+    const { ids, ends } = this.names[ordinal]!;
+    if (ids.length === 0) return 0;
     const shows = this.shows[ordinal]!;
     let own = 0;
-    names.forEach((n, i) => {
+    for (let i = 0; i < ids.length; i++) {
       const end = ends[i]!;
-      if (end <= keep) return;
-      if ((this.holders.get(n) ?? 0) - (end <= shows ? 1 : 0) === 0) own++;
-    });
-    return own / names.length;
+      if (end > keep && this.holders[ids[i]!]! - (end <= shows ? 1 : 0) === 0) own++;
+    }
+    return own / ids.length;
   }
 
   /** The result is cut to its first `keep` characters (0: dropped): the names past them are no longer shown. */
   release(ordinal: number, keep = 0): void {
     const shows = this.shows[ordinal]!;
     if (keep >= shows) return;
-    const { names, ends } = this.names[ordinal]!;
-    names.forEach((n, i) => {
+    const { ids, ends } = this.names[ordinal]!;
+    for (let i = 0; i < ids.length; i++) {
       const end = ends[i]!;
-      if (end <= shows && end > keep) this.holders.set(n, this.holders.get(n)! - 1);
-    });
+      if (end <= shows && end > keep) this.holders[ids[i]!]!--;
+    }
     this.shows[ordinal] = keep;
   }
 }
