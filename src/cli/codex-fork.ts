@@ -64,7 +64,7 @@ const human = (r: ForkResult, resume: string): string => {
   if (rules.length > 0) {
     lines.push(`removed:  ~${k(p.tokensBefore - p.tokensAfter)} tokens, by rule:`);
     for (const [rule, t] of rules.sort((a, b) => b[1]!.tokensFreed - a[1]!.tokensFreed))
-      lines.push(`  ${rule.padEnd(18)} ${String(t!.removed).padStart(5)} results  ~${k(t!.tokensFreed)} tokens`);
+      lines.push(`  ${rule.padEnd(18)} ${String(t!.removed).padStart(5)} ${t!.removed === 1 ? "result " : "results"}  ~${k(t!.tokensFreed)} tokens`);
   } else lines.push("removed:  nothing (every result kept)");
   const b = p.budget;
   if (b !== undefined)

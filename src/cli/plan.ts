@@ -84,7 +84,9 @@ export const renderPlan = (p: Plan, opts: { table: boolean } = { table: true }):
     lines.push("by rule:");
     for (const [rule, r] of byRule.sort((a, b) => b[1].tokensFreed - a[1].tokensFreed || b[1].results - a[1].results)) {
       const removed = r.removed > 0 ? ` (${r.removed} cut)` : "";
-      lines.push(`  ${rule.padEnd(16)} ${String(r.results).padStart(5)} results${removed.padEnd(11)} ${figure(r.tokensFreed).padStart(7)} tokens freed`);
+      lines.push(
+        `  ${rule.padEnd(16)} ${String(r.results).padStart(5)} ${r.results === 1 ? "result " : "results"}${removed.padEnd(11)} ${figure(r.tokensFreed).padStart(7)} tokens freed`,
+      );
     }
   }
   if (p.budget)

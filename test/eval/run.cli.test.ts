@@ -50,7 +50,11 @@ test("a broken file is reported (file, line, why) and skipped; the run goes on a
   expect(r.corpus.skipped[0]!.reason).toMatch(/^broken\/demo\/claude\/broken\.jsonl(:1)?: /);
   expect(r.corpus.skipped[1]!.reason).toContain("empty");
   for (const s of r.corpus.skipped) expect(s.reason).not.toContain(tmp);
-  expect(renderReport(r)["report.md"]).toContain("## Skipped files (2)");
+  const md = renderReport(r)["report.md"];
+  expect(md).toContain("## Skipped files (2)");
+  // one session is said as one
+  expect(md).toContain("; 1 session (");
+  expect(md).toContain(": 1 session\n");
 });
 
 test("host compactions: a result used after the compaction is kept by the rules and lost by a summary that drops it", () => {

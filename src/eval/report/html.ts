@@ -19,6 +19,7 @@ import {
   share,
 } from "./format.ts";
 import { DEFINITIONS, corpusLine, lostList, pressureHeading, splitRows } from "./markdown.ts";
+import { counted } from "../../util/format.ts";
 
 const esc = (s: string): string => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
@@ -247,7 +248,7 @@ export const renderHtml = (r: EvalReport): string => {
   body.push(`<p>bc ${esc(r.version)}, yardstick ${esc(r.yardstick)}. ${code(corpusLine(r))}</p>`);
   if ((r.split ?? []).length > 0)
     body.push(
-      `<ul>${(r.split ?? []).map((b) => `<li><code>${esc(b.name)}</code>: ${b.sessions} sessions from ${b.files} files, fingerprint <code>${esc(b.fingerprint)}</code></li>`).join("")}</ul>`,
+      `<ul>${(r.split ?? []).map((b) => `<li><code>${esc(b.name)}</code>: ${counted(b.sessions, "session")} from ${counted(b.files, "file")}, fingerprint <code>${esc(b.fingerprint)}</code></li>`).join("")}</ul>`,
     );
   body.push(
     `<p>Each session is cut at ${esc(p.cuts.map((c) => pct(c, 0)).join(", "))} of its messages; every method compacts what is before the cut, and the scorer reads only what the assistant wrote and the tool inputs it issued after it. Down and to the right is better: more freed, less lost. Ceilings read the session's future: they mark how far a method could go and are not methods.</p>`,
@@ -255,7 +256,7 @@ export const renderHtml = (r: EvalReport): string => {
   body.push(`<h2>Light compaction: no budget</h2>`);
   body.push(`<div class="charts">${r.hosts.map((h) => renderChart(h, h.methods, "light", `${hostName(h)}: light compaction`)).join("\n")}</div>`);
   for (const h of r.hosts) {
-    body.push(`<h3>${esc(hostName(h))}: ${h.sessions} sessions</h3>`);
+    body.push(`<h3>${esc(hostName(h))}: ${counted(h.sessions, "session")}</h3>`);
     body.push(
       htmlTable(
         METHOD_COLUMNS.map((c) => c.head),
@@ -275,7 +276,7 @@ export const renderHtml = (r: EvalReport): string => {
     );
     for (const h of r.hosts) {
       const cols = pressureColumns(h.host);
-      body.push(`<h3>${esc(hostName(h))}: ${h.sessions} sessions</h3>`);
+      body.push(`<h3>${esc(hostName(h))}: ${counted(h.sessions, "session")}</h3>`);
       body.push(
         htmlTable(
           cols.map((c) => c.head),

@@ -18,6 +18,7 @@ import {
   share,
   type Column,
 } from "./format.ts";
+import { counted } from "../../util/format.ts";
 
 export const table = (head: readonly string[], rows: readonly (readonly string[])[]): string => {
   const esc = (s: string): string => s.replace(/\|/g, "\\|");
@@ -93,7 +94,7 @@ export const corpusLine = (r: EvalReport): string => {
         : "the files given";
   const weights = (r.parameters as { needWeights?: NeedWeightsRecord }).needWeights;
   const ranked = weights === undefined || weights.kind === "shipped" ? "" : ` ${rankedBy(weights)}: ${weights.source}.`;
-  return `Corpus: ${what}; ${r.corpus.sessions} sessions (${perHost || "none"}) from ${r.corpus.files} files, ${r.corpus.skipped.length} skipped. Fingerprint \`${r.corpus.fingerprint}\`.${ranked}`;
+  return `Corpus: ${what}; ${counted(r.corpus.sessions, "session")} (${perHost || "none"}) from ${counted(r.corpus.files, "file")}, ${r.corpus.skipped.length} skipped. Fingerprint \`${r.corpus.fingerprint}\`.${ranked}`;
 };
 
 /** The definitions both reports print. */
@@ -146,7 +147,7 @@ export const renderMarkdown = (r: EvalReport): string => {
   const out: string[] = [];
   const push = (...lines: string[]): void => void out.push(...lines);
   push(`# bc eval report`, "", `bc ${r.version}, yardstick ${r.yardstick}. ${corpusLine(r)}`, "");
-  for (const b of r.split ?? []) push(`- \`${b.name}\`: ${b.sessions} sessions from ${b.files} files, fingerprint \`${b.fingerprint}\``);
+  for (const b of r.split ?? []) push(`- \`${b.name}\`: ${counted(b.sessions, "session")} from ${counted(b.files, "file")}, fingerprint \`${b.fingerprint}\``);
   if ((r.split ?? []).length > 0) push("");
   push(
     `Each session is cut at ${p.cuts.map((c) => pct(c, 0)).join(", ")} of its messages. Every method compacts the part before the cut; the scorer looks only at what the assistant wrote and the tool inputs it issued after the cut. Pinned results (first message, last six messages before the cut, error results) are never removed, for every method. Rows marked *ceiling (hindsight)* read the session's future and are not methods: they show how far a method could go.`,
@@ -155,7 +156,7 @@ export const renderMarkdown = (r: EvalReport): string => {
   push(`## Light compaction: no budget`, "");
   push("Each method compacts as it would on its own, with nothing forcing it to free more.", "");
   for (const h of r.hosts) {
-    push(`### ${HOST_NAMES[h.host] ?? h.host}: ${h.sessions} sessions`, "", methodTable(h), "");
+    push(`### ${HOST_NAMES[h.host] ?? h.host}: ${counted(h.sessions, "session")}`, "", methodTable(h), "");
     const s = ceilingSentences(h)[0];
     if (s) push(s.replace(/^light: /, ""), "");
   }
@@ -166,7 +167,7 @@ export const renderMarkdown = (r: EvalReport): string => {
       "",
     );
     for (const h of r.hosts) {
-      push(`### ${HOST_NAMES[h.host] ?? h.host}: ${h.sessions} sessions`, "", pressureTable(h), "");
+      push(`### ${HOST_NAMES[h.host] ?? h.host}: ${counted(h.sessions, "session")}`, "", pressureTable(h), "");
       const s = ceilingSentences(h).find((x) => x.startsWith("under pressure"));
       if (s) push(s.replace(/^under pressure: /, ""), "");
     }

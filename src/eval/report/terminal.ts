@@ -4,6 +4,7 @@
 import type { EvalReport, NeedWeightsRecord } from "../run.ts";
 import type { HostSummary, MethodSummary } from "../summary.ts";
 import { HOST_NAMES, int, lostOverCeiling, freedOfOracleHead, pct, rankedBy } from "./format.ts";
+import { counted } from "../../util/format.ts";
 
 export const TERMINAL_WIDTH = 100;
 
@@ -28,7 +29,7 @@ const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): s
   const rows = mode === "light" ? h.methods : (h.pressure ?? []);
   const bc = rows.find((m) => m.method === "rules");
   if (!bc) return [];
-  const out = [`${HOST_NAMES[h.host] ?? h.host}, ${h.sessions} sessions`];
+  const out = [`${HOST_NAMES[h.host] ?? h.host}, ${counted(h.sessions, "session")}`];
   out.push(row(mode === "light" ? "bc's rules" : "bc", bc, mode === "pressure" ? `  budget ${pct(bc.reachedShare, 0)}` : ""));
   const blocks = r.split ?? [];
   // a block per path given, up to a few; more are in the report
@@ -71,7 +72,7 @@ export const terminalSummary = (r: EvalReport, paths: readonly string[]): string
   const p = r.parameters as { cuts: number[]; pressure: null | { share: number; budgetShare: number }; needWeights?: NeedWeightsRecord };
   const perHost = r.hosts.map((h) => `${h.sessions} ${HOST_NAMES[h.host] ?? h.host}`).join(", ");
   const lines: string[] = [
-    `bc eval: ${r.corpus.sessions} sessions (${perHost || "none"}), ${r.corpus.skipped.length} files skipped; corpus ${r.corpus.fingerprint.slice(0, 12)}`,
+    `bc eval: ${counted(r.corpus.sessions, "session")} (${perHost || "none"}), ${counted(r.corpus.skipped.length, "file")} skipped; corpus ${r.corpus.fingerprint.slice(0, 12)}`,
     `Each session cut at ${p.cuts.map((c) => pct(c, 0)).join(", ")} of its messages; each method compacts what is before the cut.`,
     ...(p.needWeights === undefined || p.needWeights.kind === "shipped" ? [] : [`${rankedBy(p.needWeights)}.`]),
     "",
