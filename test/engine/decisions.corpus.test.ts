@@ -8,13 +8,13 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { CORPUS_DIR, CORPUS_TIMEOUT_MS, SKIP_NOTE, hasCorpus } from "../support/shared.ts";
+import { CORPUS_FOLDERS, CORPUS_TIMEOUT_MS, SKIP_NOTE, hasCorpus } from "../support/shared.ts";
 import RECORD from "./decision-hashes.json";
 import { decisionTable, sessionFiles } from "./support/decision-snapshot.ts";
 
 const sha256 = (data: string | Uint8Array): string => createHash("sha256").update(data).digest("hex");
 const record: Record<string, string> = RECORD;
-const folders = [CORPUS_DIR, ...(process.env.BC_EXTRA_CORPUS ?? "").split(":").filter((d) => d !== "")];
+const folders = CORPUS_FOLDERS;
 
 describe.skipIf(!hasCorpus())("decision tables of the corpus sessions match the record", () => {
   test(

@@ -5,14 +5,14 @@
 import { describe, expect, test } from "bun:test";
 import { planWith } from "../../src/engine/plan.ts";
 import type { Session } from "../../src/engine/types.ts";
-import { CORPUS_DIR, CORPUS_TIMEOUT_MS, SKIP_NOTE, hasCorpus, loadCorpusSession } from "../support/shared.ts";
+import { CORPUS_FOLDERS, CORPUS_TIMEOUT_MS, SKIP_NOTE, hasCorpus, loadCorpusSession } from "../support/shared.ts";
 import { sessionFiles } from "./support/decision-snapshot.ts";
 
 const samePlans = (s: Session): boolean => JSON.stringify(planWith(s, undefined, "fast")) === JSON.stringify(planWith(s, undefined, "reference"));
 
 const cut = (s: Session, share: number): Session => ({ ...s, messages: s.messages.slice(0, Math.floor(s.messages.length * share)) });
 
-const folders = [CORPUS_DIR, ...(process.env.BC_EXTRA_CORPUS ?? "").split(":").filter((d) => d !== "")];
+const folders = CORPUS_FOLDERS;
 
 describe.skipIf(!hasCorpus())("plans on the corpus: the fast lookup equals the reference", () => {
   for (const host of ["claude", "codex"] as const) {

@@ -9,9 +9,12 @@ export const CORPUS_DIR = join(SHARED_DIR, "corpus");
 
 export const hasCorpus = (): boolean => existsSync(CORPUS_DIR);
 
-/** Corpus files of one host, sorted by name; [] when the corpus is absent. */
-export const corpusFiles = (host: "claude" | "codex"): string[] => {
-  const dir = join(CORPUS_DIR, host);
+/** The corpus folders the corpus tests read: ../shared/corpus, plus any listed in BC_EXTRA_CORPUS (separated by ":"). */
+export const CORPUS_FOLDERS: readonly string[] = [CORPUS_DIR, ...(process.env.BC_EXTRA_CORPUS ?? "").split(":").filter((d) => d !== "")];
+
+/** Corpus files of one host, sorted by name; [] when the corpus is absent. `folder`: another corpus folder of the same layout. */
+export const corpusFiles = (host: "claude" | "codex", folder = CORPUS_DIR): string[] => {
+  const dir = join(folder, host);
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith(".jsonl"))

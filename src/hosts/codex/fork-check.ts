@@ -91,9 +91,15 @@ export const checkFork = (
   for (const l of fork.lines)
     if (l.kind === "session_meta" && (l.payload.id === threadId(src) || l.payload.session_id === threadId(src)))
       throw bad("a session_meta still carries the source id", l.lineNo);
+  // session_id is the thread's own id, which the fork's replaces; in a subagent's thread it is
+  // the session of the thread that spawned it, which the fork keeps
   const meta = fork.lines.find((l) => l.kind === "session_meta");
-  if (meta?.kind === "session_meta" && "session_id" in meta.payload && meta.payload.session_id !== newId)
-    throw bad("session_meta.session_id is not the new id", meta.lineNo);
+  const srcMeta = src.lines.find((l) => l.kind === "session_meta");
+  if (meta?.kind === "session_meta" && srcMeta?.kind === "session_meta" && "session_id" in meta.payload) {
+    const own = srcMeta.payload.session_id === threadId(src);
+    if (meta.payload.session_id !== (own ? newId : srcMeta.payload.session_id))
+      throw bad(own ? "session_meta.session_id is not the new id" : "session_meta.session_id (the spawning session's) was changed", meta.lineNo);
+  }
   let ordinal = src.format === "paginated" ? lastOrdinal(src) : undefined;
   for (let j = 0; j < built.appended.length; j++) {
     const l = fork.lines[n + j]!;

@@ -138,7 +138,11 @@ export interface Built {
   readonly estimate: number;
 }
 
-/** The session_meta line with `id` and `session_id` set to the new id, or undefined when the line is copied as it is. */
+/**
+ * The session_meta line with `id` and `session_id` set to the new id where they hold the old one,
+ * or undefined when the line is copied as it is. (A subagent's thread keeps its `session_id`: the
+ * session of the thread that spawned it, not its own id.)
+ */
 const withNewId = (line: Rollout["lines"][number], oldId: string, newId: string): string | undefined => {
   if (line.kind !== "session_meta") return undefined;
   const p = line.payload;

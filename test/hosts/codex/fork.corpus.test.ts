@@ -1,16 +1,17 @@
-// Every corpus rollout forks with the rules engine, its own check passing (skipped without the corpus).
+// Every corpus rollout forks with the rules engine, its own check passing (skipped without the
+// corpus): ../shared/corpus, plus the folders listed in BC_EXTRA_CORPUS.
 import { describe, expect, test } from "bun:test";
 import { basename } from "node:path";
 import { enginePruner, forkRollout } from "../../../src/hosts/codex/fork.ts";
-import { SKIP_NOTE, corpusFiles } from "../../support/shared.ts";
+import { CORPUS_FOLDERS, SKIP_NOTE, corpusFiles } from "../../support/shared.ts";
 
-const corpus = corpusFiles("codex");
+const corpus = CORPUS_FOLDERS.flatMap((folder) => corpusFiles("codex", folder));
 describe.skipIf(corpus.length === 0)("every corpus rollout forks with its check passing", () => {
   if (corpus.length === 0) console.warn(SKIP_NOTE);
   test.each(corpus.map((f) => [basename(f), f]))("%s", (_name, file) => {
     const r = forkRollout(file, { context: "fresh", pruner: enginePruner(), codexHome: "/nonexistent-bc-test-home", dryRun: true });
     // the dry run ran the same strict check a real fork runs on its temp file
-    expect(r.format).toBe("legacy");
+    expect(["legacy", "paginated"]).toContain(r.format);
     expect(r.bytes.at(-1)).toBe(10);
     expect(r.historyItems).toBe(r.replacementHistory.length);
   });

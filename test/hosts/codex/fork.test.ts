@@ -167,6 +167,28 @@ describe("forking a paginated rollout (Codex 0.169.0)", () => {
     const fork = readRollout(r.path);
     expect(fork.lines.map((l) => (l as any).ordinal)).toEqual(fork.lines.map((_, i) => i));
   });
+
+  test("a subagent's thread (session_id: the spawning session's) forks: its id is replaced, its session_id kept", () => {
+    const source = sourceCopy(PAGINATED);
+    const parent = "019f498d-29a6-7c51-b0a0-0a85d954f82a";
+    const lines = readFileSync(source, "utf8").split("\n");
+    const k = lines.findIndex((l) => l.includes('"type":"session_meta"'));
+    const meta = JSON.parse(lines[k]!);
+    expect(meta.payload.session_id).toBe(meta.payload.id);
+    meta.payload.session_id = parent;
+    meta.payload.parent_thread_id = parent;
+    meta.payload.thread_source = "subagent";
+    lines[k] = JSON.stringify(meta);
+    writeFileSync(source, lines.join("\n"));
+    const r = forkRollout(source, { context: "fresh", pruner: dropWhere("cat a.txt"), codexHome: tempDir(), now: NOW });
+    const fork = parseRollout(readFileSync(r.path, "utf8"), r.path);
+    const forkMeta = fork.lines.find((l) => l.kind === "session_meta") as any;
+    expect(forkMeta.payload.id).toBe(r.newId);
+    expect(forkMeta.payload.session_id).toBe(parent);
+    expect(forkMeta.payload.parent_thread_id).toBe(parent);
+    // the source id is gone from session_meta (other records, copied byte for byte, keep theirs)
+    expect(JSON.stringify(forkMeta.value)).not.toContain(r.sourceId);
+  });
 });
 
 describe("forking a legacy rollout", () => {
