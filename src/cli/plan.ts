@@ -5,11 +5,15 @@ import { z } from "zod";
 import { fraction, JSON_ARG, parseFlags, SESSIONS_ARG, wholeNumber } from "./args.ts";
 import { forEachSession, sessionsGiven, warnSkipped } from "./sessions.ts";
 import { applyToSession } from "../engine/apply.ts";
+import { estimateSessionTokens } from "../engine/estimate.ts";
 import { plan } from "../engine/plan.ts";
 import { type Options, type Plan, type RuleId, type RuleTotals, type Session, DEFAULT_OPTIONS } from "../engine/types.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
+import { readRollout } from "../hosts/codex/rollout.ts";
+import { type BudgetSpec, budgetFor, parseBudget } from "../hosts/codex/window.ts";
 import { loadSessionFile, resolveSession } from "../hosts/load.ts";
 import { describeWeights, weightsInUse } from "../hosts/need-weights.ts";
+import { BcError } from "../util/errors.ts";
 import { tokenCount } from "../util/format.ts";
 import { log } from "../util/log.ts";
 
@@ -30,6 +34,8 @@ export interface PlanReport {
   readonly passes: readonly PassReport[];
   /** with a budget: which need weights ranked the escalation */
   readonly needWeights?: string;
+  /** a budget given as a share of the window: the share, the window and what Codex's requests carry besides the history */
+  readonly budgetShare?: { readonly percent: number; readonly window: number; readonly unseenTokens?: number };
   /** `file:line: what was wrong` for each line the reader skipped or found cut */
   readonly skipped: readonly string[];
 }
@@ -96,7 +102,17 @@ export const renderPlan = (p: Plan, opts: { table: boolean } = { table: true }):
 };
 
 export const renderReport = (r: PlanReport): string => {
-  const out: string[] = [`${r.host} session ${r.id} (${r.history} history): ${r.path}`, ...(r.needWeights ? [`need weights: ${r.needWeights}`] : []), ""];
+  const share = r.budgetShare;
+  const out: string[] = [
+    `${r.host} session ${r.id} (${r.history} history): ${r.path}`,
+    ...(r.needWeights ? [`need weights: ${r.needWeights}`] : []),
+    ...(share
+      ? [
+          `budget: ${share.percent}% of a ${figure(share.window)}-token window${share.unseenTokens === undefined ? "" : `, less ~${figure(share.unseenTokens)} for Codex's instructions and tools`}`,
+        ]
+      : []),
+    "",
+  ];
   if (r.passes.length > 1) {
     for (const p of r.passes) {
       const t = p.plan.totals;
@@ -116,20 +132,44 @@ const FLAGS = z.object({
   json: z.boolean().optional(),
   passes: wholeNumber(1, 100).optional(),
   timeline: z.boolean().optional(),
-  budget: wholeNumber(1, Number.MAX_SAFE_INTEGER).optional(),
+  budget: z.string().optional(),
   "min-removal": fraction().optional(),
   "pin-last": wholeNumber(0, 1_000_000).optional(),
 });
 
-export const planReport = (arg: string, flags: { passes?: number; timeline?: boolean; budget?: number; minRemoval?: number; pinLast?: number }): PlanReport => {
+/**
+ * A budget in tokens for the session: as given, or a share of the model's window as a Codex
+ * rollout records it, less what Codex's requests carry besides the history (as `bc codex-fork
+ * --budget` reckons it, so a plan shows what a fork would do). A Claude Code transcript records
+ * no window.
+ */
+const budgetOf = (spec: BudgetSpec, path: string, host: string, session: Session): { tokens?: number; share?: PlanReport["budgetShare"] } => {
+  if (spec === "none") return {};
+  if ("tokens" in spec) return { tokens: spec.tokens };
+  if (host !== "codex")
+    throw new BcError(
+      "usage",
+      `${path}: --budget ${spec.percent}% needs the model's context window, and a Claude Code transcript does not record it`,
+      "give --budget in tokens (the plugin's budget is compactAtPercent of the window Claude Code reports)",
+    );
+  const b = budgetFor(spec, readRollout(path), estimateSessionTokens(session).total);
+  if (b.tokens === undefined || b.window === undefined) throw new BcError("usage", `${path}: ${b.why ?? "no budget"}`);
+  return { tokens: b.tokens, share: { percent: spec.percent, window: b.window, ...(b.unseenTokens === undefined ? {} : { unseenTokens: b.unseenTokens }) } };
+};
+
+export const planReport = (
+  arg: string,
+  flags: { passes?: number; timeline?: boolean; budget?: BudgetSpec; minRemoval?: number; pinLast?: number },
+): PlanReport => {
   const path = resolveSession(arg);
   const loaded = loadSessionFile(path);
   const session = flags.timeline ? loaded.timeline : loaded.live;
+  const budget = flags.budget === undefined ? {} : budgetOf(flags.budget, path, loaded.host, session);
   const options: Options = {
     ...DEFAULT_OPTIONS,
     ...(flags.minRemoval !== undefined ? { minRemovalFraction: flags.minRemoval } : {}),
     ...(flags.pinLast !== undefined ? { pinLastMessages: flags.pinLast } : {}),
-    ...(flags.budget !== undefined ? { budgetTokens: flags.budget } : {}),
+    ...(budget.tokens !== undefined ? { budgetTokens: budget.tokens } : {}),
   };
   const weights = weightsInUse(needWeightsPath());
   if (weights.problem !== undefined) log.warn(`need weights ${weights.problem}; using the shipped ones`);
@@ -140,7 +180,8 @@ export const planReport = (arg: string, flags: { passes?: number; timeline?: boo
     history: flags.timeline ? "timeline" : "live",
     options,
     passes: planPasses(session, flags.passes ?? 1, weights.kind === "user" ? { ...options, needModel: weights.model } : options),
-    ...(flags.budget !== undefined ? { needWeights: describeWeights(weights) } : {}),
+    ...(budget.tokens !== undefined ? { needWeights: describeWeights(weights) } : {}),
+    ...(budget.share !== undefined ? { budgetShare: budget.share } : {}),
     skipped: loaded.malformed,
   };
 };
@@ -162,9 +203,9 @@ export default defineCommand({
     timeline: { type: "boolean", description: "Plan the whole timeline (across the host's own compactions) instead of the live history" },
     budget: {
       type: "string",
-      valueHint: "tokens",
+      valueHint: "tokens|N%",
       description:
-        "Escalate toward this many tokens of history (least needed results first; shows each result's need and place in the order) and say whether it was reached",
+        "Escalate toward this many tokens of history, or N% of the model's window as a Codex rollout records it (as bc codex-fork does): least needed results first; shows each result's need and place in the order, and whether the budget was reached",
     },
     "min-removal": {
       type: "string",
@@ -175,7 +216,8 @@ export default defineCommand({
   },
   run({ args }) {
     const f = parseFlags(FLAGS, args, "bc plan");
-    const flags = { passes: f.passes, timeline: f.timeline === true, budget: f.budget, minRemoval: f["min-removal"], pinLast: f["pin-last"] };
+    const budget = f.budget === undefined ? undefined : parseBudget(f.budget);
+    const flags = { passes: f.passes, timeline: f.timeline === true, budget, minRemoval: f["min-removal"], pinLast: f["pin-last"] };
     const names = sessionsGiven(args);
     const { results, code } = forEachSession(names, (name) => {
       const report = planReport(name, flags);

@@ -5,6 +5,7 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { planReport, renderReport } from "../../src/cli/plan.ts";
+import { enginePruner, forkRollout } from "../../src/hosts/codex/fork.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 const MAIN = join(REPO, "src", "main.ts");
@@ -62,6 +63,29 @@ describe("bc plan", () => {
     expect(readFileSync(f, "utf8")).toBe(before);
     expect(statSync(f).mtimeMs).toBe(mtime);
     expect(readdirSync(TMP).sort()).toEqual(files);
+  });
+
+  test("--budget N% of a Codex rollout: the tokens a fork with the same --budget is cut to; a Claude Code transcript records no window", () => {
+    const f = fixture("codex", "legacy-every-item-variant.jsonl");
+    const r = planReport(f, { budget: { percent: 50 } });
+    const fork = forkRollout(f, { context: "fresh", pruner: enginePruner(undefined, { percent: 50 }), dryRun: true, codexHome: TMP });
+    const b = fork.pruning.budget!;
+    expect(b.tokens).toBeGreaterThan(0);
+    expect(r.options.budgetTokens).toBe(b.tokens!);
+    expect(r.passes[0]!.plan.budget?.tokens).toBe(b.tokens!);
+    expect(r.budgetShare).toEqual({ percent: 50, window: b.window!, ...(b.unseenTokens === undefined ? {} : { unseenTokens: b.unseenTokens }) });
+    expect(renderReport(r)).toContain(`budget: 50% of a `);
+    // a number of tokens is taken as given, the window or not
+    expect(planReport(f, { budget: { tokens: 1000 } }).options.budgetTokens).toBe(1000);
+    expect(planReport(fixture("claude", "parallel-tool-calls.jsonl"), { budget: { tokens: 1000 } }).options.budgetTokens).toBe(1000);
+    expect(() => planReport(fixture("claude", "parallel-tool-calls.jsonl"), { budget: { percent: 60 } })).toThrow(
+      "--budget 60% needs the model's context window, and a Claude Code transcript does not record it",
+    );
+    const bad = run([f, "--budget", "12x"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      "bc: --budget must be a number of tokens, a share of the window such as 60%, or none; got '12x'\nhint: for example --budget 120000 or --budget 60%\n",
+    );
   });
 
   test("a bad value is a one-line usage error and a hint (exit 2); a missing file, one line (exit 1)", () => {

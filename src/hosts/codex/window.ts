@@ -61,7 +61,11 @@ export const parseBudget = (raw: string | undefined): BudgetSpec => {
     const n = Number(pct[1]);
     if (n > 0 && n <= 100) return { percent: n };
   } else if (/^\d+$/.test(s) && Number(s) > 0) return { tokens: Number(s) };
-  throw new BcError("usage", `--budget must be a number of tokens, a share of the window such as 60%, or none; got '${raw}'`);
+  throw new BcError(
+    "usage",
+    `--budget must be a number of tokens, a share of the window such as 60%, or none; got '${raw}'`,
+    "for example --budget 120000 or --budget 60%",
+  );
 };
 
 export interface ForkBudget {
