@@ -286,6 +286,35 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
     );
 
     test(
+      "(c, subagent) a subagent's thread (session_id: the spawning session's) forks, keeps that session_id, and resumes with exactly its pruned history",
+      async () => {
+        // the rollout as a subagent's thread records it: its session_id is the session that spawned it
+        const parent = "01a20000-0000-7000-8000-0000000a9e17";
+        const lines = readFileSync(source, "utf8").split("\n");
+        const meta = JSON.parse(lines[0]!);
+        if (!("session_id" in meta.payload)) return; // a Codex that writes no session_id has no such threads
+        meta.payload.session_id = parent;
+        meta.payload.parent_thread_id = parent;
+        meta.payload.thread_source = "subagent";
+        const copy = join(env.root, `subagent-${basename(source)}`);
+        writeFileSync(copy, [JSON.stringify(meta), ...lines.slice(1)].join("\n"));
+        const fork = await forkJson(env, [copy]);
+        const forkMeta = readRollout(fork.path).lines[0] as any;
+        expect(forkMeta.payload.id).toBe(fork.newId);
+        expect(forkMeta.payload.session_id).toBe(parent);
+        const sizeBefore = mock.requests.length;
+        const prompt = "Summarize what you found.";
+        const r = await codexResume(codex.bin, env, fork.newId, prompt);
+        if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+        const reqs = mock.responses().filter((q) => q.n > sizeBefore);
+        expect(reqs[0]!.kind).not.toBe("compaction");
+        const sent = expectResumeRequest(reqs[0]!, fork, "fresh", prompt, base);
+        expect(expectPrunedVerbatim(sent, copy).dropped).toBe(fork.results.dropped);
+      },
+      SLOW,
+    );
+
+    test(
       "(c, control) the same fork without bc's fresh token_count IS summarized first at that limit",
       async () => {
         // shows the limit used in (c) bites: only the appended token_count kept Codex from compacting
