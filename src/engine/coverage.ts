@@ -15,7 +15,7 @@ import { IDENTIFIER_GRAMMAR, NUMBER_GRAMMAR } from "./tokens.ts";
 export const SAMPLE_CHARS = 2000;
 
 /**
- * A result's names, as ids (see Coverage.names), each with where its first occurrence ends (a
+ * A result's names, as ids (see NameIds), each with where its first occurrence ends (a
  * head that long shows it).
  */
 interface Names {
