@@ -18,7 +18,7 @@ import { compactRows, DEFAULT_PLUGIN_OPTIONS } from "../../src/hosts/claude/plug
 import type { SessionRow } from "../../src/hosts/claude/rows.ts";
 import { loadSessionFile } from "../../src/hosts/load.ts";
 import { generateSession } from "../engine/support/generate.ts";
-import { SKIP_NOTE, corpusFiles, hasCorpus } from "../support/shared.ts";
+import { CORPUS_DIR, SKIP_NOTE, corpusFiles, hasCorpus } from "../support/shared.ts";
 import { median, runsArg } from "./support.ts";
 
 const RUNS = runsArg("hook.bench", 15);
@@ -88,7 +88,7 @@ const measure = (name: string, session: Session): string => {
 
 /** The two largest Claude Code corpus histories, one after the other (ids are the sessions' own, and never collide). */
 const joinedCorpus = (): Session | undefined => {
-  const [a, b] = corpusFiles("claude")
+  const [a, b] = corpusFiles("claude", [CORPUS_DIR])
     .map((f) => loadSessionFile(f).timeline)
     .sort((x, y) => estimateSessionTokens(y).total - estimateSessionTokens(x).total);
   return a === undefined || b === undefined ? undefined : { ...a, messages: [...a.messages, ...b.messages] };

@@ -1,9 +1,9 @@
-// The laws under a budget, over every real session in ../shared/corpus (skipped cleanly without
-// it): each session cut at 70% of its messages, planned with the budget the Claude Code plugin
-// uses when the history is at 95% of the window (60% of it), and with a smaller one (40%). Every
-// plan keeps pairs and prose, a pass over its own output with the same budget changes nothing,
-// a smaller budget cuts a superset, each result as much or more (a rule's head may become a drop),
-// and a copy of the session gives the same plan.
+// The laws under a budget, over every real session in ../shared/corpus and BC_EXTRA_CORPUS's
+// folders (skipped cleanly without it): each session cut at 70% of its messages, planned with the
+// budget the Claude Code plugin uses when the history is at 95% of the window (60% of it), and with
+// a smaller one (40%). Every plan keeps pairs and prose, a pass over its own output with the same
+// budget changes nothing, a smaller budget cuts a superset, each result as much or more (a rule's
+// head may become a drop), and a copy of the session gives the same plan.
 import { describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { apply } from "../../src/engine/apply.ts";

@@ -1,8 +1,8 @@
-// The laws over every real session in ../shared/corpus (skipped cleanly without it). Each
-// session is compacted as it grows: pass k plans the first 40/50/60/70/80/90% of its
-// messages with the earlier passes' rewrites in place (so the 50/70/90% cuts are among
-// them), and every pass must keep the laws. Each file is parsed once; passes share objects,
-// so the engine's per-object caches keep this lean.
+// The laws over every real session in ../shared/corpus and BC_EXTRA_CORPUS's folders (skipped
+// cleanly without them). Each session is compacted as it grows: pass k plans the first
+// 40/50/60/70/80/90% of its messages with the earlier passes' rewrites in place (so the 50/70/90%
+// cuts are among them), and every pass must keep the laws. Each file is parsed once; passes share
+// objects, so the engine's per-object caches keep this lean.
 import { describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import type { Message, Session } from "../../src/engine/types.ts";

@@ -12,18 +12,20 @@ export const hasCorpus = (): boolean => existsSync(CORPUS_DIR);
 /** The corpus folders the corpus tests read: ../shared/corpus, plus any listed in BC_EXTRA_CORPUS (separated by ":"). */
 export const CORPUS_FOLDERS: readonly string[] = [CORPUS_DIR, ...(process.env.BC_EXTRA_CORPUS ?? "").split(":").filter((d) => d !== "")];
 
-/** Corpus files of one host, sorted by name; [] when the corpus is absent. `folder`: another corpus folder of the same layout. */
-export const corpusFiles = (host: "claude" | "codex", folder = CORPUS_DIR): string[] => {
-  const dir = join(folder, host);
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".jsonl"))
-    .sort()
-    .map((f) => join(dir, f));
-};
+/** Corpus files of one host, sorted by name within each of `folders` (default: every corpus folder); [] when there are none. */
+export const corpusFiles = (host: "claude" | "codex", folders: readonly string[] = CORPUS_FOLDERS): string[] =>
+  folders.flatMap((folder) => {
+    const dir = join(folder, host);
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir)
+      .filter((f) => f.endsWith(".jsonl"))
+      .sort()
+      .map((f) => join(dir, f));
+  });
 
-/** The largest corpus file of one host, or undefined. */
-export const largestCorpusFile = (host: "claude" | "codex"): string | undefined => corpusFiles(host).sort((a, b) => statSync(b).size - statSync(a).size)[0];
+/** The largest file of one host in ../shared/corpus (never the extra folders: benchmarks quote it), or undefined. */
+export const largestCorpusFile = (host: "claude" | "codex"): string | undefined =>
+  corpusFiles(host, [CORPUS_DIR]).sort((a, b) => statSync(b).size - statSync(a).size)[0];
 
 /** A test over every corpus session reads tens of megabytes: more than bun's default 5 s on a busy machine. */
 export const CORPUS_TIMEOUT_MS = 120_000;

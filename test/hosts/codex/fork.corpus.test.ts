@@ -3,9 +3,9 @@
 import { describe, expect, test } from "bun:test";
 import { basename } from "node:path";
 import { enginePruner, forkRollout } from "../../../src/hosts/codex/fork.ts";
-import { CORPUS_FOLDERS, SKIP_NOTE, corpusFiles } from "../../support/shared.ts";
+import { SKIP_NOTE, corpusFiles } from "../../support/shared.ts";
 
-const corpus = CORPUS_FOLDERS.flatMap((folder) => corpusFiles("codex", folder));
+const corpus = corpusFiles("codex");
 describe.skipIf(corpus.length === 0)("every corpus rollout forks with its check passing", () => {
   if (corpus.length === 0) console.warn(SKIP_NOTE);
   test.each(corpus.map((f) => [basename(f), f]))("%s", (_name, file) => {

@@ -1,5 +1,6 @@
-// Every real rollout in ../shared/corpus/codex (skipped, with a message, where it is absent):
-// lossless, loadable, and the rebuilt history is coherent. Each file is read and parsed once.
+// Every real rollout in ../shared/corpus/codex and BC_EXTRA_CORPUS's folders (skipped, with a
+// message, where absent): lossless, loadable, and the rebuilt history is coherent. Each file is
+// read and parsed once.
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
