@@ -13,7 +13,7 @@ import { CANONICAL_NAME_RE } from "../../src/hosts/codex/fork-names.ts";
 import { rebuildHistory } from "../../src/hosts/codex/history.ts";
 import { contentText, isOutputItem, isPersonMessage, outputText, sentForm } from "../../src/hosts/codex/items.ts";
 import { lastOrdinal, readRollout } from "../../src/hosts/codex/rollout.ts";
-import { corpusFiles, SKIP_NOTE } from "../support/shared.ts";
+import { CORPUS_DIR, corpusFiles, SKIP_NOTE } from "../support/shared.ts";
 import { codexExec, codexResume, type CodexEnv, listRollouts, makeCodexEnv, run, WORK_FILES } from "./support/codex-env.ts";
 import { installCodex, type InstalledCodex } from "./support/codex-install.ts";
 import { type HostTarget, hostTargets } from "./support/versions.ts";
@@ -196,6 +196,14 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
     /** the base instructions Codex sent in the original session */
     let base = "";
 
+    /** `codex exec resume <id> <prompt>` (a non-zero exit fails the test): the requests it sent the mock, and what it printed. */
+    const resumed = async (id: string, prompt: string, extra: string[] = [], e: CodexEnv = env): Promise<{ requests: LoggedRequest[]; stdout: string }> => {
+      const sizeBefore = mock.requests.length;
+      const r = await codexResume(codex.bin, e, id, prompt, extra);
+      if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+      return { requests: mock.responses().filter((q) => q.n > sizeBefore), stdout: r.stdout };
+    };
+
     test(
       "(a) codex exec produces a real rollout with several shell calls over real files",
       async () => {
@@ -249,7 +257,6 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
     test(
       "(c) codex exec resume <new id> sends exactly the pruned history, with no compaction first",
       async () => {
-        const sizeBefore = mock.requests.length;
         const prompt = "Summarize what you found.";
         // an auto-compact limit under the source's context size: without bc's fresh token_count,
         // Codex would summarize the pruned history before this turn
@@ -258,9 +265,7 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
             .lines.filter((l) => l.kind === "event_msg" && (l as any).payload.type === "token_count")
             .at(-1) as any
         ).payload.info.last_token_usage.total_tokens as number;
-        const r = await codexResume(codex.bin, env, fresh.newId, prompt, ["-c", `model_auto_compact_token_limit=${srcTokens - 100}`]);
-        if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
-        const reqs = mock.responses().filter((q) => q.n > sizeBefore);
+        const reqs = (await resumed(fresh.newId, prompt, ["-c", `model_auto_compact_token_limit=${srcTokens - 100}`])).requests;
         expect(reqs.length).toBeGreaterThan(0);
         expect(reqs[0]!.kind).not.toBe("compaction");
         const turnMeta = JSON.parse(reqs[0]!.headers["x-codex-turn-metadata"] ?? "{}");
@@ -302,11 +307,8 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
         const forkMeta = readRollout(fork.path).lines[0] as any;
         expect(forkMeta.payload.id).toBe(fork.newId);
         expect(forkMeta.payload.session_id).toBe(parent);
-        const sizeBefore = mock.requests.length;
         const prompt = "Summarize what you found.";
-        const r = await codexResume(codex.bin, env, fork.newId, prompt);
-        if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
-        const reqs = mock.responses().filter((q) => q.n > sizeBefore);
+        const reqs = (await resumed(fork.newId, prompt)).requests;
         expect(reqs[0]!.kind).not.toBe("compaction");
         const sent = expectResumeRequest(reqs[0]!, fork, "fresh", prompt, base);
         expect(expectPrunedVerbatim(sent, copy).dropped).toBe(fork.results.dropped);
@@ -328,10 +330,7 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
             .lines.filter((l) => l.kind === "event_msg" && (l as any).payload.type === "token_count")
             .at(-1) as any
         ).payload.info.last_token_usage.total_tokens as number;
-        const sizeBefore = mock.requests.length;
-        const r = await codexResume(codex.bin, env, controlId, "Summarize what you found.", ["-c", `model_auto_compact_token_limit=${srcTokens - 100}`]);
-        if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
-        const reqs = mock.responses().filter((q) => q.n > sizeBefore);
+        const reqs = (await resumed(controlId, "Summarize what you found.", ["-c", `model_auto_compact_token_limit=${srcTokens - 100}`])).requests;
         expect(reqs[0]!.kind).toBe("compaction");
       },
       SLOW,
@@ -352,12 +351,7 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
         expect(cut.estimatedTokens).toBeLessThan(rulesOnly.estimatedTokens);
         // a limit between the two: over what the rules-only fork tells Codex, under what the budgeted one does
         const limit = Math.floor((cut.estimatedTokens + rulesOnly.estimatedTokens) / 2);
-        const resume = async (forkId: string) => {
-          const n = mock.requests.length;
-          const r = await codexResume(codex.bin, env, forkId, "Go on.", ["-c", `model_auto_compact_token_limit=${limit}`]);
-          if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
-          return mock.responses().filter((q) => q.n > n);
-        };
+        const resume = async (forkId: string) => (await resumed(forkId, "Go on.", ["-c", `model_auto_compact_token_limit=${limit}`])).requests;
         const budgeted = await resume(cut.newId);
         expect(budgeted[0]!.kind).not.toBe("compaction");
         expectPrunedVerbatim(expectResumeRequest(budgeted[0]!, cut, "fresh", "Go on.", base), source);
@@ -373,11 +367,8 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
       "(c, keep) with --context keep the request is base instructions + the history + the prompt, nothing re-injected",
       async () => {
         const keep = await forkJson(env, [source, "--context", "keep"]);
-        const sizeBefore = mock.requests.length;
         const prompt = "And now?";
-        const r = await codexResume(codex.bin, env, keep.newId, prompt);
-        if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
-        const reqs = mock.responses().filter((q) => q.n > sizeBefore);
+        const reqs = (await resumed(keep.newId, prompt)).requests;
         expect(reqs[0]!.kind).not.toBe("compaction");
         const sent = expectResumeRequest(reqs[0]!, keep, "keep", prompt, base);
         expect(sent.some((it) => it.role === "developer")).toBe(true);
@@ -393,11 +384,8 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
         writeCanarySource(source, canarySource);
         const canary = await forkJson(env, [canarySource]);
         expect(canary.historyItems).toBe(1);
-        const sizeBefore = mock.requests.length;
-        const r = await codexResume(codex.bin, env, canary.newId, "What is the codeword?");
-        if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
-        expect(r.stdout).toContain(`The codeword is ${CANARY}.`);
-        const reqs = mock.responses().filter((q) => q.n > sizeBefore);
+        const { requests: reqs, stdout } = await resumed(canary.newId, "What is the codeword?");
+        expect(stdout).toContain(`The codeword is ${CANARY}.`);
         expect(reqs[0]!.kind).toBe("codeword");
         const body = JSON.stringify(reqs[0]!.body);
         expect(body).toContain(CANARY);
@@ -414,7 +402,7 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
     });
 
     if (opts.legacyCorpus) {
-      const corpus = corpusFiles("codex")
+      const corpus = corpusFiles("codex", [CORPUS_DIR])
         .filter((f) => readFileSync(f, "utf8").includes('"function_call_output"'))
         .sort((a, b) => statSync(a).size - statSync(b).size);
       test.skipIf(corpus.length === 0)(
@@ -427,19 +415,12 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
           expect(readRollout(copy).format).toBe("legacy");
           const fork = await forkJson(env, [copy]);
           expect(fork.format).toBe("legacy");
-          const sizeBefore = mock.requests.length;
           const prompt = "Continue.";
           // Codex refuses to move a thread to another provider: resume with the built-in `openai`
           // provider (the rollout's), pointed at the mock
           const openai = { ...env, env: { ...env.env, OPENAI_API_KEY: "mock-key" } };
-          const r = await codexResume(codex.bin, openai, fork.newId, prompt, [
-            "-c",
-            "model_provider=openai",
-            "-c",
-            `openai_base_url=${JSON.stringify(mock.url)}`,
-          ]);
-          if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
-          const reqs = mock.responses().filter((q) => q.n > sizeBefore);
+          const reqs = (await resumed(fork.newId, prompt, ["-c", "model_provider=openai", "-c", `openai_base_url=${JSON.stringify(mock.url)}`], openai))
+            .requests;
           expect(reqs[0]!.kind).not.toBe("compaction");
           const meta = readRollout(copy).lines[0] as any;
           const sent = expectResumeRequest(reqs[0]!, fork, "fresh", prompt, meta.payload.base_instructions.text);
