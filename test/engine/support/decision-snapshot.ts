@@ -8,8 +8,8 @@
 //   bun test/engine/support/decision-snapshot.ts <folder>...            print every table
 //   bun test/engine/support/decision-snapshot.ts --hashes <folder>...   print the hashes as JSON
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
+import { corpusFiles } from "../../support/shared.ts";
 import { plan } from "../../../src/engine/plan.ts";
 import type { Plan } from "../../../src/engine/types.ts";
 import { loadSessionFile } from "../../../src/hosts/load.ts";
@@ -38,15 +38,7 @@ export const decisionTable = (path: string): string => {
 };
 
 /** Session files (*.jsonl) under a corpus folder's claude/ and codex/, sorted. */
-export const sessionFiles = (root: string): string[] =>
-  ["claude", "codex"].flatMap((host) => {
-    const dir = join(root, host);
-    if (!existsSync(dir)) return [];
-    return readdirSync(dir)
-      .filter((f) => f.endsWith(".jsonl"))
-      .sort()
-      .map((f) => join(dir, f));
-  });
+export const sessionFiles = (root: string): string[] => (["claude", "codex"] as const).flatMap((host) => corpusFiles(host, [root]));
 
 /** sha256 of a session file's bytes -> sha256 of its decision table. */
 export const decisionHash = (path: string): { file: string; table: string } => ({
