@@ -22,8 +22,12 @@ type Json = Record<string, any>;
 export const LIVE_BUDGET_SHARE = 0.6;
 /** Codex compacts automatically at about this share of the model's window when no limit is configured. */
 export const DEFAULT_LIMIT_SHARE_OF_WINDOW = 0.9;
-/** Budget retries: the engine counts text, the request carries JSON, so a plan may need a second, tighter pass. */
-const FIT_TRIES = 4;
+/**
+ * Budget retries: the engine counts text, the request carries JSON, so a plan may need tighter
+ * passes. Each asks the engine for less than the last one left, by what the request is still over
+ * (asking only less than the last budget could leave the same cuts pass after pass).
+ */
+const FIT_TRIES = 8;
 
 export interface LiveLimits {
   /** `model_auto_compact_token_limit` from config.toml, when set */
@@ -114,7 +118,6 @@ const notFit = (reason: string, base: Partial<LivePlan> = {}): LivePlan => ({
   ...base,
 });
 
-/** Plan the replacement of a thread's history from its rollout. Pure: the rollout and the limits in, a plan out. */
 /** What a decision log records of a plan: its sizes, the limit it was cut for, and what it cut. */
 export const planFigures = (plan: LivePlan) => ({
   tokensBefore: plan.tokensBefore,
@@ -126,6 +129,7 @@ export const planFigures = (plan: LivePlan) => ({
   resultsDropped: plan.resultsDropped,
 });
 
+/** Plan the replacement of a thread's history from its rollout. Pure: the rollout and the limits in, a plan out. */
 export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDGET_SHARE): LivePlan => {
   const rebuilt = rebuildHistory(rollout);
   const usage = recordedUsage(rollout);
@@ -193,7 +197,7 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
         reason: `~${tokensBefore} -> ~${tokensAfter} tokens, under the ${target}-token target (${Math.round(share * 100)}% of the ${limit} limit)`,
       };
     last = plan;
-    budget -= tokensAfter - target;
+    budget = Math.min(budget, pruning.tokensAfter) - (tokensAfter - target);
   }
   return {
     ...(last ?? notFit("", base)),

@@ -110,6 +110,22 @@ describe("planLive", () => {
     expect(plan.reason).toMatch(/over the \d+-token target/);
   });
 
+  test("when the request (JSON) is still over after a pass, the next asks the engine for less than it left, not only less than it was asked", () => {
+    // six large reads, then many small calls: the engine frees a whole read at a time, so a pass
+    // can leave far less than it was asked for while the request, its JSON and many small
+    // items, is still just over the target; asking for a little less than the last budget
+    // brought back the same cuts pass after pass until the tries ran out
+    const b = new RolloutBuilder().turn("turn-1").context().user("RUN: the big files, then many small commands");
+    for (let k = 0; k < 6; k++) b.shell(`cat big${k}.txt`, bigText(`big${k}.txt`, 40_000));
+    for (let k = 0; k < 40; k++) b.shell(`echo ${k}`, `${k}\n`);
+    b.assistant("Done.").tokens(80_000);
+    const plan = planLive(rollout(b), { autoCompactLimit: 82_000 });
+    expect(plan.target).toBe(49_200);
+    expect(plan.fits).toBe(true);
+    expect(plan.tokensAfter).toBeLessThanOrEqual(plan.target!);
+    expect(pairingProblem(plan.items)).toBeUndefined();
+  });
+
   test("the limit: configured, else 90% of the recorded window", () => {
     expect(compactLimit({ autoCompactLimit: 50_000, contextWindow: 200_000 })).toBe(50_000);
     expect(compactLimit({ contextWindow: 200_000 })).toBe(180_000);
