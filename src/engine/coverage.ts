@@ -28,9 +28,6 @@ const NO_NAMES: Names = { ids: new Int32Array(0), ends: new Int32Array(0) };
 /** An id for a string that is never a name: prose or a call input holds it, or it is not distinctive. */
 const NOT_A_NAME = -1;
 
-/** Every long number is a name (unless prose holds it). */
-const ANY = (): boolean => true;
-
 /**
  * Every name of the session, numbered once: a name is hashed once per occurrence, and whether
  * it counts (distinctive, held by no prose or input) is asked once per name, not per occurrence.
@@ -50,10 +47,11 @@ class NameIds {
     return this.count;
   }
 
-  private idOf(name: string, distinctive: (name: string) => boolean): number {
+  /** The id of a name found as an identifier (which must be distinctive) or as a long number. */
+  private idOf(name: string, identifier: boolean): number {
     let id = this.ids.get(name);
     if (id === undefined) {
-      id = distinctive(name) && !this.inProse(name) ? this.count++ : NOT_A_NAME;
+      id = (!identifier || IDENTIFIER_GRAMMAR.isDistinctive(name)) && !this.inProse(name) ? this.count++ : NOT_A_NAME;
       this.ids.set(name, id);
       if (this.count > this.lastSample.length) {
         const grown = new Int32Array(2 * this.lastSample.length).fill(-1);
@@ -74,8 +72,8 @@ class NameIds {
       ids.push(id);
       ends.push(end);
     };
-    for (const m of text.matchAll(IDENTIFIER_GRAMMAR.pattern)) take(this.idOf(m[0], IDENTIFIER_GRAMMAR.isDistinctive), m.index + m[0].length);
-    for (const m of text.matchAll(NUMBER_GRAMMAR.pattern)) take(this.idOf(m[0], ANY), m.index + m[0].length);
+    for (const m of text.matchAll(IDENTIFIER_GRAMMAR.pattern)) take(this.idOf(m[0], true), m.index + m[0].length);
+    for (const m of text.matchAll(NUMBER_GRAMMAR.pattern)) take(this.idOf(m[0], false), m.index + m[0].length);
     return ids.length === 0 ? NO_NAMES : { ids: Int32Array.from(ids), ends: Int32Array.from(ends) };
   }
 }

@@ -8,7 +8,7 @@ import type { Built, ContextMode } from "./fork.ts";
 import { CANONICAL_NAME_RE, TIMESTAMP_RE, UUID_RE } from "./fork-names.ts";
 import { rebuildHistory } from "./history.ts";
 import { isInjectedContext, isOutputItem, sentForm } from "./items.ts";
-import { lastOrdinal, parseRollout, type Rollout, threadId } from "./rollout.ts";
+import { lastOrdinal, parseRollout, type Rollout, sessionMeta, threadId } from "./rollout.ts";
 
 type Json = Record<string, any>;
 const canon = (v: unknown): string => JSON.stringify(v);
@@ -93,9 +93,9 @@ export const checkFork = (
       throw bad("a session_meta still carries the source id", l.lineNo);
   // session_id is the thread's own id, which the fork's replaces; in a subagent's thread it is
   // the session of the thread that spawned it, which the fork keeps
-  const meta = fork.lines.find((l) => l.kind === "session_meta");
-  const srcMeta = src.lines.find((l) => l.kind === "session_meta");
-  if (meta?.kind === "session_meta" && srcMeta?.kind === "session_meta" && "session_id" in meta.payload) {
+  const meta = sessionMeta(fork);
+  const srcMeta = sessionMeta(src);
+  if (meta !== undefined && srcMeta !== undefined && "session_id" in meta.payload) {
     const own = srcMeta.payload.session_id === threadId(src);
     if (meta.payload.session_id !== (own ? newId : srcMeta.payload.session_id))
       throw bad(own ? "session_meta.session_id is not the new id" : "session_meta.session_id (the spawning session's) was changed", meta.lineNo);
