@@ -9,9 +9,9 @@ import { estimateSessionTokens } from "../engine/estimate.ts";
 import { plan } from "../engine/plan.ts";
 import { type Options, type Plan, type RuleId, type RuleTotals, type Session, DEFAULT_OPTIONS } from "../engine/types.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
-import { readRollout } from "../hosts/codex/rollout.ts";
 import { type BudgetSpec, budgetFor, parseBudget } from "../hosts/codex/window.ts";
 import { loadSessionFile, resolveSession } from "../hosts/load.ts";
+import type { LoadedSession } from "../hosts/types.ts";
 import { describeWeights, weightsInUse } from "../hosts/need-weights.ts";
 import { BcError } from "../util/errors.ts";
 import { tokenCount } from "../util/format.ts";
@@ -143,17 +143,17 @@ const FLAGS = z.object({
  * --budget` reckons it, so a plan shows what a fork would do). A Claude Code transcript records
  * no window.
  */
-const budgetOf = (spec: BudgetSpec, path: string, host: string, session: Session): { tokens?: number; share?: PlanReport["budgetShare"] } => {
+const budgetOf = (spec: BudgetSpec, loaded: LoadedSession, session: Session): { tokens?: number; share?: PlanReport["budgetShare"] } => {
   if (spec === "none") return {};
   if ("tokens" in spec) return { tokens: spec.tokens };
-  if (host !== "codex")
+  if (loaded.recordedWindow === undefined)
     throw new BcError(
       "usage",
-      `${path}: --budget ${spec.percent}% needs the model's context window, and a Claude Code transcript does not record it`,
+      `${loaded.path}: --budget ${spec.percent}% needs the model's context window, and a Claude Code transcript does not record it`,
       "give --budget in tokens (the plugin's budget is compactAtPercent of the window Claude Code reports)",
     );
-  const b = budgetFor(spec, readRollout(path), estimateSessionTokens(session).total);
-  if (b.tokens === undefined || b.window === undefined) throw new BcError("usage", `${path}: ${b.why ?? "no budget"}`);
+  const b = budgetFor(spec, loaded.recordedWindow, estimateSessionTokens(session).total);
+  if (b.tokens === undefined || b.window === undefined) throw new BcError("usage", `${loaded.path}: ${b.why ?? "no budget"}`);
   return { tokens: b.tokens, share: { percent: spec.percent, window: b.window, ...(b.unseenTokens === undefined ? {} : { unseenTokens: b.unseenTokens }) } };
 };
 
@@ -164,7 +164,7 @@ export const planReport = (
   const path = resolveSession(arg);
   const loaded = loadSessionFile(path);
   const session = flags.timeline ? loaded.timeline : loaded.live;
-  const budget = flags.budget === undefined ? {} : budgetOf(flags.budget, path, loaded.host, session);
+  const budget = flags.budget === undefined ? {} : budgetOf(flags.budget, loaded, session);
   const options: Options = {
     ...DEFAULT_OPTIONS,
     ...(flags.minRemoval !== undefined ? { minRemovalFraction: flags.minRemoval } : {}),

@@ -14,6 +14,14 @@ export interface HostCompaction {
   readonly trigger?: string;
 }
 
+/** What a session file records of the model's window and of the host's last request (Codex rollouts do). */
+export interface RecordedWindow {
+  /** the model's context window, as last recorded */
+  readonly window?: number;
+  /** tokens of the last request the host recorded; absent when the history was compacted since (that count is of a history no longer there) */
+  readonly lastInput?: number;
+}
+
 export interface LoadedSession {
   readonly host: Host;
   readonly path: string;
@@ -27,4 +35,6 @@ export interface LoadedSession {
   readonly malformed: readonly string[];
   /** host version(s) seen in the file, e.g. "2.1.81" or "0.141.0" */
   readonly versions: readonly string[];
+  /** what the file records of the model's window (a Codex rollout; a Claude Code transcript records none) */
+  readonly recordedWindow?: RecordedWindow;
 }

@@ -20,7 +20,18 @@ import { historyToMessages } from "./session-map.ts";
 import { checkFork } from "./fork-check.ts";
 import { canonicalFileName, sessionsDayDir, uuidV7 } from "./fork-names.ts";
 import { isObject } from "../../util/json.ts";
-import { lastOrdinal, lastTokenCount, lastTurnContext, lastWorldState, readRollout, type Rollout, type RolloutFormat, threadId } from "./rollout.ts";
+import {
+  lastOrdinal,
+  lastTokenCount,
+  lastTurnContext,
+  lastWorldState,
+  modelWindowOf,
+  readRollout,
+  recordedWindow,
+  type Rollout,
+  type RolloutFormat,
+  threadId,
+} from "./rollout.ts";
 
 export type ContextMode = "fresh" | "keep";
 
@@ -232,22 +243,6 @@ const buildFork = (src: Rollout, lines: Rollout["lines"], replacement: Json[], c
 
 // ---------------------------------------------------------------- the command's core
 
-/** The model's context window, as the source's newest token_count (or task_started) recorded it. */
-const contextWindowOf = (src: Rollout): { contextWindow?: number } => {
-  for (let i = src.lines.length - 1; i >= 0; i--) {
-    const l = src.lines[i]!;
-    if (l.kind !== "event_msg") continue;
-    const w =
-      l.payload.type === "token_count" && isObject(l.payload.info)
-        ? l.payload.info.model_context_window
-        : l.payload.type === "task_started"
-          ? l.payload.model_context_window
-          : undefined;
-    if (typeof w === "number" && Number.isSafeInteger(w) && w > 0) return { contextWindow: w };
-  }
-  return {};
-};
-
 /** Fork a rollout. Never modifies the source; never overwrites; writes nothing when `dryRun`. */
 export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResult => {
   const now = options.now ?? new Date();
@@ -262,6 +257,7 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
   const path = join(dir, canonicalFileName(now, newId));
   const built = buildFork(src, lines, replacement, options.context, newId, now);
   const check = (bytes: Uint8Array): void => checkFork(bytes, basename(path), { src, built, newId, context: options.context });
+  const window = modelWindowOf(src);
   if (options.dryRun) check(built.bytes);
   else {
     try {
@@ -297,7 +293,7 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
         ? []
         : [`${sourcePath}:${l.lineNo}: ${l.error}${l.partial ? "; left out of the fork" : "; skipped, as Codex skips it on resume (copied as it is)"}`],
     ),
-    ...contextWindowOf(src),
+    ...(window === undefined ? {} : { contextWindow: window }),
     resumeCommand: `codex resume ${newId}`,
   };
 };
@@ -310,7 +306,7 @@ export const enginePruner =
   (options?: Partial<Options>, budget?: BudgetSpec): Pruner =>
   (history, rollout) => {
     const session: Session = { host: "codex", id: threadId(rollout), messages: historyToMessages(history) };
-    const forkBudget = budget === undefined ? undefined : budgetFor(budget, rollout, estimateSessionTokens(session).total);
+    const forkBudget = budget === undefined ? undefined : budgetFor(budget, recordedWindow(rollout), estimateSessionTokens(session).total);
     const p = plan(session, forkBudget?.tokens === undefined ? options : { ...options, budgetTokens: forkBudget.tokens });
     const after = apply(session, p);
     const outputs = new Map<number, string>();

@@ -9,7 +9,7 @@ import { basename } from "node:path";
 import type { Message } from "../../engine/types.ts";
 import { BcError } from "../../util/errors.ts";
 import { decodeUtf8, joinJsonl, parseJsonl, readFileBytes } from "../../util/jsonl.ts";
-import type { HostCompaction, LoadedSession } from "../types.ts";
+import type { HostCompaction, LoadedSession, RecordedWindow } from "../types.ts";
 import { rebuildHistory } from "./history.ts";
 import { itemProblem, type ResponseItem } from "./items.ts";
 import { historyToMessages, timelineMessages } from "./session-map.ts";
@@ -369,6 +369,45 @@ export const lastTokenCount = (rollout: Rollout): EventMsgLine | undefined => la
 export const lastWorldState = (rollout: Rollout): WorldStateLine | undefined => lastLineOf(rollout, "world_state");
 export const lastTurnContext = (rollout: Rollout): TurnContextLine | undefined => lastLineOf(rollout, "turn_context");
 
+/** The last `model_context_window` the rollout recorded (token_count or task_started), or undefined. */
+export const modelWindowOf = (rollout: Rollout): number | undefined => {
+  for (let i = rollout.lines.length - 1; i >= 0; i--) {
+    const line = rollout.lines[i]!;
+    if (line.kind !== "event_msg") continue;
+    const p = line.payload as Record<string, unknown>;
+    const info = p.type === "token_count" ? (p.info as Record<string, unknown> | null | undefined) : p.type === "task_started" ? p : undefined;
+    const w = info?.model_context_window;
+    if (typeof w === "number" && Number.isSafeInteger(w) && w > 0) return w;
+  }
+  return undefined;
+};
+
+const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : undefined);
+
+/** The window and last request size Codex recorded in its newest token_count. */
+export const recordedUsage = (rollout: Rollout): { window?: number; lastInput?: number } => {
+  const info = lastTokenCount(rollout)?.payload.info as { model_context_window?: unknown; last_token_usage?: { input_tokens?: unknown } } | null | undefined;
+  if (!info || typeof info !== "object") return {};
+  return { window: num(info.model_context_window), lastInput: num(info.last_token_usage?.input_tokens) };
+};
+
+/** Whether the history was replaced (a compaction) after the newest token_count: that count is of a history no longer there. */
+const compactedSinceCount = (rollout: Rollout): boolean => {
+  for (let i = rollout.lines.length - 1; i >= 0; i--) {
+    const l = rollout.lines[i]!;
+    if (l.kind === "compacted") return true;
+    if (l.kind === "event_msg" && l.payload.type === "token_count") return false;
+  }
+  return false;
+};
+
+/** What the rollout records of the model's window and of Codex's last request (see RecordedWindow). */
+export const recordedWindow = (rollout: Rollout): RecordedWindow => {
+  const window = modelWindowOf(rollout);
+  const lastInput = compactedSinceCount(rollout) ? undefined : recordedUsage(rollout).lastInput;
+  return { ...(window === undefined ? {} : { window }), ...(lastInput === undefined ? {} : { lastInput }) };
+};
+
 /** The newest `ordinal` in the file (the next line continues at +1), or undefined for a legacy rollout. */
 export const lastOrdinal = (rollout: Rollout): number | undefined => {
   for (let i = rollout.lines.length - 1; i >= 0; i--) {
@@ -416,6 +455,7 @@ export const toLoadedSession = (rollout: Rollout): LoadedSession => {
     compactions,
     malformed: rollout.malformed,
     versions: cliVersions(rollout),
+    recordedWindow: recordedWindow(rollout),
   };
 };
 

@@ -1,42 +1,10 @@
-// The model's context window as a rollout reports it, and the budget a fork is cut to.
+// The budget a fork (or a plan of a rollout) is cut to, from the window the rollout records.
 import { beyondEstimate } from "../../engine/estimate.ts";
 import { BcError } from "../../util/errors.ts";
-import { lastTokenCount, type Rollout } from "./rollout.ts";
+import type { RecordedWindow } from "../types.ts";
 
 /** The share of the window a fork is cut to by default: room to work before Codex compacts again. */
 export const DEFAULT_FORK_BUDGET_PERCENT = 60;
-
-/** The last `model_context_window` the rollout recorded (token_count or task_started), or undefined. */
-export const modelWindowOf = (rollout: Rollout): number | undefined => {
-  for (let i = rollout.lines.length - 1; i >= 0; i--) {
-    const line = rollout.lines[i]!;
-    if (line.kind !== "event_msg") continue;
-    const p = line.payload as Record<string, unknown>;
-    const info = p.type === "token_count" ? (p.info as Record<string, unknown> | null | undefined) : p.type === "task_started" ? p : undefined;
-    const w = info?.model_context_window;
-    if (typeof w === "number" && Number.isFinite(w) && w > 0) return w;
-  }
-  return undefined;
-};
-
-const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : undefined);
-
-/** The window and last request size Codex recorded in its newest token_count. */
-export const recordedUsage = (rollout: Rollout): { window?: number; lastInput?: number } => {
-  const info = lastTokenCount(rollout)?.payload.info as { model_context_window?: unknown; last_token_usage?: { input_tokens?: unknown } } | null | undefined;
-  if (!info || typeof info !== "object") return {};
-  return { window: num(info.model_context_window), lastInput: num(info.last_token_usage?.input_tokens) };
-};
-
-/** Whether the history was replaced (a compaction) after the newest token_count: that count is of a history no longer there. */
-const compactedSinceCount = (rollout: Rollout): boolean => {
-  for (let i = rollout.lines.length - 1; i >= 0; i--) {
-    const l = rollout.lines[i]!;
-    if (l.kind === "compacted") return true;
-    if (l.kind === "event_msg" && l.payload.type === "token_count") return false;
-  }
-  return false;
-};
 
 /**
  * Tokens of Codex's requests the history does not show (its instructions, tool definitions, the
@@ -44,10 +12,8 @@ const compactedSinceCount = (rollout: Rollout): boolean => {
  * half of `share` (a count that is off cannot take the whole budget); 0 when nothing is recorded,
  * or when the history was compacted since.
  */
-export const unseenTokens = (rollout: Rollout, historyTokens: number, share: number): number => {
-  const last = recordedUsage(rollout).lastInput;
-  return last === undefined || compactedSinceCount(rollout) ? 0 : beyondEstimate(last, historyTokens, share);
-};
+export const unseenTokens = (recorded: RecordedWindow, historyTokens: number, share: number): number =>
+  recorded.lastInput === undefined ? 0 : beyondEstimate(recorded.lastInput, historyTokens, share);
 
 /** `--budget`: a number of tokens, or N% of the model's window; "none" turns escalation off. */
 export type BudgetSpec = { readonly tokens: number } | { readonly percent: number } | "none";
@@ -83,12 +49,12 @@ export interface ForkBudget {
  * own; a share of the window is for Codex's whole request, so what the history does not show
  * comes off it.
  */
-export const budgetFor = (spec: BudgetSpec, rollout: Rollout, historyTokens: number): ForkBudget => {
-  const window = modelWindowOf(rollout);
+export const budgetFor = (spec: BudgetSpec, recorded: RecordedWindow, historyTokens: number): ForkBudget => {
+  const { window } = recorded;
   if (spec === "none") return { ...(window === undefined ? {} : { window }), why: "--budget none" };
   if ("tokens" in spec) return { tokens: spec.tokens, ...(window === undefined ? {} : { window }) };
   if (window === undefined) return { why: "the rollout records no model_context_window, so no budget (pass --budget <tokens>)" };
   const share = Math.floor((window * spec.percent) / 100);
-  const unseen = unseenTokens(rollout, historyTokens, share);
+  const unseen = unseenTokens(recorded, historyTokens, share);
   return { tokens: share - unseen, ...(unseen > 0 ? { unseenTokens: unseen } : {}), window };
 };

@@ -9,7 +9,7 @@ import { isInjectedContext } from "../../../src/hosts/codex/items.ts";
 import { rebuildHistory } from "../../../src/hosts/codex/history.ts";
 import { isOutputItem, outputText, sentForm } from "../../../src/hosts/codex/items.ts";
 import { readRollout } from "../../../src/hosts/codex/rollout.ts";
-import { modelWindowOf } from "../../../src/hosts/codex/window.ts";
+import { modelWindowOf } from "../../../src/hosts/codex/rollout.ts";
 import { REPO_DIR } from "../../support/shared.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "..", "fixtures", "codex");

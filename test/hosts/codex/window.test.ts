@@ -3,10 +3,12 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readRollout } from "../../../src/hosts/codex/rollout.ts";
+import { readRollout, recordedWindow } from "../../../src/hosts/codex/rollout.ts";
 import { unseenTokens } from "../../../src/hosts/codex/window.ts";
+import { loadSessionFile } from "../../../src/hosts/load.ts";
 
 const LEGACY = join(import.meta.dir, "..", "..", "fixtures", "codex", "fork-legacy-0.140.jsonl");
+const CLAUDE = join(import.meta.dir, "..", "..", "fixtures", "claude", "parallel-tool-calls.jsonl");
 const dir = mkdtempSync(join(tmpdir(), "bc-window-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -29,12 +31,20 @@ const rolloutWith = (name: string, ...extra: string[]) => {
 
 test("the newest request's size less the history's estimate, at most half the share", () => {
   const r = rolloutWith("count", count(50_000));
-  expect(unseenTokens(r, 30_000, 100_000)).toBe(20_000);
-  expect(unseenTokens(r, 60_000, 100_000)).toBe(0);
-  expect(unseenTokens(r, 1_000, 60_000)).toBe(30_000);
+  expect(unseenTokens(recordedWindow(r), 30_000, 100_000)).toBe(20_000);
+  expect(unseenTokens(recordedWindow(r), 60_000, 100_000)).toBe(0);
+  expect(unseenTokens(recordedWindow(r), 1_000, 60_000)).toBe(30_000);
 });
 
 test("nothing when the history was compacted after the newest count: that count is of a history no longer there", () => {
   const r = rolloutWith("compacted", count(50_000), line("compacted", { message: "", replacement_history: [] }));
-  expect(unseenTokens(r, 30_000, 100_000)).toBe(0);
+  expect(unseenTokens(recordedWindow(r), 30_000, 100_000)).toBe(0);
+});
+
+test("a loaded rollout carries what it records of the window; a loaded Claude Code transcript carries none", () => {
+  const r = rolloutWith("loaded", count(50_000));
+  expect(loadSessionFile(r.path).recordedWindow).toEqual({ window: 272_000, lastInput: 50_000 });
+  const compacted = rolloutWith("loaded-compacted", count(50_000), line("compacted", { message: "", replacement_history: [] }));
+  expect(loadSessionFile(compacted.path).recordedWindow).toEqual({ window: 272_000 });
+  expect(loadSessionFile(CLAUDE).recordedWindow).toBeUndefined();
 });

@@ -13,8 +13,7 @@ import { enginePruner, plannedHistory } from "../fork.ts";
 import type { HistoryItem } from "../history.ts";
 import { rebuildHistory } from "../history.ts";
 import { isInjectedContext, sentForm } from "../items.ts";
-import { sessionMeta, type Rollout } from "../rollout.ts";
-import { recordedUsage } from "../window.ts";
+import { recordedUsage, sessionMeta, type Rollout } from "../rollout.ts";
 
 type Json = Record<string, any>;
 

@@ -9,7 +9,7 @@ import { rebuildHistory } from "../../../../src/hosts/codex/history.ts";
 import { isOutputItem, outputText, sentForm } from "../../../../src/hosts/codex/items.ts";
 import { pairingProblem, planLive } from "../../../../src/hosts/codex/live/plan.ts";
 import { readRollout } from "../../../../src/hosts/codex/rollout.ts";
-import { recordedUsage } from "../../../../src/hosts/codex/window.ts";
+import { recordedUsage } from "../../../../src/hosts/codex/rollout.ts";
 import { CORPUS_TIMEOUT_MS, SKIP_NOTE, corpusFiles } from "../../../support/shared.ts";
 
 type Json = Record<string, any>;
