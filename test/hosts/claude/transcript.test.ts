@@ -263,7 +263,7 @@ describe("a line of two records with no newline between them", () => {
     const src = readFileSync(fixture("parallel-tool-calls.jsonl"), "utf8").trimEnd().split("\n");
     const whole = loadClaudeTranscript(fixture("parallel-tool-calls.jsonl"));
     // lines 3 and 4 written as one
-    const joined = [...src.slice(0, 2), src[2]! + src[3]!, ...src.slice(4)].join("\n") + "\n";
+    const joined = `${[...src.slice(0, 2), src[2]! + src[3]!, ...src.slice(4)].join("\n")}\n`;
     const dir = mkdtempSync(join(tmpdir(), "bc-run-together-"));
     try {
       const path = join(dir, "s.jsonl");
