@@ -2,8 +2,10 @@
 //
 // The app-server can only cut turns off the end (`thread/revert`) and append items
 // (`thread/inject_items`). So the history splits at the first turn that starts after the newest
-// fixed point (the start of the thread, or Codex's own last compaction):
-//   fixed   : everything before that turn (an earlier injected block, or Codex's summary): kept as is
+// fixed point (the start of the thread, or Codex's own last compaction, or a tool call that never
+// got its output, which bc never injects):
+//   fixed   : everything before that turn (an earlier injected block, Codex's summary, the turns up
+//             to an unpaired call): kept as is
 //   revised : that turn and every later one: reverted, then injected again, pruned by the engine
 // The context messages Codex injects itself (developer text, environment) are left to Codex.
 // The result must fit well under the auto-compact limit, or Codex would compact again at once.
@@ -89,6 +91,21 @@ export const firstTurnAfter = (rollout: Rollout, afterLine: number): { turnId: s
 const isCall = (t: string): boolean => t === "function_call" || t === "custom_tool_call";
 const isOutput = (t: string): boolean => t === "function_call_output" || t === "custom_tool_call_output";
 
+/** The rollout line of the last call without its output (or output without its call) among these items, or undefined. */
+const lastUnpairedLine = (items: readonly HistoryItem[]): number | undefined => {
+  const calls = new Map<string, number>();
+  const outputs = new Map<string, number>();
+  for (const h of items) {
+    const it = h.item as Json;
+    if (isCall(it.type)) calls.set(it.call_id, h.origin.line);
+    else if (isOutput(it.type)) outputs.set(it.call_id, h.origin.line);
+  }
+  let last: number | undefined;
+  for (const [id, line] of calls) if (!outputs.has(id) && (last === undefined || line > last)) last = line;
+  for (const [id, line] of outputs) if (!calls.has(id) && (last === undefined || line > last)) last = line;
+  return last;
+};
+
 /** Why these items cannot be injected as they are (a call without its output, or the reverse), or undefined. */
 export const pairingProblem = (items: readonly Json[]): string | undefined => {
   const calls = new Set<string>();
@@ -136,14 +153,29 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
   if (limit === undefined) return notFit("neither model_auto_compact_token_limit nor the model's window is known");
   const target = Math.floor(limit * share);
   const anchor = rebuilt.baseLine ?? sessionMeta(rollout)?.index ?? -1;
-  const turn = firstTurnAfter(rollout, anchor);
+  let turn = firstTurnAfter(rollout, anchor);
   if (!turn) return notFit("no turn to revert since the start of the thread or its last compaction", { limit, target });
+  const all = rebuilt.items;
+  // a call that never got its output (an interrupted command) stays where it is, in the part
+  // Codex keeps: the revert starts at the first turn after it
+  const unpaired = lastUnpairedLine(all.filter((h) => h.origin.line > turn!.line));
+  if (unpaired !== undefined) {
+    turn = firstTurnAfter(rollout, unpaired);
+    if (!turn)
+      return notFit(
+        `a tool call without its output (or the reverse) at line ${rollout.lines[unpaired]?.lineNo} of the rollout, and no turn after it: bc injects no unpaired call`,
+        {
+          limit,
+          target,
+        },
+      );
+  }
 
   const sent = (h: HistoryItem): Json => sentForm(h.item) as Json;
-  const all = rebuilt.items;
   const context = all.filter((h) => isInjectedContext(h.item)).map(sent);
   const fixed = all.filter((h) => h.origin.line < turn.line && !isInjectedContext(h.item)).map(sent);
   const revised = all.filter((h) => h.origin.line > turn.line);
+  const keptPart = unpaired === undefined ? "the earlier injected block" : "the turns up to the unpaired call";
   const historyTokens = jsonTokens(all.map(sent));
   // what the request carries besides the history (instructions, tools), from the last recorded request
   const meta = sessionMeta(rollout)?.payload as Json | undefined;
@@ -155,14 +187,14 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
   const tokensBefore = overhead + historyTokens;
   const base = { revertTurnId: turn.turnId, fixedItems: fixed.length, revisedItems: revised.length, tokensBefore, limit, target };
   if (revised.filter((h) => !isInjectedContext(h.item)).length === 0)
-    return notFit(fixed.length > 0 ? "only the earlier injected block is left, which a revert cannot remove" : "nothing to prune", {
+    return notFit(fixed.length > 0 ? `only ${keptPart} is left, which bc leaves as it is` : "nothing to prune", {
       ...base,
       tokensAfter: tokensBefore,
     });
   if (frame >= target)
     return notFit(
       fixed.length > 0
-        ? `the earlier injected block and Codex's context alone are ~${frame} tokens, over the ${target}-token target: only Codex's own compaction can cut them`
+        ? `${keptPart} and Codex's context alone are ~${frame} tokens, over the ${target}-token target: only Codex's own compaction can cut them`
         : `Codex's context alone is ~${frame} tokens, over the ${target}-token target`,
       { ...base, tokensAfter: tokensBefore },
     );

@@ -126,6 +126,27 @@ describe("planLive", () => {
     expect(pairingProblem(plan.items)).toBeUndefined();
   });
 
+  test("a call that never got its output stays in the part Codex keeps: the revert starts at the first turn after it", () => {
+    const orphan = { type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd: "sed -n 1,80p big.rs" }), call_id: "call_interrupted" };
+    const b = workTurn(new RolloutBuilder(), "turn-1").turn("turn-2").context().user("RUN: sed big.rs").item(orphan).assistant("Interrupted.").done("turn-2");
+    const plan = planLive(rollout(workTurn(b, "turn-3")), { autoCompactLimit: 100_000 });
+    expect(plan).toMatchObject({ fits: true, revertTurnId: "turn-3" });
+    // turns 1 and 2 stay as Codex has them (their items, Codex's context messages aside)
+    expect(plan.fixedItems).toBe(15 + 3);
+    expect(JSON.stringify(plan.items)).not.toContain("call_interrupted");
+    expect(pairingProblem(plan.items)).toBeUndefined();
+    expect(plan.resultsDropped + plan.resultsTruncated).toBeGreaterThan(0);
+  });
+
+  test("a call without its output in the last turn: nothing to revert after it, the compaction is Codex's", () => {
+    const orphan = { type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd: "sleep 100" }), call_id: "call_interrupted" };
+    const b = workTurn(new RolloutBuilder(), "turn-1").turn("turn-2").context().user("RUN: sleep").item(orphan).tokens(20_000);
+    const plan = planLive(rollout(b), { autoCompactLimit: 100_000 });
+    expect(plan.fits).toBe(false);
+    expect(plan.reason).toContain(`at line ${b.lines.length - 1} of the rollout, and no turn after it`);
+    expect(plan.items).toEqual([]);
+  });
+
   test("the limit: configured, else 90% of the recorded window", () => {
     expect(compactLimit({ autoCompactLimit: 50_000, contextWindow: 200_000 })).toBe(50_000);
     expect(compactLimit({ contextWindow: 200_000 })).toBe(180_000);
