@@ -153,22 +153,19 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
   if (limit === undefined) return notFit("neither model_auto_compact_token_limit nor the model's window is known");
   const target = Math.floor(limit * share);
   const anchor = rebuilt.baseLine ?? sessionMeta(rollout)?.index ?? -1;
-  let turn = firstTurnAfter(rollout, anchor);
-  if (!turn) return notFit("no turn to revert since the start of the thread or its last compaction", { limit, target });
+  const first = firstTurnAfter(rollout, anchor);
+  if (!first) return notFit("no turn to revert since the start of the thread or its last compaction", { limit, target });
   const all = rebuilt.items;
   // a call that never got its output (an interrupted command) stays where it is, in the part
   // Codex keeps: the revert starts at the first turn after it
-  const unpaired = lastUnpairedLine(all.filter((h) => h.origin.line > turn!.line));
-  if (unpaired !== undefined) {
-    turn = firstTurnAfter(rollout, unpaired);
-    if (!turn)
-      return notFit(
-        `a tool call without its output (or the reverse) at line ${rollout.lines[unpaired]?.lineNo} of the rollout, and no turn after it: bc injects no unpaired call`,
-        {
-          limit,
-          target,
-        },
-      );
+  const unpaired = lastUnpairedLine(all.filter((h) => h.origin.line > first.line));
+  const turn = unpaired === undefined ? first : firstTurnAfter(rollout, unpaired);
+  if (!turn) {
+    const where = rollout.lines[unpaired!]?.lineNo;
+    return notFit(`a tool call without its output (or the reverse) at line ${where} of the rollout, and no turn after it: bc injects no unpaired call`, {
+      limit,
+      target,
+    });
   }
 
   const sent = (h: HistoryItem): Json => sentForm(h.item) as Json;
