@@ -1,19 +1,24 @@
 // Damaged copies of corpus sessions (cut short, a line lost, doubled, swapped, replaced by other
 // JSON, a character changed, fields of the wrong type): every command's core either answers or
-// fails with bc's own one-line error naming the file, never with a crash.
+// fails with bc's own one-line error naming the file, never with a crash. And damaged hook rows:
+// the compaction handler answers skip, a hand-over or rows Claude Code accepts, with no tool call
+// or result left unpaired that was paired, and never throws.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspectSession } from "../../src/cli/inspect.ts";
 import { planReport } from "../../src/cli/plan.ts";
+import { compactRows, DEFAULT_PLUGIN_OPTIONS, type SessionRow } from "../../src/hosts/claude/plugin.ts";
 import { enginePruner, forkRollout } from "../../src/hosts/codex/fork.ts";
 import { planLive } from "../../src/hosts/codex/live/plan.ts";
 import { readRollout } from "../../src/hosts/codex/rollout.ts";
 import { BcError } from "../../src/util/errors.ts";
-import { CORPUS_TIMEOUT_MS, SKIP_NOTE, corpusFiles } from "../support/shared.ts";
+import { claudeResultProblems, pairingProblems } from "../e2e/support/claude-validate.ts";
+import { CORPUS_TIMEOUT_MS, SKIP_NOTE, corpusFiles, corpusRows } from "../support/shared.ts";
 
 const DAMAGED_PER_HOST = 40;
+const DAMAGED_ROWS = 200;
 const MAX_SOURCE_BYTES = 1_500_000;
 
 /** A seeded generator: the same damage on every run. */
@@ -133,6 +138,76 @@ for (const host of ["claude", "codex"] as const) {
     CORPUS_TIMEOUT_MS,
   );
 }
+
+/** Damage done to hook rows: rows lost, swapped, doubled; ids, texts, inputs, roles or fields changed. */
+const damageRows = (rows: SessionRow[], rand: () => number): string[] => {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  const done: string[] = [];
+  for (let t = 0, times = 1 + Math.floor(rand() * 3); t < times && rows.length > 0; t++) {
+    const i = Math.floor(rand() * rows.length);
+    const row = rows[i] as unknown as Record<string, any>;
+    const j = Math.floor(rand() * rows.length);
+    const other = rows[j]!;
+    const r = rand();
+    if (r < 0.15) rows.splice(i, 1);
+    else if (r < 0.25) [rows[i], rows[j]] = [other, rows[i]!];
+    else if (r < 0.35) rows.splice(i, 0, structuredClone(rows[i]!));
+    else if (r < 0.5 && row.toolResults?.length) row.toolResults[0].tool_use_id = pick(["x", "", other.toolUses?.[0]?.tool_use_id ?? "y"]);
+    else if (r < 0.6 && row.toolUses?.length) row.toolUses[0].tool_use_id = pick(["x", other.toolUses?.[0]?.tool_use_id ?? "y"]);
+    else if (r < 0.7 && row.toolResults?.length) row.toolResults[0].text = pick(["", "[bc removed 5 chars; bc recall x prints it]", "x".repeat(100_000)]);
+    else if (r < 0.8 && row.toolUses?.length) row.toolUses[0].input = pick(WRONG);
+    else if (r < 0.9) row.role = row.role === "user" ? "assistant" : "user";
+    else row[pick(Object.keys(row))] = pick([...WRONG, undefined]);
+    done.push(`${r.toFixed(2)} at row ${i}`);
+  }
+  return done;
+};
+
+const transcripts = corpusFiles("claude").slice(0, 60);
+test.skipIf(transcripts.length === 0)(
+  `${DAMAGED_ROWS} damaged hook rows: skip, a hand-over, or rows Claude Code accepts with no new unpaired id; never a throw`,
+  () => {
+    const rand = random(13);
+    const problems: string[] = [];
+    const answers = { skip: 0, handover: 0, messages: 0 };
+    for (let k = 0; k < DAMAGED_ROWS; k++) {
+      const source = transcripts[Math.floor(rand() * transcripts.length)]!;
+      const rows = structuredClone(corpusRows(source));
+      const how = damageRows(rows, rand);
+      let before: Set<string>;
+      try {
+        before = new Set(pairingProblems(rows));
+      } catch {
+        before = new Set(); // rows too damaged to pair at all
+      }
+      try {
+        const { answer } = compactRows({
+          trigger: k % 2 === 0 ? "manual" : "auto",
+          sessionId: "damaged",
+          rows,
+          usage: { window: [1_000_000, 50_000, 20_000][k % 3]! },
+          options: DEFAULT_PLUGIN_OPTIONS,
+          now: () => 0,
+        });
+        if ("skip" in answer) {
+          answers.skip++;
+          continue;
+        }
+        const out = "messages" in answer ? answer.messages : answer.handover;
+        answers["messages" in answer ? "messages" : "handover"]++;
+        const found = [...("messages" in answer ? claudeResultProblems(answer) : []), ...pairingProblems(out).filter((p) => !before.has(p))];
+        if (found.length > 0) problems.push(`${source} (${how.join(", ")}): ${found.join("; ")}`);
+      } catch (e) {
+        problems.push(`${source} (${how.join(", ")}): threw ${(e as Error).stack?.split("\n").slice(0, 3).join(" | ")}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    // not vacuous: damaged rows are still compacted or handed over, and some are refused
+    expect(answers.messages + answers.handover).toBeGreaterThan(DAMAGED_ROWS / 2);
+    expect(answers.skip).toBeGreaterThan(0);
+  },
+  CORPUS_TIMEOUT_MS,
+);
 
 test.skipIf(corpusFiles("claude").length + corpusFiles("codex").length === 0)(
   "most damaged sessions are still answered (the test above is not vacuous)",

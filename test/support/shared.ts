@@ -32,6 +32,7 @@ export const CORPUS_TIMEOUT_MS = 120_000;
 
 export const SKIP_NOTE = `shared corpus not found at ${"../shared/corpus"}; corpus tests skipped`;
 
+import type { SessionRow } from "../../src/hosts/claude/plugin.ts";
 import { loadSessionFile } from "../../src/hosts/load.ts";
 import type { LoadedSession } from "../../src/hosts/types.ts";
 
@@ -49,3 +50,15 @@ export const loadCorpusSession = (path: string): LoadedSession => {
   }
   return s;
 };
+
+/** The rows Claude Code would hand the compaction hook for a corpus transcript: one per non-meta user or assistant record, each with a handle. */
+export const corpusRows = (path: string): SessionRow[] =>
+  loadCorpusSession(path)
+    .live.messages.filter((m) => m.kind !== "meta" && (m.role === "user" || m.role === "assistant"))
+    .map((m, i) => ({
+      role: m.role as "user" | "assistant",
+      text: m.text,
+      toolUses: m.toolCalls.map((c) => ({ tool_use_id: c.id, tool: c.name, input: c.input })),
+      ...(m.toolResults.length > 0 ? { toolResults: m.toolResults.map((r) => ({ tool_use_id: r.callId, text: r.text, isError: r.isError })) } : {}),
+      handle: `h${i}`,
+    }));

@@ -7,25 +7,13 @@ import { basename } from "node:path";
 import { isAlreadyCut, readNote } from "../../../src/engine/notes.ts";
 import { compactRows, DEFAULT_PLUGIN_OPTIONS, type SessionRow } from "../../../src/hosts/claude/plugin.ts";
 import { claudeResultProblems, pairingProblems } from "../../e2e/support/claude-validate.ts";
-import { SKIP_NOTE, corpusFiles, loadCorpusSession } from "../../support/shared.ts";
+import { SKIP_NOTE, corpusFiles, corpusRows } from "../../support/shared.ts";
 
 const files = corpusFiles("claude");
 
-/** The rows Claude Code would hand the hook: one per non-meta user or assistant record, each with a handle. */
-const rowsOf = (path: string): SessionRow[] =>
-  loadCorpusSession(path)
-    .live.messages.filter((m) => m.kind !== "meta" && (m.role === "user" || m.role === "assistant"))
-    .map((m, i) => ({
-      role: m.role as "user" | "assistant",
-      text: m.text,
-      toolUses: m.toolCalls.map((c) => ({ tool_use_id: c.id, tool: c.name, input: c.input })),
-      ...(m.toolResults.length > 0 ? { toolResults: m.toolResults.map((r) => ({ tool_use_id: r.callId, text: r.text, isError: r.isError })) } : {}),
-      handle: `h${i}`,
-    }));
-
 describe.skipIf(files.length === 0)("the compaction handler on every corpus transcript", () => {
   test.each(files.map((f) => [basename(f), f]))("%s", (_name, file) => {
-    const rows = rowsOf(file);
+    const rows = corpusRows(file);
     const { answer, record } = compactRows({
       trigger: "manual",
       sessionId: "corpus",
@@ -74,7 +62,7 @@ test.skipIf(files.length === 0)("most corpus transcripts are really compacted (t
   const compacted = files.filter(
     (f) =>
       "messages" in
-      compactRows({ trigger: "manual", sessionId: "corpus", rows: rowsOf(f), usage: { window: 1_000_000 }, options: DEFAULT_PLUGIN_OPTIONS, now: () => 0 })
+      compactRows({ trigger: "manual", sessionId: "corpus", rows: corpusRows(f), usage: { window: 1_000_000 }, options: DEFAULT_PLUGIN_OPTIONS, now: () => 0 })
         .answer,
   );
   expect(compacted.length).toBeGreaterThan(files.length / 2);
