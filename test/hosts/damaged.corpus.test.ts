@@ -1,6 +1,7 @@
 // Damaged copies of corpus sessions (cut short, a line lost, doubled, swapped, replaced by other
 // JSON, a character changed, fields of the wrong type): every command's core either answers or
-// fails with bc's own one-line error naming the file, never with a crash. And damaged hook rows:
+// fails with bc's own one-line error naming the file (recall may name the id instead), never
+// with a crash. And damaged hook rows:
 // the compaction handler answers skip, a hand-over or rows Claude Code accepts, with no tool call
 // or result left unpaired that was paired, and never throws.
 import { afterAll, expect, test } from "bun:test";
@@ -13,11 +14,13 @@ import { compactRows, DEFAULT_PLUGIN_OPTIONS, type SessionRow } from "../../src/
 import { enginePruner, forkRollout } from "../../src/hosts/codex/fork.ts";
 import { planLive } from "../../src/hosts/codex/live/plan.ts";
 import { readRollout } from "../../src/hosts/codex/rollout.ts";
+import { recall } from "../../src/hosts/recall/lookup.ts";
+import { removedIn } from "../../src/hosts/recall/removed.ts";
 import { BcError } from "../../src/util/errors.ts";
 import { claudeResultProblems, pairingProblems } from "../e2e/support/claude-validate.ts";
 import { CORPUS_TIMEOUT_MS, SKIP_NOTE, corpusFiles, corpusRows } from "../support/shared.ts";
 
-const DAMAGED_PER_HOST = 40;
+const DAMAGED_PER_HOST = 60;
 const DAMAGED_ROWS = 200;
 const MAX_SOURCE_BYTES = 1_500_000;
 
@@ -77,6 +80,22 @@ const damage = (text: string, rand: () => number): { text: string; how: string }
     lines[i] = l.slice(0, at) + String.fromCharCode(Math.floor(rand() * 128)) + l.slice(at + 1);
     return { text: lines.join("\n"), how: `a character of line ${i + 1} changed` };
   }
+  if (r < 0.7) {
+    // one field of the record's payload (Codex) or message (Claude Code) given a wrong value
+    try {
+      const record = JSON.parse(lines[i]!);
+      const inner = record.payload ?? record.message;
+      if (inner !== null && typeof inner === "object" && !Array.isArray(inner) && Object.keys(inner).length > 0) {
+        const keys = Object.keys(inner);
+        const key = keys[Math.floor(rand() * keys.length)]!;
+        inner[key] = WRONG[Math.floor(rand() * WRONG.length)];
+        lines[i] = JSON.stringify(record);
+        return { text: lines.join("\n"), how: `${key} of line ${i + 1} changed to ${JSON.stringify(inner[key])}` };
+      }
+    } catch {
+      // not JSON: damaged further below
+    }
+  }
   const changed: number[] = [];
   for (let t = 0, times = 1 + Math.floor(rand() * 3); t < times; t++) {
     const j = Math.floor(rand() * n);
@@ -123,12 +142,18 @@ for (const host of ["claude", "codex"] as const) {
             ],
             ["the live plan", () => planLive(readRollout(path), { contextWindow: 200_000 })],
           );
+        steps.push(["recall --list", () => removedIn(path, host)]);
+        // recall of a call id the file names (its answer may name the id rather than the file)
+        const id = (host === "claude" ? /"(toolu_[A-Za-z0-9]+)"/ : /"(call_[A-Za-z0-9]+)"/).exec(text)?.[1];
+        const recallStep = `recall ${id}`;
+        if (id !== undefined) steps.push([recallStep, () => recall(id, { session: path, home: dir, codexHome: dir })]);
         for (const [step, run] of steps) {
           try {
             run();
             outcomes.answered++;
           } catch (e) {
-            if (e instanceof BcError && e.message.includes(path) && !e.message.includes("\n")) outcomes.refused++;
+            const named = step === recallStep || (e instanceof BcError && e.message.includes(path));
+            if (e instanceof BcError && named && !e.message.includes("\n")) outcomes.refused++;
             else crashes.push(`${step} on ${source} (${how}): ${(e as Error).stack?.split("\n").slice(0, 3).join(" | ")}`);
           }
         }

@@ -5,7 +5,7 @@
 import type { Host } from "../../engine/types.ts";
 import { isAlreadyCut } from "../../engine/notes.ts";
 import { toolResultText } from "../claude/conversation.ts";
-import { outputText, type ToolOutput } from "../codex/items.ts";
+import { itemProblem, outputText, type ToolOutput } from "../codex/items.ts";
 import { isObject } from "../../util/json.ts";
 
 /** A picture (or other non-text part) the host stored beside an output's text. */
@@ -90,7 +90,9 @@ const CALL_TYPES = new Set(["function_call", "custom_tool_call", "local_shell_ca
 const OUTPUT_TYPES = new Set(["function_call_output", "custom_tool_call_output"]);
 
 const codexItem = (item: unknown, id: string | undefined, copy: boolean, out: Sighting[]): void => {
-  if (!isObject(item) || typeof item.type !== "string") return;
+  // an item Codex cannot read (an output of null, a call without arguments) it skips, line and all:
+  // nothing of it was in the session
+  if (!isObject(item) || typeof item.type !== "string" || itemProblem(item) !== undefined) return;
   const callId = item.call_id;
   if (typeof callId !== "string" || (id !== undefined && callId !== id)) return;
   if (CALL_TYPES.has(item.type)) {

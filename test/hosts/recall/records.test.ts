@@ -1,0 +1,33 @@
+// What recall reads of one rollout line: an item Codex cannot read is not a sighting, as Codex
+// skips it; a damaged line never throws.
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { dropNote } from "../../../src/engine/notes.ts";
+import { sightingsIn } from "../../../src/hosts/recall/records.ts";
+import { removedIn } from "../../../src/hosts/recall/removed.ts";
+
+const line = (payload: object) => ({ timestamp: "2026-12-01T14:00:00.000Z", type: "response_item", payload });
+const call = { type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd: "cat a.txt" }), call_id: "call_a" };
+const output = (value: unknown) => ({ type: "function_call_output", call_id: "call_a", output: value });
+
+test("an output Codex can read is a sighting; one it cannot read (no output, an output of null or a number) is none", () => {
+  expect(sightingsIn(line(output("hello\n")), "codex", "call_a")).toMatchObject([{ kind: "output", id: "call_a", text: "hello\n" }]);
+  expect(sightingsIn(line(output({ content: "hello\n", success: true })), "codex", "call_a")).toMatchObject([{ kind: "output", text: "hello\n" }]);
+  for (const bad of [null, 42, true, undefined]) expect(sightingsIn(line(output(bad)), "codex", "call_a")).toEqual([]);
+  expect(sightingsIn(line(call), "codex", "call_a")).toMatchObject([{ kind: "call", tool: "exec_command" }]);
+  expect(sightingsIn(line({ ...call, arguments: null }), "codex", "call_a")).toEqual([]);
+});
+
+const dir = mkdtempSync(join(tmpdir(), "bc-recall-records-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test("--list over a rollout with an output of null: no throw, the outputs bc cut are still listed", () => {
+  const meta = { timestamp: "2026-12-01T14:00:00.000Z", type: "session_meta", payload: { id: "01a23202-e152-7322-94c9-1c82fc5dd641", cli_version: "0.171.0" } };
+  const cut = { type: "function_call_output", call_id: "call_b", output: dropNote(9000, "call_b") };
+  const lines = [meta, line(call), line(output(null)), line({ ...call, call_id: "call_b" }), line(cut)];
+  const path = join(dir, "rollout-2026-12-01T14-00-00-01a23202-e152-7322-94c9-1c82fc5dd641.jsonl");
+  writeFileSync(path, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+  expect(removedIn(path, "codex").removed.map((r) => [r.id, r.kind, r.charsRemoved, r.recallable])).toEqual([["call_b", "removed", 9000, false]]);
+});
