@@ -8,6 +8,7 @@ import { JSON_ARG, parseFlags, pathFlag } from "./args.ts";
 import { warnSkipped } from "./sessions.ts";
 import { allowRecall, disallowRecall, RECALL_RULE, settingsPath } from "../hosts/recall/permission.ts";
 import { claudeDir } from "../hosts/claude/install.ts";
+import { counted } from "../util/format.ts";
 
 const json = JSON_ARG;
 
@@ -144,7 +145,7 @@ const logCmd = defineCommand({
     const { file, records, problems } = readLog(args.session || undefined);
     warnSkipped(problems);
     if (args.json) return out(JSON.stringify({ sessionId: file.sessionId, path: file.path, records }, null, 2));
-    log.info(`${file.path}: ${records.length} compaction(s)`);
+    log.info(`${file.path}: ${counted(records.length, "compaction")}`);
     out(records.map((r) => formatRecord(r, { allResults: args.all })).join("\n\n"));
   },
 });

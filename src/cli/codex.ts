@@ -10,6 +10,7 @@ import { install, selfCommand, status, uninstall } from "../hosts/codex/live/ins
 import { codexHomeOf, formatLiveRecord, listLogs, parseLiveLog } from "../hosts/codex/live/state.ts";
 import { BcError } from "../util/errors.ts";
 import { log, out } from "../util/log.ts";
+import { counted } from "../util/format.ts";
 
 const json = { type: "boolean", description: "Print the result as JSON on stdout, for scripts" } as const;
 
@@ -92,7 +93,7 @@ const logCmd = defineCommand({
     const { records, problems } = parseLiveLog(readFileSync(file.path, "utf8"));
     for (const p of problems) log.warn(`skipped ${file.path}:${p.replace(/^line /, "")}`);
     if (args.json) return out(JSON.stringify({ threadId: file.threadId, path: file.path, records }, null, 2));
-    log.info(`${file.path}: ${records.length} record(s)`);
+    log.info(`${file.path}: ${counted(records.length, "record")}`);
     out(records.map(formatLiveRecord).join("\n\n"));
   },
 });

@@ -7,6 +7,7 @@ import type { StoredImage } from "../hosts/recall/records.ts";
 import { removedIn, type RemovedList } from "../hosts/recall/removed.ts";
 import { BcError } from "../util/errors.ts";
 import { log, out } from "../util/log.ts";
+import { counted } from "../util/format.ts";
 
 const size = (n: number): string => (n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)} MB` : n >= 1000 ? `${(n / 1000).toFixed(1)} kB` : `${n} B`);
 
@@ -16,7 +17,7 @@ export const describeImage = (i: StoredImage): string => `${i.type}${i.mediaType
 export const recallHeading = (r: Recalled): string => {
   const parts = [`${r.id}${r.tool ? ` (${r.tool})` : ""}: ${r.text.length} chars from ${r.path}:${r.lineNo}`];
   if (r.isError) parts.push("the tool reported an error (is_error)");
-  if (r.images.length > 0) parts.push(`${r.images.length} image(s) not printed: ${r.images.map(describeImage).join("; ")}`);
+  if (r.images.length > 0) parts.push(`${counted(r.images.length, "image")} not printed: ${r.images.map(describeImage).join("; ")}`);
   return parts.join("; ");
 };
 
@@ -35,7 +36,7 @@ export const recallJson = (r: Recalled) => ({
 });
 
 export const formatRemoved = (l: RemovedList): string => {
-  const lines = [`${l.path}${l.sessionId ? ` (${l.sessionId})` : ""}: ${l.removed.length} output(s) removed or truncated by bc`];
+  const lines = [`${l.path}${l.sessionId ? ` (${l.sessionId})` : ""}: ${counted(l.removed.length, "output")} removed or truncated by bc`];
   if (l.removed.length === 0) return lines[0]!;
   const rows = l.removed.map((r) => [r.id, r.tool, r.kind, String(r.charsRemoved), r.rule ?? "-", r.recallable ? "yes" : "no: original not in this file"]);
   const head = ["id", "tool", "action", "chars", "rule", "recall"];

@@ -219,7 +219,7 @@ describe("bc recall <id>", () => {
       path: claudeFile,
     });
     expect(j.images).toEqual([{ type: "image", mediaType: "image/png", bytes: 16 }]);
-    expect(recallHeading(lookup("toolu_01LS"))).toContain("1 image(s) not printed: image image/png, 16 B");
+    expect(recallHeading(lookup("toolu_01LS"))).toContain("1 image not printed: image image/png, 16 B");
   });
 
   test("a Codex output comes back from the project's rollouts (fork and source hold the same bytes)", () => {
@@ -296,7 +296,7 @@ describe("bc recall --list", () => {
     const r = bc(["--list", "--session", claudeFile]);
     expect(r.code).toBe(0);
     const rows = r.stdout.trim().split("\n");
-    expect(rows[0]).toBe(`${claudeFile} (s-claude-1): 2 output(s) removed or truncated by bc`);
+    expect(rows[0]).toBe(`${claudeFile} (s-claude-1): 2 outputs removed or truncated by bc`);
     expect(rows[1]).toMatch(/^id\s+tool\s+action\s+chars\s+rule\s+recall$/);
     expect(rows[2]).toMatch(new RegExp(`^toolu_01BUILD\\s+Bash\\s+removed\\s+${BUILD_LOG.length}\\s+unreferenced\\s+yes$`));
     expect(rows[3]).toMatch(new RegExp(`^toolu_01LS\\s+Bash\\s+truncated\\s+${LISTING.length - 200}\\s+re-runnable\\s+yes$`));

@@ -4,6 +4,7 @@
 import { BcError } from "../../util/errors.ts";
 import { parseJsonl, readTextFile, type JsonlFile } from "../../util/jsonl.ts";
 import { isClaudeRecord, isCodexRecord } from "../record-kind.ts";
+import { counted } from "../../util/format.ts";
 
 const EXPECTED = "a Claude Code transcript (~/.claude/projects/<project>/<session>.jsonl)";
 
@@ -39,7 +40,11 @@ const checkFormat = (file: JsonlFile): void => {
     const first = file.malformed[0] ?? `${file.path}: no JSON lines`;
     throw new BcError("bad-input", `${first}`, `expected ${EXPECTED} (JSON Lines)`);
   }
-  throw new BcError("bad-input", `${file.path}: no Claude Code records (user, assistant, system, ...) in ${parsed} JSON line(s)`, `expected ${EXPECTED}`);
+  throw new BcError(
+    "bad-input",
+    `${file.path}: no Claude Code records (user, assistant, system, ...) in ${counted(parsed, "JSON line")}`,
+    `expected ${EXPECTED}`,
+  );
 };
 
 /** Split and parse transcript text; malformed lines are reported (`file:line: why`) and kept raw. */

@@ -225,7 +225,7 @@ describe("bad input", () => {
     [
       "random JSON lines",
       file("random.jsonl", '{"a":1}\n{"b":[2]}\n'),
-      /random\.jsonl: no Claude Code records \(user, assistant, system, \.\.\.\) in 2 JSON line\(s\)$/,
+      /random\.jsonl: no Claude Code records \(user, assistant, system, \.\.\.\) in 2 JSON lines$/,
     ],
     ["pretty-printed JSON", file("pretty.json", '{\n  "a": 1\n}\n'), /pretty\.json:1: not valid JSON/],
     ["plain text", file("notes.txt", "hello\nworld\n"), /notes\.txt:1: not valid JSON/],
