@@ -91,32 +91,34 @@ export const firstTurnAfter = (rollout: Rollout, afterLine: number): { turnId: s
 const isCall = (t: string): boolean => t === "function_call" || t === "custom_tool_call";
 const isOutput = (t: string): boolean => t === "function_call_output" || t === "custom_tool_call_output";
 
-/** The rollout line of the last call without its output (or output without its call) among these items, or undefined. */
-const lastUnpairedLine = (items: readonly HistoryItem[]): number | undefined => {
+/**
+ * The calls without their output, then the outputs without their call, among these items, in the
+ * order first seen: each with its (last) place in the list.
+ */
+const unpaired = (items: readonly Json[]): { kind: "call" | "output"; id: string; at: number }[] => {
   const calls = new Map<string, number>();
   const outputs = new Map<string, number>();
-  for (const h of items) {
-    const it = h.item as Json;
-    if (isCall(it.type)) calls.set(it.call_id, h.origin.line);
-    else if (isOutput(it.type)) outputs.set(it.call_id, h.origin.line);
-  }
-  let last: number | undefined;
-  for (const [id, line] of calls) if (!outputs.has(id) && (last === undefined || line > last)) last = line;
-  for (const [id, line] of outputs) if (!calls.has(id) && (last === undefined || line > last)) last = line;
-  return last;
+  items.forEach((it, at) => {
+    if (isCall(it.type)) calls.set(it.call_id, at);
+    else if (isOutput(it.type)) outputs.set(it.call_id, at);
+  });
+  return [
+    ...[...calls].filter(([id]) => !outputs.has(id)).map(([id, at]) => ({ kind: "call" as const, id, at })),
+    ...[...outputs].filter(([id]) => !calls.has(id)).map(([id, at]) => ({ kind: "output" as const, id, at })),
+  ];
+};
+
+/** The rollout line of the last call without its output (or output without its call) among these items, or undefined. */
+const lastUnpairedLine = (items: readonly HistoryItem[]): number | undefined => {
+  const places = unpaired(items.map((h) => h.item as Json)).map((u) => items[u.at]!.origin.line);
+  return places.length === 0 ? undefined : Math.max(...places);
 };
 
 /** Why these items cannot be injected as they are (a call without its output, or the reverse), or undefined. */
 export const pairingProblem = (items: readonly Json[]): string | undefined => {
-  const calls = new Set<string>();
-  const outputs = new Set<string>();
-  for (const it of items) {
-    if (isCall(it.type)) calls.add(it.call_id);
-    else if (isOutput(it.type)) outputs.add(it.call_id);
-  }
-  for (const c of calls) if (!outputs.has(c)) return `call ${c} has no output`;
-  for (const o of outputs) if (!calls.has(o)) return `output ${o} has no call`;
-  return undefined;
+  const first = unpaired(items)[0];
+  if (first === undefined) return undefined;
+  return first.kind === "call" ? `call ${first.id} has no output` : `output ${first.id} has no call`;
 };
 
 const notFit = (reason: string, base: Partial<LivePlan> = {}): LivePlan => ({
