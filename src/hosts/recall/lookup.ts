@@ -10,7 +10,7 @@
 // only the lines that hold them are parsed.
 import { readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, resolve, sep } from "node:path";
 import type { Host } from "../../engine/types.ts";
 import { readNote } from "../../engine/notes.ts";
 import { BcError } from "../../util/errors.ts";
@@ -198,7 +198,7 @@ const tiers = (opts: RecallOptions): Tier[] => {
     name: `every session under ${join(claudeDirOf(opts), "projects")} and ${join(codexHomeOf(opts), "sessions")}`,
     files: [
       ...claudeAllFiles(opts)
-        .filter((f) => !f.startsWith(`${projectDir}/`))
+        .filter((f) => !f.startsWith(`${projectDir}${sep}`))
         .map((path) => ({ path, host: "claude" as const })),
       ...codexAll.filter((f) => !inProject.has(f)).map((path) => ({ path, host: "codex" as const })),
     ],
