@@ -1,8 +1,8 @@
 // Which host wrote a session file, where a user's sessions live, and one way to load any of them.
 import { closeSync, existsSync, openSync, readdirSync, readSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Host } from "../engine/types.ts";
+import { defaultClaudeDir } from "./claude/home.ts";
 import { defaultCodexHome } from "./codex/home.ts";
 import { BcError } from "../util/errors.ts";
 import { checkFile, decodeUtf8, isZstd, parseJsonl, readFileBytes } from "../util/jsonl.ts";
@@ -91,13 +91,14 @@ export interface SessionFile {
   readonly id: string;
 }
 
-/** Where to look; by default the user's home (os.homedir(), i.e. $HOME) and $CODEX_HOME (default ~/.codex). */
+/** Where to look; by default $CLAUDE_CONFIG_DIR (default ~/.claude) and $CODEX_HOME (default ~/.codex), ~ the user's home (os.homedir(), i.e. $HOME). */
 export interface SessionPlaces {
   readonly home?: string;
+  readonly claudeDir?: string;
   readonly codexHome?: string;
 }
 
-const claudeProjects = (p: SessionPlaces): string => join(p.home ?? homedir(), ".claude", "projects");
+const claudeProjects = (p: SessionPlaces): string => join(p.claudeDir ?? defaultClaudeDir(p.home), "projects");
 const codexSessions = (p: SessionPlaces): string => join(p.codexHome ?? defaultCodexHome(p.home), "sessions");
 
 const ROLLOUT_NAME = /^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-(.+)\.jsonl(\.zst)?$/;

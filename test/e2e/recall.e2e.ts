@@ -9,11 +9,12 @@
 //   note's command in Codex's shell tool and the output it gets holds the original bytes.
 // Uses dist/bc (npm run test:e2e builds it): the hosts find `bc` on PATH, as a user's would.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { rebuildHistory } from "../../src/hosts/codex/history.ts";
 import { outputText } from "../../src/hosts/codex/items.ts";
 import { readRollout } from "../../src/hosts/codex/rollout.ts";
+import { claudeProjectName } from "../../src/hosts/recall/lookup.ts";
 import { RECALL_RULES } from "../../src/hosts/recall/permission.ts";
 import { ensureClaude } from "./support/claude-install.ts";
 import { startMock as startClaudeMock, type Mock } from "./support/claude-mock.ts";
@@ -104,6 +105,63 @@ describe.skipIf(!existsSync(BC))("Claude Code: the recall tool after a compactio
       } finally {
         await session.close();
       }
+    },
+    T,
+  );
+});
+
+describe.skipIf(!existsSync(BC))("Claude Code: a project whose path is longer than a folder name Claude Code writes", () => {
+  let bin = "";
+  beforeAll(() => {
+    bin = ensureClaude();
+  }, 600_000);
+
+  test(
+    "bc finds the project's sessions in the folder Claude Code cut and hashed: recall --list and recall without --session",
+    async () => {
+      const base = makeSandbox("recall-long");
+      sandboxes.push(base);
+      // more than 200 characters once every character but letters and digits is a "-"
+      const project = join(base.project, ...["alpha", "beta", "gamma", "delta"].map((w) => `${w}-${"x".repeat(56)}`));
+      mkdirSync(project, { recursive: true });
+      const claudeJson = join(base.home, ".claude.json");
+      const config = JSON.parse(readFileSync(claudeJson, "utf8"));
+      config.projects[project] = config.projects[base.project];
+      writeFileSync(claudeJson, JSON.stringify(config));
+      const sb: Sandbox = { ...base, project };
+      const names = Array.from({ length: 12 }, (_, i) => `f${i}.txt`);
+      for (const f of names) writeFileSync(join(project, f), small(f));
+      const mock = startClaudeMock({ root: project, inputTokens: 1000, lifetimeMs: 15 * 60_000 });
+      claudeMocks.push(mock);
+      const env = claudeEnv(sb, mock.url, { PATH: `${dirname(BC)}:${process.env.PATH ?? ""}` });
+      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: join(base.dir, "debug.log") });
+      let before: ReturnType<typeof viewOf>;
+      try {
+        // f0.txt read again: its first read is superseded, so the compaction has a result to remove
+        await session.send(`READFILES ${names.join(" ")} f0.txt`);
+        before = viewOf(mock.conversationRequests().at(-1)!.body);
+        const compacted = await session.send("/compact");
+        expect(JSON.stringify(compacted)).not.toContain("Not compacted");
+      } finally {
+        await session.close();
+      }
+      // the folder Claude Code wrote: not the whole name (cut, with a hash), and the one bc names
+      const folders = readdirSync(join(base.home, ".claude", "projects"));
+      expect(folders).toEqual([claudeProjectName(project)]);
+      expect(project.replace(/[^A-Za-z0-9]/g, "-").length).toBeGreaterThan(200);
+      expect(folders[0]!.startsWith(project.replace(/[^A-Za-z0-9]/g, "-").slice(0, 200))).toBe(true);
+      const bcEnv = { PATH: process.env.PATH ?? "", HOME: base.home };
+      const listed = Bun.spawnSync([BC, "recall", "--list", "--json"], { cwd: project, env: bcEnv, stdout: "pipe", stderr: "pipe" });
+      expect(listed.stderr.toString()).toBe("");
+      expect(listed.exitCode).toBe(0);
+      const list = JSON.parse(listed.stdout.toString()) as { path: string; removed: { id: string }[] };
+      expect(list.path.startsWith(join(base.home, ".claude", "projects", folders[0]!))).toBe(true);
+      expect(list.removed.length).toBeGreaterThan(0);
+      const id = list.removed[0]!.id;
+      const got = Bun.spawnSync([BC, "recall", id], { cwd: project, env: bcEnv, stdout: "pipe", stderr: "pipe" });
+      expect(got.exitCode).toBe(0);
+      expect(got.stdout.toString()).toBe(before.results.get(id)!);
+      console.log(`long project path: folder ${folders[0]!.length} chars; ${list.removed.length} removed outputs listed, ${id} back byte for byte`);
     },
     T,
   );

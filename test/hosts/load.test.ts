@@ -141,6 +141,20 @@ describe("finding sessions", () => {
     );
   });
 
+  test("$CLAUDE_CONFIG_DIR: Claude Code's sessions are looked for there, as Claude Code keeps them", () => {
+    const configDir = join(TMP, "claude-config");
+    const moved = write(join(configDir, "projects", "-home-dev-shop", "moved-session.jsonl"), `${CLAUDE_LINE("moved-session")}\n`);
+    const before = process.env.CLAUDE_CONFIG_DIR;
+    process.env.CLAUDE_CONFIG_DIR = configDir;
+    try {
+      expect(resolveSession("moved-session", places)).toBe(moved);
+      expect(discoverSessions({ ...places, host: "claude" })).toEqual([{ host: "claude", path: moved, id: "moved-session" }]);
+    } finally {
+      if (before === undefined) delete process.env.CLAUDE_CONFIG_DIR;
+      else process.env.CLAUDE_CONFIG_DIR = before;
+    }
+  });
+
   test("an id found twice is refused, naming both files (sorted by path)", () => {
     const dup = write(join(home, ".claude", "projects", "-home-dev-other", `${CLAUDE_ID}.jsonl`), `${CLAUDE_LINE(CLAUDE_ID)}\n`);
     const e = errorOf(() => resolveSession(CLAUDE_ID, places));

@@ -9,12 +9,12 @@
 // A tier that holds the original ends the search. Each file is searched for the id's bytes first;
 // only the lines that hold them are parsed.
 import { readdirSync, statSync } from "node:fs";
-import { homedir } from "node:os";
 import { join, resolve, sep } from "node:path";
 import type { Host } from "../../engine/types.ts";
 import { readNote } from "../../engine/notes.ts";
 import { BcError } from "../../util/errors.ts";
 import { parseJsonLine } from "../../util/huge-line.ts";
+import { defaultClaudeDir } from "../claude/home.ts";
 import { subagentFiles } from "../claude/transcript.ts";
 import { defaultCodexHome } from "../codex/home.ts";
 import { detectHost, resolveSession } from "../load.ts";
@@ -76,11 +76,45 @@ export const checkCallId = (id: string): void => {
     );
 };
 
-const claudeDirOf = (p: RecallPlaces): string => p.claudeDir ?? process.env.CLAUDE_CONFIG_DIR ?? join(p.home ?? homedir(), ".claude");
+const claudeDirOf = (p: RecallPlaces): string => p.claudeDir ?? defaultClaudeDir(p.home);
 const codexHomeOf = (p: RecallPlaces): string => p.codexHome ?? defaultCodexHome(p.home);
 
-/** Claude Code's folder name for a project: every character but letters and digits becomes "-". */
-export const claudeProjectName = (cwd: string): string => cwd.replace(/[^A-Za-z0-9]/g, "-");
+/** The longest project folder name Claude Code writes before it cuts the name and adds a hash. */
+const MAX_PROJECT_NAME = 200;
+
+/** Claude Code's hash of a long project path: 31 × h + each UTF-16 unit, in 32 bits. */
+const pathHash = (path: string): number => {
+  let h = 0;
+  for (let i = 0; i < path.length; i++) h = (Math.imul(h, 31) + path.charCodeAt(i)) | 0;
+  return h;
+};
+
+/**
+ * Claude Code's folder name for a project: every character but letters and digits becomes "-";
+ * a name longer than MAX_PROJECT_NAME is cut there and ends in "-" and the path's hash (base 36).
+ */
+export const claudeProjectName = (cwd: string): string => {
+  const name = cwd.replace(/[^A-Za-z0-9]/g, "-");
+  return name.length <= MAX_PROJECT_NAME ? name : `${name.slice(0, MAX_PROJECT_NAME)}-${Math.abs(pathHash(cwd)).toString(36)}`;
+};
+
+/**
+ * The project's folders under `projects`: the one Claude Code names for it; for a long path whose
+ * folder is not there, every folder with the same cut name and another hash (what another
+ * version of Claude Code may have written; Claude Code looks its own up the same way).
+ */
+const claudeProjectDirs = (p: RecallPlaces, cwd: string): string[] => {
+  const root = join(claudeDirOf(p), "projects");
+  const name = claudeProjectName(cwd);
+  const own = join(root, name);
+  if (name.length <= MAX_PROJECT_NAME || list(own).length > 0) return [own];
+  const cut = `${name.slice(0, MAX_PROJECT_NAME)}-`;
+  const others = list(root)
+    .filter((d) => d.dir && d.name.startsWith(cut))
+    .map((d) => join(root, d.name))
+    .sort();
+  return others.length === 0 ? [own] : others;
+};
 
 const list = (dir: string): { name: string; dir: boolean }[] => {
   try {
@@ -161,10 +195,11 @@ interface Tier {
 /** The current project's session files, newest first: Claude Code's folder for the cwd, Codex rollouts whose cwd it is. */
 export const projectSessionFiles = (opts: RecallPlaces): { path: string; host: Host }[] => {
   const cwd = resolve(opts.cwd ?? process.cwd());
-  const projectDir = join(claudeDirOf(opts), "projects", claudeProjectName(cwd));
-  const claude = list(projectDir)
-    .filter((f) => !f.dir && f.name.endsWith(".jsonl"))
-    .map((f) => ({ path: join(projectDir, f.name), host: "claude" as const }));
+  const claude = claudeProjectDirs(opts, cwd).flatMap((projectDir) =>
+    list(projectDir)
+      .filter((f) => !f.dir && f.name.endsWith(".jsonl"))
+      .map((f) => ({ path: join(projectDir, f.name), host: "claude" as const })),
+  );
   const codex = codexAllFiles(opts)
     .filter((f) => rolloutCwd(f) === cwd)
     .map((path) => ({ path, host: "codex" as const }));
@@ -177,19 +212,19 @@ export const projectSessionFiles = (opts: RecallPlaces): { path: string; host: H
 const tiers = (opts: RecallOptions): Tier[] => {
   const out: Tier[] = [];
   if (opts.session !== undefined) {
-    const path = resolveSession(opts.session, { home: opts.home, codexHome: opts.codexHome });
+    const path = resolveSession(opts.session, { home: opts.home, claudeDir: opts.claudeDir, codexHome: opts.codexHome });
     const host = detectHost(path);
     const files = [{ path, host }, ...(host === "claude" ? subagentFiles(path).map((f) => ({ path: f, host })) : [])];
     out.push({ name: `the session ${path}`, files });
   }
   const cwd = resolve(opts.cwd ?? process.cwd());
-  const projectDir = join(claudeDirOf(opts), "projects", claudeProjectName(cwd));
+  const projectDirs = claudeProjectDirs(opts, cwd);
   const codexAll = codexAllFiles(opts);
   const codexProject = codexAll.filter((f) => rolloutCwd(f) === cwd);
   out.push({
     name: `this project's sessions (${cwd})`,
     files: [
-      ...claudeProjectFiles(projectDir).map((path) => ({ path, host: "claude" as const })),
+      ...projectDirs.flatMap(claudeProjectFiles).map((path) => ({ path, host: "claude" as const })),
       ...codexProject.map((path) => ({ path, host: "codex" as const })),
     ],
   });
@@ -198,7 +233,7 @@ const tiers = (opts: RecallOptions): Tier[] => {
     name: `every session under ${join(claudeDirOf(opts), "projects")} and ${join(codexHomeOf(opts), "sessions")}`,
     files: [
       ...claudeAllFiles(opts)
-        .filter((f) => !f.startsWith(`${projectDir}${sep}`))
+        .filter((f) => !projectDirs.some((d) => f.startsWith(`${d}${sep}`)))
         .map((path) => ({ path, host: "claude" as const })),
       ...codexAll.filter((f) => !inProject.has(f)).map((path) => ({ path, host: "codex" as const })),
     ],
