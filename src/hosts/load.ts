@@ -91,7 +91,7 @@ export interface SessionFile {
   readonly id: string;
 }
 
-/** Where to look; by default $CLAUDE_CONFIG_DIR (default ~/.claude) and $CODEX_HOME (default ~/.codex), ~ the user's home (os.homedir(), i.e. $HOME). */
+/** Where to look; by default $CLAUDE_CONFIG_DIR (else ~/.claude) and $CODEX_HOME (else ~/.codex), ~ being the user's home (os.homedir(), i.e. $HOME). */
 export interface SessionPlaces {
   readonly home?: string;
   readonly claudeDir?: string;

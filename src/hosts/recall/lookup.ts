@@ -98,6 +98,14 @@ export const claudeProjectName = (cwd: string): string => {
   return name.length <= MAX_PROJECT_NAME ? name : `${name.slice(0, MAX_PROJECT_NAME)}-${Math.abs(pathHash(cwd)).toString(36)}`;
 };
 
+const list = (dir: string): { name: string; dir: boolean }[] => {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).map((d) => ({ name: d.name, dir: d.isDirectory() }));
+  } catch {
+    return [];
+  }
+};
+
 /**
  * The project's folders under `projects`: the one Claude Code names for it; for a long path whose
  * folder is not there, every folder with the same cut name and another hash (what another
@@ -114,14 +122,6 @@ const claudeProjectDirs = (p: RecallPlaces, cwd: string): string[] => {
     .map((d) => join(root, d.name))
     .sort();
   return others.length === 0 ? [own] : others;
-};
-
-const list = (dir: string): { name: string; dir: boolean }[] => {
-  try {
-    return readdirSync(dir, { withFileTypes: true }).map((d) => ({ name: d.name, dir: d.isDirectory() }));
-  } catch {
-    return [];
-  }
 };
 
 const mtime = (path: string): number => {
@@ -224,7 +224,7 @@ const tiers = (opts: RecallOptions): Tier[] => {
   out.push({
     name: `this project's sessions (${cwd})`,
     files: [
-      ...projectDirs.flatMap(claudeProjectFiles).map((path) => ({ path, host: "claude" as const })),
+      ...projectDirs.flatMap((d) => claudeProjectFiles(d)).map((path) => ({ path, host: "claude" as const })),
       ...codexProject.map((path) => ({ path, host: "codex" as const })),
     ],
   });
