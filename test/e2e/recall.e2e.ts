@@ -5,6 +5,8 @@
 //   original bytes, without a permission prompt (headless Claude Code refuses a tool not allowed).
 //   The same through the shell (`bc recall <id>` in Bash): Claude Code trims the trailing
 //   whitespace of a command's output, which is why the plugin serves the MCP tool.
+//   And in a working folder whose name Claude Code cuts at 200 characters and ends with a hash:
+//   `bc recall --list` and `bc recall <id>` run there, without --session, find its transcript.
 // - Codex 0.169.0: `bc codex-fork`, then `codex exec resume <fork>`; the mock model runs the
 //   note's command in Codex's shell tool and the output it gets holds the original bytes.
 // Uses dist/bc (npm run test:e2e builds it): the hosts find `bc` on PATH, as a user's would.
@@ -108,16 +110,9 @@ describe.skipIf(!existsSync(BC))("Claude Code: the recall tool after a compactio
     },
     T,
   );
-});
-
-describe.skipIf(!existsSync(BC))("Claude Code: a project whose path is longer than a folder name Claude Code writes", () => {
-  let bin = "";
-  beforeAll(() => {
-    bin = ensureClaude();
-  }, 600_000);
 
   test(
-    "bc finds the project's sessions in the folder Claude Code cut and hashed: recall --list and recall without --session",
+    "a project whose path is longer than a folder name Claude Code writes: bc recall --list and recall, without --session, find its sessions in the folder Claude Code cut and hashed",
     async () => {
       const base = makeSandbox("recall-long");
       sandboxes.push(base);
