@@ -153,24 +153,32 @@ const claudeAllFiles = (p: RecallPlaces): string[] => {
     .flatMap((d) => claudeProjectFiles(join(root, d.name)));
 };
 
-const ROLLOUT_NAME = /^rollout-.+\.jsonl$/;
+const ROLLOUT_NAME = /^rollout-.+\.jsonl(\.zst)?$/;
 
+/** Codex's rollouts, plain or compressed (.jsonl.zst; beside a plain one of the same name, Codex reads the plain one). */
 const codexAllFiles = (p: RecallPlaces): string[] => {
   const out: string[] = [];
   const walk = (dir: string, depth: number): void => {
-    for (const e of list(dir)) {
+    const entries = list(dir);
+    const names = new Set(entries.map((e) => e.name));
+    for (const e of entries) {
       const path = join(dir, e.name);
       if (e.dir) {
         if (depth < 8) walk(path, depth + 1);
-      } else if (ROLLOUT_NAME.test(e.name)) out.push(path);
+      } else if (ROLLOUT_NAME.test(e.name) && !(e.name.endsWith(".zst") && names.has(e.name.slice(0, -".zst".length)))) out.push(path);
     }
   };
   walk(join(codexHomeOf(p), "sessions"), 0);
   return newestFirst(out);
 };
 
-/** The session_meta `cwd` of a rollout (its first record), read from the file's head only. */
+/**
+ * The session_meta `cwd` of a rollout (its first record), read from the file's head only. A
+ * compressed rollout (an older one) is not read for it: it would have to be decompressed whole,
+ * and it is searched with every other session anyway.
+ */
 const rolloutCwd = (path: string): string | undefined => {
+  if (path.endsWith(".zst")) return undefined;
   let head: string;
   try {
     head = headOf(path, 256 * 1024);

@@ -1,8 +1,10 @@
 // Finding the lines of a session file that mention a string, without parsing the file: a byte
 // search through the file in large chunks, then only the lines holding a hit are read whole
 // (a line can be hundreds of MB) and handed back for parsing. Sessions run to GBs; almost every
-// file holds no hit, and costs only a read and a memchr-like search.
+// file holds no hit, and costs only a read and a memchr-like search. A compressed rollout
+// (.jsonl.zst, as Codex keeps older ones) is decompressed in memory and searched there.
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { isZstd, readFileBytes } from "../../util/jsonl.ts";
 
 const CHUNK = 8 * 1024 * 1024;
 const BACK_STEP = 64 * 1024;
@@ -68,12 +70,41 @@ const countLines = (fd: number, from: number, to: number, buf: Buffer): number =
   return count;
 };
 
+/** The lines of `bytes` (a whole decompressed file) that contain `want`, as linesContaining gives them. */
+const linesIn = (bytes: Buffer, want: Buffer): HitLine[] => {
+  const hits: HitLine[] = [];
+  let lineNo = 1;
+  let counted = 0;
+  for (let at = bytes.indexOf(want); at !== -1; ) {
+    const start = bytes.lastIndexOf(NL, at) + 1;
+    const nl = bytes.indexOf(NL, at);
+    const end = nl === -1 ? bytes.length : nl;
+    for (let i = bytes.indexOf(NL, counted); i !== -1 && i < start; i = bytes.indexOf(NL, i + 1)) lineNo++;
+    counted = start;
+    let text = bytes.subarray(start, end).toString("utf8");
+    if (text.endsWith("\r")) text = text.slice(0, -1);
+    hits.push({ lineNo, offset: start, text });
+    at = end >= bytes.length ? -1 : bytes.indexOf(want, end + 1);
+  }
+  return hits;
+};
+
+/** Whether the open file starts with zstd's magic number. */
+const zstdAt = (fd: number): boolean => {
+  const head = Buffer.alloc(4);
+  return readSync(fd, head, 0, 4, 0) === 4 && isZstd(head);
+};
+
 /** The distinct lines of `path` that contain `needle` (as UTF-8 bytes), in file order. */
 export const linesContaining = (path: string, needle: string): HitLine[] => {
   const want = Buffer.from(needle, "utf8");
   if (want.length === 0) return [];
   const fd = openSync(path, "r");
   try {
+    if (zstdAt(fd)) {
+      const bytes = readFileBytes(path, "a Codex rollout");
+      return linesIn(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), want);
+    }
     const size = fstatSync(fd).size;
     const buf = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(size, want.length)));
     const aux = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(BACK_STEP, 1)));

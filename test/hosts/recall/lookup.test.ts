@@ -4,7 +4,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { dropNote } from "../../../src/engine/notes.ts";
 import { claudeProjectName, projectSessionFiles, recall } from "../../../src/hosts/recall/lookup.ts";
+import { BcError } from "../../../src/util/errors.ts";
 
 const TMP = mkdtempSync(join(tmpdir(), "bc-recall-lookup-"));
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
@@ -74,5 +76,79 @@ describe("this project's sessions, for a long working folder", () => {
     const file = write(join(claudeDir, "projects", `${claudeProjectName(cwd).slice(0, 200)}-1a2b3c`, "s3.jsonl"), transcript("toolu_VERSION"));
     expect(projectSessionFiles(places(cwd))).toEqual([{ path: file, host: "claude" }]);
     expect(recall("toolu_VERSION", places(cwd)).path).toBe(file);
+  });
+});
+
+/** A Codex rollout holding one exec_command call and its output, and (a fork's) compacted record with bc's note in its place. */
+const rollout = (id: string, callId: string, output: string): string =>
+  [
+    { timestamp: "2026-01-01T00:00:00.000Z", ordinal: 0, type: "session_meta", payload: { id, session_id: id, cwd: "/elsewhere", cli_version: "0.171.0" } },
+    {
+      timestamp: "2026-01-01T00:00:01.000Z",
+      ordinal: 1,
+      type: "response_item",
+      payload: { type: "function_call", name: "exec_command", arguments: '{"cmd":"ls"}', call_id: callId },
+    },
+    { timestamp: "2026-01-01T00:00:02.000Z", ordinal: 2, type: "response_item", payload: { type: "function_call_output", call_id: callId, output } },
+    {
+      timestamp: "2026-01-01T00:00:03.000Z",
+      ordinal: 3,
+      type: "compacted",
+      payload: {
+        message: "",
+        replacement_history: [
+          { type: "function_call", name: "exec_command", arguments: '{"cmd":"ls"}', call_id: callId },
+          { type: "function_call_output", call_id: callId, output: dropNote(output.length, callId) },
+        ],
+      },
+    },
+  ]
+    .map((r) => `${JSON.stringify(r)}\n`)
+    .join("");
+
+describe("a Codex rollout kept compressed (.jsonl.zst, as Codex keeps older rollouts)", () => {
+  const codexHome = join(TMP, "codex-zst");
+  const day = join(codexHome, "sessions", "2026", "01", "01");
+  const places = { home: TMP, claudeDir: join(TMP, "no-claude"), codexHome, cwd: join(TMP, "somewhere") };
+  const compressed = (name: string, text: string): string => {
+    mkdirSync(day, { recursive: true });
+    const path = join(day, name);
+    writeFileSync(path, Bun.zstdCompressSync(Buffer.from(text)));
+    return path;
+  };
+
+  test("recall finds the original output in it, byte for byte, by searching every session or given it as --session", () => {
+    const output = "total 2\n-rw-r--r-- 1 u u 12 a.txt\n\tüñí\n";
+    const path = compressed(
+      "rollout-2026-01-01T00-00-00-0190b000-0000-7000-8000-000000000001.jsonl.zst",
+      rollout("0190b000-0000-7000-8000-000000000001", "call_ZST1", output),
+    );
+    const found = recall("call_ZST1", places);
+    expect(found.text).toBe(output);
+    expect(found.path).toBe(path);
+    expect(found.lineNo).toBe(3);
+    expect(recall("call_ZST1", { ...places, session: path }).text).toBe(output);
+  });
+
+  test("beside the plain rollout of the same name, the plain one is read (as Codex reads it)", () => {
+    const name = "rollout-2026-01-01T00-00-00-0190b000-0000-7000-8000-000000000002.jsonl";
+    const plain = write(join(day, name), rollout("0190b000-0000-7000-8000-000000000002", "call_ZST2", "plain\n"));
+    compressed(`${name}.zst`, rollout("0190b000-0000-7000-8000-000000000002", "call_ZST2", "stale copy\n"));
+    const found = recall("call_ZST2", places);
+    expect(found.text).toBe("plain\n");
+    expect(found.path).toBe(plain);
+  });
+
+  test("a .zst file that does not decompress: one line naming it, as for any unreadable session", () => {
+    const path = join(day, "rollout-2026-01-01T00-00-00-0190b000-0000-7000-8000-000000000003.jsonl.zst");
+    writeFileSync(path, Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd]), Buffer.from("not a frame")]));
+    let error: unknown;
+    try {
+      recall("call_ZST3", { ...places, session: path });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(BcError);
+    expect((error as BcError).message).toStartWith(`${path}: cannot be`);
   });
 });
