@@ -4,7 +4,6 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { dropNote } from "../../../src/engine/notes.ts";
 import { claudeProjectName, projectSessionFiles, recall } from "../../../src/hosts/recall/lookup.ts";
 import { BcError } from "../../../src/util/errors.ts";
 
@@ -79,7 +78,7 @@ describe("this project's sessions, for a long working folder", () => {
   });
 });
 
-/** A Codex rollout holding one exec_command call and its output, and (a fork's) compacted record with bc's note in its place. */
+/** A Codex rollout holding one exec_command call and its output. */
 const rollout = (id: string, callId: string, output: string): string =>
   [
     { timestamp: "2026-01-01T00:00:00.000Z", ordinal: 0, type: "session_meta", payload: { id, session_id: id, cwd: "/elsewhere", cli_version: "0.171.0" } },
@@ -90,18 +89,6 @@ const rollout = (id: string, callId: string, output: string): string =>
       payload: { type: "function_call", name: "exec_command", arguments: '{"cmd":"ls"}', call_id: callId },
     },
     { timestamp: "2026-01-01T00:00:02.000Z", ordinal: 2, type: "response_item", payload: { type: "function_call_output", call_id: callId, output } },
-    {
-      timestamp: "2026-01-01T00:00:03.000Z",
-      ordinal: 3,
-      type: "compacted",
-      payload: {
-        message: "",
-        replacement_history: [
-          { type: "function_call", name: "exec_command", arguments: '{"cmd":"ls"}', call_id: callId },
-          { type: "function_call_output", call_id: callId, output: dropNote(output.length, callId) },
-        ],
-      },
-    },
   ]
     .map((r) => `${JSON.stringify(r)}\n`)
     .join("");
