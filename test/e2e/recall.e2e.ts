@@ -5,8 +5,9 @@
 //   original bytes, without a permission prompt (headless Claude Code refuses a tool not allowed).
 //   The same through the shell (`bc recall <id>` in Bash): Claude Code trims the trailing
 //   whitespace of a command's output, which is why the plugin serves the MCP tool.
-//   And in a working folder whose name Claude Code cuts at 200 characters and ends with a hash:
-//   `bc recall --list` and `bc recall <id>` run there, without --session, find its transcript.
+//   And in a working folder whose name Claude Code cuts at 200 characters and ends with a hash,
+//   or with the project folder named by $CLAUDE_CODE_PROJECT_DIR_NAME: `bc recall --list` (and
+//   `bc recall <id>`) run there, without --session, find its transcript.
 // - Codex 0.169.0: `bc codex-fork`, then `codex exec resume <fork>`; the mock model runs the
 //   note's command in Codex's shell tool and the output it gets holds the original bytes.
 // Uses dist/bc (npm run test:e2e builds it): the hosts find `bc` on PATH, as a user's would.
@@ -157,6 +158,44 @@ describe.skipIf(!existsSync(BC))("Claude Code: the recall tool after a compactio
       expect(got.exitCode).toBe(0);
       expect(got.stdout.toString()).toBe(before.results.get(id)!);
       console.log(`long project path: folder ${folders[0]!.length} chars; ${list.removed.length} removed outputs listed, ${id} back byte for byte`);
+    },
+    T,
+  );
+
+  test(
+    "a project folder named by the environment ($CLAUDE_CONFIG_DIR and $CLAUDE_CODE_PROJECT_DIR_NAME): bc recall --list, run with the same environment, finds its sessions there",
+    async () => {
+      const sb = makeSandbox("recall-named");
+      sandboxes.push(sb);
+      const configDir = join(sb.home, ".claude");
+      // with $CLAUDE_CONFIG_DIR set, Claude Code reads its global config from there
+      writeFileSync(join(configDir, ".claude.json"), readFileSync(join(sb.home, ".claude.json")));
+      const names = Array.from({ length: 12 }, (_, i) => `f${i}.txt`);
+      for (const f of names) writeFileSync(join(sb.project, f), small(f));
+      const mock = startClaudeMock({ root: sb.project, inputTokens: 1000, lifetimeMs: 15 * 60_000 });
+      claudeMocks.push(mock);
+      const named = { CLAUDE_CONFIG_DIR: configDir, CLAUDE_CODE_PROJECT_DIR_NAME: "bc-named-project" };
+      const env = claudeEnv(sb, mock.url, { PATH: `${dirname(BC)}:${process.env.PATH ?? ""}`, ...named });
+      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: join(sb.dir, "debug.log") });
+      try {
+        await session.send(`READFILES ${names.join(" ")} f0.txt`);
+        const compacted = await session.send("/compact");
+        expect(JSON.stringify(compacted)).not.toContain("Not compacted");
+      } finally {
+        await session.close();
+      }
+      expect(readdirSync(join(configDir, "projects"))).toEqual(["bc-named-project"]);
+      const listed = Bun.spawnSync([BC, "recall", "--list", "--json"], {
+        cwd: sb.project,
+        env: { PATH: process.env.PATH ?? "", HOME: sb.home, ...named },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      expect(listed.stderr.toString()).toBe("");
+      expect(listed.exitCode).toBe(0);
+      const list = JSON.parse(listed.stdout.toString()) as { path: string; removed: unknown[] };
+      expect(list.path.startsWith(join(configDir, "projects", "bc-named-project"))).toBe(true);
+      expect(list.removed.length).toBeGreaterThan(0);
     },
     T,
   );

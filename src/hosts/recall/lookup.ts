@@ -107,21 +107,35 @@ const list = (dir: string): { name: string; dir: boolean }[] => {
 };
 
 /**
- * The project's folders under `projects`: the one Claude Code names for it; for a long path whose
- * folder is not there, every folder with the same cut name and another hash (what another
- * version of Claude Code may have written; Claude Code looks its own up the same way).
+ * The project folder's name the environment gives Claude Code, which then uses it whatever the
+ * working directory: $CLAUDE_CODE_PROJECT_DIR_NAME, taken (as Claude Code 2.1 takes it) only
+ * with $CLAUDE_CONFIG_DIR set and when it is a plain name of up to 64 letters, digits, "_" or "-".
+ */
+const namedProjectFolder = (): string | undefined => {
+  const name = process.env.CLAUDE_CODE_PROJECT_DIR_NAME;
+  if (!process.env.CLAUDE_CONFIG_DIR || name === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(name)) return undefined;
+  return /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i.test(name) ? undefined : name;
+};
+
+/**
+ * The project's folders under `projects`: the one the environment names (above), then the one
+ * Claude Code names for the working directory; for a long path whose folder is not there, every
+ * folder with the same cut name and another hash (what another version of Claude Code may have
+ * written; Claude Code looks its own up the same way).
  */
 const claudeProjectDirs = (p: RecallPlaces, cwd: string): string[] => {
   const root = join(claudeDirOf(p), "projects");
+  const named = namedProjectFolder();
+  const first = named === undefined ? [] : [join(root, named)];
   const name = claudeProjectName(cwd);
   const own = join(root, name);
-  if (name.length <= MAX_PROJECT_NAME || list(own).length > 0) return [own];
+  if (name.length <= MAX_PROJECT_NAME || list(own).length > 0) return [...first, own];
   const cut = `${name.slice(0, MAX_PROJECT_NAME)}-`;
   const others = list(root)
     .filter((d) => d.dir && d.name.startsWith(cut))
     .map((d) => join(root, d.name))
     .sort();
-  return others.length === 0 ? [own] : others;
+  return [...first, ...(others.length === 0 ? [own] : others)];
 };
 
 const mtime = (path: string): number => {

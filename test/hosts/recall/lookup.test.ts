@@ -93,6 +93,43 @@ const rollout = (id: string, callId: string, output: string): string =>
     .map((r) => `${JSON.stringify(r)}\n`)
     .join("");
 
+describe("a project folder named by the environment ($CLAUDE_CODE_PROJECT_DIR_NAME, as Claude Code takes it)", () => {
+  const claudeDir = join(TMP, "claude-named");
+  const cwd = join(TMP, "named", "work");
+  const places = { home: TMP, claudeDir, codexHome: join(TMP, "codex"), cwd };
+  const named = write(join(claudeDir, "projects", "my-project_1", "n1.jsonl"), transcript("toolu_NAMED"));
+  const usual = write(join(claudeDir, "projects", claudeProjectName(cwd), "n2.jsonl"), transcript("toolu_USUAL"));
+  const withEnv = <T>(env: Record<string, string | undefined>, f: () => T): T => {
+    const before = { CLAUDE_CONFIG_DIR: process.env.CLAUDE_CONFIG_DIR, CLAUDE_CODE_PROJECT_DIR_NAME: process.env.CLAUDE_CODE_PROJECT_DIR_NAME };
+    const set = (vars: Record<string, string | undefined>) => {
+      for (const [k, v] of Object.entries(vars)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    };
+    set(env);
+    try {
+      return f();
+    } finally {
+      set(before);
+    }
+  };
+  const paths = () =>
+    projectSessionFiles(places)
+      .map((f) => f.path)
+      .sort();
+
+  test("with $CLAUDE_CONFIG_DIR set: that folder's sessions, and those of the working directory's own folder", () => {
+    expect(withEnv({ CLAUDE_CONFIG_DIR: claudeDir, CLAUDE_CODE_PROJECT_DIR_NAME: "my-project_1" }, paths)).toEqual([named, usual].sort());
+  });
+
+  test("without $CLAUDE_CONFIG_DIR, or with a name Claude Code would not take, only the working directory's own folder", () => {
+    expect(withEnv({ CLAUDE_CONFIG_DIR: undefined, CLAUDE_CODE_PROJECT_DIR_NAME: "my-project_1" }, paths)).toEqual([usual]);
+    for (const bad of ["../my-project_1", "my project", "x".repeat(65), "nul", ""])
+      expect(withEnv({ CLAUDE_CONFIG_DIR: claudeDir, CLAUDE_CODE_PROJECT_DIR_NAME: bad }, paths)).toEqual([usual]);
+  });
+});
+
 describe("a Codex rollout kept compressed (.jsonl.zst, as Codex keeps older rollouts)", () => {
   const codexHome = join(TMP, "codex-zst");
   const day = join(codexHome, "sessions", "2026", "01", "01");
