@@ -100,6 +100,8 @@ export interface SessionPlaces {
 
 const claudeProjects = (p: SessionPlaces): string => join(p.claudeDir ?? defaultClaudeDir(p.home), "projects");
 const codexSessions = (p: SessionPlaces): string => join(p.codexHome ?? defaultCodexHome(p.home), "sessions");
+/** Where Codex moves a thread it archives (`codex archive`): one folder, no dates. */
+const codexArchived = (p: SessionPlaces): string => join(p.codexHome ?? defaultCodexHome(p.home), "archived_sessions");
 
 const ROLLOUT_NAME = /^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-(.+)\.jsonl(\.zst)?$/;
 
@@ -123,8 +125,8 @@ const claudeSessionFiles = (p: SessionPlaces): SessionFile[] => {
   return out;
 };
 
-/** `$CODEX_HOME/sessions/**\/rollout-<time>-<id>.jsonl` */
-const codexSessionFiles = (p: SessionPlaces): SessionFile[] => {
+/** `$CODEX_HOME/sessions/**\/rollout-<time>-<id>.jsonl`, and with `archived` those in `$CODEX_HOME/archived_sessions` too. */
+const codexSessionFiles = (p: SessionPlaces, archived = false): SessionFile[] => {
   const out: SessionFile[] = [];
   const walk = (dir: string, depth: number): void => {
     for (const e of listDir(dir)) {
@@ -138,31 +140,35 @@ const codexSessionFiles = (p: SessionPlaces): SessionFile[] => {
     }
   };
   walk(codexSessions(p), 0);
+  if (archived) walk(codexArchived(p), 8);
   // Codex reads the plain rollout when both it and its compressed copy are there
   const plain = new Set(out.filter((f) => f.path.endsWith(".jsonl")).map((f) => f.path));
   return out.filter((f) => !f.path.endsWith(".zst") || !plain.has(f.path.slice(0, -4)));
 };
 
-/** The user's session files: Claude Code's under ~/.claude/projects, Codex's under $CODEX_HOME/sessions. */
-export const discoverSessions = (opts: { host?: Host } & SessionPlaces = {}): SessionFile[] => {
+/**
+ * The user's session files: Claude Code's under ~/.claude/projects, Codex's under
+ * $CODEX_HOME/sessions; with `archived`, also the threads Codex archived.
+ */
+export const discoverSessions = (opts: { host?: Host; archived?: boolean } & SessionPlaces = {}): SessionFile[] => {
   const files = [
     ...(opts.host === undefined || opts.host === "claude" ? claudeSessionFiles(opts) : []),
-    ...(opts.host === undefined || opts.host === "codex" ? codexSessionFiles(opts) : []),
+    ...(opts.host === undefined || opts.host === "codex" ? codexSessionFiles(opts, opts.archived === true) : []),
   ];
   return files.sort((a, b) => (a.host === b.host ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : a.host === "claude" ? -1 : 1));
 };
 
-/** A path, or a session id looked up where Claude Code and Codex keep their sessions. */
+/** A path, or a session id looked up where Claude Code and Codex keep their sessions (a thread Codex archived included). */
 export const resolveSession = (arg: string, places: SessionPlaces = {}): string => {
   if (arg.trim() === "") throw new BcError("usage", "no session given", "pass a session file or a session id");
   if (existsSync(arg) || arg.includes("/") || arg.includes("\\") || arg.endsWith(".jsonl") || arg.endsWith(".zst")) return arg;
-  const matches = discoverSessions(places).filter((f) => f.id === arg);
+  const matches = discoverSessions({ ...places, archived: true }).filter((f) => f.id === arg);
   if (matches.length === 1) return matches[0]!.path;
   if (matches.length > 1)
     throw new BcError("usage", `session id ${arg} matches ${matches.length} files: ${matches.map((m) => m.path).join(", ")}`, "pass the file path instead");
   throw new BcError(
     "not-found",
     `${arg}: no such file, and no session with that id`,
-    `looked for ${join(claudeProjects(places), "*", `${arg}.jsonl`)} and ${join(codexSessions(places), "**", `rollout-*-${arg}.jsonl[.zst]`)}`,
+    `looked for ${join(claudeProjects(places), "*", `${arg}.jsonl`)}, ${join(codexSessions(places), "**", `rollout-*-${arg}.jsonl[.zst]`)} and ${join(codexArchived(places), `rollout-*-${arg}.jsonl[.zst]`)}`,
   );
 };

@@ -1,7 +1,8 @@
 // End to end with the real Codex: pinned @openai/codex releases installed into
 // test/e2e/.cache, a temp CODEX_HOME whose provider is the scripted Responses mock on 127.0.0.1,
 // `codex exec` over real files, `bc codex-fork`, then `codex exec resume <new id>`: the mock's
-// logged request bodies must carry exactly the pruned history.
+// logged request bodies must carry exactly the pruned history. And a thread archived with
+// `codex archive`, forked by its id, resumes from the fork.
 //
 // Run: npm run test:e2e (or: bun test ./test/e2e/codex.e2e.ts). Uses dist/bc when present, else bun src/main.ts.
 import { afterAll, describe, expect, test } from "bun:test";
@@ -432,6 +433,32 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
       );
       if (corpus.length === 0) console.warn(`(f) skipped: ${SKIP_NOTE}`);
     }
+
+    test(
+      "(g) a thread archived with `codex archive`: bc codex-fork <its id> finds it in archived_sessions and forks it into sessions, where codex exec resume runs it",
+      async () => {
+        const archive = await run([codex.bin, "archive", "--help"], { cwd: env.work, env: env.env, timeoutMs: 60_000 });
+        if (archive.exitCode !== 0) {
+          console.warn(`(g) skipped: Codex ${version} has no \`codex archive\``);
+          return;
+        }
+        const e = makeCodexEnv(mock.url);
+        envs.push(e);
+        const made = await codexExec(codex.bin, e, "RUN: cat a.txt RUN: ls RUN: cat a.txt");
+        if (made.exitCode !== 0) throw new Error(`codex exec failed (${made.exitCode}):\n${made.stderr.slice(-3000)}`);
+        const id = (readRollout(listRollouts(e.home)[0]!).lines[0] as any).payload.id as string;
+        const archived = await run([codex.bin, "archive", id], { cwd: e.work, env: e.env, timeoutMs: 60_000 });
+        expect(archived.exitCode).toBe(0);
+        expect(listRollouts(e.home)).toEqual([]);
+        const fork = await forkJson(e, [id]);
+        expect(fork.sourceId).toBe(id);
+        expect(fork.sourcePath).toContain("archived_sessions");
+        expect(fork.path.startsWith(join(e.home, "sessions"))).toBe(true);
+        const r = await codexResume(codex.bin, e, fork.newId, "Continue.");
+        if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+      },
+      SLOW,
+    );
   });
 
 for (const target of hostTargets("codex")) suite(target.version, { legacyCorpus: target.legacyCorpus === true, target });

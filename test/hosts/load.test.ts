@@ -137,7 +137,7 @@ describe("finding sessions", () => {
     expect(e.code).toBe("not-found");
     expect(e.message).toBe("0000-nope: no such file, and no session with that id");
     expect(e.hint).toBe(
-      `looked for ${join(home, ".claude", "projects", "*", "0000-nope.jsonl")} and ${join(codexHome, "sessions", "**", "rollout-*-0000-nope.jsonl[.zst]")}`,
+      `looked for ${join(home, ".claude", "projects", "*", "0000-nope.jsonl")}, ${join(codexHome, "sessions", "**", "rollout-*-0000-nope.jsonl[.zst]")} and ${join(codexHome, "archived_sessions", "rollout-*-0000-nope.jsonl[.zst]")}`,
     );
   });
 
@@ -152,6 +152,18 @@ describe("finding sessions", () => {
     } finally {
       if (before === undefined) delete process.env.CLAUDE_CONFIG_DIR;
       else process.env.CLAUDE_CONFIG_DIR = before;
+    }
+  });
+
+  test("a thread Codex archived (moved to $CODEX_HOME/archived_sessions) is found by its id; it is no session of discoverSessions unless asked", () => {
+    const ARCHIVED_ID = "0190c000-0000-7000-8000-00000000000a";
+    const archived = write(join(codexHome, "archived_sessions", `rollout-2026-03-02T10-00-00-${ARCHIVED_ID}.jsonl`), `${CODEX_LINE(ARCHIVED_ID)}\n`);
+    try {
+      expect(resolveSession(ARCHIVED_ID, places)).toBe(archived);
+      expect(discoverSessions({ ...places, host: "codex" }).map((f) => f.path)).toEqual([codexPath]);
+      expect(discoverSessions({ ...places, host: "codex", archived: true }).map((f) => f.path)).toEqual([archived, codexPath].sort());
+    } finally {
+      rmSync(archived);
     }
   });
 

@@ -169,7 +169,10 @@ const claudeAllFiles = (p: RecallPlaces): string[] => {
 
 const ROLLOUT_NAME = /^rollout-.+\.jsonl(\.zst)?$/;
 
-/** Codex's rollouts, plain or compressed (.jsonl.zst; beside a plain one of the same name, Codex reads the plain one). */
+/**
+ * Codex's rollouts, plain or compressed (.jsonl.zst; beside a plain one of the same name, Codex
+ * reads the plain one), and those of threads Codex archived (`archived_sessions`, one folder).
+ */
 const codexAllFiles = (p: RecallPlaces): string[] => {
   const out: string[] = [];
   const walk = (dir: string, depth: number): void => {
@@ -183,6 +186,7 @@ const codexAllFiles = (p: RecallPlaces): string[] => {
     }
   };
   walk(join(codexHomeOf(p), "sessions"), 0);
+  walk(join(codexHomeOf(p), "archived_sessions"), 8);
   return newestFirst(out);
 };
 
@@ -252,7 +256,7 @@ const tiers = (opts: RecallOptions): Tier[] => {
   });
   const inProject = new Set(codexProject);
   out.push({
-    name: `every session under ${join(claudeDirOf(opts), "projects")} and ${join(codexHomeOf(opts), "sessions")}`,
+    name: `every session under ${join(claudeDirOf(opts), "projects")}, ${join(codexHomeOf(opts), "sessions")} and ${join(codexHomeOf(opts), "archived_sessions")}`,
     files: [
       ...claudeAllFiles(opts)
         .filter((f) => !projectDirs.some((d) => f.startsWith(`${d}${sep}`)))

@@ -130,7 +130,7 @@ describe("a project folder named by the environment ($CLAUDE_CODE_PROJECT_DIR_NA
   });
 });
 
-describe("a Codex rollout kept compressed (.jsonl.zst, as Codex keeps older rollouts)", () => {
+describe("Codex rollouts kept compressed (.jsonl.zst, as Codex keeps older ones) or archived", () => {
   const codexHome = join(TMP, "codex-zst");
   const day = join(codexHome, "sessions", "2026", "01", "01");
   const places = { home: TMP, claudeDir: join(TMP, "no-claude"), codexHome, cwd: join(TMP, "somewhere") };
@@ -161,6 +161,17 @@ describe("a Codex rollout kept compressed (.jsonl.zst, as Codex keeps older roll
     const found = recall("call_ZST2", places);
     expect(found.text).toBe("plain\n");
     expect(found.path).toBe(plain);
+  });
+
+  test("a thread Codex archived ($CODEX_HOME/archived_sessions): its outputs are found too", () => {
+    const output = "archived output\n";
+    const path = write(
+      join(codexHome, "archived_sessions", "rollout-2026-01-01T00-00-00-0190b000-0000-7000-8000-000000000004.jsonl"),
+      rollout("0190b000-0000-7000-8000-000000000004", "call_ARCH1", output),
+    );
+    const found = recall("call_ARCH1", places);
+    expect(found.text).toBe(output);
+    expect(found.path).toBe(path);
   });
 
   test("a .zst file that does not decompress: one line naming it, as for any unreadable session", () => {
