@@ -117,7 +117,11 @@ export default defineCommand({
       "checked strictly, then made visible; resume it with `codex resume <new id>`. The source is never modified.",
   },
   args: {
-    session: { ...SESSION_ARG, description: "A Codex rollout ($CODEX_HOME/sessions/**/rollout-*.jsonl, or .jsonl.zst) or a Codex session id to look up there" },
+    session: {
+      ...SESSION_ARG,
+      description:
+        "A Codex rollout ($CODEX_HOME/sessions/**/rollout-*.jsonl, or .jsonl.zst) or a Codex session id to look up there (or among archived threads)",
+    },
     context: {
       type: "enum",
       options: ["fresh", "keep"],
