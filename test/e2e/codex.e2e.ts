@@ -2,7 +2,9 @@
 // test/e2e/.cache, a temp CODEX_HOME whose provider is the scripted Responses mock on 127.0.0.1,
 // `codex exec` over real files, `bc codex-fork`, then `codex exec resume <new id>`: the mock's
 // logged request bodies must carry exactly the pruned history. And a thread archived with
-// `codex archive`, forked by its id, resumes from the fork.
+// `codex archive`, forked by its id, resumes from the fork; a thread Codex forked itself
+// (`codex exec fork`, its history before the fork in the parent's file), forked by bc, resumes
+// with that history.
 //
 // Run: npm run test:e2e (or: bun test ./test/e2e/codex.e2e.ts). Uses dist/bc when present, else bun src/main.ts.
 import { afterAll, describe, expect, test } from "bun:test";
@@ -456,6 +458,39 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
         expect(fork.path.startsWith(join(e.home, "sessions"))).toBe(true);
         const r = await codexResume(codex.bin, e, fork.newId, "Continue.");
         if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+      },
+      SLOW,
+    );
+
+    test(
+      "(h) a thread Codex forked itself (codex exec fork, history in the parent's file): bc codex-fork of it keeps the parent's part, which the resumed fork sends",
+      async () => {
+        const e = makeCodexEnv(mock.url);
+        envs.push(e);
+        const parentPrompt = "PARENT-PROMPT-7d1c RUN: cat a.txt RUN: ls RUN: cat a.txt";
+        const made = await codexExec(codex.bin, e, parentPrompt);
+        if (made.exitCode !== 0) throw new Error(`codex exec failed (${made.exitCode}):\n${made.stderr.slice(-3000)}`);
+        const parent = listRollouts(e.home)[0]!;
+        const parentId = (readRollout(parent).lines[0] as any).payload.id as string;
+        const forked = await run([codex.bin, "exec", "--skip-git-repo-check", "fork", parentId, "CHILD-PROMPT-7d1c RUN: cat notes.md"], {
+          cwd: e.work,
+          env: e.env,
+          timeoutMs: 120_000,
+        });
+        if (forked.exitCode !== 0) throw new Error(`codex exec fork failed (${forked.exitCode}):\n${forked.stderr.slice(-3000)}`);
+        const native = listRollouts(e.home).find((p) => p !== parent)!;
+        const nativeMeta = (readRollout(native, { inherit: false }).lines[0] as any).payload;
+        expect(nativeMeta.history_base.thread_id).toBe(parentId);
+        expect(readFileSync(native, "utf8")).not.toContain("PARENT-PROMPT-7d1c");
+        const fork = await forkJson(e, [nativeMeta.id]);
+        const sizeBefore = mock.requests.length;
+        const r = await codexResume(codex.bin, e, fork.newId, "Continue.");
+        if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+        const first = mock.responses().filter((q) => q.n > sizeBefore)[0]!;
+        expect(first.kind).not.toBe("compaction");
+        const sent = JSON.stringify(first.body);
+        expect(sent).toContain("PARENT-PROMPT-7d1c");
+        expect(sent).toContain("CHILD-PROMPT-7d1c");
       },
       SLOW,
     );

@@ -248,6 +248,13 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
   const now = options.now ?? new Date();
   // what Codex will resume: a line of records with no newline between them is skipped, as Codex skips it
   const src = readRollout(sourcePath, { runTogether: "skip" });
+  // the fork's history replaces all Codex would read, the parent's part of a native fork too
+  if (src.inherited?.missing !== undefined)
+    throw new BcError(
+      "bad-input",
+      `${sourcePath}: a thread Codex forked (codex fork), whose history before the fork cannot be read: ${src.inherited.missing}`,
+      "a fork of it would lose that history; put the parent's rollout back under $CODEX_HOME/sessions (or archived_sessions)",
+    );
   const lines = usableLines(src);
   const history = rebuildHistory(src).items;
   const pruning = options.pruner(history, src);

@@ -98,7 +98,8 @@ export const rebuildHistory = (rollout: Rollout): RebuiltHistory => {
   let items: HistoryItem[] = [];
   const compactions: CompactionPoint[] = [];
   let baseLine: number | undefined;
-  for (const l of rollout.lines) {
+  // a native fork's inherited lines (indexed below 0) first, as Codex reads them
+  for (const l of rollout.inherited === undefined ? rollout.lines : [...rollout.inherited.lines, ...rollout.lines]) {
     switch (l.kind) {
       case "response_item":
         if (isSentToModel(l.payload)) items.push({ item: l.payload, origin: { line: l.index } });
@@ -111,7 +112,8 @@ export const rebuildHistory = (rollout: Rollout): RebuiltHistory => {
             if (isSentToModel(item)) base.push({ item, origin: { line: l.index, block } });
           });
         } else base.push(...legacyCompactedHistory(items, l));
-        compactions.push({ line: l.index, base, hasReplacementHistory: Array.isArray(rh) });
+        // an inherited compaction is the parent's, not this file's
+        if (l.index >= 0) compactions.push({ line: l.index, base, hasReplacementHistory: Array.isArray(rh) });
         items = [...base];
         baseLine = l.index;
         break;

@@ -12,6 +12,7 @@ import { decodeUtf8, joinJsonl, parseJsonl, readFileBytes } from "../../util/jso
 import type { HostCompaction, LoadedSession, RecordedWindow } from "../types.ts";
 import { rebuildHistory } from "./history.ts";
 import { itemProblem, type ResponseItem } from "./items.ts";
+import { historyBaseOf, type Inherited, inheritedLines } from "./native-fork.ts";
 import { historyToMessages, timelineMessages } from "./session-map.ts";
 import { isObject } from "../../util/json.ts";
 import { CODEX_CORE_TYPES, hasClaudeKeys } from "../record-kind.ts";
@@ -136,6 +137,8 @@ export interface Rollout {
   readonly bytes: number;
   /** the file's bytes as read (decompressed), when read from a file: what a fork copies its lines from */
   readonly source?: Uint8Array;
+  /** a native fork's history before the fork, read from its parent's rollout (native-fork.ts) */
+  readonly inherited?: Inherited;
 }
 
 /**
@@ -311,10 +314,6 @@ export const parseRollout = (text: string, path: string, options: { runTogether?
     const missing = lines.filter((l) => "value" in l && l.kind !== "unknown" && (l as RecordBase).ordinal === undefined);
     if (missing.length > 0) warnings.push(`${path}:${missing[0]!.lineNo}: paginated rollout line without "ordinal" (${missing.length} such lines)`);
   }
-  if (metas[0]?.payload.history_base !== undefined)
-    warnings.push(
-      `${path}: a native fork (history_base): the history before the fork lives in thread ${String(metas[0].payload.forked_from_id ?? "?")} and is not read`,
-    );
 
   return {
     path,
@@ -328,11 +327,24 @@ export const parseRollout = (text: string, path: string, options: { runTogether?
   };
 };
 
-/** Read a rollout file (`.jsonl`, or zstd-compressed `.jsonl.zst`), with one-line errors for a missing path, a directory or an empty file. */
-export const readRollout = (path: string, options: { runTogether?: RunTogether } = {}): Rollout => {
+/**
+ * Read a rollout file (`.jsonl`, or zstd-compressed `.jsonl.zst`), with one-line errors for a
+ * missing path, a directory or an empty file. A native fork's history before the fork is read
+ * from its parent's rollout too (`inherited`), unless `inherit` is false.
+ */
+export const readRollout = (path: string, options: { runTogether?: RunTogether; inherit?: boolean } = {}): Rollout => {
   const source = readFileBytes(path, "a Codex rollout (rollout-*.jsonl)");
-  return { ...parseRollout(decodeUtf8(source), path, options), source };
+  const own: Rollout = { ...parseRollout(decodeUtf8(source), path, options), source };
+  if (options.inherit === false || historyBaseOf(own.lines) === undefined) return own;
+  const inherited = inheritedLines(own, (p) => readRollout(p, { ...options, inherit: false }));
+  return { ...own, inherited, warnings: [...own.warnings, ...missingHistory(own.path, inherited)] };
 };
+
+/** What to say of a native fork whose history before the fork could not be read ([]: nothing). */
+const missingHistory = (path: string, inherited: Inherited | undefined): string[] =>
+  inherited?.missing === undefined
+    ? []
+    : [`${path}: a thread Codex forked, whose history before the fork cannot be read (${inherited.missing}): only what came after the fork is read`];
 
 /** The rollout's text, byte for byte as read (lines are written back from their raw text). */
 export const serializeRollout = (rollout: Rollout): string =>
@@ -453,7 +465,8 @@ export const toLoadedSession = (rollout: Rollout): LoadedSession => {
     timeline: { host: "codex", id, messages: timeline.messages },
     live: { host: "codex", id, messages: historyToMessages(history.items) },
     compactions,
-    malformed: rollout.malformed,
+    // a native fork whose parent cannot be read is planned from what came after the fork: said
+    malformed: [...rollout.malformed, ...missingHistory(rollout.path, rollout.inherited)],
     versions: cliVersions(rollout),
     recordedWindow: recordedWindow(rollout),
   };
