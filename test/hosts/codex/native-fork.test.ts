@@ -48,6 +48,9 @@ const write = (home: string, id: string, text: string): string => {
 /** The parent: a prompt, a call and its output, then (after the fork point) a later prompt. */
 const PARENT_RECORDS = [meta(PARENT), user("PARENT PROMPT"), call("call_P1", "cat a.txt"), output("call_P1", "alpha\n")];
 const PARENT_LATER = [user("PARENT LATER")];
+/** the history items of the parent's part and of the child's own, as texts() lists them */
+const PARENT_PART = ["PARENT PROMPT", "function_call:call_P1", "function_call_output:call_P1"];
+const CHILD_PART = ["CHILD PROMPT", "function_call:call_C1", "function_call_output:call_C1"];
 
 const texts = (path: string): string[] =>
   rebuildHistory(readRollout(path))
@@ -68,14 +71,7 @@ describe("a native fork's history", () => {
   );
 
   test("is the parent's up to the fork point, then its own (the parent's later lines left out)", () => {
-    expect(texts(child)).toEqual([
-      "PARENT PROMPT",
-      "function_call:call_P1",
-      "function_call_output:call_P1",
-      "CHILD PROMPT",
-      "function_call:call_C1",
-      "function_call_output:call_C1",
-    ]);
+    expect(texts(child)).toEqual([...PARENT_PART, ...CHILD_PART]);
     // what bc plans: the live history holds both, the file's timeline only its own lines
     const loaded = loadCodexRollout(child);
     expect(loaded.live.messages.map((m) => m.text).filter(Boolean)).toEqual(["PARENT PROMPT", "CHILD PROMPT"]);
@@ -95,7 +91,7 @@ describe("a native fork's history", () => {
         false,
       ),
     );
-    expect(texts(c2)).toEqual(["PARENT PROMPT", "function_call:call_P1", "function_call_output:call_P1", "CHILD PROMPT"]);
+    expect(texts(c2)).toEqual([...PARENT_PART, "CHILD PROMPT"]);
   });
 
   test("a fork of a fork: the grandparent's part, the parent's, then its own", () => {
@@ -105,15 +101,7 @@ describe("a native fork's history", () => {
       GRANDCHILD,
       lines([meta(GRANDCHILD, { history_base: { thread_id: CHILD, end_ordinal_exclusive: childEnd } }), user("GRANDCHILD PROMPT")], childEnd),
     );
-    expect(texts(grandchild)).toEqual([
-      "PARENT PROMPT",
-      "function_call:call_P1",
-      "function_call_output:call_P1",
-      "CHILD PROMPT",
-      "function_call:call_C1",
-      "function_call_output:call_C1",
-      "GRANDCHILD PROMPT",
-    ]);
+    expect(texts(grandchild)).toEqual([...PARENT_PART, ...CHILD_PART, "GRANDCHILD PROMPT"]);
   });
 
   test("bc codex-fork of it: the compacted history carries the parent's part, and the file is the native fork's bytes plus bc's records", () => {
@@ -127,14 +115,7 @@ describe("a native fork's history", () => {
     const replaced = rebuildHistory(fork).items.map((h) => h.item as Rec);
     expect(replaced.filter((it) => it.type === "message").map((it) => contentText(it.content as never))).toEqual(["PARENT PROMPT", "CHILD PROMPT"]);
     // read back from disk, the fork (which keeps history_base) is its compacted history, not the parent's part twice
-    expect(texts(r.path)).toEqual([
-      "PARENT PROMPT",
-      "function_call:call_P1",
-      "function_call_output:call_P1",
-      "CHILD PROMPT",
-      "function_call:call_C1",
-      "function_call_output:call_C1",
-    ]);
+    expect(texts(r.path)).toEqual([...PARENT_PART, ...CHILD_PART]);
   });
 
   test("the live plan counts the parent's part among what Codex keeps, and injects none of it", () => {
