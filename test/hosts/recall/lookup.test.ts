@@ -47,11 +47,12 @@ describe("claudeProjectName", () => {
     expect(claudeProjectName("/home/dev/my.project_2")).toBe("-home-dev-my-project-2");
   });
 
-  test("a long path: cut at 200 characters and a hash added, as Claude Code 2.1.328 named this folder", () => {
-    // the folder real Claude Code wrote for this working folder (the recall end-to-end test's run)
-    const cwd = longFolder("/tmp/bc-e2e-recall-long-aMAOPE/project");
+  test("a long path: cut at 200 characters and a hash added, as Claude Code names it", () => {
+    // the name Claude Code 2.1.332's own naming function gives this path (the recall end-to-end
+    // test checks the folder real Claude Code writes)
+    const cwd = longFolder("/home/dev/projects");
     const dashed = cwd.replace(/[^A-Za-z0-9]/g, "-");
-    expect(claudeProjectName(cwd)).toBe(`${dashed.slice(0, 200)}-egg89f`);
+    expect(claudeProjectName(cwd)).toBe(`${dashed.slice(0, 200)}-7bib16`);
   });
 });
 
