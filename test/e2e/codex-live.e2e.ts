@@ -2,7 +2,8 @@
 // tmux against the scripted mock on 127.0.0.1, with bc's hook installed and trusted by
 // `bc codex install --trust`. `/compact` and an automatic compaction mid-task are answered by bc
 // (no compaction request reaches the model; the next request carries the pruned history
-// verbatim); `codex exec resume` keeps it; `codex exec` is left to Codex's own compaction.
+// verbatim); `codex exec resume` keeps it; `codex exec` is left to Codex's own compaction. A thread
+// Codex forked itself, resumed and compacted, keeps the part of its history in the parent's file.
 //
 // Run: bun test/e2e/run.ts --only codex-live
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -13,7 +14,7 @@ import { CONTINUE_TEXT } from "../../src/hosts/codex/live/applier.ts";
 import { rebuildHistory } from "../../src/hosts/codex/history.ts";
 import { contentText, isInjectedContext, isOutputItem, outputText, sentForm } from "../../src/hosts/codex/items.ts";
 import { readRollout } from "../../src/hosts/codex/rollout.ts";
-import { codexExec, codexResume, type CodexEnv, listRollouts } from "./support/codex-env.ts";
+import { codexExec, codexResume, type CodexEnv, listRollouts, run } from "./support/codex-env.ts";
 import type { InstalledCodex } from "./support/codex-install.ts";
 import {
   AUTO_COMPACT_LIMIT,
@@ -283,6 +284,53 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
       const log = await bc(["codex", "log", execThread]);
       expect(log.exitCode).toBe(0);
       expect(log.stdout).toContain("handed-over");
+    },
+    SLOW,
+  );
+
+  test(
+    "a thread Codex forked itself (its history before the fork in the parent's file), resumed and compacted: the parent's part stays as it was, the rest is pruned verbatim",
+    async () => {
+      const compactionsBefore = mock.compactions();
+      const made = await codexExec(codex.bin, e, "NATIVE-PARENT-5e2b RUN: cat a.txt RUN: ls");
+      expect(made.exitCode).toBe(0);
+      const parentPath = listRollouts(e.home).at(-1)!;
+      const forked = await run([codex.bin, "exec", "--skip-git-repo-check", "fork", threadIdOf(parentPath), "RUN: cat a.txt RUN: cat b.txt"], {
+        cwd: e.work,
+        env: e.env,
+        timeoutMs: 120_000,
+      });
+      expect(forked.exitCode).toBe(0);
+      const known = new Set([parentPath]);
+      const nativePath = listRollouts(e.home)
+        .filter((p) => !known.has(p))
+        .at(-1)!;
+      const nativeId = threadIdOf(nativePath);
+      expect((readRollout(nativePath, { inherit: false }).lines[0] as Item).payload.history_base.thread_id).toBe(threadIdOf(parentPath));
+      tui = startTui("nfork", [codex.bin, "resume", nativeId], e.work, { ...e.env, TERM: "xterm-256color" });
+      await waitFor("the Codex prompt", () => isReady(tui!.screen()), 60_000, screenDump);
+      await tui.type("RUN: cat b.txt RUN: cat a.txt RUN: cat b.txt RUN: echo step-4");
+      await waitFor("the task to finish", () => /Done: ran 4 command/.test(tui!.screen()), 60_000, screenDump);
+      const sourceHistory = rebuildHistory(readRollout(nativePath))
+        .items.map((h) => sentForm(h.item) as Item)
+        .filter((it) => !isInjectedContext(it as any));
+      expect(JSON.stringify(sourceHistory)).toContain("NATIVE-PARENT-5e2b");
+      await tui.type("/compact");
+      const applied = await waitFor(
+        "bc to apply",
+        () => records(e, nativeId).find((r) => r.outcome === "applied" || r.outcome === "failed" || r.outcome === "handed-over"),
+        30_000,
+        screenDump,
+      );
+      expect(applied.outcome).toBe("applied");
+      await waitFor("the TUI to show the interruption", () => /Hook stopped|interrupted/.test(tui!.screen()), 10_000, screenDump);
+      const before = mock.sent.length;
+      await tui.type("What is the codeword?");
+      const req = await waitFor("the next request", () => mock.sent.slice(before).find((x) => x.kind === "codeword"), 30_000, screenDump);
+      expect(mock.compactions()).toBe(compactionsBefore);
+      expect(expectPrunedVerbatim(historyOf(req.body), sourceHistory)).toBeGreaterThan(0);
+      tui.stop();
+      tui = undefined;
     },
     SLOW,
   );
