@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { needTable } from "../engine/need/table.ts";
 import type { Session } from "../engine/types.ts";
 import { loadSessionFile } from "../hosts/load.ts";
+import { CopyFinder, copyReason } from "./copies.ts";
 import { collectFiles } from "./corpus.ts";
 import { cutContext } from "./cut.ts";
 import { neededTokens } from "./score.ts";
@@ -62,6 +63,7 @@ export const collectNeedSamples = (paths: readonly string[], progress: (msg: str
   const samples: NeedSample[] = [];
   const hashes: string[] = [];
   const skipped = missing.map((s) => s.reason);
+  const copies = new CopyFinder();
   files.forEach((f, k) => {
     if (k % 10 === 0) progress(`${k} of ${files.length} files`);
     let bytes: Uint8Array;
@@ -75,7 +77,9 @@ export const collectNeedSamples = (paths: readonly string[], progress: (msg: str
     try {
       const loaded = loadSessionFile(f.path);
       hashes.push(hash);
-      samples.push(...needSamples(hash, loaded.timeline, cuts));
+      const copy = copies.copyOf(f.name, loaded.timeline);
+      if (copy !== undefined) skipped.push(copyReason(f.name, copy));
+      else samples.push(...needSamples(hash, loaded.timeline, cuts));
     } catch (e) {
       skipped.push(`${f.name}: ${(e as Error).message}`);
     }

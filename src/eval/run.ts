@@ -7,6 +7,7 @@ import type { NeedModel } from "../engine/need/model.ts";
 import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
 import { DEFAULT_OPTIONS, type Host } from "../engine/types.ts";
 import { detectHost, loadSessionFile } from "../hosts/load.ts";
+import { CopyFinder, copyReason } from "./copies.ts";
 import { BcError } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
 import { contentHash, fingerprint, type CorpusFile, type Skipped } from "./corpus.ts";
@@ -184,6 +185,7 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
   const hashed: { name: string; group?: string; hash: string }[] = [];
   let filteredOut = 0;
   let done = 0;
+  const copies = new CopyFinder();
   for (const f of opts.files) {
     if (opts.shouldStop?.()) throw new BcError("interrupted", `interrupted after ${done} of ${opts.files.length} files; no report written`);
     opts.onProgress?.(done, opts.files.length, f.name);
@@ -210,6 +212,11 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
       for (const m of loaded.malformed) malformedLines.push(m.split(f.path).join(f.name));
       if (loaded.timeline.messages.length === 0) {
         skipped.push({ file: f.name, reason: `${f.name}: no messages to replay` });
+        continue;
+      }
+      const copy = copies.copyOf(f.name, loaded.timeline);
+      if (copy !== undefined) {
+        skipped.push({ file: f.name, reason: copyReason(f.name, copy) });
         continue;
       }
       const replay = replaySession(

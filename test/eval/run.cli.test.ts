@@ -227,7 +227,7 @@ test("the summary for people fits 100 columns, names the report and what to do n
   expect(r.stdout).not.toContain("NOT met");
 });
 
-test("a compressed rollout in a folder is replayed (its plain copy beside it wins); a last line cut mid-JSON is said as file:line", () => {
+test("a compressed rollout in a folder is replayed (its plain copy beside it wins; copies of a session read before are replayed once); a last line cut mid-JSON is said as file:line", () => {
   const codex = Object.entries(DEMO_FILES).filter(([k]) => k.includes("/codex/"));
   const [name, text] = codex[0]!;
   const dir = join(tmp, "zst");
@@ -240,13 +240,18 @@ test("a compressed rollout in a folder is replayed (its plain copy beside it win
   const { files } = collectFiles([dir]);
   expect(files.map((f) => f.name)).toEqual(["zst/a/r.jsonl.zst", "zst/b/r.jsonl"]);
   // a cut last line, in a file of its own
-  const cut = join(tmp, "cut", "rollout-cut.jsonl");
+  const cut = join(tmp, "zz-cut", "rollout-cut.jsonl");
   mkdirSync(dirname(cut), { recursive: true });
   writeFileSync(cut, `${text.trimEnd()}\n{"timestamp":"2026-11-30T02:43:49.000Z","type":"respo`);
   const r = bcEval(dir, dirname(cut), "--out", join(tmp, "zst-out"), "--json");
   expect(r.code).toBe(0);
   const report = JSON.parse(readFileSync(join(tmp, "zst-out", "report.json"), "utf8"));
-  expect(report.corpus.sessions).toBe(3);
-  expect(r.stderr).toMatch(/^warning: cut\/rollout-cut\.jsonl:\d+: /m);
+  // the three hold the same session: the compressed one, read first, is replayed; the other two are copies of it
+  expect(report.sessions.map((s: { file: string }) => s.file)).toEqual(["zst/a/r.jsonl.zst"]);
+  expect(report.corpus.skipped.map((s: { reason: string }) => s.reason)).toEqual([
+    "zst/b/r.jsonl: a copy of zst/a/r.jsonl.zst (every tool result of it is there, with the same id and text): replayed once",
+    "zz-cut/rollout-cut.jsonl: a copy of zst/a/r.jsonl.zst (every tool result of it is there, with the same id and text): replayed once",
+  ]);
+  expect(r.stderr).toMatch(/^warning: zz-cut\/rollout-cut\.jsonl:\d+: /m);
   expect(name).toContain("codex");
 });

@@ -1,0 +1,27 @@
+// A session that is a copy of one read before it: a fork that was not continued (bc's Codex fork,
+// Claude Code's `--resume … --fork-session`), whose history repeats its source's. Replaying it too
+// would count every one of its results twice (in the eval's figures and in a refit's samples).
+// A copy is a session every tool result of which an earlier session holds under the same call id
+// with the same text: hosts give every call a random id, so that happens only to copies.
+import type { Session } from "../engine/types.ts";
+
+export class CopyFinder {
+  /** host, call id and a hash of the output -> the first session holding it */
+  private readonly holders = new Map<string, string>();
+
+  /**
+   * The name of an earlier session holding every tool result of this one (undefined when it has a
+   * result of its own, or none at all); the session's results are remembered either way.
+   */
+  copyOf(name: string, session: Session): string | undefined {
+    const keys = session.messages.flatMap((m) => m.toolResults.map((r) => `${session.host}\u0000${r.callId}\u0000${Bun.hash(r.text).toString(36)}`));
+    const first = keys.length === 0 ? undefined : this.holders.get(keys[0]!);
+    const copy = first !== undefined && keys.every((k) => this.holders.has(k)) ? first : undefined;
+    for (const k of keys) if (!this.holders.has(k)) this.holders.set(k, name);
+    return copy;
+  }
+}
+
+/** The reason a copy is not replayed. */
+export const copyReason = (name: string, of: string): string =>
+  `${name}: a copy of ${of} (every tool result of it is there, with the same id and text): replayed once`;
