@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Host } from "../engine/types.ts";
 import { defaultClaudeDir } from "./claude/home.ts";
 import { defaultCodexHome } from "./codex/home.ts";
+import { archivedDir, rolloutFiles, sessionsDir } from "./codex/rollout-files.ts";
 import { BcError } from "../util/errors.ts";
 import { checkFile, decodeUtf8, isZstd, parseJsonl, readFileBytes } from "../util/jsonl.ts";
 import { loadClaudeTranscript } from "./claude/transcript.ts";
@@ -99,11 +100,7 @@ export interface SessionPlaces {
 }
 
 const claudeProjects = (p: SessionPlaces): string => join(p.claudeDir ?? defaultClaudeDir(p.home), "projects");
-const codexSessions = (p: SessionPlaces): string => join(p.codexHome ?? defaultCodexHome(p.home), "sessions");
-/** Where Codex moves a thread it archives (`codex archive`): one folder, no dates. */
-const codexArchived = (p: SessionPlaces): string => join(p.codexHome ?? defaultCodexHome(p.home), "archived_sessions");
-
-const ROLLOUT_NAME = /^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-(.+)\.jsonl(\.zst)?$/;
+const codexHomeOf = (p: SessionPlaces): string => p.codexHome ?? defaultCodexHome(p.home);
 
 const listDir = (dir: string): { name: string; dir: boolean }[] => {
   try {
@@ -126,25 +123,7 @@ const claudeSessionFiles = (p: SessionPlaces): SessionFile[] => {
 };
 
 /** `$CODEX_HOME/sessions/**\/rollout-<time>-<id>.jsonl`, and with `archived` those in `$CODEX_HOME/archived_sessions` too. */
-const codexSessionFiles = (p: SessionPlaces, archived = false): SessionFile[] => {
-  const out: SessionFile[] = [];
-  const walk = (dir: string, depth: number): void => {
-    for (const e of listDir(dir)) {
-      const p = join(dir, e.name);
-      if (e.dir) {
-        if (depth < 8) walk(p, depth + 1);
-        continue;
-      }
-      const m = ROLLOUT_NAME.exec(e.name);
-      if (m) out.push({ host: "codex", path: p, id: m[1]! });
-    }
-  };
-  walk(codexSessions(p), 0);
-  if (archived) walk(codexArchived(p), 8);
-  // Codex reads the plain rollout when both it and its compressed copy are there
-  const plain = new Set(out.filter((f) => f.path.endsWith(".jsonl")).map((f) => f.path));
-  return out.filter((f) => !f.path.endsWith(".zst") || !plain.has(f.path.slice(0, -4)));
-};
+const codexSessionFiles = (p: SessionPlaces, archived = false): SessionFile[] => rolloutFiles(codexHomeOf(p), archived).map((f) => ({ host: "codex", ...f }));
 
 /**
  * The user's session files: Claude Code's under ~/.claude/projects, Codex's under
@@ -169,6 +148,6 @@ export const resolveSession = (arg: string, places: SessionPlaces = {}): string 
   throw new BcError(
     "not-found",
     `${arg}: no such file, and no session with that id`,
-    `looked for ${join(claudeProjects(places), "*", `${arg}.jsonl`)}, ${join(codexSessions(places), "**", `rollout-*-${arg}.jsonl[.zst]`)} and ${join(codexArchived(places), `rollout-*-${arg}.jsonl[.zst]`)}`,
+    `looked for ${join(claudeProjects(places), "*", `${arg}.jsonl`)}, ${join(sessionsDir(codexHomeOf(places)), "**", `rollout-*-${arg}.jsonl[.zst]`)} and ${join(archivedDir(codexHomeOf(places)), `rollout-*-${arg}.jsonl[.zst]`)}`,
   );
 };

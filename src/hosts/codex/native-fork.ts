@@ -3,11 +3,10 @@
 // end_byte_offset} points at the parent's rollout, and Codex reads the parent's lines before that
 // point first. bc reads them the same way, so that the history it plans, forks and prunes is
 // the whole history Codex sends, not only what came after the fork.
-import { readdirSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
 import { isObject } from "../../util/json.ts";
 import { lineSpans } from "../../util/jsonl.ts";
 import { defaultCodexHome } from "./home.ts";
+import { archivedDir, homeOfRollout, rolloutFiles, sessionsDir } from "./rollout-files.ts";
 import type { Rollout, RolloutLine } from "./rollout.ts";
 
 /** A chain of native forks deeper than this is not followed further. */
@@ -30,37 +29,10 @@ export const historyBaseOf = (lines: readonly RolloutLine[]): HistoryBase | unde
   return { threadId: base.thread_id, ...(endOrdinal === undefined ? {} : { endOrdinal }), ...(endByte === undefined ? {} : { endByte }) };
 };
 
-/** The Codex home a rollout lives in: the folder above its `sessions` or `archived_sessions`, else $CODEX_HOME. */
-export const codexHomeOf = (rolloutPath: string): string => {
-  for (let dir = dirname(rolloutPath); dirname(dir) !== dir; dir = dirname(dir)) {
-    const name = basename(dir);
-    if (name === "sessions" || name === "archived_sessions") return dirname(dir);
-  }
-  return defaultCodexHome();
-};
-
-const ROLLOUT_OF = (threadId: string): RegExp => new RegExp(`^rollout-.+-${threadId.replace(/[^A-Za-z0-9-]/g, "")}\\.jsonl(\\.zst)?$`, "i");
-
 /** A thread's rollout under a Codex home (sessions, then archived_sessions; a plain file before a compressed one). */
 export const findThreadRollout = (codexHome: string, threadId: string): string | undefined => {
-  const name = ROLLOUT_OF(threadId);
-  const found: string[] = [];
-  const walk = (dir: string, depth: number): void => {
-    let entries: { name: string; isDirectory: () => boolean }[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (e.isDirectory()) {
-        if (depth < 8) walk(join(dir, e.name), depth + 1);
-      } else if (name.test(e.name)) found.push(join(dir, e.name));
-    }
-  };
-  walk(join(codexHome, "sessions"), 0);
-  walk(join(codexHome, "archived_sessions"), 8);
-  return found.find((f) => !f.endsWith(".zst")) ?? found[0];
+  const id = threadId.toLowerCase();
+  return rolloutFiles(codexHome, true).find((f) => f.id.toLowerCase() === id)?.path;
 };
 
 export interface Inherited {
@@ -83,10 +55,9 @@ export const inheritedLines = (rollout: Rollout, read: (path: string) => Rollout
   const from = `thread ${base.threadId}`;
   if (depth >= MAX_DEPTH || seen.has(base.threadId))
     return { lines: [], missing: `${from} forks from a chain of more than ${MAX_DEPTH} threads, or from itself` };
-  const home = codexHomeOf(rollout.path);
+  const home = homeOfRollout(rollout.path) ?? defaultCodexHome();
   const parentPath = findThreadRollout(home, base.threadId);
-  if (parentPath === undefined)
-    return { lines: [], missing: `its parent, ${from}, has no rollout under ${join(home, "sessions")} or ${join(home, "archived_sessions")}` };
+  if (parentPath === undefined) return { lines: [], missing: `its parent, ${from}, has no rollout under ${sessionsDir(home)} or ${archivedDir(home)}` };
   let parent: Rollout;
   try {
     parent = read(parentPath);

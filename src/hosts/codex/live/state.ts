@@ -5,6 +5,7 @@
 import { tokenCount } from "../../../util/format.ts";
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { homeOfRollout } from "../rollout-files.ts";
 
 export const BC_DIR_NAME = "better-compaction";
 
@@ -15,12 +16,8 @@ export const markerPath = (codexHome: string, threadId: string): string => join(
 export const logPath = (codexHome: string, threadId: string): string => join(logsDir(codexHome), `${safeName(threadId)}.jsonl`);
 
 /** `$CODEX_HOME` of a hook: the env var Codex passes on, else the folder holding `sessions/` in the transcript path. */
-export const codexHomeOf = (env: Record<string, string | undefined>, transcriptPath: string | undefined, fallback: string): string => {
-  if (env.CODEX_HOME) return env.CODEX_HOME;
-  const p = (transcriptPath ?? "").replace(/\\/g, "/");
-  const i = p.lastIndexOf("/sessions/");
-  return i > 0 ? p.slice(0, i) : fallback;
-};
+export const codexHomeOf = (env: Record<string, string | undefined>, transcriptPath: string | undefined, fallback: string): string =>
+  env.CODEX_HOME || (transcriptPath === undefined ? undefined : homeOfRollout(transcriptPath)) || fallback;
 
 // ---------------------------------------------------------------- marker
 
