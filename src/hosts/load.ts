@@ -5,6 +5,7 @@ import type { Host } from "../engine/types.ts";
 import { defaultClaudeDir } from "./claude/home.ts";
 import { defaultCodexHome } from "./codex/home.ts";
 import { archivedDir, rolloutFiles, sessionsDir } from "./codex/rollout-files.ts";
+import { rolloutByThreadName, sessionIndexPath } from "./codex/thread-names.ts";
 import { BcError } from "../util/errors.ts";
 import { checkFile, decodeUtf8, isZstd, parseJsonl, readFileBytes } from "../util/jsonl.ts";
 import { loadClaudeTranscript } from "./claude/transcript.ts";
@@ -137,17 +138,28 @@ export const discoverSessions = (opts: { host?: Host; archived?: boolean } & Ses
   return files.sort((a, b) => (a.host === b.host ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : a.host === "claude" ? -1 : 1));
 };
 
-/** A path, or a session id looked up where Claude Code and Codex keep their sessions (a thread Codex archived included). */
+/**
+ * A path, or a session id looked up where Claude Code and Codex keep their sessions (a thread Codex
+ * archived included), or else a Codex thread's name.
+ */
 export const resolveSession = (arg: string, places: SessionPlaces = {}): string => {
   if (arg.trim() === "") throw new BcError("usage", "no session given", "pass a session file or a session id");
   if (existsSync(arg) || arg.includes("/") || arg.includes("\\") || arg.endsWith(".jsonl") || arg.endsWith(".zst")) return arg;
-  const matches = discoverSessions({ ...places, archived: true }).filter((f) => f.id === arg);
+  const files = discoverSessions({ ...places, archived: true });
+  const matches = files.filter((f) => f.id === arg);
   if (matches.length === 1) return matches[0]!.path;
   if (matches.length > 1)
     throw new BcError("usage", `session id ${arg} matches ${matches.length} files: ${matches.map((m) => m.path).join(", ")}`, "pass the file path instead");
+  // no id: a Codex thread's name, as `codex resume <name>` takes it
+  const named = rolloutByThreadName(
+    codexHomeOf(places),
+    arg,
+    files.filter((f) => f.host === "codex"),
+  );
+  if (named !== undefined) return named.path;
   throw new BcError(
     "not-found",
-    `${arg}: no such file, and no session with that id`,
-    `looked for ${join(claudeProjects(places), "*", `${arg}.jsonl`)}, ${join(sessionsDir(codexHomeOf(places)), "**", `rollout-*-${arg}.jsonl[.zst]`)} and ${join(archivedDir(codexHomeOf(places)), `rollout-*-${arg}.jsonl[.zst]`)}`,
+    `${arg}: no such file, and no session with that id or Codex thread with that name`,
+    `looked for ${join(claudeProjects(places), "*", `${arg}.jsonl`)}, ${join(sessionsDir(codexHomeOf(places)), "**", `rollout-*-${arg}.jsonl[.zst]`)}, ${join(archivedDir(codexHomeOf(places)), `rollout-*-${arg}.jsonl[.zst]`)} and the names in ${sessionIndexPath(codexHomeOf(places))}`,
   );
 };

@@ -15,6 +15,7 @@ import { isInjectedContext } from "../../src/hosts/codex/items.ts";
 import { CANONICAL_NAME_RE } from "../../src/hosts/codex/fork-names.ts";
 import { rebuildHistory } from "../../src/hosts/codex/history.ts";
 import { contentText, isOutputItem, isPersonMessage, outputText, sentForm } from "../../src/hosts/codex/items.ts";
+import { spawnStdio } from "../../src/hosts/codex/live/app-server.ts";
 import { lastOrdinal, readRollout } from "../../src/hosts/codex/rollout.ts";
 import { CORPUS_DIR, corpusFiles, SKIP_NOTE } from "../support/shared.ts";
 import { codexExec, codexResume, type CodexEnv, listRollouts, makeCodexEnv, run, WORK_FILES } from "./support/codex-env.ts";
@@ -491,6 +492,33 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
         const sent = JSON.stringify(first.body);
         expect(sent).toContain("PARENT-PROMPT-7d1c");
         expect(sent).toContain("CHILD-PROMPT-7d1c");
+      },
+      SLOW,
+    );
+
+    test(
+      "(i) a thread named in Codex (app-server thread/name/set): bc codex-fork <its name> finds it through Codex's session_index.jsonl, and codex exec resume runs the fork",
+      async () => {
+        const e = makeCodexEnv(mock.url);
+        envs.push(e);
+        const made = await codexExec(codex.bin, e, "RUN: cat a.txt RUN: ls RUN: cat a.txt");
+        if (made.exitCode !== 0) throw new Error(`codex exec failed (${made.exitCode}):\n${made.stderr.slice(-3000)}`);
+        const id = (readRollout(listRollouts(e.home)[0]!).lines[0] as any).payload.id as string;
+        const name = "fix the login bug";
+        const client = await spawnStdio(codex.bin, e.env);
+        try {
+          await client.request("thread/name/set", { threadId: id, name }, 30_000);
+        } finally {
+          client.close();
+        }
+        expect(readFileSync(join(e.home, "session_index.jsonl"), "utf8")).toContain(`"thread_name":"${name}"`);
+        const fork = await forkJson(e, [name]);
+        expect(fork.sourceId).toBe(id);
+        const r = await codexResume(codex.bin, e, fork.newId, "Continue.");
+        if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+        const unknown = await bc(["codex-fork", "no thread is called this"], e);
+        expect(unknown.exitCode).not.toBe(0);
+        expect(unknown.stderr).toContain("no session with that id or Codex thread with that name");
       },
       SLOW,
     );

@@ -135,10 +135,37 @@ describe("finding sessions", () => {
   test("an unknown id: one-line not-found error saying where bc looked", () => {
     const e = errorOf(() => resolveSession("0000-nope", places));
     expect(e.code).toBe("not-found");
-    expect(e.message).toBe("0000-nope: no such file, and no session with that id");
+    expect(e.message).toBe("0000-nope: no such file, and no session with that id or Codex thread with that name");
     expect(e.hint).toBe(
-      `looked for ${join(home, ".claude", "projects", "*", "0000-nope.jsonl")}, ${join(codexHome, "sessions", "**", "rollout-*-0000-nope.jsonl[.zst]")} and ${join(codexHome, "archived_sessions", "rollout-*-0000-nope.jsonl[.zst]")}`,
+      `looked for ${join(home, ".claude", "projects", "*", "0000-nope.jsonl")}, ${join(codexHome, "sessions", "**", "rollout-*-0000-nope.jsonl[.zst]")}, ${join(codexHome, "archived_sessions", "rollout-*-0000-nope.jsonl[.zst]")} and the names in ${join(codexHome, "session_index.jsonl")}`,
     );
+  });
+
+  test("a Codex thread's name (session_index.jsonl, as `codex resume <name>` takes it): the newest thread currently so named that has a rollout", () => {
+    const OLD_ID = "0190c000-0000-7000-8000-0000000000b1";
+    const GONE_ID = "0190c000-0000-7000-8000-0000000000b3";
+    const old = write(join(codexHome, "archived_sessions", `rollout-2026-03-02T10-00-00-${OLD_ID}.jsonl`), `${CODEX_LINE(OLD_ID)}\n`);
+    const index = join(codexHome, "session_index.jsonl");
+    const row = (id: string, name: string) => `${JSON.stringify({ id, thread_name: name, updated_at: "2026-03-02T10:00:00Z" })}\n`;
+    try {
+      // the older thread is "fix login", then the newer one takes the name
+      writeFileSync(index, row(OLD_ID, "fix login") + row(CODEX_ID, "first try") + row(CODEX_ID, "fix login"));
+      expect(resolveSession("fix login", places)).toBe(codexPath);
+      // renamed since: its old name is no longer its name, so the name falls to the other thread
+      writeFileSync(index, row(OLD_ID, "fix login") + row(CODEX_ID, "fix login") + row(CODEX_ID, "login, take two"));
+      expect(resolveSession("fix login", places)).toBe(old);
+      expect(resolveSession("login, take two", places)).toBe(codexPath);
+      expect(() => resolveSession("first try", places)).toThrow("no session with that id or Codex thread with that name");
+      // the newest so named has no rollout (never written, or deleted): the next one does; a damaged row is passed over
+      writeFileSync(index, `${row(OLD_ID, "fix login")}{"id":\n${row(GONE_ID, "fix login")}`);
+      expect(resolveSession("fix login", places)).toBe(old);
+      // an id is an id before it is a name
+      writeFileSync(index, row(OLD_ID, CODEX_ID));
+      expect(resolveSession(CODEX_ID, places)).toBe(codexPath);
+    } finally {
+      rmSync(old);
+      rmSync(index, { force: true });
+    }
   });
 
   test("$CLAUDE_CONFIG_DIR: Claude Code's sessions are looked for there, as Claude Code keeps them", () => {

@@ -1,0 +1,48 @@
+// A Codex thread's name: `$CODEX_HOME/session_index.jsonl`, where Codex appends
+// `{"id", "thread_name", "updated_at"}` each time a thread is named (`/rename`, the app's rename).
+// The file only grows; a thread's last row is its name. `codex resume <name>` takes the newest
+// thread whose current name it is and whose rollout is there; bc resolves a name the same way.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { RolloutFile } from "./rollout-files.ts";
+
+export const sessionIndexPath = (codexHome: string): string => join(codexHome, "session_index.jsonl");
+
+/** Each thread's current name, newest first (a thread renamed since counts under its last name only). */
+export const currentThreadNames = (codexHome: string): { id: string; name: string }[] => {
+  let text: string;
+  try {
+    text = readFileSync(sessionIndexPath(codexHome), "utf8");
+  } catch {
+    return [];
+  }
+  const out: { id: string; name: string }[] = [];
+  const seen = new Set<string>();
+  const lines = text.split("\n");
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!.trim();
+    if (line === "") continue;
+    let row: unknown;
+    try {
+      row = JSON.parse(line);
+    } catch {
+      continue; // a row being written, or damaged: Codex passes over it too
+    }
+    const { id, thread_name: name } = (row ?? {}) as { id?: unknown; thread_name?: unknown };
+    if (typeof id !== "string" || typeof name !== "string" || seen.has(id)) continue;
+    seen.add(id);
+    out.push({ id, name });
+  }
+  return out;
+};
+
+/** The rollout of the newest thread currently named `name` that has one among `files` (undefined: none). */
+export const rolloutByThreadName = (codexHome: string, name: string, files: readonly RolloutFile[]): RolloutFile | undefined => {
+  if (name.trim() === "") return undefined;
+  for (const t of currentThreadNames(codexHome)) {
+    if (t.name !== name) continue;
+    const f = files.find((x) => x.id === t.id);
+    if (f !== undefined) return f;
+  }
+  return undefined;
+};
