@@ -1,5 +1,5 @@
 // Which host wrote a session file, where a user's sessions live, and one way to load any of them.
-import { closeSync, existsSync, openSync, readdirSync, readSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import type { Host } from "../engine/types.ts";
 import { defaultClaudeDir } from "./claude/home.ts";
@@ -12,6 +12,7 @@ import { loadClaudeTranscript } from "./claude/transcript.ts";
 import { loadCodexRollout } from "./codex/rollout.ts";
 import { hostOfOpening, hostOfRecord } from "./record-kind.ts";
 import type { LoadedSession } from "./types.ts";
+import { listDir } from "../util/dirs.ts";
 
 const EXPECTED = "a Claude Code transcript (~/.claude/projects/<project>/<session>.jsonl) or a Codex rollout ($CODEX_HOME/sessions/**/rollout-*.jsonl)";
 
@@ -102,14 +103,6 @@ export interface SessionPlaces {
 
 const claudeProjects = (p: SessionPlaces): string => join(p.claudeDir ?? defaultClaudeDir(p.home), "projects");
 const codexHomeOf = (p: SessionPlaces): string => p.codexHome ?? defaultCodexHome(p.home);
-
-const listDir = (dir: string): { name: string; dir: boolean }[] => {
-  try {
-    return readdirSync(dir, { withFileTypes: true }).map((d) => ({ name: d.name, dir: d.isDirectory() }));
-  } catch {
-    return [];
-  }
-};
 
 /** `~/.claude/projects/<project>/<session>.jsonl` (subagent files, one level deeper, are part of their session). */
 const claudeSessionFiles = (p: SessionPlaces): SessionFile[] => {

@@ -17,7 +17,7 @@ import { dirname, join } from "node:path";
 import { rebuildHistory } from "../../src/hosts/codex/history.ts";
 import { outputText } from "../../src/hosts/codex/items.ts";
 import { readRollout } from "../../src/hosts/codex/rollout.ts";
-import { claudeProjectName } from "../../src/hosts/recall/lookup.ts";
+import { claudeProjectName } from "../../src/hosts/claude/home.ts";
 import { RECALL_RULES } from "../../src/hosts/recall/permission.ts";
 import { ensureClaude } from "./support/claude-install.ts";
 import { startMock as startClaudeMock, type Mock } from "./support/claude-mock.ts";

@@ -8,18 +8,19 @@
 //   3. every other session under ~/.claude/projects and $CODEX_HOME/sessions.
 // A tier that holds the original ends the search. Each file is searched for the id's bytes first;
 // only the lines that hold them are parsed.
-import { readdirSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import type { Host } from "../../engine/types.ts";
 import { readNote } from "../../engine/notes.ts";
 import { BcError } from "../../util/errors.ts";
 import { parseJsonLine } from "../../util/huge-line.ts";
-import { defaultClaudeDir } from "../claude/home.ts";
+import { defaultClaudeDir, projectFolders } from "../claude/home.ts";
 import { subagentFiles } from "../claude/transcript.ts";
 import { defaultCodexHome } from "../codex/home.ts";
 import { detectHost, resolveSession } from "../load.ts";
 import { headOf, linesContaining } from "./scan.ts";
 import { sightingsIn, type CallSighting, type OutputSighting, type StoredImage } from "./records.ts";
+import { listDir } from "../../util/dirs.ts";
 
 export interface RecallPlaces {
   /** the user's home (default: os.homedir()) */
@@ -79,64 +80,8 @@ export const checkCallId = (id: string): void => {
 const claudeDirOf = (p: RecallPlaces): string => p.claudeDir ?? defaultClaudeDir(p.home);
 const codexHomeOf = (p: RecallPlaces): string => p.codexHome ?? defaultCodexHome(p.home);
 
-/** The longest project folder name Claude Code writes before it cuts the name and adds a hash. */
-const MAX_PROJECT_NAME = 200;
-
-/** Claude Code's hash of a long project path: 31 × h + each UTF-16 unit, in 32 bits. */
-const pathHash = (path: string): number => {
-  let h = 0;
-  for (let i = 0; i < path.length; i++) h = (Math.imul(h, 31) + path.charCodeAt(i)) | 0;
-  return h;
-};
-
-/**
- * Claude Code's folder name for a project: every character but letters and digits becomes "-";
- * a name longer than MAX_PROJECT_NAME is cut there and ends in "-" and the path's hash (base 36).
- */
-export const claudeProjectName = (cwd: string): string => {
-  const name = cwd.replace(/[^A-Za-z0-9]/g, "-");
-  return name.length <= MAX_PROJECT_NAME ? name : `${name.slice(0, MAX_PROJECT_NAME)}-${Math.abs(pathHash(cwd)).toString(36)}`;
-};
-
-const list = (dir: string): { name: string; dir: boolean }[] => {
-  try {
-    return readdirSync(dir, { withFileTypes: true }).map((d) => ({ name: d.name, dir: d.isDirectory() }));
-  } catch {
-    return [];
-  }
-};
-
-/**
- * The project folder's name the environment gives Claude Code, which then uses it whatever the
- * working directory: $CLAUDE_CODE_PROJECT_DIR_NAME, taken (as Claude Code 2.1 takes it) only
- * with $CLAUDE_CONFIG_DIR set and when it is a plain name of up to 64 letters, digits, "_" or "-".
- */
-const namedProjectFolder = (): string | undefined => {
-  const name = process.env.CLAUDE_CODE_PROJECT_DIR_NAME;
-  if (!process.env.CLAUDE_CONFIG_DIR || name === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(name)) return undefined;
-  return /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i.test(name) ? undefined : name;
-};
-
-/**
- * The project's folders under `projects`: the one the environment names (above), then the one
- * Claude Code names for the working directory; for a long path whose folder is not there, every
- * folder with the same cut name and another hash (what another version of Claude Code may have
- * written; Claude Code looks its own up the same way).
- */
-const claudeProjectDirs = (p: RecallPlaces, cwd: string): string[] => {
-  const root = join(claudeDirOf(p), "projects");
-  const named = namedProjectFolder();
-  const first = named === undefined ? [] : [join(root, named)];
-  const name = claudeProjectName(cwd);
-  const own = join(root, name);
-  if (name.length <= MAX_PROJECT_NAME || list(own).length > 0) return [...first, own];
-  const cut = `${name.slice(0, MAX_PROJECT_NAME)}-`;
-  const others = list(root)
-    .filter((d) => d.dir && d.name.startsWith(cut))
-    .map((d) => join(root, d.name))
-    .sort();
-  return [...first, ...(others.length === 0 ? [own] : others)];
-};
+/** The project's folders under `projects` (claude/home.ts). */
+const claudeProjectDirs = (p: RecallPlaces, cwd: string): string[] => projectFolders(claudeDirOf(p), cwd);
 
 const mtime = (path: string): number => {
   try {
@@ -154,7 +99,7 @@ const newestFirst = (paths: string[]): string[] =>
 
 /** A project folder's transcripts, then their subagent files. */
 const claudeProjectFiles = (projectDir: string): string[] => {
-  const mains = list(projectDir)
+  const mains = listDir(projectDir)
     .filter((f) => !f.dir && f.name.endsWith(".jsonl"))
     .map((f) => join(projectDir, f.name));
   return newestFirst(mains).flatMap((m) => [m, ...subagentFiles(m)]);
@@ -162,7 +107,7 @@ const claudeProjectFiles = (projectDir: string): string[] => {
 
 const claudeAllFiles = (p: RecallPlaces): string[] => {
   const root = join(claudeDirOf(p), "projects");
-  return list(root)
+  return listDir(root)
     .filter((d) => d.dir)
     .flatMap((d) => claudeProjectFiles(join(root, d.name)));
 };
@@ -176,7 +121,7 @@ const ROLLOUT_NAME = /^rollout-.+\.jsonl(\.zst)?$/;
 const codexAllFiles = (p: RecallPlaces): string[] => {
   const out: string[] = [];
   const walk = (dir: string, depth: number): void => {
-    const entries = list(dir);
+    const entries = listDir(dir);
     const names = new Set(entries.map((e) => e.name));
     for (const e of entries) {
       const path = join(dir, e.name);
@@ -222,7 +167,7 @@ interface Tier {
 export const projectSessionFiles = (opts: RecallPlaces): { path: string; host: Host }[] => {
   const cwd = resolve(opts.cwd ?? process.cwd());
   const claude = claudeProjectDirs(opts, cwd).flatMap((projectDir) =>
-    list(projectDir)
+    listDir(projectDir)
       .filter((f) => !f.dir && f.name.endsWith(".jsonl"))
       .map((f) => ({ path: join(projectDir, f.name), host: "claude" as const })),
   );

@@ -4,7 +4,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { claudeProjectName, projectSessionFiles, recall } from "../../../src/hosts/recall/lookup.ts";
+import { claudeProjectName } from "../../../src/hosts/claude/home.ts";
+import { projectSessionFiles, recall } from "../../../src/hosts/recall/lookup.ts";
 import { BcError } from "../../../src/util/errors.ts";
 
 const TMP = mkdtempSync(join(tmpdir(), "bc-recall-lookup-"));
