@@ -1,8 +1,9 @@
 // Which host wrote a session file, where a user's sessions live, and one way to load any of them.
 import { closeSync, existsSync, openSync, readSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { Host } from "../engine/types.ts";
-import { defaultClaudeDir } from "./claude/home.ts";
+import { defaultClaudeDir, projectFolders } from "./claude/home.ts";
+import { transcriptsTitled } from "./claude/titles.ts";
 import { defaultCodexHome } from "./codex/home.ts";
 import { archivedDir, rolloutFiles, sessionsDir } from "./codex/rollout-files.ts";
 import { rolloutByThreadName, sessionIndexPath } from "./codex/thread-names.ts";
@@ -99,9 +100,12 @@ export interface SessionPlaces {
   readonly home?: string;
   readonly claudeDir?: string;
   readonly codexHome?: string;
+  /** the working directory, whose project's sessions a name is looked for in first (default: process.cwd()) */
+  readonly cwd?: string;
 }
 
-const claudeProjects = (p: SessionPlaces): string => join(p.claudeDir ?? defaultClaudeDir(p.home), "projects");
+const claudeDirOf = (p: SessionPlaces): string => p.claudeDir ?? defaultClaudeDir(p.home);
+const claudeProjects = (p: SessionPlaces): string => join(claudeDirOf(p), "projects");
 const codexHomeOf = (p: SessionPlaces): string => p.codexHome ?? defaultCodexHome(p.home);
 
 /** `~/.claude/projects/<project>/<session>.jsonl` (subagent files, one level deeper, are part of their session). */
@@ -131,9 +135,19 @@ export const discoverSessions = (opts: { host?: Host; archived?: boolean } & Ses
   return files.sort((a, b) => (a.host === b.host ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : a.host === "claude" ? -1 : 1));
 };
 
+/** The one Claude Code session so named; two or more are refused, as Claude Code refuses them, newest first. */
+const onlyTitled = (name: string, paths: readonly string[]): string => {
+  if (paths.length === 1) return paths[0]!;
+  throw new BcError(
+    "usage",
+    `the name "${name}" is ${paths.length} Claude Code sessions' (newest first): ${paths.join(", ")}`,
+    "pass the session id or file instead",
+  );
+};
+
 /**
  * A path, or a session id looked up where Claude Code and Codex keep their sessions (a thread Codex
- * archived included), or else a Codex thread's name.
+ * archived included), or else a session's name (Claude Code's `-n`/`/rename`, Codex's thread name).
  */
 export const resolveSession = (arg: string, places: SessionPlaces = {}): string => {
   if (arg.trim() === "") throw new BcError("usage", "no session given", "pass a session file or a session id");
@@ -143,16 +157,26 @@ export const resolveSession = (arg: string, places: SessionPlaces = {}): string 
   if (matches.length === 1) return matches[0]!.path;
   if (matches.length > 1)
     throw new BcError("usage", `session id ${arg} matches ${matches.length} files: ${matches.map((m) => m.path).join(", ")}`, "pass the file path instead");
-  // no id: a Codex thread's name, as `codex resume <name>` takes it
+  // no id: a session's name, as `claude --resume <name>` takes it (this project's first), or a
+  // Codex thread's, as `codex resume <name>` does
+  const claudeFiles = files.filter((f) => f.host === "claude").map((f) => f.path);
+  const here = new Set(projectFolders(claudeDirOf(places), resolve(places.cwd ?? process.cwd())));
+  const titledHere = transcriptsTitled(
+    claudeFiles.filter((f) => here.has(dirname(f))),
+    arg,
+  );
+  if (titledHere.length > 0) return onlyTitled(arg, titledHere);
   const named = rolloutByThreadName(
     codexHomeOf(places),
     arg,
     files.filter((f) => f.host === "codex"),
   );
   if (named !== undefined) return named.path;
+  const titled = transcriptsTitled(claudeFiles, arg);
+  if (titled.length > 0) return onlyTitled(arg, titled);
   throw new BcError(
     "not-found",
-    `${arg}: no such file, and no session with that id or Codex thread with that name`,
-    `looked for ${join(claudeProjects(places), "*", `${arg}.jsonl`)}, ${join(sessionsDir(codexHomeOf(places)), "**", `rollout-*-${arg}.jsonl[.zst]`)}, ${join(archivedDir(codexHomeOf(places)), `rollout-*-${arg}.jsonl[.zst]`)} and the names in ${sessionIndexPath(codexHomeOf(places))}`,
+    `${arg}: no such file, and no session with that id or name`,
+    `looked for ${join(claudeProjects(places), "*", `${arg}.jsonl`)}, ${join(sessionsDir(codexHomeOf(places)), "**", `rollout-*-${arg}.jsonl[.zst]`)}, ${join(archivedDir(codexHomeOf(places)), `rollout-*-${arg}.jsonl[.zst]`)}, the names in ${sessionIndexPath(codexHomeOf(places))} and Claude Code's session names`,
   );
 };

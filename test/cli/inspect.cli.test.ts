@@ -167,7 +167,7 @@ describe("bc inspect", () => {
 
   test.each([
     ["a missing file", ["inspect", "missing-session.jsonl"], 1, "bc: missing-session.jsonl: no such file"],
-    ["an unknown id", ["inspect", "no-such-id"], 1, "bc: no-such-id: no such file, and no session with that id or Codex thread with that name"],
+    ["an unknown id", ["inspect", "no-such-id"], 1, "bc: no-such-id: no such file, and no session with that id or name"],
     ["no argument", ["inspect"], 2, "bc: Missing required positional argument: SESSION"],
   ])("%s: one line, a hint, no stack trace", (_, args, code, first) => {
     const r = bc(args, { HOME: join(TMP, "empty-home"), CODEX_HOME: join(TMP, "empty-codex") });

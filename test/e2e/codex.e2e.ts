@@ -518,7 +518,7 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
         if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
         const unknown = await bc(["codex-fork", "no thread is called this"], e);
         expect(unknown.exitCode).not.toBe(0);
-        expect(unknown.stderr).toContain("no session with that id or Codex thread with that name");
+        expect(unknown.stderr).toContain("no session with that id or name");
       },
       SLOW,
     );

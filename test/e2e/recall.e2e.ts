@@ -22,7 +22,7 @@ import { RECALL_RULES } from "../../src/hosts/recall/permission.ts";
 import { ensureClaude } from "./support/claude-install.ts";
 import { startMock as startClaudeMock, type Mock } from "./support/claude-mock.ts";
 import { viewOf } from "./support/claude-requests.ts";
-import { claudeEnv, HeadlessSession, makeSandbox, type Sandbox } from "./support/claude-session.ts";
+import { claudeEnv, HeadlessSession, makeSandbox, runPrint, type Sandbox } from "./support/claude-session.ts";
 import { codexExec, codexResume, type CodexEnv, listRollouts, makeCodexEnv, run } from "./support/codex-env.ts";
 import { installCodex } from "./support/codex-install.ts";
 import { startMock as startCodexMock, type MockServer } from "./support/codex-mock.ts";
@@ -196,6 +196,47 @@ describe.skipIf(!existsSync(BC))("Claude Code: the recall tool after a compactio
       const list = JSON.parse(listed.stdout.toString()) as { path: string; removed: unknown[] };
       expect(list.path.startsWith(join(configDir, "projects", "bc-named-project"))).toBe(true);
       expect(list.removed.length).toBeGreaterThan(0);
+    },
+    T,
+  );
+});
+
+describe.skipIf(!existsSync(BC))("Claude Code: a session given by its name", () => {
+  test(
+    "sessions named with claude -n: bc plan <name> finds the one of this project as claude --resume <name> does, and refuses a name two sessions share",
+    async () => {
+      const bin = ensureClaude();
+      const sb = makeSandbox("named-session");
+      sandboxes.push(sb);
+      writeFileSync(join(sb.project, "a.txt"), small("a.txt"));
+      const mock = startClaudeMock({ root: sb.project, inputTokens: 1000, lifetimeMs: 15 * 60_000 });
+      claudeMocks.push(mock);
+      const env = claudeEnv(sb, mock.url);
+      const named = async (name: string): Promise<string> => {
+        const r = await runPrint({ bin, sandbox: sb, env, debugFile: join(sb.dir, "debug.log"), extraArgs: ["-n", name] }, "READFILES a.txt");
+        expect(r.code).toBe(0);
+        return r.lines.find((l) => typeof l.session_id === "string").session_id as string;
+      };
+      const plan = (name: string, cwd: string) =>
+        Bun.spawnSync([BC, "plan", name, "--json"], { cwd, env: { PATH: process.env.PATH ?? "", HOME: sb.home }, stdout: "pipe", stderr: "pipe" });
+      const id = await named("checkout flow");
+      const planned = plan("checkout flow", sb.project);
+      expect(planned.stderr.toString()).toBe("");
+      expect(JSON.parse(planned.stdout.toString()).id).toBe(id);
+      // from outside the project too, while the name is one session's
+      expect(JSON.parse(plan("checkout flow", sb.dir).stdout.toString()).id).toBe(id);
+      const twin = await named("checkout flow");
+      const refused = plan("checkout flow", sb.project);
+      expect(refused.exitCode).not.toBe(0);
+      expect(refused.stderr.toString()).toContain('the name "checkout flow" is 2 Claude Code sessions\'');
+      expect(refused.stderr.toString()).toContain(id);
+      expect(refused.stderr.toString()).toContain(twin);
+      // Claude Code refuses it the same way
+      const resumed = await runPrint(
+        { bin, sandbox: sb, env, debugFile: join(sb.dir, "debug2.log"), extraArgs: ["--resume", "checkout flow"] },
+        "READFILES a.txt",
+      );
+      expect(resumed.code).not.toBe(0);
     },
     T,
   );

@@ -135,9 +135,9 @@ describe("finding sessions", () => {
   test("an unknown id: one-line not-found error saying where bc looked", () => {
     const e = errorOf(() => resolveSession("0000-nope", places));
     expect(e.code).toBe("not-found");
-    expect(e.message).toBe("0000-nope: no such file, and no session with that id or Codex thread with that name");
+    expect(e.message).toBe("0000-nope: no such file, and no session with that id or name");
     expect(e.hint).toBe(
-      `looked for ${join(home, ".claude", "projects", "*", "0000-nope.jsonl")}, ${join(codexHome, "sessions", "**", "rollout-*-0000-nope.jsonl[.zst]")}, ${join(codexHome, "archived_sessions", "rollout-*-0000-nope.jsonl[.zst]")} and the names in ${join(codexHome, "session_index.jsonl")}`,
+      `looked for ${join(home, ".claude", "projects", "*", "0000-nope.jsonl")}, ${join(codexHome, "sessions", "**", "rollout-*-0000-nope.jsonl[.zst]")}, ${join(codexHome, "archived_sessions", "rollout-*-0000-nope.jsonl[.zst]")}, the names in ${join(codexHome, "session_index.jsonl")} and Claude Code's session names`,
     );
   });
 
@@ -155,7 +155,7 @@ describe("finding sessions", () => {
       writeFileSync(index, row(OLD_ID, "fix login") + row(CODEX_ID, "fix login") + row(CODEX_ID, "login, take two"));
       expect(resolveSession("fix login", places)).toBe(old);
       expect(resolveSession("login, take two", places)).toBe(codexPath);
-      expect(() => resolveSession("first try", places)).toThrow("no session with that id or Codex thread with that name");
+      expect(() => resolveSession("first try", places)).toThrow("no session with that id or name");
       // the newest so named has no rollout (never written, or deleted): the next one does; a damaged row is passed over
       writeFileSync(index, `${row(OLD_ID, "fix login")}{"id":\n${row(GONE_ID, "fix login")}`);
       expect(resolveSession("fix login", places)).toBe(old);
@@ -165,6 +165,37 @@ describe("finding sessions", () => {
     } finally {
       rmSync(old);
       rmSync(index, { force: true });
+    }
+  });
+
+  test("a Claude Code session's name (its last custom-title, as `claude --resume <name>` takes it): this project's first, then any; two so named are refused", () => {
+    const title = (name: string) => `${JSON.stringify({ type: "custom-title", customTitle: name, sessionId: "x" })}\n`;
+    const cwd = join(TMP, "work", "shop");
+    const hereDir = join(home, ".claude", "projects", cwd.replace(/[^A-Za-z0-9]/g, "-"));
+    const here = write(join(hereDir, "here-1.jsonl"), `${CLAUDE_LINE("here-1")}\n${title("checkout flow")}`);
+    const elsewhere = write(join(home, ".claude", "projects", "-home-dev-blog", "blog-1.jsonl"), `${CLAUDE_LINE("blog-1")}\n${title("checkout flow")}`);
+    const renamed = write(
+      join(home, ".claude", "projects", "-home-dev-blog", "blog-2.jsonl"),
+      `${CLAUDE_LINE("blog-2")}\n${title("draft")}${title("published")}`,
+    );
+    const at = { ...places, cwd };
+    try {
+      expect(resolveSession("checkout flow", at)).toBe(here);
+      // from another project the name is two sessions': refused, naming both
+      const e = errorOf(() => resolveSession("checkout flow", { ...places, cwd: join(TMP, "work", "other") }));
+      expect(e.code).toBe("usage");
+      expect(e.message).toContain(`the name "checkout flow" is 2 Claude Code sessions'`);
+      expect(e.message).toContain(here);
+      expect(e.message).toContain(elsewhere);
+      // a session renamed: its last name is its name
+      expect(resolveSession("published", at)).toBe(renamed);
+      expect(() => resolveSession("draft", at)).toThrow("no session with that id or name");
+      // the words inside a message are no name
+      write(join(hereDir, "here-2.jsonl"), `${JSON.stringify({ type: "user", message: { content: '"customTitle":"quoted"' } })}\n`);
+      expect(() => resolveSession("quoted", at)).toThrow("no session with that id or name");
+    } finally {
+      rmSync(hereDir, { recursive: true });
+      rmSync(join(home, ".claude", "projects", "-home-dev-blog"), { recursive: true });
     }
   });
 

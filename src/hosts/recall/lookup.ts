@@ -183,7 +183,7 @@ export const projectSessionFiles = (opts: RecallPlaces): { path: string; host: H
 const tiers = (opts: RecallOptions): Tier[] => {
   const out: Tier[] = [];
   if (opts.session !== undefined) {
-    const path = resolveSession(opts.session, { home: opts.home, claudeDir: opts.claudeDir, codexHome: opts.codexHome });
+    const path = resolveSession(opts.session, { home: opts.home, claudeDir: opts.claudeDir, codexHome: opts.codexHome, cwd: opts.cwd });
     const host = detectHost(path);
     const files = [{ path, host }, ...(host === "claude" ? subagentFiles(path).map((f) => ({ path: f, host })) : [])];
     out.push({ name: `the session ${path}`, files });
