@@ -21,6 +21,7 @@ import { detectHost, resolveSession } from "../load.ts";
 import { headOf, linesContaining } from "./scan.ts";
 import { sightingsIn, type CallSighting, type OutputSighting, type StoredImage } from "./records.ts";
 import { listDir } from "../../util/dirs.ts";
+import { rolloutFiles } from "../codex/rollout-files.ts";
 
 export interface RecallPlaces {
   /** the user's home (default: os.homedir()) */
@@ -112,28 +113,11 @@ const claudeAllFiles = (p: RecallPlaces): string[] => {
     .flatMap((d) => claudeProjectFiles(join(root, d.name)));
 };
 
-const ROLLOUT_NAME = /^rollout-.+\.jsonl(\.zst)?$/;
-
 /**
  * Codex's rollouts, plain or compressed (.jsonl.zst; beside a plain one of the same name, Codex
  * reads the plain one), and those of threads Codex archived (`archived_sessions`, one folder).
  */
-const codexAllFiles = (p: RecallPlaces): string[] => {
-  const out: string[] = [];
-  const walk = (dir: string, depth: number): void => {
-    const entries = listDir(dir);
-    const names = new Set(entries.map((e) => e.name));
-    for (const e of entries) {
-      const path = join(dir, e.name);
-      if (e.dir) {
-        if (depth < 8) walk(path, depth + 1);
-      } else if (ROLLOUT_NAME.test(e.name) && !(e.name.endsWith(".zst") && names.has(e.name.slice(0, -".zst".length)))) out.push(path);
-    }
-  };
-  walk(join(codexHomeOf(p), "sessions"), 0);
-  walk(join(codexHomeOf(p), "archived_sessions"), 8);
-  return newestFirst(out);
-};
+const codexAllFiles = (p: RecallPlaces): string[] => newestFirst(rolloutFiles(codexHomeOf(p), true).map((f) => f.path));
 
 /**
  * The session_meta `cwd` of a rollout (its first record), read from the file's head only. A
