@@ -3,8 +3,9 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { listDir } from "../../util/dirs.ts";
 
-/** $CLAUDE_CONFIG_DIR, else `<home>/.claude` (home: the user's home folder unless given). */
-export const defaultClaudeDir = (home?: string): string => process.env.CLAUDE_CONFIG_DIR || join(home ?? homedir(), ".claude");
+/** $CLAUDE_CONFIG_DIR, else `<home>/.claude` (home: the user's home folder unless given; env: this process's unless given). */
+export const defaultClaudeDir = (home?: string, env: Readonly<Record<string, string | undefined>> = process.env): string =>
+  env.CLAUDE_CONFIG_DIR || join(home ?? homedir(), ".claude");
 
 /** The longest project folder name Claude Code writes before it cuts the name and adds a hash. */
 const MAX_PROJECT_NAME = 200;

@@ -2,7 +2,6 @@
 // folder, registered with Claude Code through its own CLI (`claude plugin marketplace add`,
 // `claude plugin install`), and the decision logs the hook writes.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { shellQuote } from "../../engine/shell.ts";
 import { BcError } from "../../util/errors.ts";
@@ -11,6 +10,7 @@ import { LOG_DIR_NAME, type DecisionRecord } from "./decision-log.ts";
 import { parseLog } from "./decision-log-read.ts";
 import { describeWeights, NEED_WEIGHTS_FILE, weightsInUse } from "../need-weights.ts";
 import { pinRecallServer } from "../recall/plugin-server.ts";
+import { defaultClaudeDir } from "./home.ts";
 
 export const PLUGIN_NAME = "better-compaction";
 export const MARKETPLACE_NAME = "better-compaction-local";
@@ -18,7 +18,7 @@ export const PLUGIN_ID = `${PLUGIN_NAME}@${MARKETPLACE_NAME}`;
 const CLAUDE_TIMEOUT_MS = 120_000;
 
 /** Claude Code's config folder: $CLAUDE_CONFIG_DIR, else ~/.claude. */
-export const claudeDir = (env: Record<string, string | undefined> = process.env): string => env.CLAUDE_CONFIG_DIR || join(env.HOME || homedir(), ".claude");
+export const claudeDir = (env: Record<string, string | undefined> = process.env): string => defaultClaudeDir(env.HOME || undefined, env);
 export const bcDir = (env?: Record<string, string | undefined>): string => join(claudeDir(env), LOG_DIR_NAME);
 export const defaultMarketplaceDir = (env?: Record<string, string | undefined>): string => join(bcDir(env), "marketplace");
 const statePath = (env?: Record<string, string | undefined>): string => join(bcDir(env), "install.json");
