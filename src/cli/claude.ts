@@ -131,7 +131,7 @@ const logCmd = defineCommand({
       "Print the plugin's decision log for a session (default: the newest): each compaction, what it freed, and every result it truncated or dropped, with the rule and reason",
   },
   args: {
-    session: { type: "positional", required: false, description: "Session id (or a unique prefix); default: the newest log" },
+    session: { type: "positional", required: false, description: "Session id (or a unique prefix), or its name; default: the newest log" },
     all: { type: "boolean", description: "Also list the results that were kept" },
     json,
   },

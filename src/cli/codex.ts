@@ -11,6 +11,7 @@ import { codexHomeOf, formatLiveRecord, listLogs, parseLiveLog } from "../hosts/
 import { BcError } from "../util/errors.ts";
 import { log, out } from "../util/log.ts";
 import { counted } from "../util/format.ts";
+import { currentThreadNames } from "../hosts/codex/thread-names.ts";
 
 const json = { type: "boolean", description: "Print the result as JSON on stdout, for scripts" } as const;
 
@@ -74,7 +75,7 @@ const statusCmd = defineCommand({
 
 const logCmd = defineCommand({
   meta: { name: "log", description: "Print bc's decision log for a Codex thread (default: the newest): each compaction, what bc did and why" },
-  args: { thread: { type: "positional", required: false, description: "Thread id (or a unique prefix); default: the newest log" }, json },
+  args: { thread: { type: "positional", required: false, description: "Thread id (or a unique prefix), or its name; default: the newest log" }, json },
   run({ args }) {
     const codexHome = defaultCodexHome();
     const logs = listLogs(codexHome);
@@ -85,8 +86,17 @@ const logCmd = defineCommand({
         "bc writes one when Codex compacts with the hook installed ('bc codex status')",
       );
     const want = args.thread as string | undefined;
-    const matches = want ? logs.filter((l) => l.threadId === want || l.threadId.startsWith(want)) : [logs.at(-1)!];
-    if (matches.length === 0) throw new BcError("not-found", `no decision log for thread '${want}'`, "run 'bc codex log' without an id to see the newest");
+    let matches = want ? logs.filter((l) => l.threadId === want || l.threadId.startsWith(want)) : [logs.at(-1)!];
+    // no id: a thread's name (session_index.jsonl), the newest so named that has a log
+    if (matches.length === 0 && want) {
+      const named = currentThreadNames(codexHome)
+        .filter((t) => t.name === want)
+        .map((t) => logs.find((l) => l.threadId === t.id))
+        .find((l) => l !== undefined);
+      if (named) matches = [named];
+    }
+    if (matches.length === 0)
+      throw new BcError("not-found", `no decision log for a thread with the id or name '${want}'`, "run 'bc codex log' without an id to see the newest");
     if (matches.length > 1 && !matches.some((m) => m.threadId === want))
       throw new BcError("usage", `thread id '${want}' matches ${matches.length} logs`, "give more of the id");
     const file = matches.find((m) => m.threadId === want) ?? matches[0]!;

@@ -160,6 +160,24 @@ test("log: the newest session's records, by id or prefix; a one-line error for a
 
   const missing = bc(["claude", "log", "zzz"]);
   expect(missing.code).toBe(1);
-  expect(missing.stderr.split("\n")[0]).toBe(`bc: no decision log for session 'zzz' under ${logs}`);
+  expect(missing.stderr.split("\n")[0]).toBe(`bc: no decision log for a session with the id or name 'zzz' under ${logs}`);
   expect(missing.stderr).not.toContain("    at ");
+});
+
+test("log: a session given by its name (claude -n, /rename: the transcript's last custom-title)", () => {
+  const logs = join(tmp, "claude", "better-compaction", "logs");
+  mkdirSync(logs, { recursive: true });
+  writeFileSync(join(logs, "def-456.jsonl"), appendRecord("", { ...record("auto", []), sessionId: "def-456" }));
+  const project = join(tmp, "claude", "projects", "-home-dev-shop");
+  mkdirSync(project, { recursive: true });
+  const title = (name: string) => `${JSON.stringify({ type: "custom-title", customTitle: name, sessionId: "def-456" })}\n`;
+  writeFileSync(
+    join(project, "def-456.jsonl"),
+    `${JSON.stringify({ type: "user", sessionId: "def-456", message: { role: "user", content: "hi" } })}\n${title("old name")}${title("checkout flow")}`,
+  );
+  const byName = JSON.parse(bc(["claude", "log", "checkout flow", "--json"]).stdout);
+  expect(byName.sessionId).toBe("def-456");
+  const old = bc(["claude", "log", "old name"]);
+  expect(old.code).toBe(1);
+  expect(old.stderr.split("\n")[0]).toBe(`bc: no decision log for a session with the id or name 'old name' under ${logs}`);
 });

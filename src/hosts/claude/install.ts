@@ -2,7 +2,7 @@
 // folder, registered with Claude Code through its own CLI (`claude plugin marketplace add`,
 // `claude plugin install`), and the decision logs the hook writes.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { shellQuote } from "../../engine/shell.ts";
 import { BcError } from "../../util/errors.ts";
 import { VERSION } from "../../version.ts";
@@ -11,6 +11,8 @@ import { parseLog } from "./decision-log-read.ts";
 import { describeWeights, NEED_WEIGHTS_FILE, weightsInUse } from "../need-weights.ts";
 import { pinRecallServer } from "../recall/plugin-server.ts";
 import { defaultClaudeDir } from "./home.ts";
+import { transcriptsTitled } from "./titles.ts";
+import { discoverSessions } from "../load.ts";
 
 export const PLUGIN_NAME = "better-compaction";
 export const MARKETPLACE_NAME = "better-compaction-local";
@@ -389,12 +391,32 @@ export const readLog = (sessionId?: string): { file: LogFile; records: DecisionR
   let file: LogFile | undefined;
   if (sessionId === undefined) file = logs.at(-1);
   else {
-    const matches = logs.filter((l) => l.sessionId === sessionId || l.sessionId.startsWith(sessionId));
+    let matches = logs.filter((l) => l.sessionId === sessionId || l.sessionId.startsWith(sessionId));
+    // no id: a session's name (claude -n, /rename), among the sessions that have a log
+    if (matches.length === 0) {
+      const titled = new Set(
+        transcriptsTitled(
+          discoverSessions({ host: "claude" }).map((f) => f.path),
+          sessionId,
+        ).map((p) => basename(p, ".jsonl")),
+      );
+      matches = logs.filter((l) => titled.has(l.sessionId));
+      if (matches.length > 1)
+        throw new BcError(
+          "usage",
+          `the name "${sessionId}" is ${matches.length} logged sessions': ${matches.map((m) => m.sessionId).join(", ")}`,
+          "pass the session id instead",
+        );
+    }
     if (matches.length > 1 && !matches.some((m) => m.sessionId === sessionId))
       throw new BcError("usage", `session id '${sessionId}' matches ${matches.length} logs`, "give more of the id");
     file = matches.find((m) => m.sessionId === sessionId) ?? matches[0];
     if (!file)
-      throw new BcError("not-found", `no decision log for session '${sessionId}' under ${logsDir()}`, "run 'bc claude log' without an id to see the newest");
+      throw new BcError(
+        "not-found",
+        `no decision log for a session with the id or name '${sessionId}' under ${logsDir()}`,
+        "run 'bc claude log' without an id to see the newest",
+      );
   }
   const { records, problems } = parseLog(readFileSync(file!.path, "utf8"));
   return { file: file!, records, problems: problems.map((p) => `${file!.path}:${p.replace(/^line /, "")}`) };

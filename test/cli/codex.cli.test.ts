@@ -1,0 +1,37 @@
+// `bc codex log`, driven as a user drives it: `bun src/main.ts codex log ...` in a child process
+// with its own $CODEX_HOME.
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { appendLog } from "../../src/hosts/codex/live/state.ts";
+
+const REPO = join(import.meta.dir, "..", "..");
+const home = mkdtempSync(join(tmpdir(), "bc-codex-cli-"));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+const bc = (args: string[]) => {
+  const r = Bun.spawnSync([process.execPath, join(REPO, "src", "main.ts"), ...args], {
+    env: { PATH: dirname(process.execPath), HOME: home, CODEX_HOME: home },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+};
+
+test("log: a thread by its id, a prefix of it, or its name (session_index.jsonl: the newest thread so named that has a log)", () => {
+  const A = "019f0000-aaaa-7000-8000-000000000001";
+  const B = "019f0000-bbbb-7000-8000-000000000002";
+  for (const threadId of [A, B]) appendLog(home, { v: 1, at: "2026-11-30T02:00:00.000Z", threadId, outcome: "handed-over", reason: `reason of ${threadId}` });
+  const row = (id: string, name: string) => `${JSON.stringify({ id, thread_name: name, updated_at: "2026-11-30T02:00:00Z" })}\n`;
+  // B is named "login fix" first, then A takes the name; B is renamed
+  writeFileSync(join(home, "session_index.jsonl"), row(B, "login fix") + row(A, "login fix") + row(B, "docs"));
+  const threadOf = (want: string) => JSON.parse(bc(["codex", "log", want, "--json"]).stdout).threadId;
+  expect(threadOf(A)).toBe(A);
+  expect(threadOf("019f0000-bbbb")).toBe(B);
+  expect(threadOf("login fix")).toBe(A);
+  expect(threadOf("docs")).toBe(B);
+  const missing = bc(["codex", "log", "no such name"]);
+  expect(missing.code).toBe(1);
+  expect(missing.stderr.split("\n")[0]).toBe("bc: no decision log for a thread with the id or name 'no such name'");
+});
