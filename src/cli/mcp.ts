@@ -21,7 +21,7 @@ export const RECALL_TOOL = {
     type: "object",
     properties: {
       id: { type: "string", description: "The tool call id the note names (toolu_... or call_...)" },
-      session: { type: "string", description: "Optional: a session id or transcript path to look in first" },
+      session: { type: "string", description: "Optional: a session id, name or transcript path to look in first" },
     },
     required: ["id"],
     additionalProperties: false,

@@ -55,7 +55,7 @@ const listRemoved = (session: string | undefined, json: boolean): number => {
   if (session !== undefined) path = resolveSession(session);
   else {
     const newest = projectSessionFiles({})[0];
-    if (!newest) throw new BcError("not-found", `no session of this project (${process.cwd()}) found`, "pass --session <session id or file>");
+    if (!newest) throw new BcError("not-found", `no session of this project (${process.cwd()}) found`, "pass --session <session id, name or file>");
     path = newest.path;
   }
   const list = removedIn(path, detectHost(path));
@@ -74,7 +74,7 @@ export default defineCommand({
     id: { type: "positional", required: false, description: "The tool call id a removal note names (toolu_… for Claude Code, call_… for Codex)" },
     session: {
       type: "string",
-      description: "A session file, or a session id, to look in first (with --list: the session to list; default: this project's newest)",
+      description: "A session file, id or name, to look in first (with --list: the session to list; default: this project's newest)",
     },
     list: { type: "boolean", default: false, description: "List what bc removed in a session: ids, tools, sizes, rule, whether recall can give it back" },
     json: { type: "boolean", default: false, description: "Print JSON on stdout, for scripts" },

@@ -280,7 +280,7 @@ export const recall = (id: string, opts: RecallOptions = {}): Recalled => {
       throw new BcError(
         "bad-input",
         `${id} names ${distinct.size} different outputs in ${originals.length} sessions: ${originals.map(([, o]) => where(o)).join(", ")}`,
-        "pass --session <session id or file> to say which",
+        "pass --session <session id, name or file> to say which",
       );
     const [, best] = originals.reduce((a, b) => (b[1].images.length > a[1].images.length ? b : a));
     const call = findings.flatMap((f) => f.calls).find((c) => !c.copy) ?? findings.flatMap((f) => f.calls)[0];
