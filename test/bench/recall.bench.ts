@@ -2,7 +2,8 @@
 // Speed of `bc recall <id>` among a few GB of sessions: a generated home with Claude Code
 // transcripts (~10 MB each; one project of 20 sessions, the rest in other projects) and Codex
 // rollouts, the id in one session of the project. Timed as whole processes (start-up included):
-//   - the session given (--session <id>)
+//   - the session given (--session <id>), or by its name (claude -n): from the project, whose
+//     sessions are searched for the name first, and from elsewhere (every session's)
 //   - the project known (run from the project's folder: its sessions are searched first)
 //   - nothing known (from another folder: every session), for reference
 // beside the floor measured in the same run: a bun process that reads the project's files and
@@ -93,7 +94,12 @@ const main = (): void => {
     for (let i = 0; i < files; i++) {
       if (i < PROJECT_SESSIONS) {
         // one session of the project holds the id; the whole project is searched all the same (a second holder would make it ambiguous)
-        writeFileSync(join(projectDir, `s${i}.jsonl`), i === PROJECT_SESSIONS - 1 ? transcript(`s${i}`, 40) : claudeTemplate.replaceAll("TAG", `s${i}`));
+        // ...and is named (claude -n): the name is looked for in the project's sessions first, then in every one
+        const text =
+          i === PROJECT_SESSIONS - 1
+            ? `${transcript(`s${i}`, 40)}${JSON.stringify({ type: "custom-title", customTitle: "bench target", sessionId: `s${i}` })}\n`
+            : claudeTemplate.replaceAll("TAG", `s${i}`);
+        writeFileSync(join(projectDir, `s${i}.jsonl`), text);
       } else if (i % 4 === 0) {
         const d = join(codexHome, "sessions", "2026", "01", String(1 + (i % 28)).padStart(2, "0"));
         mkdirSync(d, { recursive: true });
@@ -118,6 +124,8 @@ const main = (): void => {
     const floorScript = `const fs = require("node:fs"); let n = 0; for (const f of fs.readdirSync(${JSON.stringify(projectDir)})) n += fs.readFileSync(${JSON.stringify(projectDir)} + "/" + f).length; process.stdout.write(String(n));`;
     const probes: { name: string; cmd: string[]; cwd: string }[] = [
       { name: "session given", cmd: [...bc, "recall", "toolu_01BENCHTARGET", "--session", "s19"], cwd: elsewhere },
+      { name: "session named, from the project", cmd: [...bc, "recall", "toolu_01BENCHTARGET", "--session", "bench target"], cwd: project },
+      { name: "session named, from elsewhere", cmd: [...bc, "recall", "toolu_01BENCHTARGET", "--session", "bench target"], cwd: elsewhere },
       { name: "project known", cmd: [...bc, "recall", "toolu_01BENCHTARGET"], cwd: project },
       { name: "nothing known", cmd: [...bc, "recall", "toolu_01BENCHTARGET"], cwd: elsewhere },
       { name: "floor: read the project's files", cmd: [process.execPath, "-e", floorScript], cwd: elsewhere },
@@ -146,7 +154,7 @@ const main = (): void => {
           .padStart(6)} ms\n`,
       );
     process.stdout.write(
-      `summary: recall among ${(written / 1024).toFixed(1)} GB: session given ${median(ms[0]!).toFixed(0)} ms, project known ${median(ms[1]!).toFixed(0)} ms (reading its ${PROJECT_SESSIONS * FILE_MB} MB alone: ${median(ms[3]!).toFixed(0)} ms), nothing known ${median(ms[2]!).toFixed(0)} ms\n`,
+      `summary: recall among ${(written / 1024).toFixed(1)} GB: session given ${median(ms[0]!).toFixed(0)} ms (by its name ${median(ms[1]!).toFixed(0)} ms from the project, ${median(ms[2]!).toFixed(0)} ms from elsewhere), project known ${median(ms[3]!).toFixed(0)} ms (reading its ${PROJECT_SESSIONS * FILE_MB} MB alone: ${median(ms[5]!).toFixed(0)} ms), nothing known ${median(ms[4]!).toFixed(0)} ms\n`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

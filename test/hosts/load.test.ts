@@ -190,6 +190,14 @@ describe("finding sessions", () => {
       // a session renamed: its last name is its name
       expect(resolveSession("published", at)).toBe(renamed);
       expect(() => resolveSession("draft", at)).toThrow("no session with that id or name");
+      // a long session named at its start: its end holds no name, so the whole file is searched
+      const filler = `${JSON.stringify({ type: "user", message: { content: "x".repeat(1000) } })}\n`.repeat(300);
+      const long = write(join(hereDir, "here-3.jsonl"), `${CLAUDE_LINE("here-3")}\n${title("long haul")}${filler}`);
+      expect(resolveSession("long haul", at)).toBe(long);
+      // renamed near its end: the end's name is the name, the first one no longer is
+      writeFileSync(long, `${CLAUDE_LINE("here-3")}\n${title("long haul")}${filler}${title("short haul")}`);
+      expect(resolveSession("short haul", at)).toBe(long);
+      expect(() => resolveSession("long haul", at)).toThrow("no session with that id or name");
       // the words inside a message are no name
       write(join(hereDir, "here-2.jsonl"), `${JSON.stringify({ type: "user", message: { content: '"customTitle":"quoted"' } })}\n`);
       expect(() => resolveSession("quoted", at)).toThrow("no session with that id or name");

@@ -1,41 +1,68 @@
 // A Claude Code session's name (`claude -n <name>`, `/rename`): Claude Code appends
 // `{"type":"custom-title","customTitle":<name>,"sessionId":…}` to the transcript, again on each
 // resume; the last one is the session's name. `claude --resume <name>` takes the session of the
-// project so named, and refuses a name two sessions share. A file is searched for the name's bytes
-// before any line of it is parsed.
-import { readFileSync, statSync } from "node:fs";
+// project so named, and refuses a name two sessions share. A file's end is read first, as Claude
+// Code reads it; else the file is searched for the record's bytes in chunks (recall/scan.ts), and
+// only the lines holding it are parsed.
+import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { linesContaining } from "../recall/scan.ts";
 
 const TITLE_KIND = '"type":"custom-title"';
 
-/** The transcript's last custom-title: the session's current name (undefined: never named). */
-const lastTitleIn = (bytes: Buffer): string | undefined => {
-  for (let at = bytes.lastIndexOf(TITLE_KIND); at !== -1; at = at === 0 ? -1 : bytes.lastIndexOf(TITLE_KIND, at - 1)) {
-    const start = bytes.lastIndexOf(10, at) + 1;
-    const nl = bytes.indexOf(10, at);
-    const end = nl === -1 ? bytes.length : nl;
+/** How much of a transcript's end is read first: Claude Code writes the name again on each resume. */
+const TAIL_BYTES = 256 * 1024;
+
+/** The last custom-title among these lines (undefined: none). */
+const lastTitle = (lines: readonly string[]): string | undefined => {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (!lines[i]!.includes(TITLE_KIND)) continue;
     try {
-      const row = JSON.parse(bytes.toString("utf8", start, end)) as { type?: unknown; customTitle?: unknown };
+      const row = JSON.parse(lines[i]!) as { type?: unknown; customTitle?: unknown };
       if (row.type === "custom-title" && typeof row.customTitle === "string") return row.customTitle;
     } catch {
-      // a line being written, or the words inside some other record's text: look further back
+      // a line being written: look further back
     }
   }
   return undefined;
 };
 
+/** The whole lines of the file's last `bytes` (the first, cut, is left out unless the file starts there). */
+const tailLines = (path: string, bytes: number): { lines: string[]; whole: boolean } => {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const from = Math.max(0, size - bytes);
+    const buf = Buffer.allocUnsafe(size - from);
+    const n = readSync(fd, buf, 0, buf.length, from);
+    const lines = buf.toString("utf8", 0, n).split("\n");
+    if (from > 0) lines.shift();
+    return { lines, whole: from === 0 };
+  } finally {
+    closeSync(fd);
+  }
+};
+
+/**
+ * The transcript's last custom-title: the session's current name (undefined: never named, or
+ * unreadable). Its end is read first; only when no name is there is the whole file searched.
+ */
+const currentTitle = (path: string): string | undefined => {
+  try {
+    const tail = tailLines(path, TAIL_BYTES);
+    const found = lastTitle(tail.lines);
+    if (found !== undefined || tail.whole) return found;
+    return lastTitle(linesContaining(path, TITLE_KIND).map((l) => l.text));
+  } catch {
+    return undefined;
+  }
+};
+
 /** Of these transcripts, those whose current name is `name`, most recently written first. */
 export const transcriptsTitled = (paths: readonly string[], name: string): string[] => {
   if (name.trim() === "") return [];
-  const needle = `"customTitle":${JSON.stringify(name)}`;
   const out: { path: string; mtime: number }[] = [];
   for (const path of paths) {
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(path);
-    } catch {
-      continue;
-    }
-    if (bytes.indexOf(needle) === -1 || lastTitleIn(bytes) !== name) continue;
+    if (currentTitle(path) !== name) continue;
     let mtime = 0;
     try {
       mtime = statSync(path).mtimeMs;
