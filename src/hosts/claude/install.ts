@@ -394,9 +394,12 @@ export const readLog = (sessionId?: string): { file: LogFile; records: DecisionR
     let matches = logs.filter((l) => l.sessionId === sessionId || l.sessionId.startsWith(sessionId));
     // no id: a session's name (claude -n, /rename), among the sessions that have a log
     if (matches.length === 0) {
+      const logged = new Set(logs.map((l) => l.sessionId));
       const titled = new Set(
         transcriptsTitled(
-          discoverSessions({ host: "claude" }).map((f) => f.path),
+          discoverSessions({ host: "claude" })
+            .filter((f) => logged.has(f.id))
+            .map((f) => f.path),
           sessionId,
         ).map((p) => basename(p, ".jsonl")),
       );

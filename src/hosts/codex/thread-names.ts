@@ -1,5 +1,5 @@
 // A Codex thread's name: `$CODEX_HOME/session_index.jsonl`, where Codex appends
-// `{"id", "thread_name", "updated_at"}` each time a thread is named (`/rename`, the app's rename).
+// `{"id", "thread_name", "updated_at"}` each time a thread is named (its app-server's thread/name/set).
 // The file only grows; a thread's last row is its name. `codex resume <name>` takes the newest
 // thread whose current name it is and whose rollout is there; bc resolves a name the same way.
 import { readFileSync } from "node:fs";
