@@ -14,6 +14,7 @@ import { BcError } from "../util/errors.ts";
 import { tokenCount as k } from "../util/format.ts";
 import { log, out } from "../util/log.ts";
 import { sessionsGiven, warnSkipped } from "./sessions.ts";
+import { shellQuote } from "../engine/shell.ts";
 
 const FLAGS = z.object({
   context: z.enum(["fresh", "keep"], { error: "must be 'fresh' or 'keep'" }).default("fresh"),
@@ -74,6 +75,9 @@ const human = (r: ForkResult, resume: string): string => {
         : `budget:   ~${k(b.tokens)} tokens${b.window === undefined ? "" : ` (of a ${k(b.window)}-token window${b.unseenTokens === undefined ? "" : `, less ~${k(b.unseenTokens)} for Codex's instructions and tools`})`}, ${b.reached ? "reached" : "NOT reached: Codex may compact the fork soon after resuming"}`,
     );
   lines.push(`resume:   ${resume}`);
+  // named as its source, as Codex names its own forks
+  if (r.name !== undefined)
+    lines.push(`name:     ${JSON.stringify(r.name)}, as its source: codex resume ${shellQuote(r.name)} ${r.dryRun ? "would resume" : "resumes"} the fork`);
   if (p.resultsDropped + p.resultsTruncated > 0)
     lines.push(
       `recall:   each note names 'bc recall <call id>', which prints the removed output exactly; if Codex asks before running it, allow it, ` +
@@ -106,6 +110,7 @@ const asJson = (r: ForkResult, resume: string) => ({
   byRule: r.pruning.byRule,
   budget: r.pruning.budget ?? null,
   resumeCommand: resume,
+  name: r.name ?? null,
 });
 
 export default defineCommand({
@@ -176,6 +181,7 @@ export default defineCommand({
       dryRun: flags["dry-run"],
     });
     warnSkipped(result.skipped);
+    if (result.nameProblem !== undefined) log.warn(`the fork could not take its source's name (${result.nameProblem}); resume it by its id`);
     const resume = resumeCommand(result, codexHome);
     out(flags.json ? JSON.stringify(asJson(result, resume), null, 2) : human(result, resume));
     if (!underSessions(codexHome, result.path))

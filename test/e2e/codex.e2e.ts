@@ -497,7 +497,7 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
     );
 
     test(
-      "(i) a thread named in Codex (app-server thread/name/set): bc codex-fork <its name> finds it through Codex's session_index.jsonl, and codex exec resume runs the fork",
+      "(i) a thread named in Codex (app-server thread/name/set): bc codex-fork <its name> finds it through Codex's session_index.jsonl and names the fork after it, and codex exec resume <the name> runs the fork, the source untouched",
       async () => {
         const e = makeCodexEnv(mock.url);
         envs.push(e);
@@ -514,8 +514,14 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
         expect(readFileSync(join(e.home, "session_index.jsonl"), "utf8")).toContain(`"thread_name":"${name}"`);
         const fork = await forkJson(e, [name]);
         expect(fork.sourceId).toBe(id);
-        const r = await codexResume(codex.bin, e, fork.newId, "Continue.");
+        // the fork takes the name, as Codex's own forks do: Codex then resumes the fork by the name
+        expect(fork.name).toBe(name);
+        const source = fileState(listRollouts(e.home).find((p) => p !== fork.path)!);
+        const forkSize = statSync(fork.path).size;
+        const r = await codexResume(codex.bin, e, name, "Continue.");
         if (r.exitCode !== 0) throw new Error(`codex exec resume failed (${r.exitCode}):\n${r.stderr.slice(-3000)}`);
+        expect(statSync(fork.path).size).toBeGreaterThan(forkSize);
+        expect(fileState(listRollouts(e.home).find((p) => p !== fork.path)!)).toEqual(source);
         const unknown = await bc(["codex-fork", "no thread is called this"], e);
         expect(unknown.exitCode).not.toBe(0);
         expect(unknown.stderr).toContain("no session with that id or name");

@@ -12,6 +12,7 @@ import { plan } from "../../engine/plan.ts";
 import { type BudgetSpec, type ForkBudget, budgetFor } from "./window.ts";
 import type { Options, PlanTotals, RuleId, RuleTotals, Session } from "../../engine/types.ts";
 import { defaultCodexHome } from "./home.ts";
+import { appendThreadName, sessionIndexPath, threadName } from "./thread-names.ts";
 import { BcError } from "../../util/errors.ts";
 import { lineSpans, writeAtomically } from "../../util/jsonl.ts";
 import { type HistoryItem, rebuildHistory } from "./history.ts";
@@ -89,6 +90,14 @@ export interface ForkResult {
   /** the model's context window the source last recorded, if any */
   readonly contextWindow?: number;
   readonly resumeCommand: string;
+  /**
+   * The source thread's name, which the fork takes as Codex's own forks do (a row in
+   * session_index.jsonl), when it is written under $CODEX_HOME/sessions: `codex resume <name>`
+   * then resumes the fork. Undefined: the source has none, or the fork is written elsewhere.
+   */
+  readonly name?: string;
+  /** why the fork could not be named (it is written all the same) */
+  readonly nameProblem?: string;
 }
 
 // ---------------------------------------------------------------- building
@@ -265,6 +274,11 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
   const built = buildFork(src, lines, replacement, options.context, newId, now);
   const check = (bytes: Uint8Array): void => checkFork(bytes, basename(path), { src, built, newId, context: options.context });
   const window = modelWindowOf(src);
+  const codexHome = options.codexHome ?? defaultCodexHome();
+  const sourceId = threadId(src);
+  // the fork takes its source's name where codex resume <name> can find it: under this home's sessions
+  const name = options.outDir === undefined ? threadName(codexHome, sourceId) : undefined;
+  let nameProblem: string | undefined;
   if (options.dryRun) check(built.bytes);
   else {
     try {
@@ -280,10 +294,16 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
       options.beforeCheck?.(tmp);
       check(readFileSync(tmp));
     });
+    if (name !== undefined)
+      try {
+        appendThreadName(codexHome, newId, name, now);
+      } catch (e) {
+        nameProblem = `${sessionIndexPath(codexHome)}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+      }
   }
   return {
     sourcePath,
-    sourceId: threadId(src),
+    sourceId,
     newId,
     path,
     format: src.format,
@@ -302,6 +322,8 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
     ),
     ...(window === undefined ? {} : { contextWindow: window }),
     resumeCommand: `codex resume ${newId}`,
+    ...(name === undefined || nameProblem !== undefined ? {} : { name }),
+    ...(nameProblem === undefined ? {} : { nameProblem }),
   };
 };
 

@@ -2,7 +2,7 @@
 // `{"id", "thread_name", "updated_at"}` each time a thread is named (its app-server's thread/name/set).
 // The file only grows; a thread's last row is its name. `codex resume <name>` takes the newest
 // thread whose current name it is and whose rollout is there; bc resolves a name the same way.
-import { readFileSync } from "node:fs";
+import { appendFileSync, closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
 import type { RolloutFile } from "./rollout-files.ts";
 
@@ -45,4 +45,36 @@ export const rolloutByThreadName = (codexHome: string, name: string, files: read
     if (f !== undefined) return f;
   }
   return undefined;
+};
+
+/** A thread's current name (undefined: never named). */
+export const threadName = (codexHome: string, id: string): string | undefined => currentThreadNames(codexHome).find((t) => t.id === id)?.name;
+
+/** Whether the file is missing, empty, or ends its last line: a row appended then stands on a line of its own. */
+const endsWithNewline = (path: string): boolean => {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return true;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return true;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] === 0x0a;
+  } finally {
+    closeSync(fd);
+  }
+};
+
+/**
+ * Name a thread, as Codex does: one row appended to the index (never a row rewritten). Codex
+ * names the fork of a named thread after it, so that `codex resume <name>` takes the fork.
+ */
+export const appendThreadName = (codexHome: string, id: string, name: string, now: Date): void => {
+  const path = sessionIndexPath(codexHome);
+  const row = JSON.stringify({ id, thread_name: name, updated_at: now.toISOString() });
+  appendFileSync(path, `${endsWithNewline(path) ? "" : "\n"}${row}\n`);
 };

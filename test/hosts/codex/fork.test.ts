@@ -10,6 +10,7 @@ import { rebuildHistory } from "../../../src/hosts/codex/history.ts";
 import { isOutputItem, outputText, sentForm } from "../../../src/hosts/codex/items.ts";
 import { lastOrdinal, parseRollout, readRollout } from "../../../src/hosts/codex/rollout.ts";
 import { BcError } from "../../../src/util/errors.ts";
+import { resolveSession } from "../../../src/hosts/load.ts";
 
 import { keepAllPruner } from "./support/keep-all.ts";
 
@@ -305,6 +306,52 @@ describe("never a silent fallback", () => {
     expect(r.dryRun).toBe(true);
     expect(CANONICAL_NAME_RE.test(basename(r.path))).toBe(true);
     expect(listFiles(home)).toEqual([]);
+  });
+});
+
+describe("a named thread's fork takes its name, as Codex's own forks do", () => {
+  const indexRow = (id: string, name: string) => `${JSON.stringify({ id, thread_name: name, updated_at: "2026-11-30T02:00:00Z" })}\n`;
+  const sourceIdOf = (path: string): string =>
+    forkRollout(path, { context: "fresh", pruner: keepAllPruner, codexHome: tempDir(), now: NOW, dryRun: true }).sourceId;
+
+  test("one row appended to session_index.jsonl (the rows before it byte for byte), so that the name resolves to the fork", () => {
+    const home = tempDir();
+    const id = sourceIdOf(PAGINATED);
+    const index = join(home, "session_index.jsonl");
+    const rows = indexRow("0190c000-0000-7000-8000-0000000000aa", "other") + indexRow(id, "fix the login bug");
+    writeFileSync(index, rows);
+    const r = forkRollout(PAGINATED, { context: "fresh", pruner: keepAllPruner, codexHome: home, now: NOW });
+    expect(r.name).toBe("fix the login bug");
+    const after = readFileSync(index, "utf8");
+    expect(after.startsWith(rows)).toBe(true);
+    expect(after.slice(rows.length)).toBe(`${JSON.stringify({ id: r.newId, thread_name: "fix the login bug", updated_at: NOW.toISOString() })}\n`);
+    expect(resolveSession("fix the login bug", { codexHome: home, home, claudeDir: join(home, "claude") })).toBe(r.path);
+  });
+
+  test("a row left unfinished at the index's end stays on its own line", () => {
+    const home = tempDir();
+    const id = sourceIdOf(PAGINATED);
+    const index = join(home, "session_index.jsonl");
+    writeFileSync(index, `${indexRow(id, "named")}{"id":"0190`);
+    const r = forkRollout(PAGINATED, { context: "fresh", pruner: keepAllPruner, codexHome: home, now: NOW });
+    const lines = readFileSync(index, "utf8").split("\n");
+    expect(lines.at(-2)).toBe(JSON.stringify({ id: r.newId, thread_name: "named", updated_at: NOW.toISOString() }));
+    expect(lines.at(-3)).toBe('{"id":"0190');
+  });
+
+  test("nothing is named: a source without a name, a dry run, a fork written outside $CODEX_HOME/sessions", () => {
+    const home = tempDir();
+    const id = sourceIdOf(PAGINATED);
+    const index = join(home, "session_index.jsonl");
+    const unnamed = forkRollout(PAGINATED, { context: "fresh", pruner: keepAllPruner, codexHome: home, now: NOW });
+    expect(unnamed.name).toBeUndefined();
+    expect(existsSync(index)).toBe(false);
+    writeFileSync(index, indexRow(id, "named"));
+    const dry = forkRollout(PAGINATED, { context: "fresh", pruner: keepAllPruner, codexHome: home, now: NOW, dryRun: true });
+    expect(dry.name).toBe("named");
+    const elsewhere = forkRollout(PAGINATED, { context: "fresh", pruner: keepAllPruner, codexHome: home, now: NOW, outDir: tempDir() });
+    expect(elsewhere.name).toBeUndefined();
+    expect(readFileSync(index, "utf8")).toBe(indexRow(id, "named"));
   });
 });
 
