@@ -9,7 +9,7 @@ import { statSync } from "node:fs";
 import { estimateTokens } from "../engine/estimate.ts";
 import type { Host, Message, MessageKind, Role } from "../engine/types.ts";
 import { loadClaudeTranscripts, type ClaudeSession } from "../hosts/claude/transcript.ts";
-import { detectHost, loadSessionFile, resolveSession } from "../hosts/load.ts";
+import { detectHost, loadSessionFile, resolveSession, sessionName } from "../hosts/load.ts";
 import type { LoadedSession } from "../hosts/types.ts";
 
 const ROLES: readonly Role[] = ["user", "assistant", "system"];
@@ -51,6 +51,8 @@ export interface InspectReport {
   readonly host: Host;
   readonly path: string;
   readonly id: string;
+  /** the session's name (claude -n, /rename; a Codex thread's), when it has one */
+  readonly name?: string;
   readonly versions: readonly string[];
   readonly bytes: number;
   /** everything that happened, across host compactions (host summaries left out) */
@@ -157,10 +159,12 @@ export const inspectSession = (arg: string): InspectReport => {
   } else {
     main = loadSessionFile(path);
   }
+  const name = sessionName(path, host, main.id);
   return {
     host,
     path,
     id: main.id,
+    ...(name === undefined ? {} : { name }),
     versions: main.versions,
     bytes: statSync(path).size,
     timeline: shapeOf(main.timeline.messages),
@@ -195,7 +199,7 @@ const table = (rows: readonly (readonly string[])[], rightFrom = 1): string[] =>
 export const renderInspect = (r: InspectReport): string => {
   const lines: string[] = [];
   const versions = r.versions.length === 0 ? "" : ` ${r.versions.join(", ")}`;
-  lines.push(`${HOST_NAMES[r.host]}${versions} session ${r.id}`);
+  lines.push(`${HOST_NAMES[r.host]}${versions} session ${r.id}${r.name === undefined ? "" : ` (${JSON.stringify(r.name)})`}`);
   lines.push(`${r.path} (${size(r.bytes)})`);
   lines.push("");
   const t = r.timeline;

@@ -3,10 +3,10 @@ import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Host } from "../engine/types.ts";
 import { defaultClaudeDir, projectFolders } from "./claude/home.ts";
-import { transcriptsTitled } from "./claude/titles.ts";
+import { currentTitle, transcriptsTitled } from "./claude/titles.ts";
 import { defaultCodexHome } from "./codex/home.ts";
-import { archivedDir, rolloutFiles, sessionsDir } from "./codex/rollout-files.ts";
-import { rolloutByThreadName, sessionIndexPath } from "./codex/thread-names.ts";
+import { archivedDir, homeOfRollout, rolloutFiles, sessionsDir } from "./codex/rollout-files.ts";
+import { rolloutByThreadName, sessionIndexPath, threadName } from "./codex/thread-names.ts";
 import { BcError } from "../util/errors.ts";
 import { checkFile, decodeUtf8, isZstd, parseJsonl, readFileBytes } from "../util/jsonl.ts";
 import { loadClaudeTranscript } from "./claude/transcript.ts";
@@ -133,6 +133,16 @@ export const discoverSessions = (opts: { host?: Host; archived?: boolean } & Ses
     ...(opts.host === undefined || opts.host === "codex" ? codexSessionFiles(opts, opts.archived === true) : []),
   ];
   return files.sort((a, b) => (a.host === b.host ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : a.host === "claude" ? -1 : 1));
+};
+
+/**
+ * A session's name, when it has one: a Claude Code transcript's last custom-title (claude -n,
+ * /rename), a Codex thread's in the index of the Codex home its rollout lies in.
+ */
+export const sessionName = (path: string, host: Host, id: string): string | undefined => {
+  if (host === "claude") return currentTitle(path);
+  const home = homeOfRollout(path);
+  return home === undefined ? undefined : threadName(home, id);
 };
 
 /** The one Claude Code session so named; two or more are refused, as Claude Code refuses them, newest first. */

@@ -1,6 +1,6 @@
 // `bc inspect`, driven as a user drives it (a child process) and as a function.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, copyFileSync, rmSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, copyFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspectSession, renderInspect } from "../../src/cli/inspect.ts";
@@ -86,6 +86,25 @@ describe("bc inspect", () => {
     expect(out).toContain("sidechains (subagents): 2\n");
     expect(out).toMatch(/agent-a11ce\s+4\s+1\s+48\s+12$/m);
     expect(out).toMatch(/agent-b0b\s+4\s+1\s+24\s+6$/m);
+  });
+
+  test("a session's name, when it has one: a Claude Code transcript's last custom-title, a Codex thread's in its home's index", () => {
+    const claude = join(TMP, "named-claude.jsonl");
+    copyFileSync(join(FIXTURES, "claude", "parallel-tool-calls.jsonl"), claude);
+    expect(inspectSession(claude).name).toBeUndefined();
+    appendFileSync(claude, `${JSON.stringify({ type: "custom-title", customTitle: "checkout flow", sessionId: "x" })}\n`);
+    const named = inspectSession(claude);
+    expect(named.name).toBe("checkout flow");
+    expect(renderInspect(named).split("\n")[0]).toEndWith(`session ${named.id} ("checkout flow")`);
+
+    const home = join(TMP, "named-codex-home");
+    const dir = join(home, "sessions", "2026", "12", "01");
+    mkdirSync(dir, { recursive: true });
+    const rollout = join(dir, "rollout-2026-12-01T09-00-00-0190c000-0000-7000-8000-0000000000c1.jsonl");
+    copyFileSync(join(FIXTURES, "codex", "fork-paginated-0.169.0.jsonl"), rollout);
+    const id = inspectSession(rollout).id;
+    writeFileSync(join(home, "session_index.jsonl"), `${JSON.stringify({ id, thread_name: "login fix", updated_at: "2026-12-01T09:00:00Z" })}\n`);
+    expect(inspectSession(rollout).name).toBe("login fix");
   });
 
   test("malformed lines and pairing warnings are reported, not fatal", () => {
