@@ -10,7 +10,7 @@ import { plan } from "../engine/plan.ts";
 import { type Options, type Plan, type RuleId, type RuleTotals, type Session, DEFAULT_OPTIONS } from "../engine/types.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
 import { type BudgetSpec, budgetFor, parseBudget } from "../hosts/codex/window.ts";
-import { loadSessionFile, resolveSession } from "../hosts/load.ts";
+import { loadSessionFile, resolveSession, sessionName } from "../hosts/load.ts";
 import type { LoadedSession } from "../hosts/types.ts";
 import { describeWeights, weightsInUse } from "../hosts/need-weights.ts";
 import { BcError } from "../util/errors.ts";
@@ -28,6 +28,8 @@ export interface PlanReport {
   readonly path: string;
   readonly host: string;
   readonly id: string;
+  /** the session's name (claude -n, /rename; a Codex thread's), when it has one */
+  readonly name?: string;
   /** "live": the model-visible history now; "timeline": everything, across host compactions */
   readonly history: "live" | "timeline";
   readonly options: Options;
@@ -104,7 +106,7 @@ export const renderPlan = (p: Plan, opts: { table: boolean } = { table: true }):
 export const renderReport = (r: PlanReport): string => {
   const share = r.budgetShare;
   const out: string[] = [
-    `${r.host} session ${r.id} (${r.history} history): ${r.path}`,
+    `${r.host} session ${r.id}${r.name === undefined ? "" : ` (${JSON.stringify(r.name)})`} (${r.history} history): ${r.path}`,
     ...(r.needWeights ? [`need weights: ${r.needWeights}`] : []),
     ...(share
       ? [
@@ -173,10 +175,12 @@ export const planReport = (
   };
   const weights = weightsInUse(needWeightsPath());
   if (weights.problem !== undefined) log.warn(`need weights ${weights.problem}; using the shipped ones`);
+  const name = sessionName(path, loaded.host, loaded.id);
   return {
     path,
     host: loaded.host,
     id: loaded.id,
+    ...(name === undefined ? {} : { name }),
     history: flags.timeline ? "timeline" : "live",
     options,
     passes: planPasses(session, flags.passes ?? 1, weights.kind === "user" ? { ...options, needModel: weights.model } : options),

@@ -88,7 +88,7 @@ describe("bc inspect", () => {
     expect(out).toMatch(/agent-b0b\s+4\s+1\s+24\s+6$/m);
   });
 
-  test("a session's name, when it has one: a Claude Code transcript's last custom-title, a Codex thread's in its home's index", () => {
+  test("a session's name, when it has one (inspect and plan): a Claude Code transcript's last custom-title, a Codex thread's in its home's index", () => {
     const claude = join(TMP, "named-claude.jsonl");
     copyFileSync(join(FIXTURES, "claude", "parallel-tool-calls.jsonl"), claude);
     expect(inspectSession(claude).name).toBeUndefined();
@@ -96,6 +96,8 @@ describe("bc inspect", () => {
     const named = inspectSession(claude);
     expect(named.name).toBe("checkout flow");
     expect(renderInspect(named).split("\n")[0]).toEndWith(`session ${named.id} ("checkout flow")`);
+    expect(planReport(claude, {}).name).toBe("checkout flow");
+    expect(bc(["plan", claude]).stdout.split("\n")[0]).toContain(`session ${named.id} ("checkout flow") (live history)`);
 
     const home = join(TMP, "named-codex-home");
     const dir = join(home, "sessions", "2026", "12", "01");
