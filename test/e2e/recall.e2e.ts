@@ -222,7 +222,7 @@ describe.skipIf(!existsSync(BC))("Claude Code: a session given by its name", () 
       const id = await named("checkout flow");
       const planned = plan("checkout flow", sb.project);
       expect(planned.stderr.toString()).toBe("");
-      expect(JSON.parse(planned.stdout.toString()).id).toBe(id);
+      expect(JSON.parse(planned.stdout.toString())).toMatchObject({ id, name: "checkout flow" });
       // from outside the project too, while the name is one session's
       expect(JSON.parse(plan("checkout flow", sb.dir).stdout.toString()).id).toBe(id);
       const twin = await named("checkout flow");
