@@ -39,7 +39,12 @@ export interface Lookup {
 export const messageText = (m: Message): string => {
   const parts: string[] = [];
   if (m.kind !== "reasoning" && m.text !== "") parts.push(m.text);
-  for (const c of m.toolCalls) parts.push(inputStrings(c.input, c.inputText), c.inputText);
+  for (const c of m.toolCalls) {
+    const strings = inputStrings(c.input, c.inputText);
+    parts.push(strings);
+    // an input that is one string (a patch) is its own text: its tokens once
+    if (c.inputText !== strings) parts.push(c.inputText);
+  }
   return parts.join("\n");
 };
 
