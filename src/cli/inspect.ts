@@ -159,7 +159,7 @@ export const inspectSession = (arg: string): InspectReport => {
   } else {
     main = loadSessionFile(path);
   }
-  const name = sessionName(path, host, main.id);
+  const name = sessionName(main);
   return {
     host,
     path,

@@ -175,7 +175,7 @@ export const planReport = (
   };
   const weights = weightsInUse(needWeightsPath());
   if (weights.problem !== undefined) log.warn(`need weights ${weights.problem}; using the shipped ones`);
-  const name = sessionName(path, loaded.host, loaded.id);
+  const name = sessionName(loaded);
   return {
     path,
     host: loaded.host,

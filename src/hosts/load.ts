@@ -3,7 +3,7 @@ import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Host } from "../engine/types.ts";
 import { defaultClaudeDir, projectFolders } from "./claude/home.ts";
-import { currentTitle, transcriptsTitled } from "./claude/titles.ts";
+import { transcriptsTitled } from "./claude/titles.ts";
 import { defaultCodexHome } from "./codex/home.ts";
 import { archivedDir, homeOfRollout, rolloutFiles, sessionsDir } from "./codex/rollout-files.ts";
 import { rolloutByThreadName, sessionIndexPath, threadName } from "./codex/thread-names.ts";
@@ -136,13 +136,13 @@ export const discoverSessions = (opts: { host?: Host; archived?: boolean } & Ses
 };
 
 /**
- * A session's name, when it has one: a Claude Code transcript's last custom-title (claude -n,
- * /rename), a Codex thread's in the index of the Codex home its rollout lies in.
+ * A loaded session's name, when it has one: a Claude Code transcript's last custom-title (read with
+ * the transcript), a Codex thread's in the index of the Codex home its rollout lies in.
  */
-export const sessionName = (path: string, host: Host, id: string): string | undefined => {
-  if (host === "claude") return currentTitle(path);
-  const home = homeOfRollout(path);
-  return home === undefined ? undefined : threadName(home, id);
+export const sessionName = (s: LoadedSession): string | undefined => {
+  if (s.host === "claude") return s.name;
+  const home = homeOfRollout(s.path);
+  return home === undefined ? undefined : threadName(home, s.id);
 };
 
 /** The one Claude Code session so named; two or more are refused, as Claude Code refuses them, newest first. */

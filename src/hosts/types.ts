@@ -37,4 +37,6 @@ export interface LoadedSession {
   readonly versions: readonly string[];
   /** what the file records of the model's window (a Codex rollout; a Claude Code transcript records none) */
   readonly recordedWindow?: RecordedWindow;
+  /** the session's name as the file records it: a Claude Code transcript's last custom-title (claude -n, /rename) */
+  readonly name?: string;
 }

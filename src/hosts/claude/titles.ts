@@ -46,7 +46,7 @@ const tailLines = (path: string, bytes: number): { lines: string[]; whole: boole
  * The transcript's last custom-title: the session's current name (undefined: never named, or
  * unreadable). Its end is read first; only when no name is there is the whole file searched.
  */
-export const currentTitle = (path: string): string | undefined => {
+const currentTitle = (path: string): string | undefined => {
   try {
     const tail = tailLines(path, TAIL_BYTES);
     const found = lastTitle(tail.lines);

@@ -130,9 +130,22 @@ const sidechainAgents = (t: Transcript): string[] => {
 
 const hasMainMessages = (t: Transcript): boolean => t.lines.some((l) => isClaudeRecord(l.value) && isMessageRecord(l.value) && isMain(l.value));
 
+/** The session's name: the last custom-title record (Claude Code writes one per naming and per resume). */
+const titleOf = (t: Transcript): string | undefined => {
+  for (let i = t.lines.length - 1; i >= 0; i--) {
+    const v = t.lines[i]!.value as { type?: unknown; customTitle?: unknown } | undefined;
+    if (v?.type === "custom-title" && typeof v.customTitle === "string") return v.customTitle;
+  }
+  return undefined;
+};
+
 /** The transcript's main conversation (for a subagent file, whose records are all sidechain: that agent's). */
 export const loadTranscript = (t: Transcript): ClaudeSession => {
-  if (hasMainMessages(t)) return loadConversation(t, isMain, { id: sessionIdOf(t, isMain) });
+  if (hasMainMessages(t)) {
+    const name = titleOf(t);
+    const main = loadConversation(t, isMain, { id: sessionIdOf(t, isMain) });
+    return name === undefined ? main : { ...main, name };
+  }
   const agent = sidechainAgents(t)[0];
   const id = sessionIdOf(t, () => true);
   return loadConversation(t, () => true, agent ? { id: `${id}/agent-${agent}`, agentId: agent } : { id });
