@@ -11,7 +11,7 @@ import { codexHomeOf, formatLiveRecord, listLogs, parseLiveLog } from "../hosts/
 import { BcError } from "../util/errors.ts";
 import { log, out } from "../util/log.ts";
 import { counted } from "../util/format.ts";
-import { currentThreadNames } from "../hosts/codex/thread-names.ts";
+import { byThreadName } from "../hosts/codex/thread-names.ts";
 
 const json = { type: "boolean", description: "Print the result as JSON on stdout, for scripts" } as const;
 
@@ -89,10 +89,7 @@ const logCmd = defineCommand({
     let matches = want ? logs.filter((l) => l.threadId === want || l.threadId.startsWith(want)) : [logs.at(-1)!];
     // no id: a thread's name (session_index.jsonl), the newest so named that has a log
     if (matches.length === 0 && want) {
-      const named = currentThreadNames(codexHome)
-        .filter((t) => t.name === want)
-        .map((t) => logs.find((l) => l.threadId === t.id))
-        .find((l) => l !== undefined);
+      const named = byThreadName(codexHome, want, (id) => logs.find((l) => l.threadId === id));
       if (named) matches = [named];
     }
     if (matches.length === 0)

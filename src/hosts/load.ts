@@ -6,7 +6,7 @@ import { defaultClaudeDir, projectFolders } from "./claude/home.ts";
 import { transcriptsTitled } from "./claude/titles.ts";
 import { defaultCodexHome } from "./codex/home.ts";
 import { archivedDir, homeOfRollout, rolloutFiles, sessionsDir } from "./codex/rollout-files.ts";
-import { rolloutByThreadName, sessionIndexPath, threadName } from "./codex/thread-names.ts";
+import { byThreadName, sessionIndexPath, threadName } from "./codex/thread-names.ts";
 import { BcError } from "../util/errors.ts";
 import { checkFile, decodeUtf8, isZstd, parseJsonl, readFileBytes } from "../util/jsonl.ts";
 import { loadClaudeTranscript } from "./claude/transcript.ts";
@@ -176,13 +176,12 @@ export const resolveSession = (arg: string, places: SessionPlaces = {}): string 
     arg,
   );
   if (titledHere.length > 0) return onlyTitled(arg, titledHere);
-  const named = rolloutByThreadName(
-    codexHomeOf(places),
-    arg,
-    files.filter((f) => f.host === "codex"),
-  );
+  const named = byThreadName(codexHomeOf(places), arg, (id) => files.find((f) => f.host === "codex" && f.id === id));
   if (named !== undefined) return named.path;
-  const titled = transcriptsTitled(claudeFiles, arg);
+  const titled = transcriptsTitled(
+    claudeFiles.filter((f) => !here.has(dirname(f))),
+    arg,
+  );
   if (titled.length > 0) return onlyTitled(arg, titled);
   throw new BcError(
     "not-found",

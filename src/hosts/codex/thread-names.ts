@@ -4,7 +4,6 @@
 // thread whose current name it is and whose rollout is there; bc resolves a name the same way.
 import { appendFileSync, closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
-import type { RolloutFile } from "./rollout-files.ts";
 
 export const sessionIndexPath = (codexHome: string): string => join(codexHome, "session_index.jsonl");
 
@@ -36,13 +35,17 @@ export const currentThreadNames = (codexHome: string): { id: string; name: strin
   return out;
 };
 
-/** The rollout of the newest thread currently named `name` that has one among `files` (undefined: none). */
-export const rolloutByThreadName = (codexHome: string, name: string, files: readonly RolloutFile[]): RolloutFile | undefined => {
+/**
+ * Of the threads currently named `name`, newest first, what `of` finds for the first it finds
+ * anything for (its rollout; its log), as Codex passes over a name's newest thread when it has no
+ * rollout. Undefined: none.
+ */
+export const byThreadName = <T>(codexHome: string, name: string, of: (id: string) => T | undefined): T | undefined => {
   if (name.trim() === "") return undefined;
   for (const t of currentThreadNames(codexHome)) {
     if (t.name !== name) continue;
-    const f = files.find((x) => x.id === t.id);
-    if (f !== undefined) return f;
+    const found = of(t.id);
+    if (found !== undefined) return found;
   }
   return undefined;
 };
