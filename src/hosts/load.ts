@@ -2,7 +2,7 @@
 import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Host } from "../engine/types.ts";
-import { defaultClaudeDir, projectFolders } from "./claude/home.ts";
+import { claudeDirFor, projectFolders } from "./claude/home.ts";
 import { transcriptsTitled } from "./claude/titles.ts";
 import { defaultCodexHome } from "./codex/home.ts";
 import { archivedDir, homeOfRollout, rolloutFiles, sessionsDir } from "./codex/rollout-files.ts";
@@ -104,8 +104,7 @@ export interface SessionPlaces {
   readonly cwd?: string;
 }
 
-const claudeDirOf = (p: SessionPlaces): string => p.claudeDir ?? defaultClaudeDir(p.home);
-const claudeProjects = (p: SessionPlaces): string => join(claudeDirOf(p), "projects");
+const claudeProjects = (p: SessionPlaces): string => join(claudeDirFor(p), "projects");
 const codexHomeOf = (p: SessionPlaces): string => p.codexHome ?? defaultCodexHome(p.home);
 
 /** `~/.claude/projects/<project>/<session>.jsonl` (subagent files, one level deeper, are part of their session). */
@@ -170,7 +169,7 @@ export const resolveSession = (arg: string, places: SessionPlaces = {}): string 
   // no id: a session's name, as `claude --resume <name>` takes it (this project's first), or a
   // Codex thread's, as `codex resume <name>` does
   const claudeFiles = files.filter((f) => f.host === "claude").map((f) => f.path);
-  const here = new Set(projectFolders(claudeDirOf(places), resolve(places.cwd ?? process.cwd())));
+  const here = new Set(projectFolders(claudeDirFor(places), resolve(places.cwd ?? process.cwd())));
   const titledHere = transcriptsTitled(
     claudeFiles.filter((f) => here.has(dirname(f))),
     arg,

@@ -7,6 +7,9 @@ import { listDir } from "../../util/dirs.ts";
 export const defaultClaudeDir = (home?: string, env: Readonly<Record<string, string | undefined>> = process.env): string =>
   env.CLAUDE_CONFIG_DIR || join(home ?? homedir(), ".claude");
 
+/** The folder given (tests, the eval's sandboxes), else the default one of the home given. */
+export const claudeDirFor = (p: { readonly home?: string; readonly claudeDir?: string }): string => p.claudeDir ?? defaultClaudeDir(p.home);
+
 /** The longest project folder name Claude Code writes before it cuts the name and adds a hash. */
 const MAX_PROJECT_NAME = 200;
 

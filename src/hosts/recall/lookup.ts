@@ -14,7 +14,7 @@ import type { Host } from "../../engine/types.ts";
 import { readNote } from "../../engine/notes.ts";
 import { BcError } from "../../util/errors.ts";
 import { parseJsonLine } from "../../util/huge-line.ts";
-import { defaultClaudeDir, projectFolders } from "../claude/home.ts";
+import { claudeDirFor, projectFolders } from "../claude/home.ts";
 import { subagentFiles } from "../claude/transcript.ts";
 import { defaultCodexHome } from "../codex/home.ts";
 import { detectHost, resolveSession } from "../load.ts";
@@ -78,11 +78,10 @@ export const checkCallId = (id: string): void => {
     );
 };
 
-const claudeDirOf = (p: RecallPlaces): string => p.claudeDir ?? defaultClaudeDir(p.home);
 const codexHomeOf = (p: RecallPlaces): string => p.codexHome ?? defaultCodexHome(p.home);
 
 /** The project's folders under `projects` (claude/home.ts). */
-const claudeProjectDirs = (p: RecallPlaces, cwd: string): string[] => projectFolders(claudeDirOf(p), cwd);
+const claudeProjectDirs = (p: RecallPlaces, cwd: string): string[] => projectFolders(claudeDirFor(p), cwd);
 
 const mtime = (path: string): number => {
   try {
@@ -107,7 +106,7 @@ const claudeProjectFiles = (projectDir: string): string[] => {
 };
 
 const claudeAllFiles = (p: RecallPlaces): string[] => {
-  const root = join(claudeDirOf(p), "projects");
+  const root = join(claudeDirFor(p), "projects");
   return listDir(root)
     .filter((d) => d.dir)
     .flatMap((d) => claudeProjectFiles(join(root, d.name)));
@@ -185,7 +184,7 @@ const tiers = (opts: RecallOptions): Tier[] => {
   });
   const inProject = new Set(codexProject);
   out.push({
-    name: `every session under ${join(claudeDirOf(opts), "projects")}, ${join(codexHomeOf(opts), "sessions")} and ${join(codexHomeOf(opts), "archived_sessions")}`,
+    name: `every session under ${join(claudeDirFor(opts), "projects")}, ${join(codexHomeOf(opts), "sessions")} and ${join(codexHomeOf(opts), "archived_sessions")}`,
     files: [
       ...claudeAllFiles(opts)
         .filter((f) => !projectDirs.some((d) => f.startsWith(`${d}${sep}`)))
