@@ -5,8 +5,9 @@
 // results the rules never drop rank like the rest: putting the first two first, or the last
 // last, lost more on both hosts' sessions. A result the rules never drop is only ever cut to its
 // head. When every cut still leaves the history over, the heads kept of the other results go
-// too, in the same order: a host's summary would lose far more. Never touched: pins, prose, call
-// inputs, a person's answers, what an earlier pass already cut.
+// too, in the same order: a host's summary would lose far more. The last cut taken usually frees
+// more than was still needed: the cuts that surplus covers are undone, costliest first. Never
+// touched: pins, prose, call inputs, a person's answers, what an earlier pass already cut.
 import { estimateTextTokens } from "./estimate.ts";
 import type { ResultItem, SessionFacts } from "./session-facts.ts";
 import { dropNote, truncatedText } from "./notes.ts";
@@ -141,12 +142,46 @@ class CostHeap {
   }
 }
 
+/** One cut the escalation took: the result, the tokens it freed, and the verdict it replaced. */
+interface Step {
+  readonly k: number;
+  readonly gain: number;
+  readonly undone: Verdict;
+}
+
+/**
+ * The last cut taken usually frees more than the budget still needed. Undo, latest first, every
+ * cut (a result's latest only) whose tokens fit in what the cuts freed beyond the budget: the
+ * costliest go back first, and the history stays within the budget. Afterwards no cut taken could
+ * be undone and leave the history within it. Returns the tokens given back.
+ */
+const stepBack = (steps: readonly Step[], out: Verdict[], spare: number): number => {
+  let back = 0;
+  // the step each step's result took before it (-1: none), and each result's latest step not undone
+  const latest = new Map<number, number>();
+  const previous = steps.map((s, i) => {
+    const p = latest.get(s.k) ?? -1;
+    latest.set(s.k, i);
+    return p;
+  });
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const s = steps[i]!;
+    if (latest.get(s.k) !== i || s.gain > spare - back) continue;
+    back += s.gain;
+    out[s.k] = s.undone.rule === "escalation" ? s.undone : { ...s.undone, reason: `${s.undone.reason}; in the order, but a later cut freed its room` };
+    latest.set(s.k, previous[i]!);
+  }
+  return back;
+};
+
 /**
  * Cut to the budget, given the rules' verdicts and the tokens over it. The escalation's order is
- * one sequence, whatever the budget (a smaller budget cuts a longer stretch of it): the least
- * costly cut next, where a cut's cost is the result's need, weighted by the share of its
- * names no other kept result holds, per token it frees. Cuts only raise the others' costs (their
- * names lose holders), so each is recomputed when it comes up, and taken if still the least.
+ * one sequence, whatever the budget: the least costly cut next, where a cut's cost is the
+ * result's need, weighted by the share of its names no other kept result holds, per token it
+ * frees. Cuts only raise the others' costs (their names lose holders), so each is recomputed when
+ * it comes up, and taken if still the least. The order's stretch up to the cut that reaches the
+ * budget is taken, less the cuts its surplus covers (stepBack): so a smaller budget may keep a
+ * result a larger one cut, where its last cut is larger.
  */
 export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over: number, need: Float64Array): Escalated => {
   const out = [...verdicts];
@@ -173,6 +208,7 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
   const costOf = (c: Candidate, own: number): number => (need[c.item.ordinal]! * (OWN_NAMES_FLOOR + OWN_NAMES_WEIGHT * own)) / c.gain;
   let freed = 0;
   let place = 0;
+  const steps: Step[] = [];
   const heap = new CostHeap();
   for (const c of candidates) {
     c.cost = costOf(c, coverage.ownShare(c.item.ordinal, keptBy(c)));
@@ -194,6 +230,7 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
     coverage.release(k, keptBy(c));
     if (freed >= over) continue;
     freed += c.gain;
+    steps.push({ k, gain: c.gain, undone: out[k]! });
     const names = c.cut.action === "truncate" ? "of its names past its head" : "of its names";
     out[k] = { ...c.cut, reason: `over budget: need ${needPercent(need[k]!)}, ${needPercent(own)} ${names} held nowhere else${c.cut.reason}` };
   }
@@ -209,8 +246,10 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
       const more = tokensAfter(text, c.cut, id) - tokensAfter(text, ESCALATION_DROP, id);
       if (more <= 0) continue;
       freed += more;
+      steps.push({ k, gain: more, undone: out[k]! });
       out[k] = { ...ESCALATION_DROP, reason: `over budget with every cut taken: need ${needPercent(need[k]!)}; its head went too` };
     }
   }
+  freed -= stepBack(steps, out, freed - over);
   return { verdicts: out, freed, need, order };
 };

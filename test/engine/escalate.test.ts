@@ -4,6 +4,7 @@ import { plan } from "../../src/engine/plan.ts";
 import type { Session } from "../../src/engine/types.ts";
 import { BEYOND_RECENT, SessionBuilder } from "./support/build.ts";
 import { generateSession } from "./support/generate.ts";
+import { checkNoSpareCut } from "./support/laws.ts";
 import { modelOn } from "./support/need-models.ts";
 
 const lines = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag} row ${i}: value_${tag}_${i} = ${i * 31}`).join("\n");
@@ -78,16 +79,25 @@ describe("ranked escalation", () => {
     expect(p.decisions.filter((d) => ids.includes(d.callId) && d.rule === "escalation").every((d) => d.action === "drop")).toBe(true);
   });
 
-  test("a smaller budget cuts a superset (monotonic in the budget)", () => {
-    const s = generateSession({ seed: 7, results: 120, outputChars: 1500 });
+  test("no cut to spare: a cut the budget's last cut made needless is undone (the costliest first)", () => {
+    const { s } = session();
     const rules = plan(s);
-    let prev = new Set<string>();
-    for (const share of [0.95, 0.8, 0.65, 0.5, 0.35]) {
-      const p = plan(s, { budgetTokens: Math.floor(rules.totals.tokensAfter * share) });
-      const now = new Set(p.decisions.filter((d) => d.action !== "keep").map((d) => d.callId));
-      for (const id of prev) expect(now.has(id)).toBe(true);
-      prev = now;
+    // need rising much faster than size: the smallest outputs go first, each larger than the last
+    const needModel = modelOn("log_chars", 8, -60);
+    let undone = 0;
+    for (let over = 5; over < 1500; over += 15) {
+      const budgetTokens = rules.totals.tokensAfter - over;
+      const p = plan(s, { budgetTokens, needModel });
+      expect(p.budget?.reached).toBe(true);
+      expect(checkNoSpareCut(s, rules, p, budgetTokens, `${over} over`)).toEqual([]);
+      // what was undone kept its place in the order, and only results before the last cut were
+      const cut = new Set(escalated(p));
+      const last = Math.max(...p.decisions.filter((d) => cut.has(d.callId)).map((d) => d.escalationOrder!));
+      const back = p.decisions.filter((d) => !cut.has(d.callId) && (d.escalationOrder ?? 0) > 0 && d.escalationOrder! < last);
+      for (const d of back) expect(d).toMatchObject({ rule: "referenced", reason: expect.stringContaining("a later cut freed its room") });
+      undone += back.length;
     }
+    expect(undone).toBeGreaterThan(0);
   });
 
   test("a pass over its own output with the same budget changes nothing; pins, prose and inputs untouched", () => {

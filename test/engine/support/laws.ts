@@ -1,5 +1,6 @@
 // The laws every plan/apply pair must keep, as checks that return what broke (empty: all held).
 import { apply } from "../../../src/engine/apply.ts";
+import { tokensAfter } from "../../../src/engine/escalate.ts";
 import { isAlreadyCut } from "../../../src/engine/notes.ts";
 import { plan } from "../../../src/engine/plan.ts";
 import type { Message, Options, Plan, Session } from "../../../src/engine/types.ts";
@@ -35,6 +36,25 @@ export const checkFixedPoint = (session: Session, out: readonly Message[], label
   out2.forEach((m, i) => {
     if (m !== out[i]) bad.push(`${label}: second pass rewrote #${i}`);
   });
+  return bad;
+};
+
+/**
+ * (f) the escalation stops at its budget: undoing any cut it took (the rules' verdict back, from
+ * `rules`, the plan without a budget) would leave the history over the budget.
+ */
+export const checkNoSpareCut = (session: Session, rules: Plan, p: Plan, budgetTokens: number, label: string): string[] => {
+  const texts = new Map(session.messages.flatMap((m) => m.toolResults.map((r) => [r.callId, r.text] as const)));
+  const ruled = new Map(rules.decisions.map((d) => [d.callId, d]));
+  const verdict = (d: Plan["decisions"][number]) => ({ action: d.action, rule: d.rule, reason: "", headChars: "headChars" in d ? d.headChars : undefined });
+  const spare = budgetTokens - p.totals.tokensAfter;
+  const bad: string[] = [];
+  for (const d of p.decisions) {
+    if (d.rule !== "escalation") continue;
+    const text = texts.get(d.callId) ?? "";
+    const back = tokensAfter(text, verdict(ruled.get(d.callId)!), d.callId) - tokensAfter(text, verdict(d), d.callId);
+    if (back <= spare) bad.push(`${label}: ${d.callId} was cut (${d.action}, ${back} tokens) though ${spare} tokens under the budget were left`);
+  }
   return bad;
 };
 
