@@ -85,7 +85,7 @@ describe("ranked escalation", () => {
     // need rising much faster than size: the smallest outputs go first, each larger than the last
     const needModel = modelOn("log_chars", 8, -60);
     let undone = 0;
-    for (let over = 5; over < 1500; over += 15) {
+    for (let over = 5; over < 1500; over += 45) {
       const budgetTokens = rules.totals.tokensAfter - over;
       const p = plan(s, { budgetTokens, needModel });
       expect(p.budget?.reached).toBe(true);
