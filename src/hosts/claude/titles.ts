@@ -4,8 +4,8 @@
 // project so named, and refuses a name two sessions share. A file's end is read first, as Claude
 // Code reads it; else the file is searched for the record's bytes in chunks (recall/scan.ts), and
 // only the lines holding it are parsed.
-import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
-import { linesContaining } from "../recall/scan.ts";
+import { statSync } from "node:fs";
+import { linesContaining, tailOf } from "../recall/scan.ts";
 
 const TITLE_KIND = '"type":"custom-title"';
 
@@ -28,18 +28,10 @@ const lastTitle = (lines: readonly string[]): string | undefined => {
 
 /** The whole lines of the file's last `bytes` (the first, cut, is left out unless the file starts there). */
 const tailLines = (path: string, bytes: number): { lines: string[]; whole: boolean } => {
-  const fd = openSync(path, "r");
-  try {
-    const size = fstatSync(fd).size;
-    const from = Math.max(0, size - bytes);
-    const buf = Buffer.allocUnsafe(size - from);
-    const n = readSync(fd, buf, 0, buf.length, from);
-    const lines = buf.toString("utf8", 0, n).split("\n");
-    if (from > 0) lines.shift();
-    return { lines, whole: from === 0 };
-  } finally {
-    closeSync(fd);
-  }
+  const tail = tailOf(path, bytes);
+  const lines = tail.text.split("\n");
+  if (tail.from > 0) lines.shift();
+  return { lines, whole: tail.from === 0 };
 };
 
 /**

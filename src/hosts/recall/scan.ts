@@ -147,3 +147,15 @@ export const headOf = (path: string, bytes: number): string => {
     closeSync(fd);
   }
 };
+
+/** The last `bytes` of a file as text, and the offset they start at (0: the whole file). */
+export const tailOf = (path: string, bytes: number): { text: string; from: number } => {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const from = Math.max(0, size - bytes);
+    return { text: readRange(fd, from, size), from };
+  } finally {
+    closeSync(fd);
+  }
+};
