@@ -12,6 +12,7 @@ import { plan } from "../../engine/plan.ts";
 import { type BudgetSpec, type ForkBudget, budgetFor } from "./window.ts";
 import type { Options, PlanTotals, RuleId, RuleTotals, Session } from "../../engine/types.ts";
 import { defaultCodexHome } from "./home.ts";
+import { homeOfRollout } from "./rollout-files.ts";
 import { appendThreadName, sessionIndexPath, threadName } from "./thread-names.ts";
 import { BcError } from "../../util/errors.ts";
 import { lineSpans, writeAtomically } from "../../util/jsonl.ts";
@@ -276,8 +277,11 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
   const window = modelWindowOf(src);
   const codexHome = options.codexHome ?? defaultCodexHome();
   const sourceId = threadId(src);
-  // the fork takes its source's name where codex resume <name> can find it: under this home's sessions
-  const name = options.outDir === undefined ? threadName(codexHome, sourceId) : undefined;
+  // the fork takes its source's name where codex resume <name> can find it: under this home's
+  // sessions. The name is this home's for the thread, else that of the home the source lives in.
+  const sourceHome = homeOfRollout(sourcePath);
+  const name =
+    options.outDir === undefined ? (threadName(codexHome, sourceId) ?? (sourceHome === undefined ? undefined : threadName(sourceHome, sourceId))) : undefined;
   let nameProblem: string | undefined;
   if (options.dryRun) check(built.bytes);
   else {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { estimateTokens } from "../../../src/engine/estimate.ts";
 import { forkRollout, type Pruner } from "../../../src/hosts/codex/fork.ts";
 import { isInjectedContext } from "../../../src/hosts/codex/items.ts";
@@ -337,6 +337,21 @@ describe("a named thread's fork takes its name, as Codex's own forks do", () => 
     const lines = readFileSync(index, "utf8").split("\n");
     expect(lines.at(-2)).toBe(JSON.stringify({ id: r.newId, thread_name: "named", updated_at: NOW.toISOString() }));
     expect(lines.at(-3)).toBe('{"id":"0190');
+  });
+
+  test("a source from another Codex home takes the name that home's index gives it", () => {
+    const other = tempDir();
+    const source = join(other, "sessions", "2026", "11", "30", basename(PAGINATED));
+    mkdirSync(dirname(source), { recursive: true });
+    copyFileSync(PAGINATED, source);
+    writeFileSync(join(other, "session_index.jsonl"), indexRow(sourceIdOf(PAGINATED), "from elsewhere"));
+    const home = tempDir();
+    const r = forkRollout(source, { context: "fresh", pruner: keepAllPruner, codexHome: home, now: NOW });
+    expect(r.name).toBe("from elsewhere");
+    expect(resolveSession("from elsewhere", { codexHome: home, home, claudeDir: join(home, "claude") })).toBe(r.path);
+    // this home's name for the thread comes first, as Codex resolves names in its own home
+    writeFileSync(join(home, "session_index.jsonl"), indexRow(sourceIdOf(PAGINATED), "here"));
+    expect(forkRollout(source, { context: "fresh", pruner: keepAllPruner, codexHome: home, now: NOW, dryRun: true }).name).toBe("here");
   });
 
   test("nothing is named: a source without a name, a dry run, a fork written outside $CODEX_HOME/sessions", () => {
