@@ -90,7 +90,7 @@ describe("ranked escalation", () => {
       const p = plan(s, { budgetTokens, needModel });
       expect(p.budget?.reached).toBe(true);
       expect(checkNoSpareCut(s, rules, p, budgetTokens, `${over} over`)).toEqual([]);
-      // what was undone kept its place in the order, and only results before the last cut were
+      // what was undone keeps its place in the order and the rules' verdict, its reason saying why
       const cut = new Set(escalated(p));
       const last = Math.max(...p.decisions.filter((d) => cut.has(d.callId)).map((d) => d.escalationOrder!));
       const back = p.decisions.filter((d) => !cut.has(d.callId) && (d.escalationOrder ?? 0) > 0 && d.escalationOrder! < last);
@@ -186,6 +186,7 @@ describe("ranked escalation", () => {
     const tight = plan(s, { budgetTokens: none.totals.tokensAfter + 1 });
     expect(tight.budget?.reached).toBe(true);
     expect(gone(tight).length).toBeGreaterThan(0);
+    expect(checkNoSpareCut(s, plan(s), tight, none.totals.tokensAfter + 1, "tight")).toEqual([]);
     // a budget the cuts reach with heads drops no head
     const easy = plan(s, { budgetTokens: plan(s).totals.tokensAfter - 100 });
     expect(easy.budget?.reached).toBe(true);
