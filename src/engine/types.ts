@@ -72,6 +72,7 @@ export type RuleId =
   | "pinned"
   | "never-drop"
   | "superseded-read"
+  | "superseded-run"
   | "latest-read"
   | "referenced"
   | "unreferenced"

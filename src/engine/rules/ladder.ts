@@ -8,8 +8,9 @@ import { referenced } from "./referenced.ts";
 import { reRunnable } from "./re-runnable.ts";
 import type { Rule } from "./rule.ts";
 import { supersededRead } from "./superseded-read.ts";
+import { supersededRun } from "./superseded-run.ts";
 
-const RULES: readonly Rule[] = [pin, neverDrop, supersededRead, latestRead, referenced, reRunnable];
+const RULES: readonly Rule[] = [pin, neverDrop, supersededRead, supersededRun, latestRead, referenced, reRunnable];
 
 // Every rule as an object of one shape (all four fields, in one order): plan() calls them in a
 // loop for every result, and a call site that sees one shape stays fast.

@@ -9,8 +9,8 @@ const LONG = Array.from({ length: 30 }, (_, i) => `\tmodified:   src/module_numb
 
 describe("the ladder", () => {
   test("lists the rules in order; the locking ones first", () => {
-    expect(LADDER.map((r) => r.id)).toEqual(["pinned", "never-drop", "superseded-read", "latest-read", "referenced", "re-runnable"]);
-    expect(LADDER.map((r) => r.locks === true)).toEqual([true, true, false, false, false, false]);
+    expect(LADDER.map((r) => r.id)).toEqual(["pinned", "never-drop", "superseded-read", "superseded-run", "latest-read", "referenced", "re-runnable"]);
+    expect(LADDER.map((r) => r.locks === true)).toEqual([true, true, false, false, false, false, false]);
   });
 
   test("a pin is final: an error result a later rule would truncate stays whole", () => {
