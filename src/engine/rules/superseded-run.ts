@@ -73,7 +73,7 @@ export const supersededRun: Rule = {
   id: "superseded-run",
   decide({ facts, item }) {
     // an output too short to be worth a note is left to the other rules, which say why it stays
-    if (item.meaning.command === undefined || item.meaning.read !== undefined || !worthANote(item.result.text.length, item.result.callId)) return undefined;
+    if (!worthANote(item.result.text.length, item.result.callId)) return undefined;
     const later = supersededRuns(facts).get(item);
     if (later === undefined) return undefined;
     return { action: "drop", rule: "superseded-run", reason: `run again at ${at(later.callMessageIndex)}, which shows all of it used since` };
