@@ -16,6 +16,7 @@ import {
   shellQuote,
   writesOf,
 } from "./shell.ts";
+import { codeModeCalls, constantAt, stringConstants } from "./code-mode.ts";
 import type { ToolCall } from "./types.ts";
 import { isRecord, num, str } from "./values.ts";
 
@@ -26,7 +27,7 @@ export interface CallMeaning {
   readonly writes: readonly string[];
   /** files this call replaces or deletes whole (Write, apply_patch Add/Delete File, `> file`): an earlier read of them is obsolete */
   readonly rewrites?: readonly string[];
-  /** an Edit/Write/MultiEdit/NotebookEdit/apply_patch call: its input is never touched */
+  /** an Edit/Write/MultiEdit/NotebookEdit/apply_patch call (also from a code-mode script): its input is never touched */
   readonly mutating: boolean;
   /** the shell command line, for shell tools */
   readonly command?: string;
@@ -67,8 +68,8 @@ const stringLeaves = (v: unknown, depth: number, out: string[]): void => {
 const shellCommand = (call: ToolCall): { command: string; workdir?: string } | undefined => {
   const input = call.input;
   if (!SHELL_TOOLS.has(call.name)) return undefined;
-  if (call.name === "exec" && typeof input === "string") return codeModeCommand(input);
-  if (call.name === "exec" && isRecord(input) && typeof input.input === "string") return codeModeCommand(input.input);
+  const code = codeOf(call);
+  if (code !== undefined) return codeModeCommand(code);
   if (!isRecord(input)) return undefined;
   const workdir = str(input.workdir) ?? str(input.cwd) ?? str(input.working_directory);
   const fromArgv = (v: unknown): string | undefined => {
@@ -84,19 +85,21 @@ const shellCommand = (call: ToolCall): { command: string; workdir?: string } | u
   return wd === undefined ? { command } : { command, workdir: wd };
 };
 
-// Codex "code mode": the model writes JS that calls tools.exec_command({...}).
+// Codex "code mode": the model writes JS that calls tools.exec_command({...}). A single call
+// only: several commands print several outputs.
 const codeModeCommand = (code: string): { command: string; workdir?: string } | undefined => {
-  const m = /tools\.exec_command\((\{[\s\S]*?\})\)/.exec(code);
-  if (!m) return undefined;
-  // a single call only: several commands print several outputs
-  if (code.indexOf("tools.", m.index + 1) !== -1) return undefined;
-  try {
-    const args: unknown = JSON.parse(m[1]!);
-    if (!isRecord(args) || typeof args.cmd !== "string") return undefined;
-    return typeof args.workdir === "string" ? { command: args.cmd, workdir: args.workdir } : { command: args.cmd };
-  } catch {
-    return undefined;
-  }
+  const calls = codeModeCalls(code);
+  if (calls.length !== 1 || calls[0]!.tool !== "exec_command") return undefined;
+  const args = constantAt(code, calls[0]!.argsAt);
+  if (!isRecord(args) || typeof args.cmd !== "string") return undefined;
+  return typeof args.workdir === "string" ? { command: args.cmd, workdir: args.workdir } : { command: args.cmd };
+};
+
+/** The script of a code-mode call. */
+const codeOf = (call: ToolCall): string | undefined => {
+  if (call.name !== "exec") return undefined;
+  if (typeof call.input === "string") return call.input;
+  return isRecord(call.input) && typeof call.input.input === "string" ? call.input.input : undefined;
 };
 
 // ---------------------------------------------------------------- the meaning of a call
@@ -150,6 +153,14 @@ export const describeCall = (call: ToolCall): CallMeaning => {
       if (name === "Write" && f !== undefined) rewrites = writes;
     } else writes = [ANY_FILE];
     return { writes, mutating: true, asksPerson, ...(rewrites.length > 0 ? { rewrites } : {}) };
+  }
+  const code = codeOf(call);
+  if (code !== undefined && codeModeCalls(code).some((c) => c.tool === "apply_patch")) {
+    // the patch is a string constant of the script, most often bound to a name before the call
+    const patches = stringConstants(code).filter((s) => s.includes("*** Begin Patch"));
+    const writes = patches.flatMap((p) => patchFiles(p));
+    const rewrites = patches.flatMap((p) => patchRewrites(p));
+    return { writes: writes.length > 0 ? writes : [ANY_FILE], mutating: true, asksPerson, ...(rewrites.length > 0 ? { rewrites } : {}) };
   }
   if (name === "Read" && isRecord(input)) {
     const f = str(input.file_path) ?? str(input.path);

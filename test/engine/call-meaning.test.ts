@@ -113,3 +113,45 @@ describe("what a call replaces whole (rewrites)", () => {
     expect(describeCall(call(name, input)).rewrites ?? []).toEqual(expected);
   });
 });
+
+describe("Codex code mode: a script that calls the tools", () => {
+  const exec = (code: string): ToolCall => ({ id: "c", name: "exec", input: code, inputText: code });
+
+  test.each([
+    ["JSON arguments", 'const r = await tools.exec_command({"cmd":"cat a.ts","workdir":"/r"});'],
+    ["bare keys", 'const r = await tools.exec_command({cmd:"cat a.ts", workdir:"/r"});\ntext(r.output);'],
+    ["bare keys over lines, a trailing comma", "const r = await tools.exec_command({\n  cmd: 'cat a.ts',\n  workdir: `/r`,\n});"],
+    ["other constants beside them", 'await tools.exec_command({cmd:"cat a.ts", workdir:"/r", yield_time_ms:1e4, tty:false, env:{A:[1,null]}})'],
+    ["a comment inside", 'await tools.exec_command({ /* the file */ cmd: "cat a.ts", // read\n workdir: "/r" })'],
+  ])("%s: the command and its folder", (_name, code) => {
+    expect(describeCall(exec(code))).toMatchObject({ command: "cat a.ts", read: { path: "/r/a.ts" } });
+  });
+
+  test("a command holding `})` and escapes is read whole", () => {
+    const code = String.raw`await tools.exec_command({cmd:"awk '{print $1}' a.txt | sed -n '1,5p' # \x41\u0042\u{43}\
+"})`;
+    expect(describeCall(exec(code)).command).toBe("awk '{print $1}' a.txt | sed -n '1,5p' # ABC");
+  });
+
+  test.each([
+    ["a command computed at run time", "const c = 'cat a.ts'; await tools.exec_command({cmd: c})"],
+    ["a template with a substitution", "await tools.exec_command({cmd: `cat ${f}`})"],
+    ["a string left open", 'await tools.exec_command({cmd:"cat a.ts'],
+    ["several calls", 'await Promise.all([tools.exec_command({cmd:"cat a"}), tools.exec_command({cmd:"cat b"})])'],
+    ["another tool", 'await tools.write_stdin({session_id: 3, chars: ""})'],
+  ])("no command: %s", (_name, code) => {
+    expect(describeCall(exec(code)).command).toBeUndefined();
+  });
+
+  test("apply_patch from a script changes the files its patch names", () => {
+    const patch = "*** Begin Patch\n*** Update File: /r/a.ts\n@@\n-x\n+y\n*** Add File: /r/b.ts\n+z\n*** End Patch";
+    const code = `const patch = ${JSON.stringify(patch)};\nconst r = await tools.apply_patch(patch);\ntext(r);`;
+    expect(describeCall(exec(code))).toMatchObject({ mutating: true, writes: ["/r/a.ts", "/r/b.ts"], rewrites: ["/r/b.ts"] });
+  });
+
+  test("apply_patch of a patch built at run time may change any file", () => {
+    const m = describeCall(exec("const r = await tools.apply_patch(makePatch());"));
+    expect(m).toMatchObject({ mutating: true, writes: [ANY_FILE] });
+    expect(m.command).toBeUndefined();
+  });
+});
