@@ -135,6 +135,7 @@ describe("Codex code mode: a script that calls the tools", () => {
 
   test.each([
     ["a command computed at run time", "const c = 'cat a.ts'; await tools.exec_command({cmd: c})"],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the script's own template literal
     ["a template with a substitution", "await tools.exec_command({cmd: `cat ${f}`})"],
     ["a string left open", 'await tools.exec_command({cmd:"cat a.ts'],
     ["several calls", 'await Promise.all([tools.exec_command({cmd:"cat a"}), tools.exec_command({cmd:"cat b"})])'],
