@@ -11,6 +11,7 @@
 // (and "re-run the call to see it" where no id can be written). A short note costs less than
 // the output it stands for: the shorter it is, the smaller the results worth removing, and the
 // more room a budget leaves the rest.
+import { headerChars } from "./result-text.ts";
 import { shellQuote } from "./shell.ts";
 
 /** Call ids longer than this are not written into a note (the note would outgrow its purpose). */
@@ -73,9 +74,12 @@ export const readNote = (text: string): ReadNote | undefined => {
   return { kind, chars, head: text.slice(0, start - 1), ...(callWord ? { callWord } : {}) };
 };
 
-/** The head a truncation keeps: `headChars` characters, never splitting a surrogate pair. */
+/**
+ * The head a truncation keeps: the host's header (Codex's `Chunk ID`, `Wall time`, exit status
+ * and `Output:` lines), then `headChars` characters of the output, never splitting a surrogate pair.
+ */
 const headOf = (text: string, headChars: number): string => {
-  let n = Math.min(headChars, text.length);
+  let n = Math.min(headerChars(text) + headChars, text.length);
   const last = text.charCodeAt(n - 1);
   if (n > 0 && n < text.length && last >= 0xd800 && last <= 0xdbff) n--;
   return text.slice(0, n);

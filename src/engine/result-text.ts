@@ -51,6 +51,21 @@ const outputStart = (text: string): number => {
   return at === -1 ? -1 : at + 1 + OUTPUT_MARKER.length;
 };
 
+/** A header longer than this is not all kept with a head (a `Command:` line can carry a whole script). */
+const MAX_HEADER_CHARS = 500;
+
+/**
+ * How many of a result's first characters are its host's header (an exec, shell or code-mode
+ * header up to its `Output:` line; at most MAX_HEADER_CHARS), so that a head counts from the
+ * output: 0 for a text without one.
+ */
+export const headerChars = (text: string): number => {
+  const shape = shapeOf(text);
+  if (shape !== "exec" && shape !== "code-mode") return 0;
+  const start = outputStart(text);
+  return start === -1 ? 0 : Math.min(start, MAX_HEADER_CHARS);
+};
+
 /** The header's text (the whole text when it has no `Output:` line). */
 const headerOf = (text: string): string => {
   const start = outputStart(text);

@@ -19,6 +19,19 @@ describe("notes", () => {
     expect(truncatedText("x".repeat(500), 200, "call_9")).toBe(`${"x".repeat(200)}\n[bc cut 300 more chars; bc recall call_9 prints it whole]`);
   });
 
+  test("a head counts from the output: a Codex header is kept before it, a long one only in part", () => {
+    const header = "Chunk ID: 3b0f31\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 124\nOutput:\n";
+    const output = "o".repeat(1000);
+    expect(truncatedText(header + output, 200, "c1")).toBe(`${header}${"o".repeat(200)}\n[bc cut 800 more chars; bc recall c1 prints it whole]`);
+    const script = "Script completed\nWall time 0.9 seconds\nOutput:\n";
+    expect(truncatedText(script + output, 100, "c1").startsWith(`${script}${"o".repeat(100)}\n[bc cut 900 `)).toBe(true);
+    // a `Command:` line holding a whole script: the head keeps 500 characters of it, then 200 more
+    const long = `Command: ${"c".repeat(2000)}\nChunk ID: 1\nOutput:\n${output}`;
+    expect(truncatedText(long, 200, "c1")).toStartWith(`${long.slice(0, 700)}\n[bc cut ${long.length - 700} more chars;`);
+    // no header: a text that only looks like one further down keeps its first characters
+    expect(truncatedText(`x\n${header}${output}`, 200, "c1")).toStartWith(`x\n${header}${"o".repeat(200 - 2 - header.length)}\n[bc cut`);
+  });
+
   test("an id that is not a plain shell word is quoted; one that cannot be written is left out", () => {
     expect(shellQuote("a b'c")).toBe(`'a b'\\''c'`);
     expect(dropNote(10, "a b")).toContain("; bc recall 'a b' prints it]");
