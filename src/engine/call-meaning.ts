@@ -136,7 +136,22 @@ export const describeCall = (call: ToolCall): CallMeaning => {
   const input = call.input;
   const asksPerson = isPersonTool(name);
   if (DISCOVERY_TOOLS.has(name)) return { writes: [], mutating: false, asksPerson, discovery: true };
-  if (UNREPEATABLE_TOOLS.has(name) || (name === "exec" && /\btools\.web__/.test(call.inputText)))
+  const code = codeOf(call);
+  if (code !== undefined && codeModeCalls(code).some((c) => c.tool === "apply_patch")) {
+    // the patch is a string constant of the script, most often bound to a name before the call
+    const patches = stringConstants(code).filter((s) => s.includes("*** Begin Patch"));
+    const writes = patches.flatMap((p) => patchFiles(p));
+    const rewrites = patches.flatMap((p) => patchRewrites(p));
+    const web = /\btools\.web__/.test(code);
+    return {
+      writes: writes.length > 0 ? writes : [ANY_FILE],
+      mutating: true,
+      asksPerson,
+      ...(rewrites.length > 0 ? { rewrites } : {}),
+      ...(web ? { unrepeatable: true } : {}),
+    };
+  }
+  if (UNREPEATABLE_TOOLS.has(name) || (name === "exec" && /\btools\.web__/.test(code ?? call.inputText)))
     return { writes: [], mutating: false, asksPerson, unrepeatable: true };
   if (MUTATING_TOOLS.has(name)) {
     let writes: string[] = [];
@@ -153,14 +168,6 @@ export const describeCall = (call: ToolCall): CallMeaning => {
       if (name === "Write" && f !== undefined) rewrites = writes;
     } else writes = [ANY_FILE];
     return { writes, mutating: true, asksPerson, ...(rewrites.length > 0 ? { rewrites } : {}) };
-  }
-  const code = codeOf(call);
-  if (code !== undefined && codeModeCalls(code).some((c) => c.tool === "apply_patch")) {
-    // the patch is a string constant of the script, most often bound to a name before the call
-    const patches = stringConstants(code).filter((s) => s.includes("*** Begin Patch"));
-    const writes = patches.flatMap((p) => patchFiles(p));
-    const rewrites = patches.flatMap((p) => patchRewrites(p));
-    return { writes: writes.length > 0 ? writes : [ANY_FILE], mutating: true, asksPerson, ...(rewrites.length > 0 ? { rewrites } : {}) };
   }
   if (name === "Read" && isRecord(input)) {
     const f = str(input.file_path) ?? str(input.path);

@@ -150,6 +150,12 @@ describe("Codex code mode: a script that calls the tools", () => {
     expect(describeCall(exec(code))).toMatchObject({ mutating: true, writes: ["/r/a.ts", "/r/b.ts"], rewrites: ["/r/b.ts"] });
   });
 
+  test("a script that searches the web and patches a file: unrepeatable, and it changes the file", () => {
+    const patch = "*** Begin Patch\n*** Update File: /r/a.ts\n@@\n-x\n+y\n*** End Patch";
+    const code = `const found = await tools.web__run({search_query: [{q: "x"}]});\nawait tools.apply_patch(${JSON.stringify(patch)});`;
+    expect(describeCall(exec(code))).toMatchObject({ mutating: true, unrepeatable: true, writes: ["/r/a.ts"] });
+  });
+
   test("apply_patch of a patch built at run time may change any file", () => {
     const m = describeCall(exec("const r = await tools.apply_patch(makePatch());"));
     expect(m).toMatchObject({ mutating: true, writes: [ANY_FILE] });
