@@ -31,6 +31,8 @@ export interface CallMeaning {
   readonly mutating: boolean;
   /** the shell command line, for shell tools */
   readonly command?: string;
+  /** the folder the call names for its command (Codex's `workdir`; Claude Code's Bash names none) */
+  readonly workdir?: string;
   /** a command whose output is cheaper to re-run than to keep */
   readonly rerunnable?: RerunnableKind;
   /** a person's answer or an approved plan: re-running does not bring it back */
@@ -65,11 +67,10 @@ const stringLeaves = (v: unknown, depth: number, out: string[]): void => {
 };
 
 /** The command line a shell-like call runs, and its working directory, for every host shape. */
-const shellCommand = (call: ToolCall): { command: string; workdir?: string } | undefined => {
+const shellCommand = (call: ToolCall, script: Script | undefined): { command: string; workdir?: string } | undefined => {
   const input = call.input;
   if (!SHELL_TOOLS.has(call.name)) return undefined;
-  const code = codeOf(call);
-  if (code !== undefined) return codeModeCommand(code);
+  if (script !== undefined) return codeModeCommand(script);
   if (!isRecord(input)) return undefined;
   const workdir = str(input.workdir) ?? str(input.cwd) ?? str(input.working_directory);
   const fromArgv = (v: unknown): string | undefined => {
@@ -87,19 +88,23 @@ const shellCommand = (call: ToolCall): { command: string; workdir?: string } | u
 
 // Codex "code mode": the model writes JS that calls tools.exec_command({...}). A single call
 // only: several commands print several outputs.
-const codeModeCommand = (code: string): { command: string; workdir?: string } | undefined => {
-  const calls = codeModeCalls(code);
+const codeModeCommand = ({ code, calls }: Script): { command: string; workdir?: string } | undefined => {
   if (calls.length !== 1 || calls[0]!.tool !== "exec_command") return undefined;
   const args = constantAt(code, calls[0]!.argsAt);
   if (!isRecord(args) || typeof args.cmd !== "string") return undefined;
   return typeof args.workdir === "string" ? { command: args.cmd, workdir: args.workdir } : { command: args.cmd };
 };
 
-/** The script of a code-mode call. */
-const codeOf = (call: ToolCall): string | undefined => {
+/** A code-mode call's script and the tool calls it makes. */
+interface Script {
+  readonly code: string;
+  readonly calls: readonly { tool: string; argsAt: number }[];
+}
+
+const scriptOf = (call: ToolCall): Script | undefined => {
   if (call.name !== "exec") return undefined;
-  if (typeof call.input === "string") return call.input;
-  return isRecord(call.input) && typeof call.input.input === "string" ? call.input.input : undefined;
+  const code = typeof call.input === "string" ? call.input : isRecord(call.input) && typeof call.input.input === "string" ? call.input.input : undefined;
+  return code === undefined ? undefined : { code, calls: codeModeCalls(code) };
 };
 
 // ---------------------------------------------------------------- the meaning of a call
@@ -136,9 +141,10 @@ export const describeCall = (call: ToolCall): CallMeaning => {
   const input = call.input;
   const asksPerson = isPersonTool(name);
   if (DISCOVERY_TOOLS.has(name)) return { writes: [], mutating: false, asksPerson, discovery: true };
-  const code = codeOf(call);
-  if (code !== undefined && codeModeCalls(code).some((c) => c.tool === "apply_patch")) {
+  const script = scriptOf(call);
+  if (script?.calls.some((c) => c.tool === "apply_patch")) {
     // the patch is a string constant of the script, most often bound to a name before the call
+    const code = script.code;
     const patches = stringConstants(code).filter((s) => s.includes("*** Begin Patch"));
     const writes = patches.flatMap((p) => patchFiles(p));
     const rewrites = patches.flatMap((p) => patchRewrites(p));
@@ -151,7 +157,7 @@ export const describeCall = (call: ToolCall): CallMeaning => {
       ...(web ? { unrepeatable: true } : {}),
     };
   }
-  if (UNREPEATABLE_TOOLS.has(name) || (name === "exec" && /\btools\.web__/.test(code ?? call.inputText)))
+  if (UNREPEATABLE_TOOLS.has(name) || (name === "exec" && /\btools\.web__/.test(script?.code ?? call.inputText)))
     return { writes: [], mutating: false, asksPerson, unrepeatable: true };
   if (MUTATING_TOOLS.has(name)) {
     let writes: string[] = [];
@@ -179,7 +185,7 @@ export const describeCall = (call: ToolCall): CallMeaning => {
     const range: LineRange = limit === undefined ? { start } : { start, end: start + limit - 1 };
     return { read: { path: normalizePath(f), range }, writes: [], mutating: false, asksPerson };
   }
-  const sh = shellCommand(call);
+  const sh = shellCommand(call, script);
   if (sh) {
     // Codex's exec_command may carry a freeform apply_patch heredoc
     const command = sh.command;
@@ -191,7 +197,7 @@ export const describeCall = (call: ToolCall): CallMeaning => {
     const rewrites = read ? [] : [...rewritesOf(parsed), ...(patch ? patchRewrites(command, sh.workdir) : [])];
     const rerunnable = read ? undefined : rerunnableOf(parsed);
     const discovery = !read && rerunnable === undefined && writes.length === 0 && discoveryOf(parsed);
-    const base = { command, writes, mutating: false, asksPerson };
+    const base = { command, ...(sh.workdir === undefined ? {} : { workdir: sh.workdir }), writes, mutating: false, asksPerson };
     return {
       ...base,
       ...(discovery ? { discovery } : {}),

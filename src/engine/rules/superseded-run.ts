@@ -14,14 +14,6 @@ import { type Rule, at } from "./rule.ts";
 /** Per session: each superseded output, and the latest run kept whole that supersedes it. */
 const supersededCache = new WeakMap<SessionFacts, Map<ResultItem, ResultItem>>();
 
-/** A command's folder, where its call names one (Codex's `workdir`); Claude Code's Bash names none. */
-const folderOf = (item: ResultItem): string => {
-  const input = item.call?.input;
-  if (typeof input !== "object" || input === null) return "";
-  const { workdir, cwd } = input as { workdir?: unknown; cwd?: unknown };
-  return typeof workdir === "string" ? workdir : typeof cwd === "string" ? cwd : "";
-};
-
 /**
  * Whether the rules keep this output whole: pinned or never dropped, or kept by the lookup and
  * not cut to its head as re-runnable. (A later run is never a read, and no run is superseded by
@@ -41,7 +33,7 @@ const supersededRuns = (facts: SessionFacts): Map<ResultItem, ResultItem> => {
   for (const item of facts.items) {
     const command = item.meaning.command?.trim();
     if (command === undefined || command === "" || item.meaning.read !== undefined || item.cut) continue;
-    const key = `${command}\u0000${folderOf(item)}`;
+    const key = `${command}\u0000${item.meaning.workdir ?? ""}`;
     const list = runs.get(key);
     if (list === undefined) runs.set(key, [item]);
     else list.push(item);
