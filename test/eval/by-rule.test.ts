@@ -13,12 +13,13 @@ import { filler, pair, prompt, reply, session } from "./build.ts";
 /** a text of exactly `tokens` estimated tokens whose first line names `name` */
 const sized = (name: string, tokens: number): string => `${name}\n`.padEnd(tokens * 4, "x");
 
-/** 60 shell outputs, a few used right after them and three used only after the cut */
+/** 60 shell outputs, a few used right after them and three used only after the cut; a new task every ten */
 const messages = (): Message[] => [
   prompt("start"),
   ...Array.from({ length: 60 }, (_, i) => [
     ...pair(`c${i}`, "Bash", { command: `step ${i}` }, sized(`output_number_${i}`, 300 + 40 * i)),
     ...(i % 5 === 0 ? [reply(`looked at output_number_${i}`)] : []),
+    ...(i % 10 === 9 ? [prompt(`next task ${i}`)] : []),
   ]).flat(),
   ...filler(6),
   reply("again output_number_1 and output_number_2"),
