@@ -142,13 +142,14 @@ export const describeCall = (call: ToolCall): CallMeaning => {
   const asksPerson = isPersonTool(name);
   if (DISCOVERY_TOOLS.has(name)) return { writes: [], mutating: false, asksPerson, discovery: true };
   const script = scriptOf(call);
+  // a code-mode script that searches or fetches from the web: re-running it would not reproduce it
+  const web = name === "exec" && /\btools\.web__/.test(script?.code ?? call.inputText);
   if (script?.calls.some((c) => c.tool === "apply_patch")) {
     // the patch is a string constant of the script, most often bound to a name before the call
     const code = script.code;
     const patches = stringConstants(code).filter((s) => s.includes("*** Begin Patch"));
     const writes = patches.flatMap((p) => patchFiles(p));
     const rewrites = patches.flatMap((p) => patchRewrites(p));
-    const web = /\btools\.web__/.test(code);
     return {
       writes: writes.length > 0 ? writes : [ANY_FILE],
       mutating: true,
@@ -157,8 +158,7 @@ export const describeCall = (call: ToolCall): CallMeaning => {
       ...(web ? { unrepeatable: true } : {}),
     };
   }
-  if (UNREPEATABLE_TOOLS.has(name) || (name === "exec" && /\btools\.web__/.test(script?.code ?? call.inputText)))
-    return { writes: [], mutating: false, asksPerson, unrepeatable: true };
+  if (UNREPEATABLE_TOOLS.has(name) || web) return { writes: [], mutating: false, asksPerson, unrepeatable: true };
   if (MUTATING_TOOLS.has(name)) {
     let writes: string[] = [];
     let rewrites: string[] = [];
