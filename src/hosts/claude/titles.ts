@@ -12,13 +12,19 @@ const TITLE_KIND = '"type":"custom-title"';
 /** How much of a transcript's end is read first: Claude Code writes the name again on each resume. */
 const TAIL_BYTES = 256 * 1024;
 
+/** The name a record gives the session: a custom-title record's (undefined: any other record). */
+export const customTitleOf = (record: unknown): string | undefined => {
+  const row = record as { type?: unknown; customTitle?: unknown } | null | undefined;
+  return row?.type === "custom-title" && typeof row.customTitle === "string" ? row.customTitle : undefined;
+};
+
 /** The last custom-title among these lines (undefined: none). */
 const lastTitle = (lines: readonly string[]): string | undefined => {
   for (let i = lines.length - 1; i >= 0; i--) {
     if (!lines[i]!.includes(TITLE_KIND)) continue;
     try {
-      const row = JSON.parse(lines[i]!) as { type?: unknown; customTitle?: unknown };
-      if (row.type === "custom-title" && typeof row.customTitle === "string") return row.customTitle;
+      const title = customTitleOf(JSON.parse(lines[i]!));
+      if (title !== undefined) return title;
     } catch {
       // a line being written: look further back
     }

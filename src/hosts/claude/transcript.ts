@@ -8,6 +8,7 @@ import type { HostCompaction, LoadedSession } from "../types.ts";
 import { type Segment, isMessageRecord, messageOf, walkConversation } from "./conversation.ts";
 import { isObject } from "../../util/json.ts";
 import { type ClaudeRecord, isClaudeRecord } from "../record-kind.ts";
+import { customTitleOf } from "./titles.ts";
 import { type Transcript, readTranscript, str } from "./transcript-format.ts";
 
 export interface ClaudeSession extends LoadedSession {
@@ -133,8 +134,8 @@ const hasMainMessages = (t: Transcript): boolean => t.lines.some((l) => isClaude
 /** The session's name: the last custom-title record (Claude Code writes one per naming and per resume). */
 const titleOf = (t: Transcript): string | undefined => {
   for (let i = t.lines.length - 1; i >= 0; i--) {
-    const v = t.lines[i]!.value as { type?: unknown; customTitle?: unknown } | undefined;
-    if (v?.type === "custom-title" && typeof v.customTitle === "string") return v.customTitle;
+    const title = customTitleOf(t.lines[i]!.value);
+    if (title !== undefined) return title;
   }
   return undefined;
 };
