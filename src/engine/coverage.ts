@@ -9,6 +9,7 @@
 // result that repeats others from one with names of its own, at a fraction of the cost of reading
 // every result whole. (Paths too were measured: no better at 95% of the window, and slower.)
 import type { ResultItem, SessionFacts } from "./session-facts.ts";
+import { forEachIdentifierMatch } from "./identifier-scan.ts";
 import { IDENTIFIER_GRAMMAR, NUMBER_GRAMMAR } from "./tokens.ts";
 
 /** Characters of each result its names are read from. */
@@ -72,7 +73,7 @@ class NameIds {
       ids.push(id);
       ends.push(end);
     };
-    for (const m of text.matchAll(IDENTIFIER_GRAMMAR.pattern)) take(this.idOf(m[0], true), m.index + m[0].length);
+    forEachIdentifierMatch(text, (start, end) => take(this.idOf(text.slice(start, end), true), end));
     for (const m of text.matchAll(NUMBER_GRAMMAR.pattern)) take(this.idOf(m[0], false), m.index + m[0].length);
     return ids.length === 0 ? NO_NAMES : { ids: Int32Array.from(ids), ends: Int32Array.from(ends) };
   }
