@@ -7,27 +7,18 @@
 // before it; the run of [\w$-] characters from there is at least 6 long and holds a "_", a "-"
 // or a lower-case letter followed by an upper-case one; the match is [\w$]* then any number of
 // "-" each followed by [\w$]+. The next match is looked for from where this one ends.
+import { IDENTIFIER_CHARS, classTable } from "./lookup/token-places.ts";
 
 /** [\w$]: what may not come before a match, and what a match is made of */
-const WORD = new Uint8Array(128);
-/** [\w$-]: the run the lookaheads read */
-const RUN = new Uint8Array(128);
+const WORD = classTable(/[\w$]/);
 /** [A-Za-z_$]: what a match starts with */
-const START = new Uint8Array(128);
-for (let c = 0; c < 128; c++) {
-  const ch = String.fromCharCode(c);
-  if (/[\w$]/.test(ch)) WORD[c] = 1;
-  if (/[\w$-]/.test(ch)) RUN[c] = 1;
-  if (/[A-Za-z_$]/.test(ch)) START[c] = 1;
-}
+const START = classTable(/[A-Za-z_$]/);
 
 const DASH = 45;
 const UNDERSCORE = 95;
-/** how long the run from a match's start must be */
+/** how long the run of IDENTIFIER_CHARS from a match's start must be */
 const MIN_RUN = 6;
 
-const isWord = (c: number): boolean => c < 128 && WORD[c] === 1;
-const isRun = (c: number): boolean => c < 128 && RUN[c] === 1;
 const isLower = (c: number): boolean => c >= 97 && c <= 122;
 const isUpper = (c: number): boolean => c >= 65 && c <= 90;
 
@@ -47,23 +38,23 @@ export const forEachIdentifierMatch = (text: string, visit: (start: number, end:
   let p = 0;
   while (p < n) {
     const c = text.charCodeAt(p);
-    if (c >= 128 || START[c] !== 1 || (p > 0 && isWord(text.charCodeAt(p - 1)))) {
+    if (START[c] !== 1 || (p > 0 && WORD[text.charCodeAt(p - 1)] === 1)) {
       p++;
       continue;
     }
     // the run of [\w$-] from here: no start inside it can pass where this one fails (its run
     // is this run's end, shorter and with no mark this one lacks)
     let r = p + 1;
-    while (r < n && isRun(text.charCodeAt(r))) r++;
+    while (r < n && IDENTIFIER_CHARS[text.charCodeAt(r)] === 1) r++;
     if (r - p < MIN_RUN || !hasMark(text, p, r)) {
       p = r;
       continue;
     }
     let e = p + 1;
-    while (e < n && isWord(text.charCodeAt(e))) e++;
-    while (e + 1 < n && text.charCodeAt(e) === DASH && isWord(text.charCodeAt(e + 1))) {
+    while (e < n && WORD[text.charCodeAt(e)] === 1) e++;
+    while (e + 1 < n && text.charCodeAt(e) === DASH && WORD[text.charCodeAt(e + 1)] === 1) {
       e += 2;
-      while (e < n && isWord(text.charCodeAt(e))) e++;
+      while (e < n && WORD[text.charCodeAt(e)] === 1) e++;
     }
     visit(p, e);
     p = e;

@@ -13,7 +13,8 @@ export const QUOTED = 3;
 export const ERROR_LINE = 4;
 export const NONE = 5;
 
-const classTable = (re: RegExp): Uint8Array => {
+/** A table of the UTF-16 code units `re` (one character, no u flag: ASCII only) matches: 1 where it does. */
+export const classTable = (re: RegExp): Uint8Array => {
   const t = new Uint8Array(65_536);
   for (let c = 0; c < 128; c++) if (re.test(String.fromCharCode(c))) t[c] = 1;
   return t;
@@ -21,7 +22,8 @@ const classTable = (re: RegExp): Uint8Array => {
 /** \w without the u flag: ASCII letters, digits, underscore */
 export const WORD = classTable(/\w/);
 const PATH_CHARS = classTable(PATH_GRAMMAR.chars);
-const IDENTIFIER_CHARS = classTable(IDENTIFIER_GRAMMAR.chars);
+/** [\w$-]: what an identifier match can consume */
+export const IDENTIFIER_CHARS = classTable(IDENTIFIER_GRAMMAR.chars);
 
 const PATH_SCAN = new RegExp(PATH_GRAMMAR.pattern.source, "g");
 const IDENTIFIER_SCAN = new RegExp(IDENTIFIER_GRAMMAR.pattern.source, "g");
