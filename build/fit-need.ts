@@ -7,9 +7,9 @@
 //   bun build/fit-need.ts <corpus folder> [--check <validation folder>]
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FEATURE_NAMES } from "../src/engine/need/features.ts";
-import { DEFAULT_FIT, fitNeedModel, heldOutScore, scoreModel } from "../src/engine/need/fit.ts";
+import { scoreModel } from "../src/engine/need/fit.ts";
 import { collectNeedSamples } from "../src/eval/need-data.ts";
+import { fitShippedModel, weightsFile } from "./need-model.ts";
 
 const args = process.argv.slice(2);
 const check = args.indexOf("--check");
@@ -21,35 +21,18 @@ if (corpus === undefined) {
 }
 
 const dev = collectNeedSamples([corpus], (msg) => process.stderr.write(`fit-need: ${msg}\n`));
-const sessions = new Set(dev.samples.map((s) => s.group)).size;
 if (dev.samples.length === 0) {
   process.stderr.write(`fit-need: no results to fit on in ${corpus} (${dev.files} session files read); weights.ts left as it is\n`);
   process.exit(1);
 }
-const held = heldOutScore(dev.samples, DEFAULT_FIT);
+const { model, sessions, held } = fitShippedModel(dev);
 process.stderr.write(
   `fit-need: ${dev.samples.length} samples from ${sessions} sessions; grouped 5-fold AUC ${held.auc.toFixed(3)}, ECE ${held.ece.toFixed(3)}\n`,
 );
-const source = `fitted by build/fit-need.ts on ${dev.samples.length} results of ${sessions} public sessions (corpus ${dev.fingerprint.slice(0, 12)}), cuts at 30-90%; grouped 5-fold AUC ${held.auc.toFixed(3)}, ECE ${held.ece.toFixed(3)}`;
-const model = fitNeedModel(dev.samples, { ...DEFAULT_FIT, source });
 if (validation !== undefined) {
   const val = collectNeedSamples([validation], () => {});
   const v = scoreModel(model, val.samples);
   process.stderr.write(`fit-need: validation ${val.samples.length} samples: AUC ${v.auc.toFixed(3)}, ECE ${v.ece.toFixed(3)}\n`);
 }
-const list = (xs: readonly number[]): string => `[${xs.join(", ")}]`;
-const text = `// The need model shipped in the binary: written by build/fit-need.ts, not by hand.
-// ${FEATURE_NAMES.length} features (features.ts); a user's own weights (bc calibrate --write) take its place.
-import type { NeedModel } from "./model.ts";
-
-export const SHIPPED_NEED_MODEL: NeedModel = {
-  source: ${JSON.stringify(model.source)},
-  features: ${JSON.stringify(model.features)},
-  mean: ${list(model.mean)},
-  scale: ${list(model.scale)},
-  weights: ${list(model.weights)},
-  intercept: ${model.intercept},
-};
-`;
-writeFileSync(join(import.meta.dir, "..", "src", "engine", "need", "weights.ts"), text);
+writeFileSync(join(import.meta.dir, "..", "src", "engine", "need", "weights.ts"), weightsFile(model));
 process.stderr.write("fit-need: wrote src/engine/need/weights.ts\n");
