@@ -2,22 +2,24 @@
 // src/engine/need/weights.ts, and what the corpus tests hold that file to (a change to the rules
 // or the features that moves the fit must come with a refit).
 import { FEATURE_NAMES } from "../src/engine/need/features.ts";
-import { DEFAULT_FIT, fitNeedModel, heldOutScore } from "../src/engine/need/fit.ts";
+import { DEFAULT_FIT, type HeldOut, fitNeedModel, heldOutScore } from "../src/engine/need/fit.ts";
 import type { NeedModel } from "../src/engine/need/model.ts";
-import type { CollectedSamples } from "../src/eval/need-data.ts";
+import { type CollectedSamples, FIT_CUTS } from "../src/eval/need-data.ts";
 
 export interface ShippedFit {
   readonly model: NeedModel;
   readonly sessions: number;
   /** grouped 5-fold held-out scores */
-  readonly held: { readonly auc: number; readonly ece: number };
+  readonly held: HeldOut;
 }
 
 /** Fit on the samples of a corpus (collectNeedSamples); they must hold at least one result. */
 export const fitShippedModel = (dev: CollectedSamples): ShippedFit => {
   const sessions = new Set(dev.samples.map((s) => s.group)).size;
   const held = heldOutScore(dev.samples, DEFAULT_FIT);
-  const source = `fitted by build/fit-need.ts on ${dev.samples.length} results of ${sessions} public sessions (corpus ${dev.fingerprint.slice(0, 12)}), cuts at 30-90%; grouped 5-fold AUC ${held.auc.toFixed(3)}, ECE ${held.ece.toFixed(3)}`;
+  const percent = (share: number): number => Math.round(share * 100);
+  const cuts = `${percent(Math.min(...FIT_CUTS))}-${percent(Math.max(...FIT_CUTS))}%`;
+  const source = `fitted by build/fit-need.ts on ${dev.samples.length} results of ${sessions} public sessions (corpus ${dev.fingerprint.slice(0, 12)}), cuts at ${cuts}; grouped 5-fold AUC ${held.auc.toFixed(3)}, ECE ${held.ece.toFixed(3)}`;
   return { model: fitNeedModel(dev.samples, { ...DEFAULT_FIT, source }), sessions, held };
 };
 
