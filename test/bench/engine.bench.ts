@@ -16,7 +16,9 @@
 // The generated sessions repeat outputs the way sessions do (a file read again unchanged, the
 // same listing or test run), and the engine scans a repeated text once; how much of their
 // output repeats is printed. The "unique" rows give every output a line of its own, so nothing
-// repeats: the same size with none of that help.
+// repeats: the same size with none of that help. Real sessions cost more per megabyte (more
+// prose and call inputs to read, more tokens to look for), so the "corpus joined" rows plan the
+// corpus's own sessions of each host joined end to end into one of about 20 MB.
 // Figures, not assertions.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -24,7 +26,7 @@ import { plan, planWith } from "../../src/engine/plan.ts";
 import type { Session } from "../../src/engine/types.ts";
 import { loadSessionFile } from "../../src/hosts/load.ts";
 import { generateSession } from "../engine/support/generate.ts";
-import { SKIP_NOTE, hasCorpus, largestCorpusFile } from "../support/shared.ts";
+import { CORPUS_DIR, SKIP_NOTE, corpusFiles, hasCorpus, largestCorpusFile } from "../support/shared.ts";
 import { median, runsArg as runsArgOf } from "./support.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
@@ -68,6 +70,28 @@ const repeatedShare = (s: Session): number => {
 const makeUnique = (s: Session): void => {
   let k = 0;
   for (const m of s.messages) for (const r of m.toolResults) (r as { text: string }).text = `${r.text}\n(output ${k++})`;
+};
+
+/**
+ * Real sessions of one host, joined end to end until about JOINED_BYTES of their files: a long
+ * session of real output, prose and inputs (generated sessions have little prose, and real
+ * sessions cost more per megabyte than generated ones). Undefined when the corpus holds less.
+ */
+const JOINED_BYTES = 20e6;
+const joinedCorpus = (host: "claude" | "codex"): { session: Session; text: string; files: number } | undefined => {
+  const messages: Session["messages"][number][] = [];
+  const texts: string[] = [];
+  let bytes = 0;
+  let files = 0;
+  for (const f of corpusFiles(host, [CORPUS_DIR])) {
+    if (bytes >= JOINED_BYTES) break;
+    messages.push(...loadSessionFile(f).timeline.messages);
+    texts.push(readFileSync(f, "utf8"));
+    bytes += statSync(f).size;
+    files++;
+  }
+  if (bytes < JOINED_BYTES * 0.8) return undefined;
+  return { session: { host, id: `${host}-joined`, messages }, text: texts.join("\n"), files };
 };
 
 const parseLines = (text: string): void => {
@@ -122,6 +146,12 @@ const main = (): void => {
         const line = row(`${host} largest (${which})`, loaded[which], text);
         lines.push(line);
         process.stdout.write(`${line}\n`);
+      }
+      const joined = joinedCorpus(host);
+      if (joined !== undefined) {
+        const line = row(`${host} corpus joined (timeline)`, joined.session, joined.text);
+        lines.push(line);
+        process.stdout.write(`${line}\n  (${joined.files} sessions, ${joined.session.messages.length} messages)\n`);
       }
     }
     // the whole process
