@@ -33,6 +33,13 @@ import {
   usableRuns,
 } from "./token-places.ts";
 
+/** A run of \w characters some candidates hold: how many, the last of them counted, and its hash. */
+interface SharedRun {
+  holders: number;
+  lastHolder: number;
+  readonly hash: number;
+}
+
 const ENDS_ANY = 0;
 const ENDS_QUOTE = -1;
 
@@ -88,27 +95,41 @@ export class CandidateMatcher {
    * does). Without a sample, the run fewest candidates share (then the longest).
    */
   constructor(candidates: Iterable<string>, sample: readonly string[] = []) {
-    const runsOf: { offset: number; length: number }[][] = [];
-    const shared = new Map<string, number>();
+    // per candidate its runs, each with its entry in `shared`: how many candidates hold that run
+    // (each counted once however often it holds it). Runs are told apart by hash, as the scan
+    // tells them: a collision only makes a run look commoner than it is.
+    const runsOf: { offset: number; length: number; shared: SharedRun }[][] = [];
+    const shared = new Map<number, SharedRun>();
     for (const c of new Set(candidates)) {
       const possible = possibleRanks(c);
       if (possible === 0) continue;
+      const id = this.texts.length;
       this.texts.push(c);
       this.possible.push(possible);
       this.lowest.push(31 - Math.clz32(possible & -possible));
       this.chain.push(-1);
-      const runs = usableRuns(c);
+      const runs = usableRuns(c).map((r) => {
+        const hash = hashRange(c, r.offset, r.offset + r.length);
+        let entry = shared.get(hash);
+        if (entry === undefined) {
+          entry = { holders: 0, lastHolder: -1, hash };
+          shared.set(hash, entry);
+        }
+        if (entry.lastHolder !== id) {
+          entry.lastHolder = id;
+          entry.holders++;
+        }
+        return { ...r, shared: entry };
+      });
       runsOf.push(runs);
-      for (const r of new Set(runs.map((r) => c.slice(r.offset, r.offset + r.length)))) shared.set(r, (shared.get(r) ?? 0) + 1);
     }
-    const seen = runCounts(shared, sample);
+    const seen = runCounts(shared.keys(), sample);
     const anchors: { id: number; hash: number }[] = [];
-    this.texts.forEach((c, id) => {
-      let best: { offset: number; length: number } | undefined;
+    runsOf.forEach((runs, id) => {
+      let best: { offset: number; length: number; shared: SharedRun } | undefined;
       let bestCost = Infinity;
-      for (const r of runsOf[id]!) {
-        const run = c.slice(r.offset, r.offset + r.length);
-        const cost = shared.get(run)! * (1 + (seen.get(hashRange(run, 0, run.length)) ?? 0));
+      for (const r of runs) {
+        const cost = r.shared.holders * (1 + (seen.get(r.shared.hash) ?? 0));
         if (cost < bestCost || (cost === bestCost && r.length > best!.length)) {
           best = r;
           bestCost = cost;
@@ -120,7 +141,7 @@ export class CandidateMatcher {
         this.unanchored.push(id);
         return;
       }
-      const hash = hashRange(c, best.offset, best.offset + best.length);
+      const { hash } = best.shared;
       if (hash === 0) {
         // the scan reads a hash of 0 as "no run": such an anchor would never be looked up
         this.anchorOffset.push(-1);

@@ -108,12 +108,11 @@ export const hashRange = (s: string, from: number, to: number): number => {
  * texts: the same hashing as the scan, so only hashes are compared (a collision only makes a
  * run look commoner than it is).
  */
-export const runCounts = (runs: Map<string, number>, sample: readonly string[]): Map<number, number> => {
+export const runCounts = (hashes: Iterable<number>, sample: readonly string[]): Map<number, number> => {
   const counts = new Map<number, number>();
   if (sample.length === 0) return counts;
   const filter = new Int32Array(FILTER_BITS >>> 5);
-  for (const run of runs.keys()) {
-    const h = hashRange(run, 0, run.length);
+  for (const h of hashes) {
     if (h === 0) continue;
     counts.set(h, 0);
     setBit(filter, mix(h, 32 - FILTER_LOG2));
