@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { CandidateMatcher } from "../../src/engine/lookup/candidate-matcher.ts";
 import { buildFastQuoteTables, findQuoteFast, isSpace } from "../../src/engine/lookup/fast-quotes.ts";
+import { hashRange } from "../../src/engine/lookup/token-places.ts";
 import { buildQuoteTables, findQuote } from "../../src/engine/lookup/quotes.ts";
 import { planWith } from "../../src/engine/plan.ts";
 import { extractTokenList, extractTokens } from "../../src/engine/tokens.ts";
@@ -172,6 +173,18 @@ describe("candidate tokens: the same tokens, in the same order, as extractTokens
     }
     expect(bad.slice(0, 3)).toEqual([]);
     expect(compared).toBeGreaterThan(1000);
+  });
+
+  test("runs that share a hash (one run to the anchor choice) find only their own candidates", () => {
+    // "aa0" and "abP" hash alike: both candidates are anchored on that hash, in one chain
+    expect(hashRange("aa0", 0, 3)).toBe(hashRange("abP", 0, 3));
+    const candidates = ["aa0/aa0/aa0.md", "abP/abP/abP.md"];
+    const texts = ["see abP/abP/abP.md and aa0/aa0/aa0.md", "only abP/abP/abP.md, abP abP", "aa0 aa0/abP/aa0.md"];
+    for (const sample of [[], texts]) {
+      const m = new CandidateMatcher(candidates, sample);
+      expect(texts.map((t) => m.tokensIn(t))).toEqual(texts.map((t) => expected(t, candidates)));
+    }
+    expect(texts.map((t) => expected(t, candidates))).toEqual([["abP/abP/abP.md", "aa0/aa0/aa0.md"], ["abP/abP/abP.md"], []]);
   });
 
   test("no candidates, or none that can be a token", () => {
