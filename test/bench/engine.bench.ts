@@ -23,7 +23,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { plan, planWith } from "../../src/engine/plan.ts";
-import type { Session } from "../../src/engine/types.ts";
+import type { Message, Session } from "../../src/engine/types.ts";
 import { loadSessionFile } from "../../src/hosts/load.ts";
 import { generateSession } from "../engine/support/generate.ts";
 import { CORPUS_DIR, SKIP_NOTE, corpusFiles, hasCorpus, largestCorpusFile } from "../support/shared.ts";
@@ -79,7 +79,7 @@ const makeUnique = (s: Session): void => {
  */
 const JOINED_BYTES = 20e6;
 const joinedCorpus = (host: "claude" | "codex"): { session: Session; text: string; files: number } | undefined => {
-  const messages: Session["messages"][number][] = [];
+  const messages: Message[] = [];
   const texts: string[] = [];
   let bytes = 0;
   let files = 0;
