@@ -4,15 +4,16 @@
 // to the budget, rows back, the checks that no call lost its result), as an automatic
 // compaction at 95% of the window brought down to 60%. On a generated history of about 230,000
 // tokens (the size where Claude Code compacts a 200k+ window) and on the largest Claude Code
-// corpus session, each beside JSON.parse of the same rows (what any hook must at least do with
-// what Claude Code hands it). Goal: p50 under 50 ms at ~230k tokens with the escalation.
+// corpus sessions, each beside JSON.parse of the same rows (what any hook must at least do with
+// what Claude Code hands it). Goal: p50 under 50 ms at ~230k tokens with the escalation. Then
+// corpus sessions joined to ~950k tokens: a compaction of a 1M-token window.
 //
 //   bun test/bench/hook.bench.ts [--runs N]
 //
 // Each run answers a fresh copy of the rows (made by JSON.parse, not timed), as they arrive from
 // Claude Code. Figures, not assertions.
 import { estimateSessionTokens } from "../../src/engine/estimate.ts";
-import type { Session } from "../../src/engine/types.ts";
+import type { Message, Session } from "../../src/engine/types.ts";
 import { sessionToHookRows } from "../../src/eval/methods/bc-pressure.ts";
 import { compactRows, DEFAULT_PLUGIN_OPTIONS } from "../../src/hosts/claude/plugin.ts";
 import type { SessionRow } from "../../src/hosts/claude/rows.ts";
@@ -25,6 +26,8 @@ const RUNS = runsArg("hook.bench", 15);
 const WARM_UP = 3;
 const GOAL_MS = 50;
 const TARGET_TOKENS = 230_000;
+/** 95% of a 1M-token window (models Claude Code runs with a 1M context) */
+const LARGE_WINDOW_TOKENS = 950_000;
 
 const p50 = (f: () => void, prepare: () => void): number => {
   const xs: number[] = [];
@@ -57,7 +60,8 @@ const prefixOf = (s: Session, tokens: number): Session => {
   return s;
 };
 
-const measure = (name: string, session: Session): string => {
+/** `goal`: whether the figure is one the goal is about (a history of ~230k tokens). */
+const measure = (name: string, session: Session, goal = true): string => {
   const rows: SessionRow[] = sessionToHookRows(session);
   const json = JSON.stringify(rows);
   const tokens = estimateSessionTokens(session).total;
@@ -83,26 +87,42 @@ const measure = (name: string, session: Session): string => {
     },
     () => {},
   );
-  return `${name.padEnd(28)} ${String(rows.length).padStart(5)} rows  ~${Math.round(tokens / 1000)}k tokens  hook p50 ${hook.toFixed(1).padStart(6)} ms  (${outcome}${escalated ? ", escalated" : ""})  JSON.parse of the rows ${parse.toFixed(1).padStart(5)} ms  goal < ${GOAL_MS} ms: ${hook < GOAL_MS ? "met" : "NOT met"}`;
+  return `${name.padEnd(28)} ${String(rows.length).padStart(5)} rows  ~${Math.round(tokens / 1000)}k tokens  hook p50 ${hook.toFixed(1).padStart(6)} ms  (${outcome}${escalated ? ", escalated" : ""})  JSON.parse of the rows ${parse.toFixed(1).padStart(5)} ms  ${goal ? `goal < ${GOAL_MS} ms: ${hook < GOAL_MS ? "met" : "NOT met"}` : "(the goal is for ~230k)"}`;
 };
 
-/** The two largest Claude Code corpus histories, one after the other (ids are the sessions' own, and never collide). */
-const joinedCorpus = (): Session | undefined => {
-  const [a, b] = corpusFiles("claude", [CORPUS_DIR])
+/**
+ * Claude Code corpus histories, largest first, one after the other until they hold `tokens`
+ * (ids are the sessions' own, and never collide); undefined when the corpus holds fewer.
+ */
+const joinedCorpus = (tokens: number): Session | undefined => {
+  const sessions = corpusFiles("claude", [CORPUS_DIR])
     .map((f) => loadSessionFile(f).timeline)
     .sort((x, y) => estimateSessionTokens(y).total - estimateSessionTokens(x).total);
-  return a === undefined || b === undefined ? undefined : { ...a, messages: [...a.messages, ...b.messages] };
+  const messages: Message[] = [];
+  let held = 0;
+  for (const s of sessions) {
+    if (held >= tokens) break;
+    messages.push(...s.messages);
+    held += estimateSessionTokens(s).total;
+  }
+  return held < tokens ? undefined : { ...sessions[0]!, messages };
 };
 
 const main = (): void => {
   process.stdout.write(`hook.bench: compactRows (trigger auto, 95% of the window, budget 60%), median of ${RUNS} runs after ${WARM_UP}\n`);
   const lines = [measure("generated", generatedOf(TARGET_TOKENS))];
   process.stdout.write(`${lines[0]}\n`);
-  const joined = hasCorpus() ? joinedCorpus() : undefined;
+  const joined = hasCorpus() ? joinedCorpus(TARGET_TOKENS) : undefined;
   if (joined === undefined) process.stdout.write(`${SKIP_NOTE}\n`);
   else {
-    lines.push(measure("two largest corpus sessions", prefixOf(joined, TARGET_TOKENS)));
+    lines.push(measure("largest corpus sessions", prefixOf(joined, TARGET_TOKENS)));
     process.stdout.write(`${lines[1]}\n`);
+    // a 1M-token window, compacted at 95% of it: figures beside the goal, which is for ~230k
+    const large = joinedCorpus(LARGE_WINDOW_TOKENS);
+    if (large !== undefined) {
+      const line = measure("corpus sessions, 1M window", prefixOf(large, LARGE_WINDOW_TOKENS), false);
+      process.stdout.write(`${line}\n`);
+    }
   }
   // the figure the goal is about: the escalation ran (the rules alone did not reach the budget)
   const escalatedLine = lines.find((l) => l.includes(", escalated)")) ?? lines[0]!;
