@@ -91,8 +91,8 @@ const measure = (name: string, session: Session, goal = true): string => {
 };
 
 /**
- * Claude Code corpus histories, largest first, one after the other until they hold `tokens`
- * (ids are the sessions' own, and never collide); undefined when the corpus holds fewer.
+ * Claude Code corpus histories, largest first, one after the other until they hold `tokens` or
+ * none are left (ids are the sessions' own, and never collide); undefined when there are none.
  */
 const joinedCorpus = (tokens: number): Session | undefined => {
   const sessions = corpusFiles("claude", [CORPUS_DIR])
@@ -105,7 +105,7 @@ const joinedCorpus = (tokens: number): Session | undefined => {
     messages.push(...s.messages);
     held += estimateSessionTokens(s).total;
   }
-  return held < tokens ? undefined : { ...sessions[0]!, messages };
+  return sessions[0] === undefined ? undefined : { ...sessions[0], messages };
 };
 
 const main = (): void => {
@@ -119,7 +119,7 @@ const main = (): void => {
     process.stdout.write(`${lines[1]}\n`);
     // a 1M-token window, compacted at 95% of it: figures beside the goal, which is for ~230k
     const large = joinedCorpus(LARGE_WINDOW_TOKENS);
-    if (large !== undefined) {
+    if (large !== undefined && estimateSessionTokens(large).total >= LARGE_WINDOW_TOKENS) {
       const line = measure("corpus sessions, 1M window", prefixOf(large, LARGE_WINDOW_TOKENS), false);
       process.stdout.write(`${line}\n`);
     }
