@@ -8,8 +8,9 @@ import { buildFastQuoteTables, findQuoteFast, isSpace } from "../../src/engine/l
 import { hashRange } from "../../src/engine/lookup/token-places.ts";
 import { buildQuoteTables, findQuote } from "../../src/engine/lookup/quotes.ts";
 import { planWith } from "../../src/engine/plan.ts";
+import { SessionFacts } from "../../src/engine/session-facts.ts";
 import { extractTokenList, extractTokens } from "../../src/engine/tokens.ts";
-import type { Message, Options, Session } from "../../src/engine/types.ts";
+import { DEFAULT_OPTIONS, type Message, type Options, type Session } from "../../src/engine/types.ts";
 import { SessionBuilder } from "./support/build.ts";
 import { Generator, generateSession, prng } from "./support/generate.ts";
 import { compactAsItGrows } from "./support/laws.ts";
@@ -287,6 +288,32 @@ const samePlans = (s: Session, label: string, options?: Partial<Options>): strin
 };
 
 const cut = (s: Session, share: number): Session => ({ ...s, messages: s.messages.slice(0, Math.floor(s.messages.length * share)) });
+
+describe("token tables: fast mode equals reference mode", () => {
+  test("first and last sightings, and how many results hold each token up to where it is generic", () => {
+    const sessions = [1, 2, 3, 4, 5, 6].map((seed) => generateSession({ seed, host: seed % 2 === 0 ? "codex" : "claude", results: 150, outputChars: 800 }));
+    // tokens a person names (not a later use), then a reply or an input uses some of them
+    const b = new SessionBuilder();
+    b.user("look at src/app/main_loop.ts and parseConfig_v2, port 54321");
+    b.call("Read", { file_path: "src/app/main_loop.ts" }, "export const parseConfig_v2 = () => 54321;\nconst other_name = 1;");
+    b.user("and other_name too");
+    b.assistant("parseConfig_v2 returns 54321.");
+    sessions.push({ host: "claude", id: "named", messages: b.messages });
+    const sorted = (m: ReadonlyMap<string, number>): [string, number][] => [...m].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    let compared = 0;
+    for (const s of sessions) {
+      const fast = new SessionFacts(s, DEFAULT_OPTIONS, "fast").lookup.tokenTables();
+      const reference = new SessionFacts(s, DEFAULT_OPTIONS, "reference").lookup.tokenTables();
+      expect(sorted(fast.firstSeen)).toEqual(sorted(reference.firstSeen));
+      expect(sorted(fast.lastSeen)).toEqual(sorted(reference.lastSeen));
+      const limit = DEFAULT_OPTIONS.genericTokenResults + 1;
+      const upTo = (m: ReadonlyMap<string, number>) => sorted(new Map([...reference.resultCount.keys()].map((t) => [t, Math.min(limit, m.get(t) ?? 0)])));
+      expect(upTo(fast.resultCount)).toEqual(upTo(reference.resultCount));
+      compared += reference.lastSeen.size;
+    }
+    expect(compared).toBeGreaterThan(100);
+  });
+});
 
 describe("plans: fast mode equals reference mode", () => {
   test("generated sessions of both hosts, cut at 50/70/90%", () => {
