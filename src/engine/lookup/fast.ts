@@ -1,6 +1,6 @@
 // The lookup made fast: the same answers as reference.ts (test/engine/speed-equivalence.test.ts
 // compares whole Plans), with everything that exists for speed in one place:
-// - one token extraction over every message's text joined, instead of one per message;
+// - each message's text built once (and kept for later passes), its tokens extracted once;
 // - per result, only the tokens later prose or inputs hold are looked for (CandidateMatcher,
 //   its anchors chosen on a sample of the results' text), and a candidate that can change no
 //   later answer is retired from the search;
@@ -85,41 +85,19 @@ export class FastLookup implements Lookup {
     return this.tables;
   }
 
-  /**
-   * First and last sightings from one extraction over every message's text joined by "\n": no
-   * token spans a line break, so its tokens are each message's, shifted.
-   */
+  /** First and last sightings: each message's tokens, read from its text once. */
   private sightings(): { firstSeen: Map<string, number>; lastSeen: Map<string, number> } {
-    const texts: string[] = [];
-    const starts: number[] = [];
-    const owners: number[] = [];
-    const later: boolean[] = [];
-    let at = 0;
+    // per token: [first message, last later message (-1: none)]
+    const seen = new Map<string, [number, number]>();
     this.facts.session.messages.forEach((m, i) => {
       const t = cachedMessageText(m);
       if (t === "") return;
-      texts.push(t);
-      starts.push(at);
-      owners.push(i);
-      later.push(usesTokens(m));
-      at += t.length + 1;
-    });
-    // per token: [first message, last later message (-1: none)]
-    const seen = new Map<string, [number, number]>();
-    let lo = 0;
-    forEachToken(texts.join("\n"), (_kind, t, pos) => {
-      // the message holding pos: the last start at or before it (each kind of token comes
-      // in text order, so from where the last one was, unless this one lies before it)
-      if (starts[lo]! > pos) lo = 0;
-      while (lo + 1 < starts.length && starts[lo + 1]! <= pos) lo++;
-      const i = owners[lo]!;
-      const last = later[lo] ? i : -1;
-      const s = seen.get(t);
-      if (s === undefined) seen.set(t, [i, last]);
-      else {
-        if (i < s[0]) s[0] = i;
-        if (last > s[1]) s[1] = last;
-      }
+      const last = usesTokens(m) ? i : -1;
+      forEachToken(t, (_kind, token) => {
+        const s = seen.get(token);
+        if (s === undefined) seen.set(token, [i, last]);
+        else if (last > s[1]) s[1] = last;
+      });
     });
     const firstSeen = new Map<string, number>();
     const lastSeen = new Map<string, number>();
