@@ -8,12 +8,11 @@
 // - the quote check looks only where a quote can be (fast-quotes.ts), and remembers its answer
 //   per text.
 import type { ResultItem, SessionFacts } from "../session-facts.ts";
-import { forEachToken } from "../tokens.ts";
 import type { Message } from "../types.ts";
 import { CandidateMatcher } from "./candidate-matcher.ts";
 import { type FastQuoteTables, buildFastQuoteTables, findQuoteFast } from "./fast-quotes.ts";
 import type { Lookup, TokenTables } from "./lookup.ts";
-import { messageText, usesTokens } from "./lookup.ts";
+import { messageText, sightings } from "./lookup.ts";
 import { buildQuoteTables } from "./quotes.ts";
 
 const NO_TOKENS: readonly string[] = [];
@@ -79,33 +78,10 @@ export class FastLookup implements Lookup {
 
   tokenTables(): TokenTables {
     if (this.tables !== undefined) return this.tables;
-    const { firstSeen, lastSeen } = this.sightings();
+    const { firstSeen, lastSeen } = sightings(this.facts.session.messages, cachedMessageText);
     const resultCount = this.findCandidates(lastSeen);
     this.tables = { firstSeen, lastSeen, resultCount };
     return this.tables;
-  }
-
-  /** First and last sightings: each message's tokens, read from its text once. */
-  private sightings(): { firstSeen: Map<string, number>; lastSeen: Map<string, number> } {
-    // per token: [first message, last later message (-1: none)]
-    const seen = new Map<string, [number, number]>();
-    this.facts.session.messages.forEach((m, i) => {
-      const t = cachedMessageText(m);
-      if (t === "") return;
-      const last = usesTokens(m) ? i : -1;
-      forEachToken(t, (_kind, token) => {
-        const s = seen.get(token);
-        if (s === undefined) seen.set(token, [i, last]);
-        else if (last > s[1]) s[1] = last;
-      });
-    });
-    const firstSeen = new Map<string, number>();
-    const lastSeen = new Map<string, number>();
-    for (const [t, [first, last]] of seen) {
-      firstSeen.set(t, first);
-      if (last !== -1) lastSeen.set(t, last);
-    }
-    return { firstSeen, lastSeen };
   }
 
   /** Each result's candidate tokens (kept in candidateTokens), and how many results hold each candidate. */

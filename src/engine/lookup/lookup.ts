@@ -4,6 +4,7 @@
 // tests hold fast.ts to reference.ts.
 import type { ResultItem } from "../session-facts.ts";
 import { inputStrings } from "../call-meaning.ts";
+import { forEachToken } from "../tokens.ts";
 import type { Message } from "../types.ts";
 
 export type LookupMode = "fast" | "reference";
@@ -50,3 +51,29 @@ export const messageText = (m: Message): string => {
 
 /** Whether a message's tokens count as used later: an assistant reply, or a tool input. */
 export const usesTokens = (m: Message): boolean => m.role === "assistant" || m.toolCalls.length > 0;
+
+/**
+ * Each token of prose or inputs with the first message holding it, and with the last assistant
+ * reply or tool input holding it (absent: none): every message's tokens, read from `textOf(m)`.
+ */
+export const sightings = (messages: readonly Message[], textOf: (m: Message) => string): { firstSeen: Map<string, number>; lastSeen: Map<string, number> } => {
+  // per token: [first message, last later message (-1: none)]; one lookup per occurrence
+  const seen = new Map<string, [number, number]>();
+  messages.forEach((m, i) => {
+    const text = textOf(m);
+    if (text === "") return;
+    const last = usesTokens(m) ? i : -1;
+    forEachToken(text, (_kind, t) => {
+      const s = seen.get(t);
+      if (s === undefined) seen.set(t, [i, last]);
+      else if (last > s[1]) s[1] = last;
+    });
+  });
+  const firstSeen = new Map<string, number>();
+  const lastSeen = new Map<string, number>();
+  for (const [t, [first, last]] of seen) {
+    firstSeen.set(t, first);
+    if (last !== -1) lastSeen.set(t, last);
+  }
+  return { firstSeen, lastSeen };
+};

@@ -2,9 +2,9 @@
 // extracted on their own, every place of a result checked for a quote. No filters, no caps, no
 // sampling, no shared work between results: slow and obviously right. fast.ts is held to it.
 import type { ResultItem, SessionFacts } from "../session-facts.ts";
-import { extractTokens, forEachToken } from "../tokens.ts";
+import { extractTokens } from "../tokens.ts";
 import type { Lookup, TokenTables } from "./lookup.ts";
-import { messageText, usesTokens } from "./lookup.ts";
+import { messageText, sightings } from "./lookup.ts";
 import { type QuoteTables, buildQuoteTables, findQuote } from "./quotes.ts";
 
 export class ReferenceLookup implements Lookup {
@@ -29,14 +29,7 @@ export class ReferenceLookup implements Lookup {
 
   tokenTables(): TokenTables {
     if (this.tables !== undefined) return this.tables;
-    const firstSeen = new Map<string, number>();
-    const lastSeen = new Map<string, number>();
-    this.facts.session.messages.forEach((m, i) => {
-      forEachToken(messageText(m), (_kind, t) => {
-        if (!firstSeen.has(t)) firstSeen.set(t, i);
-        if (usesTokens(m)) lastSeen.set(t, i);
-      });
-    });
+    const { firstSeen, lastSeen } = sightings(this.facts.session.messages, messageText);
     const resultCount = new Map<string, number>();
     for (const item of this.facts.items) for (const t of this.tokensOf(item)) if (lastSeen.has(t)) resultCount.set(t, (resultCount.get(t) ?? 0) + 1);
     this.tables = { firstSeen, lastSeen, resultCount };
