@@ -74,7 +74,10 @@ export const buildFastQuoteTables = (q: QuoteTables): FastQuoteTables => {
     for (let off = 0; off + BLOCK <= t.length; off += BLOCK) setBit(bloom, hashBlock(t, off) & (BLOOM_BITS - 1));
   }
   const wBits = bitsFor(windows, 10, 24);
-  const lBits = bitsFor(windows, 10, 20);
+  // about a slot per window: a shared slot only lets more blocks on to the bloom check, while
+  // eight per window (4 MB for the replies of a long session) cost more in fresh memory than
+  // they save
+  const lBits = bitsFor(windows >>> 3, 10, 20);
   const windowBits = new Uint32Array(Math.max(1, (1 << wBits) >>> 5));
   const windowLatest = new Int32Array(1 << lBits);
   q.texts.forEach((t, msg) => {
