@@ -18,7 +18,10 @@
 // output repeats is printed. The "unique" rows give every output a line of its own, so nothing
 // repeats: the same size with none of that help. Real sessions cost more per megabyte (more
 // prose and call inputs to read, more tokens to look for), so the "corpus joined" rows plan the
-// corpus's own sessions of each host joined end to end into one of about 20 MB.
+// corpus's own sessions of each host joined end to end into one of about 20 MB. Each row also
+// counts the fresh pages a budgeted plan touches (minor page faults) beside the time to touch as
+// many pages and do nothing else: where a fault is dear (~17 µs each on the 2-core virtual
+// machine the README's figures come from), much of a plan's time is the memory it first touches.
 // Figures, not assertions.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -94,6 +97,23 @@ const joinedCorpus = (host: "claude" | "codex"): { session: Session; text: strin
   return { session: { host, id: `${host}-joined`, messages }, text: texts.join("\n"), files };
 };
 
+const PAGE_BYTES = 4096;
+
+/** The minor page faults while f runs: the fresh memory it touches, which a new process pays for page by page. */
+const pagesTouched = (f: () => void): number => {
+  const before = process.resourceUsage().minorPageFault;
+  f();
+  return process.resourceUsage().minorPageFault - before;
+};
+
+/** The time to touch `pages` pages of newly allocated memory and do nothing else: what those faults alone cost here. */
+const touchMs = (pages: number): number => {
+  const t0 = performance.now();
+  const bytes = new Uint8Array(pages * PAGE_BYTES);
+  for (let i = 0; i < bytes.length; i += PAGE_BYTES) bytes[i] = 1;
+  return performance.now() - t0;
+};
+
 const parseLines = (text: string): void => {
   for (const line of text.split("\n")) if (line.length > 0) JSON.parse(line);
 };
@@ -111,11 +131,14 @@ const row = (label: string, s: Session, bytesText: string): string => {
   // a compaction at 95% of the window, cut to 60% of it: the rules, the need score and the escalation
   const budgetTokens = Math.floor((plan(s).totals.tokensBefore / 0.95) * 0.6);
   const budgeted = timeMs(() => plan(copy, { budgetTokens }), RUNS, fresh);
+  fresh();
+  const pages = pagesTouched(() => plan(copy, { budgetTokens }));
+  const touch = touchMs(pages);
   const reference = timeMs(() => planWith(copy, undefined, "reference"), RUNS, fresh);
   const parse = timeMs(() => parseLines(bytesText));
   const mb = Buffer.byteLength(bytesText) / 1e6;
   const results = s.messages.reduce((a, m) => a + m.toolResults.length, 0);
-  return `${label.padEnd(34)} ${mb.toFixed(1).padStart(5)} MB  ${String(results).padStart(5)} results  plan cold ${cold.toFixed(1).padStart(7)} ms  warm ${warm.toFixed(1).padStart(6)} ms  with budget cold ${budgeted.toFixed(1).padStart(7)} ms  reference cold ${reference.toFixed(1).padStart(7)} ms  JSON.parse ${parse.toFixed(1).padStart(6)} ms  (${(mb / (cold / 1000)).toFixed(1)} MB/s cold)`;
+  return `${label.padEnd(34)} ${mb.toFixed(1).padStart(5)} MB  ${String(results).padStart(5)} results  plan cold ${cold.toFixed(1).padStart(7)} ms  warm ${warm.toFixed(1).padStart(6)} ms  with budget cold ${budgeted.toFixed(1).padStart(7)} ms (${pages} fresh pages; touching as many alone ${touch.toFixed(1)} ms)  reference cold ${reference.toFixed(1).padStart(7)} ms  JSON.parse ${parse.toFixed(1).padStart(6)} ms  (${(mb / (cold / 1000)).toFixed(1)} MB/s cold)`;
 };
 
 const main = (): void => {
