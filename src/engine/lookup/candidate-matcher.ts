@@ -33,11 +33,10 @@ import {
   usableRuns,
 } from "./token-places.ts";
 
-/** A run of \w characters some candidates hold: how many, the last of them counted, and its hash. */
+/** A run of \w characters some candidates hold: how many, and the last of them counted. */
 interface SharedRun {
   holders: number;
   lastHolder: number;
-  readonly hash: number;
 }
 
 const ENDS_ANY = 0;
@@ -95,10 +94,10 @@ export class CandidateMatcher {
    * does). Without a sample, the run fewest candidates share (then the longest).
    */
   constructor(candidates: Iterable<string>, sample: readonly string[] = []) {
-    // per candidate its runs, each with its entry in `shared`: how many candidates hold that run
-    // (each counted once however often it holds it). Runs are told apart by hash, as the scan
-    // tells them: a collision only makes a run look commoner than it is.
-    const runsOf: { offset: number; length: number; shared: SharedRun }[][] = [];
+    // per run hash, how many candidates hold that run (each counted once however often it holds
+    // it) and the last of them counted. Runs are told apart by hash, as the scan tells them: a
+    // collision only makes a run look commoner than it is.
+    const runsOf: number[][] = [];
     const shared = new Map<number, SharedRun>();
     for (const c of new Set(candidates)) {
       const possible = possibleRanks(c);
@@ -108,40 +107,46 @@ export class CandidateMatcher {
       this.possible.push(possible);
       this.lowest.push(31 - Math.clz32(possible & -possible));
       this.chain.push(-1);
-      const runs = usableRuns(c).map((r) => {
-        const hash = hashRange(c, r.offset, r.offset + r.length);
-        let entry = shared.get(hash);
-        if (entry === undefined) {
-          entry = { holders: 0, lastHolder: -1, hash };
-          shared.set(hash, entry);
-        }
-        if (entry.lastHolder !== id) {
+      const runs = usableRuns(c);
+      for (let k = 0; k < runs.length; k += 2) {
+        const hash = hashRange(c, runs[k]!, runs[k + 1]!);
+        const entry = shared.get(hash);
+        if (entry === undefined) shared.set(hash, { holders: 1, lastHolder: id });
+        else if (entry.lastHolder !== id) {
           entry.lastHolder = id;
           entry.holders++;
         }
-        return { ...r, shared: entry };
-      });
+      }
       runsOf.push(runs);
     }
     const seen = runCounts(shared.keys(), sample);
     const anchors: { id: number; hash: number }[] = [];
     runsOf.forEach((runs, id) => {
-      let best: { offset: number; length: number; shared: SharedRun } | undefined;
+      const c = this.texts[id]!;
+      // the best run: its start, its length and its hash (-1: none)
+      let bestStart = -1;
+      let bestLength = 0;
+      let bestHash = 0;
       let bestCost = Infinity;
-      for (const r of runs) {
-        const cost = r.shared.holders * (1 + (seen.get(r.shared.hash) ?? 0));
-        if (cost < bestCost || (cost === bestCost && r.length > best!.length)) {
-          best = r;
+      for (let k = 0; k < runs.length; k += 2) {
+        const start = runs[k]!;
+        const length = runs[k + 1]! - start;
+        const hash = hashRange(c, start, start + length);
+        const cost = shared.get(hash)!.holders * (1 + (seen.get(hash) ?? 0));
+        if (cost < bestCost || (cost === bestCost && length > bestLength)) {
+          bestStart = start;
+          bestLength = length;
+          bestHash = hash;
           bestCost = cost;
         }
       }
-      if (best === undefined) {
+      if (bestStart === -1) {
         this.anchorOffset.push(-1);
         this.anchorLength.push(0);
         this.unanchored.push(id);
         return;
       }
-      const { hash } = best.shared;
+      const hash = bestHash;
       if (hash === 0) {
         // the scan reads a hash of 0 as "no run": such an anchor would never be looked up
         this.anchorOffset.push(-1);
@@ -149,8 +154,8 @@ export class CandidateMatcher {
         this.unanchored.push(id);
         return;
       }
-      this.anchorOffset.push(best.offset);
-      this.anchorLength.push(best.length);
+      this.anchorOffset.push(bestStart);
+      this.anchorLength.push(bestLength);
       anchors.push({ id, hash });
     });
     let bits = 4;
@@ -189,15 +194,20 @@ export class CandidateMatcher {
     // compared first, they turn away most hits on a common anchor before any other work
     this.contextAt = new Int32Array(2 * n);
     this.contextChar = new Int32Array(2 * n).fill(-1);
-    this.texts.forEach((c, id) => {
+    for (let id = 0; id < n; id++) {
       const off = this.anchorOffset[id]!;
-      if (off < 0) return;
-      const places = [off - 1, off - 2, off + this.anchorLength[id]!, off + this.anchorLength[id]! + 1].filter((p) => p >= 0 && p < c.length);
-      places.slice(0, 2).forEach((p, k) => {
+      if (off < 0) continue;
+      const c = this.texts[id]!;
+      const after = off + this.anchorLength[id]!;
+      // the first two of off - 1, off - 2, after, after + 1 inside the candidate (no arrays: one per candidate adds up)
+      for (let j = 0, k = 0; j < 4 && k < 2; j++) {
+        const p = j === 0 ? off - 1 : j === 1 ? off - 2 : j === 2 ? after : after + 1;
+        if (p < 0 || p >= c.length) continue;
         this.contextAt[2 * id + k] = p - off;
         this.contextChar[2 * id + k] = c.charCodeAt(p);
-      });
-    });
+        k++;
+      }
+    }
     this.stamp = new Int32Array(n);
     this.rank = new Uint8Array(n);
     this.pos = new Float64Array(n);

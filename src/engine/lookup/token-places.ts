@@ -26,6 +26,7 @@ const PATH_CHARS = classTable(PATH_GRAMMAR.chars);
 export const IDENTIFIER_CHARS = classTable(IDENTIFIER_GRAMMAR.chars);
 
 const PATH_SCAN = new RegExp(PATH_GRAMMAR.pattern.source, "g");
+const DOT = 46;
 const IDENTIFIER_SCAN = new RegExp(IDENTIFIER_GRAMMAR.pattern.source, "g");
 
 /** The ranks `c` could have as a token of some text, from its shape alone (bit r: rank r); 0: never a token. */
@@ -146,12 +147,13 @@ export const runCounts = (hashes: Iterable<number>, sample: readonly string[]): 
 };
 
 /**
- * The runs of \w characters in `c` that are whole runs wherever `c` occurs as a token. A run
- * touching the end of a string as long as a clipped error line may continue past the clip,
- * so it is left out.
+ * The runs of \w characters in `c` that are whole runs wherever `c` occurs as a token, as
+ * [start, end, start, end, ...] (flat: a candidate matcher asks this of thousands of strings).
+ * A run touching the end of a string as long as a clipped error line may continue past the
+ * clip, so it is left out.
  */
-export const usableRuns = (c: string): { offset: number; length: number }[] => {
-  const out: { offset: number; length: number }[] = [];
+export const usableRuns = (c: string): number[] => {
+  const out: number[] = [];
   let i = 0;
   while (i < c.length) {
     if (WORD[c.charCodeAt(i)] !== 1) {
@@ -160,7 +162,7 @@ export const usableRuns = (c: string): { offset: number; length: number }[] => {
     }
     let j = i;
     while (j < c.length && WORD[c.charCodeAt(j)] === 1) j++;
-    if (!(j === c.length && c.length === ERROR_LINE_GRAMMAR.maxChars)) out.push({ offset: i, length: j - i });
+    if (!(j === c.length && c.length === ERROR_LINE_GRAMMAR.maxChars)) out.push(i, j);
     i = j;
   }
   return out;
@@ -182,7 +184,11 @@ export const pathAt = (text: string, c: string, s: number): boolean => {
   for (let m = PATH_SCAN.exec(text); m !== null; m = PATH_SCAN.exec(text)) {
     if (m.index < s) continue;
     if (m.index > s) return false;
-    return m[0].replace(/[.]+$/, "") === c;
+    // the match without its trailing dots, as the tokenizer takes it, is c (no new string, no new RegExp)
+    const match = m[0];
+    let end = match.length;
+    while (end > 0 && match.charCodeAt(end - 1) === DOT) end--;
+    return end === c.length && match.startsWith(c);
   }
   return false;
 };
