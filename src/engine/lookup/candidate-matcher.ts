@@ -140,15 +140,8 @@ export class CandidateMatcher {
           bestCost = cost;
         }
       }
-      if (bestStart === -1) {
-        this.anchorOffset.push(-1);
-        this.anchorLength.push(0);
-        this.unanchored.push(id);
-        return;
-      }
-      const hash = bestHash;
-      if (hash === 0) {
-        // the scan reads a hash of 0 as "no run": such an anchor would never be looked up
+      // no run at all, or one hashing to 0, which the scan reads as "no run" (never looked up)
+      if (bestStart === -1 || bestHash === 0) {
         this.anchorOffset.push(-1);
         this.anchorLength.push(0);
         this.unanchored.push(id);
@@ -156,7 +149,7 @@ export class CandidateMatcher {
       }
       this.anchorOffset.push(bestStart);
       this.anchorLength.push(bestLength);
-      anchors.push({ id, hash });
+      anchors.push({ id, hash: bestHash });
     });
     let bits = 4;
     while (1 << bits < anchors.length * 2) bits++;
