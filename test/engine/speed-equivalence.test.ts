@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { CandidateMatcher } from "../../src/engine/lookup/candidate-matcher.ts";
 import { buildFastQuoteTables, findQuoteFast, isSpace } from "../../src/engine/lookup/fast-quotes.ts";
+import { messageText, usesTokens } from "../../src/engine/lookup/lookup.ts";
 import { hashRange } from "../../src/engine/lookup/token-places.ts";
 import { buildQuoteTables, findQuote } from "../../src/engine/lookup/quotes.ts";
 import { planWith } from "../../src/engine/plan.ts";
@@ -310,10 +311,33 @@ describe("token tables: fast mode equals reference mode", () => {
       const upTo = (m: ReadonlyMap<string, number>) => sorted(new Map([...reference.resultCount.keys()].map((t) => [t, Math.min(limit, m.get(t) ?? 0)])));
       expect(upTo(fast.resultCount)).toEqual(upTo(reference.resultCount));
       compared += reference.lastSeen.size;
+      // both modes share sightings(): held here to its definition, written out plainly
+      const defined = definedSightings(s.messages);
+      expect(sorted(reference.firstSeen)).toEqual(sorted(defined.firstSeen));
+      expect(sorted(reference.lastSeen)).toEqual(sorted(defined.lastSeen));
     }
     expect(compared).toBeGreaterThan(100);
+    // the person's session, by hand: a person's message is a first sighting, never a later use
+    const named = new SessionFacts(sessions.at(-1)!, DEFAULT_OPTIONS, "fast").lookup.tokenTables();
+    const reply = b.messages.findIndex((m) => m.role === "assistant" && m.text.startsWith("parseConfig_v2"));
+    expect([named.firstSeen.get("parseConfig_v2"), named.lastSeen.get("parseConfig_v2")]).toEqual([0, reply]);
+    expect(named.firstSeen.get("other_name")).toBe(b.messages.findIndex((m) => m.text === "and other_name too"));
+    expect(named.lastSeen.has("other_name")).toBe(false);
   });
 });
+
+/** First and last sightings by their definition: each message's tokens, one message after another. */
+const definedSightings = (messages: readonly Message[]): { firstSeen: Map<string, number>; lastSeen: Map<string, number> } => {
+  const firstSeen = new Map<string, number>();
+  const lastSeen = new Map<string, number>();
+  messages.forEach((m, i) => {
+    for (const t of extractTokens(messageText(m))) {
+      if (!firstSeen.has(t)) firstSeen.set(t, i);
+      if (usesTokens(m)) lastSeen.set(t, i);
+    }
+  });
+  return { firstSeen, lastSeen };
+};
 
 describe("plans: fast mode equals reference mode", () => {
   test("generated sessions of both hosts, cut at 50/70/90%", () => {
