@@ -321,13 +321,21 @@ export class CandidateMatcher {
     let allSettled = true;
     for (let id = first; id !== -1; id = this.chain[id]!) {
       if (this.retired[id] === 1 || (this.stamp[id] === this.call && this.rank[id] === this.lowest[id])) continue;
-      if (this.anchorLength[id] === end - start) {
+      if (this.anchorLength[id] === end - start && this.contextFits(text, id, start)) {
         const s = start - this.anchorOffset[id]!;
         if (s >= 0 && text.startsWith(this.texts[id]!, s)) this.confirm(text, id, s);
       }
       if (this.rank[id] !== this.lowest[id] || this.stamp[id] !== this.call) allSettled = false;
     }
     return allSettled;
+  }
+
+  /** Whether the text has id's context characters around its anchor starting at `start` (a cheap turn-away before comparing whole strings). */
+  private contextFits(text: string, id: number, start: number): boolean {
+    const c0 = this.contextChar[2 * id]!;
+    if (c0 !== -1 && text.charCodeAt(start + this.contextAt[2 * id]!) !== c0) return false;
+    const c1 = this.contextChar[2 * id + 1]!;
+    return c1 === -1 || text.charCodeAt(start + this.contextAt[2 * id + 1]!) === c1;
   }
 
   /** `texts[id]` occurs at s: record the best kind it has there, if better than what was found before. */
