@@ -41,6 +41,8 @@ interface SharedRun {
 
 const ENDS_ANY = 0;
 const ENDS_QUOTE = -1;
+/** ints per candidate in CandidateMatcher.members (seven used) */
+const MEMBER = 8;
 
 /**
  * A set of candidate strings, prepared once per plan; tokensIn(text) answers for one result.
@@ -53,19 +55,22 @@ export class CandidateMatcher {
   private readonly lowest: number[] = [];
   private readonly anchorOffset: number[] = [];
   private readonly anchorLength: number[] = [];
-  /** next candidate with the same anchor hash, or -1 */
-  private readonly chain: number[] = [];
   /** candidates found with indexOf (no \w run usable as an anchor) */
   private readonly unanchored: number[] = [];
-  // open addressing: anchor hash -> first candidate (+1; 0 = empty slot)
+  // open addressing: anchor hash -> its candidates, members[slotFirst, slotFirst + slotCount)
+  // (slotCount 0: an empty slot)
   private readonly slotHash: Int32Array;
-  private readonly slotHead: Int32Array;
+  private readonly slotFirst: Int32Array;
+  private readonly slotCount: Int32Array;
+  /**
+   * per candidate anchored in a slot, MEMBER ints side by side, so that a hit on a common anchor
+   * reads one stretch of memory: its id, anchor offset and length, and up to two characters of
+   * it around the anchor (place relative to the anchor's start, character; -1: none)
+   */
+  private readonly members: Int32Array;
   private readonly slotShift: number;
   /** the call for which every candidate of a slot is settled: later hits on it are skipped */
   private readonly slotSettled: Int32Array;
-  /** per candidate, two places relative to its anchor's start and the characters expected there (-1: none) */
-  private readonly contextAt: Int32Array;
-  private readonly contextChar: Int32Array;
   /** one bit per FILTER_BITS bucket of anchor hashes: most runs are turned away here */
   private readonly filter: Int32Array;
   /** per bucket, the character that must end a run there (ENDS_ANY, ENDS_QUOTE: a quote character, or a code): the rest are turned away */
@@ -106,7 +111,6 @@ export class CandidateMatcher {
       this.texts.push(c);
       this.possible.push(possible);
       this.lowest.push(31 - Math.clz32(possible & -possible));
-      this.chain.push(-1);
       const runs = usableRuns(c);
       for (let k = 0; k < runs.length; k += 2) {
         const hash = hashRange(c, runs[k]!, runs[k + 1]!);
@@ -155,7 +159,9 @@ export class CandidateMatcher {
     while (1 << bits < anchors.length * 2) bits++;
     this.slotShift = 32 - bits;
     this.slotHash = new Int32Array(1 << bits);
-    this.slotHead = new Int32Array(1 << bits);
+    const slotHead = new Int32Array(1 << bits);
+    /** next candidate with the same anchor hash, or -1 */
+    const chain = new Int32Array(this.texts.length).fill(-1);
     this.slotSettled = new Int32Array(1 << bits);
     this.filter = new Int32Array(FILTER_BITS >>> 5);
     this.ender = new Int32Array(FILTER_BITS);
@@ -177,33 +183,54 @@ export class CandidateMatcher {
     }
     for (const { id, hash } of anchors) {
       let s = mix(hash, this.slotShift);
-      while (this.slotHead[s] !== 0 && this.slotHash[s] !== hash) s = (s + 1) & ((1 << bits) - 1);
-      if (this.slotHead[s] !== 0) this.chain[id] = this.slotHead[s]! - 1;
+      while (slotHead[s] !== 0 && this.slotHash[s] !== hash) s = (s + 1) & ((1 << bits) - 1);
+      if (slotHead[s] !== 0) chain[id] = slotHead[s]! - 1;
       this.slotHash[s] = hash;
-      this.slotHead[s] = id + 1;
+      slotHead[s] = id + 1;
+    }
+    // each slot's candidates side by side, in chain order (the latest first)
+    this.slotFirst = new Int32Array(1 << bits);
+    this.slotCount = new Int32Array(1 << bits);
+    this.members = new Int32Array(anchors.length * MEMBER);
+    let next = 0;
+    for (let s = 0; s < 1 << bits; s++) {
+      if (slotHead[s] === 0) continue;
+      this.slotFirst[s] = next;
+      for (let id = slotHead[s]! - 1; id !== -1; id = chain[id]!) {
+        this.placeMember(next * MEMBER, id);
+        next++;
+      }
+      this.slotCount[s] = next - this.slotFirst[s]!;
     }
     const n = this.texts.length;
-    // up to two characters of each candidate around its anchor (before it, else after it):
-    // compared first, they turn away most hits on a common anchor before any other work
-    this.contextAt = new Int32Array(2 * n);
-    this.contextChar = new Int32Array(2 * n).fill(-1);
-    for (let id = 0; id < n; id++) {
-      const off = this.anchorOffset[id]!;
-      if (off < 0) continue;
-      const c = this.texts[id]!;
-      const after = off + this.anchorLength[id]!;
-      // the first two of off - 1, off - 2, after, after + 1 inside the candidate (no arrays: one per candidate adds up)
-      for (let j = 0, k = 0; j < 4 && k < 2; j++) {
-        const p = j === 0 ? off - 1 : j === 1 ? off - 2 : j === 2 ? after : after + 1;
-        if (p < 0 || p >= c.length) continue;
-        this.contextAt[2 * id + k] = p - off;
-        this.contextChar[2 * id + k] = c.charCodeAt(p);
-        k++;
-      }
-    }
     this.stamp = new Int32Array(n);
     this.rank = new Uint8Array(n);
     this.pos = new Float64Array(n);
+  }
+
+  /**
+   * A candidate's record at members[k]: its id, its anchor, and up to two characters of it
+   * around the anchor (before it, else after it). Compared first, they turn away most hits on a
+   * common anchor before any other work.
+   */
+  private placeMember(k: number, id: number): void {
+    const m = this.members;
+    const off = this.anchorOffset[id]!;
+    const c = this.texts[id]!;
+    const after = off + this.anchorLength[id]!;
+    m[k] = id;
+    m[k + 1] = off;
+    m[k + 2] = this.anchorLength[id]!;
+    m[k + 4] = -1;
+    m[k + 6] = -1;
+    // the first two of off - 1, off - 2, after, after + 1 inside the candidate (no arrays: one per candidate adds up)
+    for (let j = 0, at = k + 3; j < 4 && at < k + 7; j++) {
+      const p = j === 0 ? off - 1 : j === 1 ? off - 2 : j === 2 ? after : after + 1;
+      if (p < 0 || p >= c.length) continue;
+      m[at] = p - off;
+      m[at + 1] = c.charCodeAt(p);
+      at += 2;
+    }
   }
 
   get size(): number {
@@ -288,54 +315,54 @@ export class CandidateMatcher {
 
   /** A run ending at `end` with hash h passed the filter: find its anchor slot, if any, and confirm its candidates. */
   private lookUp(text: string, h: number, end: number): void {
-    const heads = this.slotHead;
-    const mask = heads.length - 1;
+    const counts = this.slotCount;
+    const mask = counts.length - 1;
     let s = mix(h, this.slotShift);
-    while (heads[s] !== 0) {
+    while (counts[s] !== 0) {
       if (this.slotHash[s] === h) {
         if (this.slotSettled[s] === this.call) return;
-        const first = heads[s]! - 1;
-        if (this.chain[first] === -1) {
-          if (this.retired[first] === 1) return;
+        if (counts[s] === 1) {
+          const k = this.slotFirst[s]! * MEMBER;
+          if (this.retired[this.members[k]!] === 1) return;
           // one candidate here: the run must be as long as its anchor, with its context around
-          const start = end - this.anchorLength[first]!;
+          const start = end - this.members[k + 2]!;
           if (start < 0 || (start > 0 && WORD[text.charCodeAt(start - 1)] === 1)) return;
-          const c0 = this.contextChar[2 * first]!;
-          if (c0 !== -1 && text.charCodeAt(start + this.contextAt[2 * first]!) !== c0) return;
-          const c1 = this.contextChar[2 * first + 1]!;
-          if (c1 !== -1 && text.charCodeAt(start + this.contextAt[2 * first + 1]!) !== c1) return;
-          if (this.anchorHit(text, first, start, end)) this.slotSettled[s] = this.call;
+          if (!this.contextFits(text, k, start)) return;
+          if (this.anchorHit(text, s, start, end)) this.slotSettled[s] = this.call;
           return;
         }
         let start = end - 1;
         while (start > 0 && WORD[text.charCodeAt(start - 1)] === 1) start--;
-        if (this.anchorHit(text, heads[s]! - 1, start, end)) this.slotSettled[s] = this.call;
+        if (this.anchorHit(text, s, start, end)) this.slotSettled[s] = this.call;
         return;
       }
       s = (s + 1) & mask;
     }
   }
 
-  /** A run whose hash is an anchor's: confirm the candidates that occur here. True when all of them are settled for this text. */
-  private anchorHit(text: string, first: number, start: number, end: number): boolean {
+  /** A run whose hash is slot s's anchor: confirm the candidates that occur here. True when all of them are settled for this text. */
+  private anchorHit(text: string, s: number, start: number, end: number): boolean {
+    const m = this.members;
     let allSettled = true;
-    for (let id = first; id !== -1; id = this.chain[id]!) {
-      if (this.retired[id] === 1 || (this.stamp[id] === this.call && this.rank[id] === this.lowest[id])) continue;
-      if (this.anchorLength[id] === end - start && this.contextFits(text, id, start)) {
-        const s = start - this.anchorOffset[id]!;
-        if (s >= 0 && text.startsWith(this.texts[id]!, s)) this.confirm(text, id, s);
+    for (let k = this.slotFirst[s]! * MEMBER, stop = k + this.slotCount[s]! * MEMBER; k < stop; k += MEMBER) {
+      const id = m[k]!;
+      const live = this.retired[id] !== 1;
+      if (m[k + 2] === end - start && this.contextFits(text, k, start) && live && (this.stamp[id] !== this.call || this.rank[id] !== this.lowest[id])) {
+        const at = start - m[k + 1]!;
+        if (at >= 0 && text.startsWith(this.texts[id]!, at)) this.confirm(text, id, at);
       }
-      if (this.rank[id] !== this.lowest[id] || this.stamp[id] !== this.call) allSettled = false;
+      if (allSettled && live && (this.rank[id] !== this.lowest[id] || this.stamp[id] !== this.call)) allSettled = false;
     }
     return allSettled;
   }
 
-  /** Whether the text has id's context characters around its anchor starting at `start` (a cheap turn-away before comparing whole strings). */
-  private contextFits(text: string, id: number, start: number): boolean {
-    const c0 = this.contextChar[2 * id]!;
-    if (c0 !== -1 && text.charCodeAt(start + this.contextAt[2 * id]!) !== c0) return false;
-    const c1 = this.contextChar[2 * id + 1]!;
-    return c1 === -1 || text.charCodeAt(start + this.contextAt[2 * id + 1]!) === c1;
+  /** Whether the text has the context characters of the candidate at members[k] around its anchor starting at `start`. */
+  private contextFits(text: string, k: number, start: number): boolean {
+    const m = this.members;
+    const c0 = m[k + 4]!;
+    if (c0 !== -1 && text.charCodeAt(start + m[k + 3]!) !== c0) return false;
+    const c1 = m[k + 6]!;
+    return c1 === -1 || text.charCodeAt(start + m[k + 5]!) === c1;
   }
 
   /** `texts[id]` occurs at s: record the best kind it has there, if better than what was found before. */
