@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { CandidateMatcher } from "../../src/engine/lookup/candidate-matcher.ts";
 import { buildFastQuoteTables, findQuoteFast, isSpace } from "../../src/engine/lookup/fast-quotes.ts";
 import { messageText, usesTokens } from "../../src/engine/lookup/lookup.ts";
-import { hashRange } from "../../src/engine/lookup/token-places.ts";
+import { PathPlaces, hashRange } from "../../src/engine/lookup/token-places.ts";
 import { buildQuoteTables, findQuote } from "../../src/engine/lookup/quotes.ts";
 import { planWith } from "../../src/engine/plan.ts";
 import { SessionFacts } from "../../src/engine/session-facts.ts";
@@ -187,6 +187,37 @@ describe("candidate tokens: the same tokens, in the same order, as extractTokens
       expect(texts.map((t) => m.tokensIn(t))).toEqual(texts.map((t) => expected(t, candidates)));
     }
     expect(texts.map((t) => expected(t, candidates))).toEqual([["abP/abP/abP.md", "aa0/aa0/aa0.md"], ["abP/abP/abP.md"], []]);
+  });
+
+  test("a path, its folders and its file name in one stretch: asked in any order, one kept scan answers as a fresh one", () => {
+    const text = "at ./packages/core/src/index.ts:12 (packages/core/src/index.ts.) see packages/core/ then https://x.dev/a/b.md";
+    const candidates = [
+      "./packages/core/src/index.ts",
+      "packages/core/src/index.ts",
+      "packages/core",
+      "packages/core/",
+      "core/src/index.ts",
+      "src/index.ts",
+      "index.ts",
+      "https://x.dev/a/b.md",
+      "x.dev/a/b.md",
+    ];
+    const asks: [string, number][] = [];
+    for (const c of candidates) for (let s = text.indexOf(c); s !== -1; s = text.indexOf(c, s + 1)) asks.push([c, s]);
+    const rnd = prng(7);
+    const kept = new PathPlaces();
+    for (let round = 0; round < 20; round++) {
+      const order = [...asks].sort(() => rnd() - 0.5);
+      expect(order.map(([c, s]) => kept.at(text, c, s))).toEqual(order.map(([c, s]) => new PathPlaces().at(text, c, s)));
+    }
+    // the paths the tokenizer takes, and no folder of them
+    expect(asks.filter(([c, s]) => new PathPlaces().at(text, c, s)).map(([c]) => c)).toEqual([
+      "./packages/core/src/index.ts",
+      "packages/core/src/index.ts",
+      "packages/core/",
+      "https://x.dev/a/b.md",
+    ]);
+    expect(new CandidateMatcher(candidates).tokensIn(text)).toEqual(expected(text, candidates));
   });
 
   test("no candidates, or none that can be a token", () => {

@@ -26,7 +26,7 @@ import {
   hashRange,
   identifierAt,
   numberAt,
-  pathAt,
+  PathPlaces,
   possibleRanks,
   quotedMatchEnd,
   runCounts,
@@ -89,6 +89,7 @@ export class CandidateMatcher {
   lastFound: readonly number[] = [];
   // where the simulated quoted-string scan of one line stopped (see quotedAt)
   private quoteLine = -1;
+  private readonly paths = new PathPlaces();
   private quoteCursor = 0;
 
   /**
@@ -389,7 +390,7 @@ export class CandidateMatcher {
   private tokenAt(text: string, c: string, s: number, r: number): number {
     switch (r) {
       case PATH:
-        return pathAt(text, c, s) ? s : -1;
+        return this.paths.at(text, c, s) ? s : -1;
       case IDENTIFIER:
         return identifierAt(text, c, s) ? s : -1;
       case NUMBER:

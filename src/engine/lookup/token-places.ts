@@ -179,19 +179,51 @@ const stretchStart = (text: string, s: number, table: Uint8Array): number => {
 // scan over the whole text also starts afresh): is there a match at s that is `c`? The scan
 // runs on the text itself from that start: no match crosses the stretch's ends (the pattern
 // consumes only path characters, and its look-arounds see a non-path character there either way).
-export const pathAt = (text: string, c: string, s: number): boolean => {
-  PATH_SCAN.lastIndex = stretchStart(text, s, PATH_CHARS);
-  for (let m = PATH_SCAN.exec(text); m !== null; m = PATH_SCAN.exec(text)) {
-    if (m.index < s) continue;
-    if (m.index > s) return false;
-    // the match without its trailing dots, as the tokenizer takes it, is c (no new string, no new RegExp)
+// Several candidates are often confirmed in one stretch (a path, its folders, its file name):
+// they share one scan, kept as far as it went.
+export class PathPlaces {
+  private text = "";
+  private stretch = -1;
+  /** the scan's matches so far: start, and length without trailing dots (as the tokenizer takes it) */
+  private readonly found: number[] = [];
+  /** where the scan goes on (-1: no more matches) */
+  private resume = -1;
+
+  /** Whether the path scan has a match at s that is `c`. */
+  at(text: string, c: string, s: number): boolean {
+    const start = stretchStart(text, s, PATH_CHARS);
+    if (start !== this.stretch || text !== this.text) {
+      this.text = text;
+      this.stretch = start;
+      this.found.length = 0;
+      this.resume = start;
+    }
+    const found = this.found;
+    for (let k = 0; ; k += 2) {
+      if (k === found.length && !this.scanOn()) return false;
+      const at = found[k]!;
+      if (at < s) continue;
+      return at === s && found[k + 1] === c.length && text.startsWith(c, s);
+    }
+  }
+
+  /** The scan's next match, added to found; false when there is none. */
+  private scanOn(): boolean {
+    if (this.resume === -1) return false;
+    PATH_SCAN.lastIndex = this.resume;
+    const m = PATH_SCAN.exec(this.text);
+    if (m === null) {
+      this.resume = -1;
+      return false;
+    }
+    this.resume = PATH_SCAN.lastIndex;
     const match = m[0];
     let end = match.length;
     while (end > 0 && match.charCodeAt(end - 1) === DOT) end--;
-    return end === c.length && match.startsWith(c);
+    this.found.push(m.index, end);
+    return true;
   }
-  return false;
-};
+}
 
 export const identifierAt = (text: string, c: string, s: number): boolean => {
   IDENTIFIER_SCAN.lastIndex = stretchStart(text, s, IDENTIFIER_CHARS);
