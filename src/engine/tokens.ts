@@ -111,28 +111,52 @@ export const ERROR_LINE_GRAMMAR = { marker: ERROR_MARKER_RE, minChars: MIN_ERROR
  * of each text, shifted.
  */
 export const forEachToken = (text: string, visit: (kind: TokenKind, token: string, at: number) => void): void => {
-  for (const m of text.matchAll(PATH_GRAMMAR.pattern)) {
-    const p = m[0].replace(/[.]+$/, "");
-    if (PATH_GRAMMAR.isDistinctive(p)) visit("path", p, m.index);
+  // the module's own scanners (no copy of a pattern per text); a visit that tokenizes again gets copies
+  const [paths, identifiers, numbers, quoted, errors] = scanning++ === 0 ? SCANNERS : scanners();
+  try {
+    for (let m = first(paths, text); m !== null; m = paths.exec(text)) {
+      // without trailing dots
+      let p = m[0];
+      let end = p.length;
+      while (end > 0 && p.charCodeAt(end - 1) === DOT) end--;
+      if (end < p.length) p = p.slice(0, end);
+      if (PATH_GRAMMAR.isDistinctive(p)) visit("path", p, m.index);
+    }
+    for (let m = first(identifiers, text); m !== null; m = identifiers.exec(text)) {
+      const id = m[0];
+      if (IDENTIFIER_GRAMMAR.isDistinctive(id)) visit("identifier", id, m.index);
+    }
+    for (let m = first(numbers, text); m !== null; m = numbers.exec(text)) visit("number", m[0], m.index);
+    for (let m = first(quoted, text); m !== null; m = quoted.exec(text)) {
+      const q = m[1] ?? m[2] ?? m[3] ?? "";
+      if (q.trim().length >= QUOTED_GRAMMAR.minChars) visit("quoted", q, m.index);
+    }
+    // every line holding a literal, once, in text order
+    for (let m = first(errors, text); m !== null; m = errors.exec(text)) {
+      const start = text.lastIndexOf("\n", m.index) + 1;
+      const { line, end } = errorLineAt(text, start);
+      if (line !== undefined) visit("error-line", line, start);
+      if (end >= text.length) break;
+      errors.lastIndex = end + 1;
+    }
+  } finally {
+    scanning--;
   }
-  for (const m of text.matchAll(IDENTIFIER_GRAMMAR.pattern)) {
-    const id = m[0];
-    if (IDENTIFIER_GRAMMAR.isDistinctive(id)) visit("identifier", id, m.index);
-  }
-  for (const m of text.matchAll(NUMBER_GRAMMAR.pattern)) visit("number", m[0], m.index);
-  for (const m of text.matchAll(QUOTED_GRAMMAR.pattern)) {
-    const q = m[1] ?? m[2] ?? m[3] ?? "";
-    if (q.trim().length >= QUOTED_GRAMMAR.minChars) visit("quoted", q, m.index);
-  }
-  // every line holding a literal, once, in text order
-  const scan = new RegExp(ERROR_SCAN_RE.source, "g");
-  for (let m = scan.exec(text); m !== null; m = scan.exec(text)) {
-    const start = text.lastIndexOf("\n", m.index) + 1;
-    const { line, end } = errorLineAt(text, start);
-    if (line !== undefined) visit("error-line", line, start);
-    if (end >= text.length) break;
-    scan.lastIndex = end + 1;
-  }
+};
+
+const DOT = 46;
+type Scanners = readonly [paths: RegExp, identifiers: RegExp, numbers: RegExp, quoted: RegExp, errors: RegExp];
+const scanners = (): Scanners => {
+  const g = (re: RegExp): RegExp => new RegExp(re.source, "g");
+  return [g(PATH_GRAMMAR.pattern), g(IDENTIFIER_GRAMMAR.pattern), g(NUMBER_GRAMMAR.pattern), g(QUOTED_GRAMMAR.pattern), g(ERROR_SCAN_RE)];
+};
+const SCANNERS = scanners();
+/** how many forEachToken calls are under way (more than one: a visit tokenizing again) */
+let scanning = 0;
+/** A global scanner's first match in text, from its start. */
+const first = (re: RegExp, text: string): RegExpExecArray | null => {
+  re.lastIndex = 0;
+  return re.exec(text);
 };
 
 /** Every distinctive token in `text`, each once, with its kind, in order of kind then first appearance. */

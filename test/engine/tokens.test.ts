@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { extractTokenList, extractTokens } from "../../src/engine/tokens.ts";
+import { extractTokenList, extractTokens, forEachToken } from "../../src/engine/tokens.ts";
 import { extractTokens as yardstick } from "../../src/eval/yardstick/v1.ts";
 import { generateSession } from "./support/generate.ts";
 
@@ -46,5 +46,21 @@ describe("distinctive tokens", () => {
           expect(extractTokens(text)).toEqual(yardstick(text));
       }
     }
+  });
+});
+
+describe("forEachToken", () => {
+  test("a visit that tokenizes another text leaves the outer scan where it was", () => {
+    const outer = "src/app/main.ts calls parseConfig_v2 with 54321 and 'a quoted string' then Error: bad thing here\nfoo/bar/baz.md";
+    const inner = "other/path/file.ts and load_settings 98765";
+    const innerSeen: string[][] = [];
+    const seen: string[] = [];
+    forEachToken(outer, (_kind, t) => {
+      seen.push(t);
+      innerSeen.push(extractTokens(inner));
+    });
+    expect(seen).toEqual(extractTokenList(outer).map((t) => t.text));
+    expect(seen.length).toBeGreaterThan(5);
+    for (const got of innerSeen) expect(got).toEqual(extractTokens(inner));
   });
 });
