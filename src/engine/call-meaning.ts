@@ -54,16 +54,23 @@ export const inputStrings = (input: unknown, inputText: string): string => {
   if (input === undefined || input === null) return inputText;
   if (typeof input === "string") return input;
   const parts: string[] = [];
-  stringLeaves(input, 0, parts);
+  stringLeaves(input, 0, (s) => parts.push(s));
   return parts.join("\n");
 };
 
-const stringLeaves = (v: unknown, depth: number, out: string[]): void => {
-  if (typeof v === "string") out.push(v);
-  else if (typeof v === "number") out.push(String(v));
+/** The strings inputStrings joins, each in turn (no joined copy). */
+export const forEachInputString = (input: unknown, inputText: string, visit: (s: string) => void): void => {
+  if (input === undefined || input === null) visit(inputText);
+  else if (typeof input === "string") visit(input);
+  else stringLeaves(input, 0, visit);
+};
+
+const stringLeaves = (v: unknown, depth: number, visit: (s: string) => void): void => {
+  if (typeof v === "string") visit(v);
+  else if (typeof v === "number") visit(String(v));
   else if (depth > 8) return;
-  else if (Array.isArray(v)) for (const x of v) stringLeaves(x, depth + 1, out);
-  else if (isRecord(v)) for (const k of Object.keys(v)) stringLeaves(v[k], depth + 1, out);
+  else if (Array.isArray(v)) for (const x of v) stringLeaves(x, depth + 1, visit);
+  else if (isRecord(v)) for (const k of Object.keys(v)) stringLeaves(v[k], depth + 1, visit);
 };
 
 /** The command line a shell-like call runs, and its working directory, for every host shape. */

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { CandidateMatcher } from "../../src/engine/lookup/candidate-matcher.ts";
 import { buildFastQuoteTables, findQuoteFast, isSpace } from "../../src/engine/lookup/fast-quotes.ts";
-import { messageText, usesTokens } from "../../src/engine/lookup/lookup.ts";
+import { forEachMessagePart, messageText, usesTokens } from "../../src/engine/lookup/lookup.ts";
 import { PathPlaces, hashRange } from "../../src/engine/lookup/token-places.ts";
 import { buildQuoteTables, findQuote } from "../../src/engine/lookup/quotes.ts";
 import { planWith } from "../../src/engine/plan.ts";
@@ -355,6 +355,41 @@ describe("token tables: fast mode equals reference mode", () => {
     expect(named.firstSeen.get("other_name")).toBe(b.messages.findIndex((m) => m.text === "and other_name too"));
     expect(named.lastSeen.has("other_name")).toBe(false);
   });
+});
+
+test("a message's parts, joined, are its text: prose, each input's strings, its text as written when that differs", () => {
+  const call = (id: string, input: unknown, inputText: string) => ({ id, name: "t", input, inputText });
+  const patch = "*** Begin Patch\n*** Update File: src/app/main_loop.ts\n-old_name\n+new_name_v2\n*** End Patch";
+  const messages: Message[] = [
+    {
+      role: "assistant",
+      kind: "reply",
+      text: "see src/app/main_loop.ts",
+      toolResults: [],
+      toolCalls: [
+        call(
+          "a",
+          { file_path: "src/app/main_loop.ts", limit: 40, opts: { deep: ["x_value_1", 12345, true] } },
+          '{"file_path":"src/app/main_loop.ts","limit":40,"opts":{"deep":["x_value_1",12345,true]}}',
+        ),
+        call("b", patch, patch),
+        call("c", null, "raw input text with load_settings"),
+        // the strings joined are the text as written: once
+        call("d", { only: "same_text_here" }, "same_text_here"),
+      ],
+    },
+    { role: "assistant", kind: "reasoning", text: "thinking about hidden_name", toolResults: [], toolCalls: [] },
+  ];
+  for (const m of messages) {
+    const parts: string[] = [];
+    forEachMessagePart(m, (t) => parts.push(t));
+    expect(parts.join("\n")).toBe(messageText(m));
+  }
+  const parts: string[] = [];
+  forEachMessagePart(messages[0]!, (t) => parts.push(t));
+  expect(parts.filter((t) => t === patch)).toHaveLength(1);
+  expect(parts.filter((t) => t === "same_text_here")).toHaveLength(1);
+  expect(parts).toContain("12345");
 });
 
 /** First and last sightings by their definition: each message's tokens, one message after another. */

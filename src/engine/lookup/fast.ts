@@ -1,6 +1,7 @@
 // The lookup made fast: the same answers as reference.ts (test/engine/speed-equivalence.test.ts
 // compares whole Plans), with everything that exists for speed in one place:
-// - each message's text built once (and kept for later passes), its tokens extracted once;
+// - each message's tokens read from its parts (prose, input strings, input text) without
+//   joining them;
 // - per result, only the tokens later prose or inputs hold are looked for (CandidateMatcher,
 //   its anchors chosen on a sample of the results' text), and a candidate that can change no
 //   later answer is retired from the search;
@@ -8,11 +9,10 @@
 // - the quote check looks only where a quote can be (fast-quotes.ts), and remembers its answer
 //   per text.
 import type { ResultItem, SessionFacts } from "../session-facts.ts";
-import type { Message } from "../types.ts";
 import { CandidateMatcher } from "./candidate-matcher.ts";
 import { type FastQuoteTables, buildFastQuoteTables, findQuoteFast } from "./fast-quotes.ts";
 import type { Lookup, TokenTables } from "./lookup.ts";
-import { messageText, sightings } from "./lookup.ts";
+import { forEachMessagePart, sightings } from "./lookup.ts";
 import { buildQuoteTables } from "./quotes.ts";
 
 const NO_TOKENS: readonly string[] = [];
@@ -26,17 +26,6 @@ const SAMPLE_SHARE = 16;
 const MAX_REPEAT_CHECKS = 4;
 const SIGNATURE_SAMPLES = 8;
 const EDGE_CHARS = 24;
-
-// Repeated passes hand back the same message objects: their text is built once.
-const messageTextCache = new WeakMap<Message, string>();
-const cachedMessageText = (m: Message): string => {
-  let t = messageTextCache.get(m);
-  if (t === undefined) {
-    t = messageText(m);
-    messageTextCache.set(m, t);
-  }
-  return t;
-};
 
 /**
  * A cheap fingerprint of a text: its length, its first and last EDGE_CHARS characters (where
@@ -78,7 +67,7 @@ export class FastLookup implements Lookup {
 
   tokenTables(): TokenTables {
     if (this.tables !== undefined) return this.tables;
-    const { firstSeen, lastSeen } = sightings(this.facts.session.messages, cachedMessageText);
+    const { firstSeen, lastSeen } = sightings(this.facts.session.messages, forEachMessagePart);
     const resultCount = this.findCandidates(lastSeen);
     this.tables = { firstSeen, lastSeen, resultCount };
     return this.tables;

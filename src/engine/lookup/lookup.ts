@@ -3,8 +3,8 @@
 // exists for speed). A plan chooses one, once; both give the same Plan, and the equivalence
 // tests hold fast.ts to reference.ts.
 import type { ResultItem } from "../session-facts.ts";
-import { inputStrings } from "../call-meaning.ts";
-import { forEachToken } from "../tokens.ts";
+import { forEachInputString, inputStrings } from "../call-meaning.ts";
+import { type TokenKind, forEachToken } from "../tokens.ts";
 import type { Message } from "../types.ts";
 
 export type LookupMode = "fast" | "reference";
@@ -49,24 +49,47 @@ export const messageText = (m: Message): string => {
   return parts.join("\n");
 };
 
+/**
+ * The parts of messageText, each in turn, without joining them: its prose, then each call's
+ * input strings and its text as written (when that differs). No token spans a line break, so
+ * the parts hold the tokens the joined text holds.
+ */
+export const forEachMessagePart = (m: Message, visit: (text: string) => void): void => {
+  if (m.kind !== "reasoning" && m.text !== "") visit(m.text);
+  for (const c of m.toolCalls) {
+    // the joined strings' length, to tell cheaply when they cannot be the text as written
+    let joined = -1;
+    forEachInputString(c.input, c.inputText, (s) => {
+      visit(s);
+      joined += s.length + 1;
+    });
+    if (Math.max(joined, 0) !== c.inputText.length || inputStrings(c.input, c.inputText) !== c.inputText) visit(c.inputText);
+  }
+};
+
 /** Whether a message's tokens count as used later: an assistant reply, or a tool input. */
 export const usesTokens = (m: Message): boolean => m.role === "assistant" || m.toolCalls.length > 0;
 
 /**
  * Each token of prose or inputs with the first message holding it, and with the last assistant
- * reply or tool input holding it (absent: none): every message's tokens, read from `textOf(m)`.
+ * reply or tool input holding it (absent: none): every message's tokens, read from the texts
+ * `partsOf(m, visit)` hands to visit (messageText, whole or in parts).
  */
-export const sightings = (messages: readonly Message[], textOf: (m: Message) => string): { firstSeen: Map<string, number>; lastSeen: Map<string, number> } => {
+export const sightings = (
+  messages: readonly Message[],
+  partsOf: (m: Message, visit: (text: string) => void) => void,
+): { firstSeen: Map<string, number>; lastSeen: Map<string, number> } => {
   // per token: [first message, last later message (-1: none)]; one lookup per occurrence
   const seen = new Map<string, [number, number]>();
   messages.forEach((m, i) => {
-    const text = textOf(m);
-    if (text === "") return;
     const last = usesTokens(m) ? i : -1;
-    forEachToken(text, (_kind, t) => {
+    const note = (_kind: TokenKind, t: string): void => {
       const s = seen.get(t);
       if (s === undefined) seen.set(t, [i, last]);
       else if (last > s[1]) s[1] = last;
+    };
+    partsOf(m, (text) => {
+      if (text !== "") forEachToken(text, note);
     });
   });
   const firstSeen = new Map<string, number>();

@@ -29,7 +29,7 @@ export class ReferenceLookup implements Lookup {
 
   tokenTables(): TokenTables {
     if (this.tables !== undefined) return this.tables;
-    const { firstSeen, lastSeen } = sightings(this.facts.session.messages, messageText);
+    const { firstSeen, lastSeen } = sightings(this.facts.session.messages, (m, visit) => visit(messageText(m)));
     const resultCount = new Map<string, number>();
     for (const item of this.facts.items) for (const t of this.tokensOf(item)) if (lastSeen.has(t)) resultCount.set(t, (resultCount.get(t) ?? 0) + 1);
     this.tables = { firstSeen, lastSeen, resultCount };
