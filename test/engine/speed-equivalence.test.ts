@@ -233,6 +233,25 @@ describe("quote check: the fast scan finds the same reply as the full one", () =
     expect(bad).toEqual([]);
   });
 
+  test("blocks whose hashes collide are told apart: a reply holding the other one quotes nothing", () => {
+    // "Aa" and "BB" hash alike (65 * 31 + 97 = 66 * 31 + 66), and so do two blocks that differ only there
+    const common = "prefix shared by both";
+    const tail = " and the same tail";
+    const result = `${common.slice(0, 20)}Aa${tail}`;
+    const reply = `${common.slice(0, 20)}BB${tail}`;
+    const msgs: Message[] = [
+      { role: "user", kind: "prompt", text: "go", toolCalls: [], toolResults: [] },
+      { role: "user", kind: "tool", text: "", toolCalls: [], toolResults: [{ callId: "c", text: result, isError: false, images: 0 }] },
+      { role: "assistant", kind: "reply", text: reply, toolCalls: [], toolResults: [] },
+    ];
+    const q = buildQuoteTables(msgs);
+    expect(findQuote(q, result, 1)).toBe(-1);
+    expect(findQuoteFast(buildFastQuoteTables(q), result, 1)).toBe(-1);
+    // and the same reply with the very block does quote it
+    const same = buildQuoteTables([...msgs.slice(0, 2), { ...msgs[2]!, text: result }]);
+    expect(findQuoteFast(buildFastQuoteTables(same), result, 1)).toBe(2);
+  });
+
   test("a run of 39, 40 or 41 characters at every offset of the result and every alignment in the reply", () => {
     const rnd = prng(7);
     let text = "";

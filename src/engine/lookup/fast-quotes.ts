@@ -4,18 +4,27 @@
 // those blocks of the result are looked up, among every BLOCK-character window of the replies
 // (cheaply: a few sampled characters first, then the whole block); a place where the definition
 // can succeed lies within BLOCK - 1 characters before to BLOCK characters after such a block,
-// and only there is the definition's own check (quoteAt) run, in the same order. Whole lines are
-// looked up only when a cheap hash of the line is among the replies' lines.
+// and only there is the definition's check (quoteAt) run, in the same order, reading the
+// replies' blocks by hash instead of by text. Whole lines are looked up only when a cheap hash
+// of the line is among the replies' lines.
 import { hasBit, mix, setBit } from "./bits.ts";
-import { BLOCK, MIN_QUOTE_LINE, MIN_QUOTE_RUN, type QuoteTables, isLineToMatch, quoteAt } from "./quotes.ts";
+import { BLOCK, MAX_BLOCK_CHECKS, MIN_QUOTE_LINE, MIN_QUOTE_RUN, type QuoteLines, commonRunAround, isLineToMatch } from "./quotes.ts";
 
 const BLOOM_BITS = 1 << 20;
 const HASH_BASE = 31;
 
 export interface FastQuoteTables {
-  readonly q: QuoteTables;
+  readonly q: QuoteLines;
   /** the replies' aligned blocks, by a rolling hash: a place whose block is not here is not checked */
   readonly bloom: Uint32Array;
+  /**
+   * the replies' aligned blocks by bucket of their hash, in message order: bucket b's are
+   * blockMsg/blockOff[blockStart[b], blockStart[b + 1]) (quotes.ts keeps them by their text)
+   */
+  readonly blockStart: Int32Array;
+  readonly blockMsg: Int32Array;
+  readonly blockOff: Int32Array;
+  readonly blockShift: number;
   /** sampled hash of every BLOCK-character window of every reply */
   readonly windowBits: Uint32Array;
   readonly windowShift: number;
@@ -66,13 +75,38 @@ const bitsFor = (entries: number, min: number, max: number): number => {
   return bits;
 };
 
-export const buildFastQuoteTables = (q: QuoteTables): FastQuoteTables => {
+export const buildFastQuoteTables = (q: QuoteLines): FastQuoteTables => {
   const bloom = new Uint32Array(BLOOM_BITS >>> 5);
   let windows = 0;
+  let blocks = 0;
   for (const t of q.texts) {
     windows += Math.max(0, t.length - BLOCK + 1);
-    for (let off = 0; off + BLOCK <= t.length; off += BLOCK) setBit(bloom, hashBlock(t, off) & (BLOOM_BITS - 1));
+    blocks += Math.floor(t.length / BLOCK);
   }
+  const bBits = bitsFor(blocks >>> 2, 4, 20);
+  const blockStart = new Int32Array((1 << bBits) + 1);
+  const blockMsg = new Int32Array(blocks);
+  const blockOff = new Int32Array(blocks);
+  const hashes = new Int32Array(blocks);
+  let n = 0;
+  for (const t of q.texts)
+    for (let off = 0; off + BLOCK <= t.length; off += BLOCK) {
+      const h = hashBlock(t, off);
+      setBit(bloom, h & (BLOOM_BITS - 1));
+      hashes[n++] = h;
+      blockStart[mix(h, 32 - bBits) + 1]!++;
+    }
+  for (let b = 0; b < 1 << bBits; b++) blockStart[b + 1]! += blockStart[b]!;
+  // filled in message order: each bucket's blocks stay in it
+  const cursor = blockStart.slice(0, 1 << bBits);
+  n = 0;
+  q.texts.forEach((t, msg) => {
+    for (let off = 0; off + BLOCK <= t.length; off += BLOCK) {
+      const at = cursor[mix(hashes[n++]!, 32 - bBits)]!++;
+      blockMsg[at] = msg;
+      blockOff[at] = off;
+    }
+  });
   const wBits = bitsFor(windows, 10, 24);
   // about a slot per window: a shared slot only lets more blocks on to the bloom check, while
   // eight per window (4 MB for the replies of a long session) cost more in fresh memory than
@@ -94,7 +128,20 @@ export const buildFastQuoteTables = (q: QuoteTables): FastQuoteTables => {
   const kBits = bitsFor(q.lines.size, 6, 20);
   const lineBits = new Uint32Array(Math.max(1, (1 << kBits) >>> 5));
   for (const key of q.lines.keys()) setBit(lineBits, mix(lineHash(key, 0, key.length), 32 - kBits));
-  return { q, bloom, windowBits, windowShift: 32 - wBits, windowLatest, latestShift: 32 - lBits, lineBits, lineShift: 32 - kBits };
+  return {
+    q,
+    bloom,
+    blockStart,
+    blockMsg,
+    blockOff,
+    blockShift: 32 - bBits,
+    windowBits,
+    windowShift: 32 - wBits,
+    windowLatest,
+    latestShift: 32 - lBits,
+    lineBits,
+    lineShift: 32 - kBits,
+  };
 };
 
 // JavaScript's \s (and what trim() removes): checked against the regex in the tests
@@ -150,7 +197,7 @@ export const findQuoteFast = (f: FastQuoteTables, text: string, after: number): 
     let h = hashBlock(text, i);
     for (;;) {
       if (hasBit(f.bloom, h & (BLOOM_BITS - 1))) {
-        const msg = quoteAt(q, text, i, after);
+        const msg = quoteAt(f, text, i, h, after);
         if (msg !== -1) return msg;
       }
       if (i >= to) break;
@@ -160,4 +207,28 @@ export const findQuoteFast = (f: FastQuoteTables, text: string, after: number): 
     next = to + 1;
   }
   return -1;
+};
+
+/**
+ * quotes.ts's quoteAt, from the blocks by hash: the same replies in the same order (those of
+ * the bucket holding the very block at i), without a slice of the text or a Map lookup.
+ */
+const quoteAt = (f: FastQuoteTables, text: string, i: number, h: number, after: number): number => {
+  const b = mix(h, f.blockShift);
+  const first = f.blockStart[b]!;
+  let checked = 0;
+  for (let k = f.blockStart[b + 1]! - 1; k >= first; k--) {
+    const msg = f.blockMsg[k]!;
+    const reply = f.q.texts[msg]!;
+    const off = f.blockOff[k]!;
+    if (!sameBlock(text, i, reply, off)) continue;
+    if (++checked > MAX_BLOCK_CHECKS || msg <= after) return -1;
+    if (commonRunAround(text, i, reply, off) >= MIN_QUOTE_RUN) return msg;
+  }
+  return -1;
+};
+
+const sameBlock = (a: string, i: number, b: string, j: number): boolean => {
+  for (let k = 0; k < BLOCK; k++) if (a.charCodeAt(i + k) !== b.charCodeAt(j + k)) return false;
+  return true;
 };

@@ -13,7 +13,7 @@ import { CandidateMatcher } from "./candidate-matcher.ts";
 import { type FastQuoteTables, buildFastQuoteTables, findQuoteFast } from "./fast-quotes.ts";
 import type { Lookup, TokenTables } from "./lookup.ts";
 import { forEachMessagePart, sightings } from "./lookup.ts";
-import { buildQuoteTables } from "./quotes.ts";
+import { buildQuoteLines } from "./quotes.ts";
 
 const NO_TOKENS: readonly string[] = [];
 const NO_IDS: readonly number[] = [];
@@ -148,7 +148,7 @@ export class FastLookup implements Lookup {
   }
 
   quotedAt(item: ResultItem): number {
-    this.fastQuotes ??= buildFastQuoteTables(buildQuoteTables(this.facts.session.messages));
+    this.fastQuotes ??= buildFastQuoteTables(buildQuoteLines(this.facts.session.messages));
     // the same text, asked again from later on (results come in order): no quote after an
     // earlier point means none after a later one; a quote at m found after an earlier point
     // is still the answer after any point before m (the places before it quote nothing later)

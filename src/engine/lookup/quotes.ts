@@ -15,18 +15,22 @@ export const BLOCK = MIN_QUOTE_RUN / 2;
  * only. Part of the definition: without it a block common to many replies (a run of indentation,
  * a repeated banner) makes the check quadratic in the session's length.
  */
-const MAX_BLOCK_CHECKS = 8;
+export const MAX_BLOCK_CHECKS = 8;
 
 const isAssistantReply = (m: Message): boolean => m.role === "assistant" && m.kind === "reply" && m.text !== "";
 
-export interface QuoteTables {
+/** What both quote checks read of the replies. */
+export interface QuoteLines {
   /** per message: its text when it is an assistant reply, else "" */
   readonly texts: readonly string[];
-  /** BLOCK-character blocks at aligned offsets of every assistant reply -> [message, offset] pairs, in message order */
-  readonly blocks: Map<string, number[]>;
   /** whole lines and `code spans` of assistant replies (trimmed) -> last message index */
   readonly lines: Map<string, number>;
   readonly lastReply: number;
+}
+
+export interface QuoteTables extends QuoteLines {
+  /** BLOCK-character blocks at aligned offsets of every assistant reply -> [message, offset] pairs, in message order */
+  readonly blocks: Map<string, number[]>;
 }
 
 export const trimLine = (line: string): string => line.replace(/^\s*\d+→/, "").trim();
@@ -45,9 +49,8 @@ const shortWhenTrimmed = (text: string, start: number, end: number): boolean => 
 
 const isQuotableLine = (line: string): boolean => line.length >= MIN_QUOTE_LINE && /[A-Za-z]/.test(line);
 
-export const buildQuoteTables = (messages: readonly Message[]): QuoteTables => {
+export const buildQuoteLines = (messages: readonly Message[]): QuoteLines => {
   const texts: string[] = [];
-  const blocks = new Map<string, number[]>();
   const lines = new Map<string, number>();
   let lastReply = -1;
   messages.forEach((m, i) => {
@@ -55,12 +58,6 @@ export const buildQuoteTables = (messages: readonly Message[]): QuoteTables => {
     if (!isAssistantReply(m)) return;
     lastReply = i;
     const t = m.text;
-    for (let off = 0; off + BLOCK <= t.length; off += BLOCK) {
-      const b = t.slice(off, off + BLOCK);
-      const list = blocks.get(b);
-      if (list) list.push(i, off);
-      else blocks.set(b, [i, off]);
-    }
     for (const raw of t.split("\n")) {
       const line = trimLine(raw.replace(/^[>*-]\s+/, ""));
       if (isQuotableLine(line)) lines.set(line, i);
@@ -70,10 +67,25 @@ export const buildQuoteTables = (messages: readonly Message[]): QuoteTables => {
       if (isQuotableLine(s)) lines.set(s, i);
     }
   });
-  return { texts, blocks, lines, lastReply };
+  return { texts, lines, lastReply };
 };
 
-const commonRunAround = (r: string, rAt: number, p: string, pAt: number): number => {
+export const buildQuoteTables = (messages: readonly Message[]): QuoteTables => {
+  const base = buildQuoteLines(messages);
+  const blocks = new Map<string, number[]>();
+  base.texts.forEach((t, i) => {
+    for (let off = 0; off + BLOCK <= t.length; off += BLOCK) {
+      const b = t.slice(off, off + BLOCK);
+      const list = blocks.get(b);
+      if (list) list.push(i, off);
+      else blocks.set(b, [i, off]);
+    }
+  });
+  return { ...base, blocks };
+};
+
+/** The length of the common run of r and p around a common block at r[rAt] and p[pAt]. */
+export const commonRunAround = (r: string, rAt: number, p: string, pAt: number): number => {
   let left = 0;
   while (rAt - left - 1 >= 0 && pAt - left - 1 >= 0 && r.charCodeAt(rAt - left - 1) === p.charCodeAt(pAt - left - 1)) left++;
   let right = BLOCK;
