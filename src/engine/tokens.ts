@@ -115,10 +115,8 @@ export const forEachToken = (text: string, visit: (kind: TokenKind, token: strin
   const [paths, identifiers, numbers, quoted, errors] = scanning++ === 0 ? SCANNERS : scanners();
   try {
     for (let m = first(paths, text); m !== null; m = paths.exec(text)) {
-      // without trailing dots
       let p = m[0];
-      let end = p.length;
-      while (end > 0 && p.charCodeAt(end - 1) === DOT) end--;
+      const end = lengthWithoutDots(p);
       if (end < p.length) p = p.slice(0, end);
       if (PATH_GRAMMAR.isDistinctive(p)) visit("path", p, m.index);
     }
@@ -144,7 +142,13 @@ export const forEachToken = (text: string, visit: (kind: TokenKind, token: strin
   }
 };
 
-const DOT = 46;
+/** A path match's length without its trailing dots, as the tokenizer takes it (no new string). */
+export const lengthWithoutDots = (match: string): number => {
+  let end = match.length;
+  while (end > 0 && match.charCodeAt(end - 1) === 46) end--;
+  return end;
+};
+
 type Scanners = readonly [paths: RegExp, identifiers: RegExp, numbers: RegExp, quoted: RegExp, errors: RegExp];
 const scanners = (): Scanners => {
   const g = (re: RegExp): RegExp => new RegExp(re.source, "g");

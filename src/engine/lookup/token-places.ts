@@ -2,7 +2,7 @@
 // tokens.ts's own regexes over only the stretch of text that can affect a match there, and the
 // \w runs (anchors) the candidate matcher hashes. The candidate matcher's exactness rests on
 // these: test/engine/speed-equivalence.test.ts holds the whole against extractTokens.
-import { ERROR_LINE_GRAMMAR, IDENTIFIER_GRAMMAR, NUMBER_GRAMMAR, PATH_GRAMMAR, QUOTED_GRAMMAR } from "../tokens.ts";
+import { ERROR_LINE_GRAMMAR, IDENTIFIER_GRAMMAR, NUMBER_GRAMMAR, PATH_GRAMMAR, QUOTED_GRAMMAR, lengthWithoutDots } from "../tokens.ts";
 import { hasBit, mix, setBit } from "./bits.ts";
 
 // Ranks: the order in which extractTokenList lists kinds. NONE: not (yet) found as a token.
@@ -26,7 +26,6 @@ const PATH_CHARS = classTable(PATH_GRAMMAR.chars);
 export const IDENTIFIER_CHARS = classTable(IDENTIFIER_GRAMMAR.chars);
 
 const PATH_SCAN = new RegExp(PATH_GRAMMAR.pattern.source, "g");
-const DOT = 46;
 const IDENTIFIER_SCAN = new RegExp(IDENTIFIER_GRAMMAR.pattern.source, "g");
 
 /** The ranks `c` could have as a token of some text, from its shape alone (bit r: rank r); 0: never a token. */
@@ -217,10 +216,7 @@ export class PathPlaces {
       return false;
     }
     this.resume = PATH_SCAN.lastIndex;
-    const match = m[0];
-    let end = match.length;
-    while (end > 0 && match.charCodeAt(end - 1) === DOT) end--;
-    this.found.push(m.index, end);
+    this.found.push(m.index, lengthWithoutDots(m[0]));
     return true;
   }
 }
