@@ -45,6 +45,28 @@ const ENDS_QUOTE = -1;
 const MEMBER = 8;
 
 /**
+ * Candidate `id`'s record at members[k]: its id, its anchor (offset in c, length), and up to two
+ * characters of c around the anchor (before it, else after it). Compared first, they turn away
+ * most hits on a common anchor before any other work.
+ */
+const placeMember = (m: Int32Array, k: number, id: number, c: string, off: number, length: number): void => {
+  const after = off + length;
+  m[k] = id;
+  m[k + 1] = off;
+  m[k + 2] = length;
+  m[k + 4] = -1;
+  m[k + 6] = -1;
+  // the first two of off - 1, off - 2, after, after + 1 inside the candidate (no arrays: one per candidate adds up)
+  for (let j = 0, at = k + 3; j < 4 && at < k + 7; j++) {
+    const p = j === 0 ? off - 1 : j === 1 ? off - 2 : j === 2 ? after : after + 1;
+    if (p < 0 || p >= c.length) continue;
+    m[at] = p - off;
+    m[at + 1] = c.charCodeAt(p);
+    at += 2;
+  }
+};
+
+/**
  * A set of candidate strings, prepared once per plan; tokensIn(text) answers for one result.
  * Not reentrant (it keeps per-call scratch state), and pure: answers depend only on its arguments.
  */
@@ -53,8 +75,6 @@ export class CandidateMatcher {
   private readonly possible: number[] = [];
   /** the lowest possible rank: once found with it, a candidate is settled for this text */
   private readonly lowest: number[] = [];
-  private readonly anchorOffset: number[] = [];
-  private readonly anchorLength: number[] = [];
   /** candidates found with indexOf (no \w run usable as an anchor) */
   private readonly unanchored: number[] = [];
   // open addressing: anchor hash -> its candidates, members[slotFirst, slotFirst + slotCount)
@@ -89,8 +109,9 @@ export class CandidateMatcher {
   lastFound: readonly number[] = [];
   // where the simulated quoted-string scan of one line stopped (see quotedAt)
   private quoteLine = -1;
-  private readonly paths = new PathPlaces();
   private quoteCursor = 0;
+  /** the path scan of the stretch last asked about, kept for the next path confirmed in it */
+  private readonly paths = new PathPlaces();
 
   /**
    * `sample`: some of the texts to be scanned. Each hit on an anchor costs a check of every
@@ -104,6 +125,9 @@ export class CandidateMatcher {
     // it) and the last of them counted. Runs are told apart by hash, as the scan tells them: a
     // collision only makes a run look commoner than it is.
     const runsOf: number[][] = [];
+    // each candidate's anchor: where it starts in the candidate (-1: none) and its length
+    const anchorOffset: number[] = [];
+    const anchorLength: number[] = [];
     const shared = new Map<number, SharedRun>();
     for (const c of new Set(candidates)) {
       const possible = possibleRanks(c);
@@ -147,13 +171,13 @@ export class CandidateMatcher {
       }
       // no run at all, or one hashing to 0, which the scan reads as "no run" (never looked up)
       if (bestStart === -1 || bestHash === 0) {
-        this.anchorOffset.push(-1);
-        this.anchorLength.push(0);
+        anchorOffset.push(-1);
+        anchorLength.push(0);
         this.unanchored.push(id);
         return;
       }
-      this.anchorOffset.push(bestStart);
-      this.anchorLength.push(bestLength);
+      anchorOffset.push(bestStart);
+      anchorLength.push(bestLength);
       anchors.push({ id, hash: bestHash });
     });
     let bits = 4;
@@ -174,7 +198,7 @@ export class CandidateMatcher {
       this.bucketOf[id] = b;
       this.bucketLive[b]!++;
       const c = this.texts[id]!;
-      const after = this.anchorOffset[id]! + this.anchorLength[id]!;
+      const after = anchorOffset[id]! + anchorLength[id]!;
       // what must end the run in the text: the candidate's next character; at the candidate's
       // end, a closing quote for a candidate that can only be a quoted string; else anything
       const ender = after < c.length ? c.charCodeAt(after) : this.possible[id] === 1 << QUOTED ? ENDS_QUOTE : ENDS_ANY;
@@ -198,7 +222,7 @@ export class CandidateMatcher {
       if (slotHead[s] === 0) continue;
       this.slotFirst[s] = next;
       for (let id = slotHead[s]! - 1; id !== -1; id = chain[id]!) {
-        this.placeMember(next * MEMBER, id);
+        placeMember(this.members, next * MEMBER, id, this.texts[id]!, anchorOffset[id]!, anchorLength[id]!);
         next++;
       }
       this.slotCount[s] = next - this.slotFirst[s]!;
@@ -207,31 +231,6 @@ export class CandidateMatcher {
     this.stamp = new Int32Array(n);
     this.rank = new Uint8Array(n);
     this.pos = new Float64Array(n);
-  }
-
-  /**
-   * A candidate's record at members[k]: its id, its anchor, and up to two characters of it
-   * around the anchor (before it, else after it). Compared first, they turn away most hits on a
-   * common anchor before any other work.
-   */
-  private placeMember(k: number, id: number): void {
-    const m = this.members;
-    const off = this.anchorOffset[id]!;
-    const c = this.texts[id]!;
-    const after = off + this.anchorLength[id]!;
-    m[k] = id;
-    m[k + 1] = off;
-    m[k + 2] = this.anchorLength[id]!;
-    m[k + 4] = -1;
-    m[k + 6] = -1;
-    // the first two of off - 1, off - 2, after, after + 1 inside the candidate (no arrays: one per candidate adds up)
-    for (let j = 0, at = k + 3; j < 4 && at < k + 7; j++) {
-      const p = j === 0 ? off - 1 : j === 1 ? off - 2 : j === 2 ? after : after + 1;
-      if (p < 0 || p >= c.length) continue;
-      m[at] = p - off;
-      m[at + 1] = c.charCodeAt(p);
-      at += 2;
-    }
   }
 
   get size(): number {
