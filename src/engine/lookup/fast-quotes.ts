@@ -197,7 +197,7 @@ export const findQuoteFast = (f: FastQuoteTables, text: string, after: number): 
     let h = hashBlock(text, i);
     for (;;) {
       if (hasBit(f.bloom, h & (BLOOM_BITS - 1))) {
-        const msg = quoteAt(f, text, i, h, after);
+        const msg = quoteAtByHash(f, text, i, h, after);
         if (msg !== -1) return msg;
       }
       if (i >= to) break;
@@ -213,7 +213,7 @@ export const findQuoteFast = (f: FastQuoteTables, text: string, after: number): 
  * quotes.ts's quoteAt, from the blocks by hash: the same replies in the same order (those of
  * the bucket holding the very block at i), without a slice of the text or a Map lookup.
  */
-const quoteAt = (f: FastQuoteTables, text: string, i: number, h: number, after: number): number => {
+const quoteAtByHash = (f: FastQuoteTables, text: string, i: number, h: number, after: number): number => {
   const b = mix(h, f.blockShift);
   const first = f.blockStart[b]!;
   let checked = 0;
