@@ -127,6 +127,25 @@ export interface RuleTally {
   readonly tokensFreed: number;
 }
 
+/**
+ * What one method removed of one tool's results, over a session's cuts, in one mode: bc in both
+ * modes, and under pressure the two ceilings beside it, so a tool where bc loses far more than
+ * hindsight would is where the need score is weakest.
+ */
+export interface ToolTally {
+  readonly mode: "light" | "pressure";
+  /** RULES_ID (bc), or a pressure ceiling's id */
+  readonly method: string;
+  readonly tool: string;
+  readonly removed: number;
+  readonly scorable: number;
+  readonly lost: number;
+  readonly tokensFreed: number;
+}
+
+/** The methods tallied by tool under pressure, beside bc. */
+export const BY_TOOL_CEILINGS: readonly string[] = [ORACLE_TO_BUDGET.id, NEED_ORACLE.id];
+
 /** The rule of a result the compactor did not name (a compactor that says no rules). */
 export const UNNAMED_RULE = "unnamed";
 
@@ -141,6 +160,8 @@ export interface SessionReplay {
   readonly rulesMisses: readonly RulesMiss[];
   /** what bc removed and lost, by the rule that removed it (light, then pressure) */
   readonly byRule: readonly RuleTally[];
+  /** what bc (and, under pressure, the ceilings) removed and lost, by the tool whose result it was */
+  readonly byTool: readonly ToolTally[];
   readonly passes: readonly PassResult[];
   readonly compactions: readonly CompactionScore[];
   /** results bc removed at the light cuts, and how many of them `bc recall` gives back byte for byte from the file the host keeps */
@@ -167,6 +188,7 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
   const cuts: CutRow[] = [];
   const rulesMisses: RulesMiss[] = [];
   const byRule = new Map<string, RuleTally>();
+  const byTool = new Map<string, ToolTally>();
   for (const share of [...options.cuts].sort((a, b) => a - b)) {
     const ctx = cutContext(index, share);
     if (ctx.at <= 0 || ctx.at >= n) continue;
@@ -193,12 +215,29 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
         });
       }
     };
+    /** a method's removals at this cut, added to the session's tallies by tool */
+    const tallyTools = (mode: ToolTally["mode"], method: string, score: ReturnType<typeof scoreRewrites>): void => {
+      const lost = new Set(score.misses.filter((m) => m.invisible.length > 0).map((m) => m.ordinal));
+      for (const [ordinal, after] of score.rewrites) {
+        const r = ctx.results[ordinal]!;
+        const key = `${mode} ${method} ${r.tool}`;
+        const t = byTool.get(key) ?? { mode, method, tool: r.tool, removed: 0, scorable: 0, lost: 0, tokensFreed: 0 };
+        byTool.set(key, {
+          ...t,
+          removed: t.removed + 1,
+          scorable: t.scorable + (score.scorableOrdinals.has(ordinal) ? 1 : 0),
+          lost: t.lost + (lost.has(ordinal) ? 1 : 0),
+          tokensFreed: t.tokensFreed + r.estTokens - estimateTextTokens(after),
+        });
+      }
+    };
     const run = (m: Method, rulesFreedTokens: number) => scoreRewrites(m.run({ ...ctx, rulesFreedTokens }));
     const light = compactAligned(options.compact, ctx.prefix);
     const rulesScore = scoreRewrites(rewritesFrom(ctx.results, light.messages));
     if (options.methods.includes(RULES_ID)) rows[RULES_ID] = rulesScore.tally;
     for (const miss of rulesScore.misses) rulesMisses.push(missRow(miss, "light", share, ruleOf(miss.ordinal, light.rules)));
     tallyRules("light", rulesScore, light.rules);
+    tallyTools("light", RULES_ID, rulesScore);
     for (const m of selected) rows[m.id] = run(m, rulesScore.tally.tokensFreed).tally;
     for (const c of LIGHT_CEILINGS) rows[c.id] = scoreRewrites(c.run({ results: ctx.results, pinned: ctx.pinned, used })).tally;
     let pressure: CutRow["pressure"];
@@ -217,14 +256,20 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
         });
         return { ...score, rules: o.rules };
       };
+      const ceiling = (m: BudgetMethod): Tally => {
+        const score = runBudget(m);
+        if (BY_TOOL_CEILINGS.includes(m.id)) tallyTools("pressure", m.id, score);
+        return score.tally;
+      };
       const bc = runBudget(BC_UNDER_PRESSURE);
       prow[RULES_ID] = bc.tally;
       prow[bc.tally.reached === 1 ? RULES_REACHED_ID : RULES_OVER_ID] = bc.tally;
       for (const miss of bc.misses) rulesMisses.push(missRow(miss, "pressure", share, ruleOf(miss.ordinal, bc.rules), { handedOver: bc.tally.handovers > 0 }));
       tallyRules("pressure", bc, bc.rules);
+      tallyTools("pressure", RULES_ID, bc);
       for (const m of BUDGET_BASELINES) prow[m.id] = runBudget(m).tally;
-      prow[ORACLE_TO_BUDGET.id] = runBudget(ORACLE_TO_BUDGET).tally;
-      prow[NEED_ORACLE.id] = runBudget(NEED_ORACLE).tally;
+      prow[ORACLE_TO_BUDGET.id] = ceiling(ORACLE_TO_BUDGET);
+      prow[NEED_ORACLE.id] = ceiling(NEED_ORACLE);
       pressure = { window: point.window, budget: point.budget, toFree: point.toFree, methods: prow };
     }
     cuts.push({ share, at: ctx.at, methods: rows, ...(pressure === undefined ? {} : { pressure }) });
@@ -238,6 +283,7 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
     cuts,
     rulesMisses,
     byRule: [...byRule.values()].sort((a, b) => (a.mode === b.mode ? a.rule.localeCompare(b.rule) : a.mode === "light" ? -1 : 1)),
+    byTool: [...byTool.values()],
     passes: options.passes.length > 0 ? replayPasses(index, options.compact, options.passes) : [],
     compactions: scoreHostCompactions(index, input.compactions, options.compact),
   };

@@ -3,7 +3,7 @@
 import type { Host } from "../engine/types.ts";
 import type { CompactionScore } from "./host-compactions.ts";
 import { type Interval, ratioInterval } from "./interval.ts";
-import type { RuleTally, SessionReplay } from "./replay.ts";
+import { BY_TOOL_CEILINGS, RULES_ID, type RuleTally, type SessionReplay, type ToolTally } from "./replay.ts";
 import { addTally, ZERO_TALLY, type Tally } from "./score.ts";
 
 export interface MethodSummary extends Tally {
@@ -86,6 +86,8 @@ export interface HostSummary {
   readonly recall: { readonly removed: number; readonly recalled: number };
   /** what bc removed and lost by the rule that removed it, light then pressure, most lost first (then most freed) */
   readonly byRule: readonly RuleSummary[];
+  /** per mode and tool: what bc removed and lost, and under pressure what the ceilings lost of the same tool */
+  readonly byTool?: readonly ToolSummary[];
   /** how far bc's headline figures could move with other sessions (interval.ts) */
   readonly intervals?: HostIntervals;
 }
@@ -106,6 +108,18 @@ export interface RuleSummary extends RuleTally {
   readonly lostRate: number;
   /** of the tokens bc freed in this mode, the share this rule freed */
   readonly freedShare: number;
+}
+
+/** One tool's results in one mode: bc's removals, and under pressure the ceilings' losses beside them. */
+export interface ToolSummary {
+  readonly mode: Mode;
+  readonly tool: string;
+  /** bc's tally of this tool's results (zero where bc removed none) */
+  readonly bc: Omit<ToolTally, "mode" | "method" | "tool">;
+  /** of the tokens bc freed in this mode, the share this tool's results freed */
+  readonly freedShare: number;
+  /** under pressure, each ceiling of BY_TOOL_CEILINGS: the results of this tool it lost */
+  readonly ceilingsLost?: Readonly<Record<string, number>>;
 }
 
 /** rounded to 6 decimals: enough for any table, and short in report.json */
@@ -252,6 +266,42 @@ export const summarizeRules = (sessions: readonly SessionReplay[]): RuleSummary[
     .sort((a, b) => (a.mode !== b.mode ? (a.mode === "light" ? -1 : 1) : b.lost - a.lost || b.tokensFreed - a.tokensFreed || a.rule.localeCompare(b.rule)));
 };
 
+/**
+ * What bc and, under pressure, the ceilings removed and lost, by tool, over sessions: per mode,
+ * the tools bc lost most of first (then most freed, then by name). A tool only a ceiling removed
+ * has a row with bc's zeros.
+ */
+export const summarizeTools = (sessions: readonly SessionReplay[]): ToolSummary[] => {
+  const zero = { removed: 0, scorable: 0, lost: 0, tokensFreed: 0 };
+  const rows = new Map<string, { mode: Mode; tool: string; bc: typeof zero; ceilingsLost: Record<string, number> }>();
+  for (const s of sessions)
+    for (const t of s.byTool ?? []) {
+      const key = `${t.mode} ${t.tool}`;
+      const row = rows.get(key) ?? { mode: t.mode, tool: t.tool, bc: { ...zero }, ceilingsLost: {} };
+      rows.set(key, row);
+      if (t.method === RULES_ID) {
+        row.bc.removed += t.removed;
+        row.bc.scorable += t.scorable;
+        row.bc.lost += t.lost;
+        row.bc.tokensFreed += t.tokensFreed;
+      } else row.ceilingsLost[t.method] = (row.ceilingsLost[t.method] ?? 0) + t.lost;
+    }
+  const freed = { light: 0, pressure: 0 };
+  for (const r of rows.values()) freed[r.mode] += r.bc.tokensFreed;
+  return [...rows.values()]
+    .map((r) => ({
+      mode: r.mode,
+      tool: r.tool,
+      bc: r.bc,
+      freedShare: ratio(r.bc.tokensFreed, freed[r.mode]),
+      ...(r.mode === "pressure" ? { ceilingsLost: Object.fromEntries(BY_TOOL_CEILINGS.map((c) => [c, r.ceilingsLost[c] ?? 0])) } : {}),
+    }))
+    .sort(
+      (a, b) =>
+        (a.mode === b.mode ? 0 : a.mode === "light" ? -1 : 1) || b.bc.lost - a.bc.lost || b.bc.tokensFreed - a.bc.tokensFreed || a.tool.localeCompare(b.tool),
+    );
+};
+
 /** The intervals of bc's headline figures over the host's sessions. */
 export const hostIntervals = (sessions: readonly SessionReplay[]): HostIntervals => {
   // per session, bc's lost over a divisor: what bc removed, or what a ceiling lost
@@ -305,6 +355,7 @@ export const summarizeHost = (
       recalled: 0,
     }),
     byRule: summarizeRules(mine),
+    byTool: summarizeTools(mine),
     intervals: hostIntervals(mine),
   };
 };

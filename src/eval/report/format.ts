@@ -1,6 +1,6 @@
 // Numbers as the report prints them: fixed precision, thousands separators, no locale surprises.
 import type { NeedWeightsRecord } from "../run.ts";
-import type { HostSummary, MethodSummary } from "../summary.ts";
+import type { HostSummary, MethodSummary, ToolSummary } from "../summary.ts";
 
 export const int = (n: number): string => Math.round(n).toLocaleString("en-US");
 
@@ -165,6 +165,62 @@ export const ruleTables = (h: HostSummary): { heading: string; rows: string[][] 
   (["light", "pressure"] as const)
     .map((mode) => ({ heading: `${HOST_NAMES[h.host] ?? h.host}, ${mode === "light" ? "light compaction" : "under pressure"}`, rows: ruleRows(h, mode) }))
     .filter((t) => t.rows.length > 0);
+
+/** The by-tool table: bc's removals of each tool's results, and under pressure what the ceilings lost of the same tool. */
+export const TOOL_HEAD: readonly string[] = ["tool", "removed", "of which scorable", "lost", "lost %", "share of bc's freed tokens"];
+const CEILING_HEADS: Readonly<Record<string, string>> = { "oracle-to-budget": "lost by oracle-to-budget", "need-oracle": "lost by need-oracle" };
+
+/** Rows beyond this many are summed into one: a session with many MCP tools would bury the table. */
+export const MAX_TOOL_ROWS = 12;
+
+const toolCells = (tool: string, t: ToolSummary["bc"], freedShare: number, ceilings: readonly string[], lost?: Readonly<Record<string, number>>): string[] => [
+  tool,
+  int(t.removed),
+  int(t.scorable),
+  int(t.lost),
+  t.removed === 0 ? "-" : pct(t.lost / t.removed, 2),
+  pct(freedShare),
+  ...ceilings.map((c) => int(lost?.[c] ?? 0)),
+];
+
+/** Each mode bc ran in on this host, by tool: the head, the rows (most lost by bc first, the rest past MAX_TOOL_ROWS summed). */
+export const toolTables = (h: HostSummary): { heading: string; head: string[]; rows: string[][] }[] =>
+  (["light", "pressure"] as const)
+    .map((mode) => {
+      const all = (h.byTool ?? []).filter((t) => t.mode === mode);
+      const ceilings = mode === "pressure" ? [...new Set(all.flatMap((t) => Object.keys(t.ceilingsLost ?? {})))] : [];
+      const shown = all.length > MAX_TOOL_ROWS ? all.slice(0, MAX_TOOL_ROWS - 1) : all;
+      const rest = all.slice(shown.length);
+      const rows = shown.map((t) => toolCells(t.tool, t.bc, t.freedShare, ceilings, t.ceilingsLost));
+      if (rest.length > 0) {
+        const sum = (f: (t: ToolSummary) => number): number => rest.reduce((n, t) => n + f(t), 0);
+        const lost = Object.fromEntries(ceilings.map((c) => [c, sum((t) => t.ceilingsLost?.[c] ?? 0)]));
+        const bc = {
+          removed: sum((t) => t.bc.removed),
+          scorable: sum((t) => t.bc.scorable),
+          lost: sum((t) => t.bc.lost),
+          tokensFreed: sum((t) => t.bc.tokensFreed),
+        };
+        rows.push(
+          toolCells(
+            `${int(rest.length)} other tools`,
+            bc,
+            sum((t) => t.freedShare),
+            ceilings,
+            lost,
+          ),
+        );
+      }
+      return {
+        heading: `${HOST_NAMES[h.host] ?? h.host}, ${mode === "light" ? "light compaction" : "under pressure"}`,
+        head: [...TOOL_HEAD, ...ceilings.map((c) => CEILING_HEADS[c] ?? `lost by ${c}`)],
+        rows,
+      };
+    })
+    .filter((t) => t.rows.length > 0);
+
+export const TOOLS_SECTION =
+  "What bc removed at the cuts, by the tool whose output it was; under pressure, beside what the two hindsight ceilings lost of the same tool at the same budget. A tool where bc loses far more than `need-oracle` is one whose need the score misjudges; where `need-oracle` itself loses more than `oracle-to-budget`, the budget forces the cuts whatever the score.";
 
 export const RULES_SECTION =
   "What bc removed at the cuts, by the rule that removed it (`escalation`: what the budget took after the rules). Light, the rules alone; under pressure, bc as the product answers. A rule that loses much for little room is where to look first; one whose removals are seldom scorable (they take away no token the yardstick counts) is not shown safe by losing nothing.";

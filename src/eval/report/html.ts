@@ -15,6 +15,8 @@ import {
   pct,
   pressureColumns,
   ruleTables,
+  toolTables,
+  TOOLS_SECTION,
   rowName,
   share,
 } from "./format.ts";
@@ -290,6 +292,10 @@ export const renderHtml = (r: EvalReport): string => {
   if (r.hosts.some((h) => h.byRule.length > 0)) {
     body.push(`<h2>What bc removed, by rule</h2>`, `<p>${code(RULES_SECTION)}</p>`);
     for (const h of r.hosts) for (const t of ruleTables(h)) body.push(`<h3>${esc(t.heading)}</h3>`, htmlTable(RULE_HEAD, t.rows));
+  }
+  if (r.hosts.some((h) => (h.byTool ?? []).length > 0)) {
+    body.push(`<h2>What bc removed, by tool</h2>`, `<p>${code(TOOLS_SECTION)}</p>`);
+    for (const h of r.hosts) for (const t of toolTables(h)) body.push(`<h3>${esc(t.heading)}</h3>`, htmlTable(t.head, t.rows));
   }
   if ((r.split ?? []).length > 0) {
     body.push(`<h2>Each given path beside the total</h2>`);

@@ -14,6 +14,8 @@ import {
   pressureColumns,
   rankedBy,
   ruleTables,
+  toolTables,
+  TOOLS_SECTION,
   rowName,
   share,
   type Column,
@@ -175,6 +177,10 @@ export const renderMarkdown = (r: EvalReport): string => {
   if (r.hosts.some((h) => h.byRule.length > 0)) {
     push(`## What bc removed, by rule`, "", RULES_SECTION, "");
     for (const h of r.hosts) for (const t of ruleTables(h)) push(`### ${t.heading}`, "", table(RULE_HEAD, t.rows), "");
+  }
+  if (r.hosts.some((h) => (h.byTool ?? []).length > 0)) {
+    push(`## What bc removed, by tool`, "", TOOLS_SECTION, "");
+    for (const h of r.hosts) for (const t of toolTables(h)) push(`### ${t.heading}`, "", table(t.head, t.rows), "");
   }
   if ((r.split ?? []).length > 0) {
     push(`## Each given path beside the total`, "");

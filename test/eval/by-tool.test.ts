@@ -1,0 +1,173 @@
+// What bc and the pressure ceilings removed, by the tool whose output it was: each method's
+// per-tool tallies add up to its own row, sessions sum, and the reports show the table.
+import { describe, expect, test } from "bun:test";
+import type { Host, Message } from "../../src/engine/types.ts";
+import { rulesCompactor } from "../../src/eval/methods/engine.ts";
+import { BY_TOOL_CEILINGS, RULES_ID, replaySession, type SessionReplay } from "../../src/eval/replay.ts";
+import { MAX_TOOL_ROWS, TOOL_HEAD, toolTables } from "../../src/eval/report/format.ts";
+import { renderHtml } from "../../src/eval/report/html.ts";
+import { renderMarkdown } from "../../src/eval/report/markdown.ts";
+import type { EvalReport } from "../../src/eval/run.ts";
+import { addTally, type Tally, ZERO_TALLY } from "../../src/eval/score.ts";
+import { type HostSummary, summarizeTools } from "../../src/eval/summary.ts";
+import { filler, pair, prompt, reply, session } from "./build.ts";
+
+/** a text of exactly `tokens` estimated tokens whose first line names `name` */
+const sized = (name: string, tokens: number): string => `${name}\n`.padEnd(tokens * 4, "x");
+
+/** shell outputs and file reads, a few used right after them and some only after the cut */
+const messages = (): Message[] => [
+  prompt("start"),
+  ...Array.from({ length: 40 }, (_, i) => [
+    ...(i % 2 === 0
+      ? pair(`c${i}`, "Bash", { command: `step ${i}` }, sized(`output_number_${i}`, 300 + 40 * i))
+      : pair(`c${i}`, "Read", { file_path: `/repo/src/file_${i}.ts` }, sized(`export const value_of_${i} = ${i};`, 400 + 30 * i))),
+    ...(i % 5 === 0 ? [reply(`looked at output_number_${i}`)] : []),
+    ...(i % 10 === 9 ? [prompt(`next task ${i}`)] : []),
+  ]).flat(),
+  ...filler(6),
+  reply("again output_number_2, value_of_3 and value_of_7"),
+  reply("and output_number_12, value_of_11"),
+  reply("done"),
+];
+
+const replayed = (host: Host): SessionReplay =>
+  replaySession(
+    { host, id: "s1", file: "s1.jsonl", timeline: session(messages(), "s1", host), compactions: [] },
+    { cuts: [0.5, 0.9], methods: ["rules"], passes: [], compact: rulesCompactor, pressure: 0.95 },
+  );
+
+const total = (r: SessionReplay, mode: "light" | "pressure", method: string): Tally =>
+  r.cuts.reduce((t, c) => {
+    const here = mode === "light" ? c.methods[method] : c.pressure?.methods[method];
+    return here === undefined ? t : addTally(t, here);
+  }, ZERO_TALLY);
+
+describe.each(["claude", "codex"] as const)("%s", (host) => {
+  test("each method's per-tool tallies add up to its own row: bc in both modes, the ceilings under pressure", () => {
+    const r = replayed(host);
+    const checked = [["light", RULES_ID], ["pressure", RULES_ID], ...BY_TOOL_CEILINGS.map((c) => ["pressure", c] as const)] as const;
+    for (const [mode, method] of checked) {
+      const rows = r.byTool.filter((t) => t.mode === mode && t.method === method);
+      const t = total(r, mode, method);
+      expect(rows.reduce((n, x) => n + x.removed, 0)).toBe(t.removed);
+      expect(rows.reduce((n, x) => n + x.scorable, 0)).toBe(t.scorable);
+      expect(rows.reduce((n, x) => n + x.lost, 0)).toBe(t.lost);
+      expect(rows.reduce((n, x) => n + x.tokensFreed, 0)).toBe(t.tokensFreed);
+      for (const x of rows) expect(["Bash", "Read"]).toContain(x.tool);
+    }
+    // under pressure the budget reaches both tools, and something is lost
+    const pressure = r.byTool.filter((t) => t.mode === "pressure" && t.method === RULES_ID);
+    expect(new Set(pressure.map((t) => t.tool))).toEqual(new Set(["Bash", "Read"]));
+    expect(total(r, "pressure", RULES_ID).lost).toBeGreaterThan(0);
+    // no ceiling is tallied in the light mode, and no other method at all
+    expect(r.byTool.filter((t) => t.mode === "light").every((t) => t.method === RULES_ID)).toBe(true);
+    expect(r.byTool.every((t) => t.method === RULES_ID || BY_TOOL_CEILINGS.includes(t.method))).toBe(true);
+  });
+});
+
+test("over sessions: bc's tallies summed per mode and tool, the ceilings' losses beside them, most lost by bc first", () => {
+  const a = replayed("codex");
+  const tally = (mode: "light" | "pressure", method: string, tool: string, removed: number, lost: number, tokensFreed: number) => ({
+    mode,
+    method,
+    tool,
+    removed,
+    scorable: removed,
+    lost,
+    tokensFreed,
+  });
+  const sessions: SessionReplay[] = [
+    {
+      ...a,
+      byTool: [
+        tally("light", RULES_ID, "Read", 4, 0, 300),
+        tally("pressure", RULES_ID, "Read", 10, 3, 5000),
+        tally("pressure", RULES_ID, "Bash", 6, 1, 1000),
+        tally("pressure", "oracle-to-budget", "Read", 12, 1, 5200),
+        tally("pressure", "need-oracle", "Bash", 5, 2, 900),
+      ],
+    },
+    {
+      ...a,
+      byTool: [
+        tally("light", RULES_ID, "Bash", 2, 1, 100),
+        tally("pressure", RULES_ID, "Bash", 4, 4, 2000),
+        tally("pressure", "oracle-to-budget", "Grep", 3, 1, 100),
+      ],
+    },
+  ];
+  const z = (removed: number, lost: number, tokensFreed: number) => ({ removed, scorable: removed, lost, tokensFreed });
+  expect(summarizeTools(sessions)).toEqual([
+    { mode: "light", tool: "Bash", bc: z(2, 1, 100), freedShare: 0.25 },
+    { mode: "light", tool: "Read", bc: z(4, 0, 300), freedShare: 0.75 },
+    { mode: "pressure", tool: "Bash", bc: z(10, 5, 3000), freedShare: 0.375, ceilingsLost: { "oracle-to-budget": 0, "need-oracle": 2 } },
+    { mode: "pressure", tool: "Read", bc: z(10, 3, 5000), freedShare: 0.625, ceilingsLost: { "oracle-to-budget": 1, "need-oracle": 0 } },
+    // a tool only a ceiling removed: bc's zeros beside the ceiling's loss
+    { mode: "pressure", tool: "Grep", bc: z(0, 0, 0), freedShare: 0, ceilingsLost: { "oracle-to-budget": 1, "need-oracle": 0 } },
+  ]);
+});
+
+const hostWith = (byTool: HostSummary["byTool"]): HostSummary =>
+  ({ host: "codex", sessions: 1, methods: [], compactions: {}, passes: [], recall: { removed: 0, recalled: 0 }, byRule: [], byTool }) as unknown as HostSummary;
+
+test("the tables: the ceilings' columns under pressure only, and tools past the limit summed in one row", () => {
+  const many = Array.from({ length: MAX_TOOL_ROWS + 3 }, (_, i) => ({
+    mode: "pressure" as const,
+    tool: `tool_${i}`,
+    bc: { removed: 2, scorable: 2, lost: i === 0 ? 1 : 0, tokensFreed: 100 },
+    freedShare: 1 / (MAX_TOOL_ROWS + 3),
+    ceilingsLost: { "oracle-to-budget": 1, "need-oracle": 0 },
+  }));
+  const light = { mode: "light" as const, tool: "Read", bc: { removed: 3, scorable: 1, lost: 0, tokensFreed: 50 }, freedShare: 1 };
+  const [l, p] = toolTables(hostWith([light, ...many]));
+  expect(l!.heading).toBe("Codex, light compaction");
+  expect(l!.head).toEqual([...TOOL_HEAD]);
+  expect(l!.rows).toEqual([["Read", "3", "1", "0", "0.00%", "100.0%"]]);
+  expect(p!.heading).toBe("Codex, under pressure");
+  expect(p!.head).toEqual([...TOOL_HEAD, "lost by oracle-to-budget", "lost by need-oracle"]);
+  expect(p!.rows).toHaveLength(MAX_TOOL_ROWS);
+  expect(p!.rows[0]).toEqual(["tool_0", "2", "2", "1", "50.00%", "6.7%", "1", "0"]);
+  // the last row: the four tools past the eleven shown, summed
+  expect(p!.rows.at(-1)).toEqual(["4 other tools", "8", "8", "0", "0.00%", "26.7%", "4", "0"]);
+  // a host with no tallies (a report written before them) has no tables
+  expect(toolTables(hostWith(undefined))).toEqual([]);
+});
+
+test("report.md and report.html show the by-tool tables per host", () => {
+  const r = replayed("codex");
+  const report = {
+    version: "0",
+    yardstick: "v1",
+    corpus: { kind: "files", fingerprint: "f", files: 1, sessions: 1, skipped: [], malformedLines: [], filteredOut: 0 },
+    parameters: { cuts: [0.5, 0.9], passes: [], methods: [], ceilings: [], leftOut: [], pressure: null },
+    hosts: [
+      {
+        ...hostWith(summarizeTools([r])),
+        compactions: {
+          compactions: 0,
+          needed: 0,
+          keptByHost: 0,
+          keptByRules: 0,
+          tokensBefore: 0,
+          hostTokensAfter: 0,
+          rulesTokensFreed: 0,
+          hostFreedShareMean: 0,
+          rulesFreedShareMean: 0,
+        },
+      },
+    ],
+    sessions: [r],
+  } as unknown as EvalReport;
+  const md = renderMarkdown(report);
+  const section = md.slice(md.indexOf("## What bc removed, by tool"));
+  expect(section).toContain("### Codex, light compaction");
+  const pressure = section.slice(section.indexOf("### Codex, under pressure"));
+  expect(pressure).toContain(
+    "| tool | removed | of which scorable | lost | lost % | share of bc's freed tokens | lost by oracle-to-budget | lost by need-oracle |",
+  );
+  expect(pressure).toMatch(/\n\| (Bash|Read) \| \d+ \| \d+ \| [1-9]\d* \|/);
+  const html = renderHtml(report);
+  expect(html).toContain("<h2>What bc removed, by tool</h2>");
+  expect(html).toContain("<th>lost by need-oracle</th>");
+});
