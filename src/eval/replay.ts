@@ -128,13 +128,13 @@ export interface RuleTally {
 }
 
 /**
- * What one method removed of one tool's results, over a session's cuts, in one mode: bc in both
- * modes, and under pressure the two ceilings beside it, so a tool where bc loses far more than
- * hindsight would is where the need score is weakest.
+ * What one method removed of one tool's results, over a session's cuts, in one mode: bc, and the
+ * ceilings of BY_TOOL_CEILINGS beside it, so a tool where bc frees far less or loses far more
+ * than hindsight would is where to look.
  */
 export interface ToolTally {
   readonly mode: "light" | "pressure";
-  /** RULES_ID (bc), or a pressure ceiling's id */
+  /** RULES_ID (bc), or a ceiling's id (BY_TOOL_CEILINGS) */
   readonly method: string;
   readonly tool: string;
   readonly removed: number;
@@ -143,8 +143,14 @@ export interface ToolTally {
   readonly tokensFreed: number;
 }
 
-/** The methods tallied by tool under pressure, beside bc. */
-export const BY_TOOL_CEILINGS: readonly string[] = [ORACLE_TO_BUDGET.id, NEED_ORACLE.id];
+/**
+ * The ceilings tallied by tool beside bc: light, the one that frees most without a miss (where
+ * the room is); under pressure, the two that free to the same budget (what hindsight loses).
+ */
+export const BY_TOOL_CEILINGS: Readonly<Record<ToolTally["mode"], readonly string[]>> = {
+  light: ["oracle-head"],
+  pressure: [ORACLE_TO_BUDGET.id, NEED_ORACLE.id],
+};
 
 /** The rule of a result the compactor did not name (a compactor that says no rules). */
 export const UNNAMED_RULE = "unnamed";
@@ -239,7 +245,11 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
     tallyRules("light", rulesScore, light.rules);
     tallyTools("light", RULES_ID, rulesScore);
     for (const m of selected) rows[m.id] = run(m, rulesScore.tally.tokensFreed).tally;
-    for (const c of LIGHT_CEILINGS) rows[c.id] = scoreRewrites(c.run({ results: ctx.results, pinned: ctx.pinned, used })).tally;
+    for (const c of LIGHT_CEILINGS) {
+      const score = scoreRewrites(c.run({ results: ctx.results, pinned: ctx.pinned, used }));
+      if (BY_TOOL_CEILINGS.light.includes(c.id)) tallyTools("light", c.id, score);
+      rows[c.id] = score.tally;
+    }
     let pressure: CutRow["pressure"];
     if (options.pressure !== undefined) {
       const point = pressurePoint(ctx.tokensBefore, options.pressure);
@@ -258,7 +268,7 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
       };
       const ceiling = (m: BudgetMethod): Tally => {
         const score = runBudget(m);
-        if (BY_TOOL_CEILINGS.includes(m.id)) tallyTools("pressure", m.id, score);
+        if (BY_TOOL_CEILINGS.pressure.includes(m.id)) tallyTools("pressure", m.id, score);
         return score.tally;
       };
       const bc = runBudget(BC_UNDER_PRESSURE);

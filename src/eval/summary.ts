@@ -86,7 +86,7 @@ export interface HostSummary {
   readonly recall: { readonly removed: number; readonly recalled: number };
   /** what bc removed and lost by the rule that removed it, light then pressure, most lost first (then most freed) */
   readonly byRule: readonly RuleSummary[];
-  /** per mode and tool: what bc removed and lost, and under pressure what the ceilings lost of the same tool */
+  /** per mode and tool: what bc removed, lost and freed, and what the ceilings of BY_TOOL_CEILINGS lost and freed of the same tool */
   readonly byTool?: readonly ToolSummary[];
   /** how far bc's headline figures could move with other sessions (interval.ts) */
   readonly intervals?: HostIntervals;
@@ -110,7 +110,7 @@ export interface RuleSummary extends RuleTally {
   readonly freedShare: number;
 }
 
-/** One tool's results in one mode: bc's removals, and under pressure the ceilings' losses beside them. */
+/** One tool's results in one mode: bc's removals, and the ceilings' (BY_TOOL_CEILINGS) beside them. */
 export interface ToolSummary {
   readonly mode: Mode;
   readonly tool: string;
@@ -118,8 +118,8 @@ export interface ToolSummary {
   readonly bc: Omit<ToolTally, "mode" | "method" | "tool">;
   /** of the tokens bc freed in this mode, the share this tool's results freed */
   readonly freedShare: number;
-  /** under pressure, each ceiling of BY_TOOL_CEILINGS: the results of this tool it lost */
-  readonly ceilingsLost?: Readonly<Record<string, number>>;
+  /** per ceiling of the mode: what it lost of this tool's results, and the tokens it freed of them */
+  readonly ceilings: Readonly<Record<string, { readonly lost: number; readonly tokensFreed: number }>>;
 }
 
 /** rounded to 6 decimals: enough for any table, and short in report.json */
@@ -267,39 +267,49 @@ export const summarizeRules = (sessions: readonly SessionReplay[]): RuleSummary[
 };
 
 /**
- * What bc and, under pressure, the ceilings removed and lost, by tool, over sessions: per mode,
- * the tools bc lost most of first (then most freed, then by name). A tool only a ceiling removed
- * has a row with bc's zeros.
+ * What bc and the ceilings of BY_TOOL_CEILINGS removed, lost and freed, by tool, over sessions.
+ * Light, the tools a ceiling frees most of first (where the room is); under pressure, those bc
+ * lost most of (then most freed; then by name). A tool only a ceiling removed has a row with
+ * bc's zeros.
  */
 export const summarizeTools = (sessions: readonly SessionReplay[]): ToolSummary[] => {
-  const zero = { removed: 0, scorable: 0, lost: 0, tokensFreed: 0 };
-  const rows = new Map<string, { mode: Mode; tool: string; bc: typeof zero; ceilingsLost: Record<string, number> }>();
+  type Row = {
+    mode: Mode;
+    tool: string;
+    bc: { removed: number; scorable: number; lost: number; tokensFreed: number };
+    ceilings: Record<string, { lost: number; tokensFreed: number }>;
+  };
+  const rows = new Map<string, Row>();
   for (const s of sessions)
     for (const t of s.byTool ?? []) {
       const key = `${t.mode} ${t.tool}`;
-      const row = rows.get(key) ?? { mode: t.mode, tool: t.tool, bc: { ...zero }, ceilingsLost: {} };
+      const row: Row = rows.get(key) ?? {
+        mode: t.mode,
+        tool: t.tool,
+        bc: { removed: 0, scorable: 0, lost: 0, tokensFreed: 0 },
+        ceilings: Object.fromEntries(BY_TOOL_CEILINGS[t.mode].map((c) => [c, { lost: 0, tokensFreed: 0 }])),
+      };
       rows.set(key, row);
       if (t.method === RULES_ID) {
         row.bc.removed += t.removed;
         row.bc.scorable += t.scorable;
         row.bc.lost += t.lost;
         row.bc.tokensFreed += t.tokensFreed;
-      } else row.ceilingsLost[t.method] = (row.ceilingsLost[t.method] ?? 0) + t.lost;
+      } else {
+        const c = (row.ceilings[t.method] ??= { lost: 0, tokensFreed: 0 });
+        c.lost += t.lost;
+        c.tokensFreed += t.tokensFreed;
+      }
     }
   const freed = { light: 0, pressure: 0 };
   for (const r of rows.values()) freed[r.mode] += r.bc.tokensFreed;
+  const room = (r: Row): number => Object.values(r.ceilings).reduce((n, c) => Math.max(n, c.tokensFreed), 0);
+  // light: where the room is first (the most a ceiling frees of the tool); under pressure, what bc lost
+  const first = (a: Row, b: Row): number =>
+    a.mode === "light" ? room(b) - room(a) || b.bc.tokensFreed - a.bc.tokensFreed : b.bc.lost - a.bc.lost || b.bc.tokensFreed - a.bc.tokensFreed;
   return [...rows.values()]
-    .map((r) => ({
-      mode: r.mode,
-      tool: r.tool,
-      bc: r.bc,
-      freedShare: ratio(r.bc.tokensFreed, freed[r.mode]),
-      ...(r.mode === "pressure" ? { ceilingsLost: Object.fromEntries(BY_TOOL_CEILINGS.map((c) => [c, r.ceilingsLost[c] ?? 0])) } : {}),
-    }))
-    .sort(
-      (a, b) =>
-        (a.mode === b.mode ? 0 : a.mode === "light" ? -1 : 1) || b.bc.lost - a.bc.lost || b.bc.tokensFreed - a.bc.tokensFreed || a.tool.localeCompare(b.tool),
-    );
+    .map((r) => ({ mode: r.mode, tool: r.tool, bc: r.bc, freedShare: ratio(r.bc.tokensFreed, freed[r.mode]), ceilings: r.ceilings }))
+    .sort((a, b) => (a.mode === b.mode ? 0 : a.mode === "light" ? -1 : 1) || first(a, b) || a.tool.localeCompare(b.tool));
 };
 
 /** The intervals of bc's headline figures over the host's sessions. */

@@ -1,5 +1,5 @@
-// What bc and the pressure ceilings removed, by the tool whose output it was: each method's
-// per-tool tallies add up to its own row, sessions sum, and the reports show the table.
+// What bc and the ceilings beside it removed, by the tool whose output it was: each method's
+// per-tool tallies add up to its own row, sessions sum, and the reports show the tables.
 import { describe, expect, test } from "bun:test";
 import type { Host, Message } from "../../src/engine/types.ts";
 import { rulesCompactor } from "../../src/eval/methods/engine.ts";
@@ -44,9 +44,14 @@ const total = (r: SessionReplay, mode: "light" | "pressure", method: string): Ta
   }, ZERO_TALLY);
 
 describe.each(["claude", "codex"] as const)("%s", (host) => {
-  test("each method's per-tool tallies add up to its own row: bc in both modes, the ceilings under pressure", () => {
+  test("each method's per-tool tallies add up to its own row: bc in both modes, and each mode's ceilings", () => {
     const r = replayed(host);
-    const checked = [["light", RULES_ID], ["pressure", RULES_ID], ...BY_TOOL_CEILINGS.map((c) => ["pressure", c] as const)] as const;
+    const checked = [
+      ["light", RULES_ID],
+      ["pressure", RULES_ID],
+      ...BY_TOOL_CEILINGS.light.map((c) => ["light", c] as const),
+      ...BY_TOOL_CEILINGS.pressure.map((c) => ["pressure", c] as const),
+    ] as const;
     for (const [mode, method] of checked) {
       const rows = r.byTool.filter((t) => t.mode === mode && t.method === method);
       const t = total(r, mode, method);
@@ -60,13 +65,15 @@ describe.each(["claude", "codex"] as const)("%s", (host) => {
     const pressure = r.byTool.filter((t) => t.mode === "pressure" && t.method === RULES_ID);
     expect(new Set(pressure.map((t) => t.tool))).toEqual(new Set(["Bash", "Read"]));
     expect(total(r, "pressure", RULES_ID).lost).toBeGreaterThan(0);
-    // no ceiling is tallied in the light mode, and no other method at all
-    expect(r.byTool.filter((t) => t.mode === "light").every((t) => t.method === RULES_ID)).toBe(true);
-    expect(r.byTool.every((t) => t.method === RULES_ID || BY_TOOL_CEILINGS.includes(t.method))).toBe(true);
+    // light, oracle-head frees more than bc's rules, of both tools; no other method is tallied
+    const freed = (method: string, tool: string) =>
+      r.byTool.filter((t) => t.mode === "light" && t.method === method && t.tool === tool).reduce((n, t) => n + t.tokensFreed, 0);
+    for (const tool of ["Bash", "Read"]) expect(freed("oracle-head", tool)).toBeGreaterThan(freed(RULES_ID, tool));
+    expect(r.byTool.every((t) => t.method === RULES_ID || BY_TOOL_CEILINGS[t.mode].includes(t.method))).toBe(true);
   });
 });
 
-test("over sessions: bc's tallies summed per mode and tool, the ceilings' losses beside them, most lost by bc first", () => {
+test("over sessions: summed per mode and tool, the ceilings' beside bc's; light, the most room first; under pressure, the most bc lost", () => {
   const a = replayed("codex");
   const tally = (mode: "light" | "pressure", method: string, tool: string, removed: number, lost: number, tokensFreed: number) => ({
     mode,
@@ -82,6 +89,7 @@ test("over sessions: bc's tallies summed per mode and tool, the ceilings' losses
       ...a,
       byTool: [
         tally("light", RULES_ID, "Read", 4, 0, 300),
+        tally("light", "oracle-head", "Read", 9, 0, 2000),
         tally("pressure", RULES_ID, "Read", 10, 3, 5000),
         tally("pressure", RULES_ID, "Bash", 6, 1, 1000),
         tally("pressure", "oracle-to-budget", "Read", 12, 1, 5200),
@@ -92,38 +100,47 @@ test("over sessions: bc's tallies summed per mode and tool, the ceilings' losses
       ...a,
       byTool: [
         tally("light", RULES_ID, "Bash", 2, 1, 100),
+        tally("light", "oracle-head", "Read", 1, 0, 50),
         tally("pressure", RULES_ID, "Bash", 4, 4, 2000),
         tally("pressure", "oracle-to-budget", "Grep", 3, 1, 100),
       ],
     },
   ];
   const z = (removed: number, lost: number, tokensFreed: number) => ({ removed, scorable: removed, lost, tokensFreed });
+  const c = (lost: number, tokensFreed: number) => ({ lost, tokensFreed });
   expect(summarizeTools(sessions)).toEqual([
-    { mode: "light", tool: "Bash", bc: z(2, 1, 100), freedShare: 0.25 },
-    { mode: "light", tool: "Read", bc: z(4, 0, 300), freedShare: 0.75 },
-    { mode: "pressure", tool: "Bash", bc: z(10, 5, 3000), freedShare: 0.375, ceilingsLost: { "oracle-to-budget": 0, "need-oracle": 2 } },
-    { mode: "pressure", tool: "Read", bc: z(10, 3, 5000), freedShare: 0.625, ceilingsLost: { "oracle-to-budget": 1, "need-oracle": 0 } },
-    // a tool only a ceiling removed: bc's zeros beside the ceiling's loss
-    { mode: "pressure", tool: "Grep", bc: z(0, 0, 0), freedShare: 0, ceilingsLost: { "oracle-to-budget": 1, "need-oracle": 0 } },
+    // light: where oracle-head frees most first, though bc lost nothing there
+    { mode: "light", tool: "Read", bc: z(4, 0, 300), freedShare: 0.75, ceilings: { "oracle-head": c(0, 2050) } },
+    { mode: "light", tool: "Bash", bc: z(2, 1, 100), freedShare: 0.25, ceilings: { "oracle-head": c(0, 0) } },
+    { mode: "pressure", tool: "Bash", bc: z(10, 5, 3000), freedShare: 0.375, ceilings: { "oracle-to-budget": c(0, 0), "need-oracle": c(2, 900) } },
+    { mode: "pressure", tool: "Read", bc: z(10, 3, 5000), freedShare: 0.625, ceilings: { "oracle-to-budget": c(1, 5200), "need-oracle": c(0, 0) } },
+    // a tool only a ceiling removed: bc's zeros beside the ceiling's
+    { mode: "pressure", tool: "Grep", bc: z(0, 0, 0), freedShare: 0, ceilings: { "oracle-to-budget": c(1, 100), "need-oracle": c(0, 0) } },
   ]);
 });
 
 const hostWith = (byTool: HostSummary["byTool"]): HostSummary =>
   ({ host: "codex", sessions: 1, methods: [], compactions: {}, passes: [], recall: { removed: 0, recalled: 0 }, byRule: [], byTool }) as unknown as HostSummary;
 
-test("the tables: the ceilings' columns under pressure only, and tools past the limit summed in one row", () => {
+test("the tables: light, the tokens each frees; under pressure, the ceilings' losses; tools past the limit summed in one row", () => {
   const many = Array.from({ length: MAX_TOOL_ROWS + 3 }, (_, i) => ({
     mode: "pressure" as const,
     tool: `tool_${i}`,
     bc: { removed: 2, scorable: 2, lost: i === 0 ? 1 : 0, tokensFreed: 100 },
     freedShare: 1 / (MAX_TOOL_ROWS + 3),
-    ceilingsLost: { "oracle-to-budget": 1, "need-oracle": 0 },
+    ceilings: { "oracle-to-budget": { lost: 1, tokensFreed: 90 }, "need-oracle": { lost: 0, tokensFreed: 80 } },
   }));
-  const light = { mode: "light" as const, tool: "Read", bc: { removed: 3, scorable: 1, lost: 0, tokensFreed: 50 }, freedShare: 1 };
+  const light = {
+    mode: "light" as const,
+    tool: "Read",
+    bc: { removed: 3, scorable: 1, lost: 0, tokensFreed: 1500 },
+    freedShare: 1,
+    ceilings: { "oracle-head": { lost: 0, tokensFreed: 9000 } },
+  };
   const [l, p] = toolTables(hostWith([light, ...many]));
   expect(l!.heading).toBe("Codex, light compaction");
-  expect(l!.head).toEqual([...TOOL_HEAD]);
-  expect(l!.rows).toEqual([["Read", "3", "1", "0", "0.00%", "100.0%"]]);
+  expect(l!.head).toEqual([...TOOL_HEAD, "tokens freed by bc", "tokens freed by oracle-head"]);
+  expect(l!.rows).toEqual([["Read", "3", "1", "0", "0.00%", "100.0%", "1,500", "9,000"]]);
   expect(p!.heading).toBe("Codex, under pressure");
   expect(p!.head).toEqual([...TOOL_HEAD, "lost by oracle-to-budget", "lost by need-oracle"]);
   expect(p!.rows).toHaveLength(MAX_TOOL_ROWS);
@@ -162,6 +179,9 @@ test("report.md and report.html show the by-tool tables per host", () => {
   const md = renderMarkdown(report);
   const section = md.slice(md.indexOf("## What bc removed, by tool"));
   expect(section).toContain("### Codex, light compaction");
+  expect(section).toContain(
+    "| tool | removed | of which scorable | lost | lost % | share of bc's freed tokens | tokens freed by bc | tokens freed by oracle-head |",
+  );
   const pressure = section.slice(section.indexOf("### Codex, under pressure"));
   expect(pressure).toContain(
     "| tool | removed | of which scorable | lost | lost % | share of bc's freed tokens | lost by oracle-to-budget | lost by need-oracle |",

@@ -166,61 +166,69 @@ export const ruleTables = (h: HostSummary): { heading: string; rows: string[][] 
     .map((mode) => ({ heading: `${HOST_NAMES[h.host] ?? h.host}, ${mode === "light" ? "light compaction" : "under pressure"}`, rows: ruleRows(h, mode) }))
     .filter((t) => t.rows.length > 0);
 
-/** The by-tool table: bc's removals of each tool's results, and under pressure what the ceilings lost of the same tool. */
+/** The by-tool table: bc's removals of each tool's results, and what the ceilings did with the same tool. */
 export const TOOL_HEAD: readonly string[] = ["tool", "removed", "of which scorable", "lost", "lost %", "share of bc's freed tokens"];
-const CEILING_HEADS: Readonly<Record<string, string>> = { "oracle-to-budget": "lost by oracle-to-budget", "need-oracle": "lost by need-oracle" };
 
 /** Rows beyond this many are summed into one: a session with many MCP tools would bury the table. */
 export const MAX_TOOL_ROWS = 12;
 
-const toolCells = (tool: string, t: ToolSummary["bc"], freedShare: number, ceilings: readonly string[], lost?: Readonly<Record<string, number>>): string[] => [
+type ToolRow = Pick<ToolSummary, "bc" | "freedShare" | "ceilings">;
+
+/**
+ * A mode's extra columns: light, the tokens bc and each ceiling freed of the tool (where the
+ * room is); under pressure, what each ceiling lost of it at the same budget.
+ */
+const extraColumns = (mode: "light" | "pressure", ceilings: readonly string[]): { head: string[]; cells: (t: ToolRow) => string[] } =>
+  mode === "light"
+    ? {
+        head: ["tokens freed by bc", ...ceilings.map((c) => `tokens freed by ${c}`)],
+        cells: (t) => [int(t.bc.tokensFreed), ...ceilings.map((c) => int(t.ceilings[c]?.tokensFreed ?? 0))],
+      }
+    : { head: ceilings.map((c) => `lost by ${c}`), cells: (t) => ceilings.map((c) => int(t.ceilings[c]?.lost ?? 0)) };
+
+const toolCells = (tool: string, t: ToolRow, extra: (t: ToolRow) => string[]): string[] => [
   tool,
-  int(t.removed),
-  int(t.scorable),
-  int(t.lost),
-  t.removed === 0 ? "-" : pct(t.lost / t.removed, 2),
-  pct(freedShare),
-  ...ceilings.map((c) => int(lost?.[c] ?? 0)),
+  int(t.bc.removed),
+  int(t.bc.scorable),
+  int(t.bc.lost),
+  t.bc.removed === 0 ? "-" : pct(t.bc.lost / t.bc.removed, 2),
+  pct(t.freedShare),
+  ...extra(t),
 ];
+
+/** The rows past the first MAX_TOOL_ROWS - 1, summed into one. */
+const summed = (rest: readonly ToolSummary[], ceilings: readonly string[]): ToolRow => {
+  const sum = (f: (t: ToolSummary) => number): number => rest.reduce((n, t) => n + f(t), 0);
+  return {
+    bc: { removed: sum((t) => t.bc.removed), scorable: sum((t) => t.bc.scorable), lost: sum((t) => t.bc.lost), tokensFreed: sum((t) => t.bc.tokensFreed) },
+    freedShare: sum((t) => t.freedShare),
+    ceilings: Object.fromEntries(
+      ceilings.map((c) => [c, { lost: sum((t) => t.ceilings[c]?.lost ?? 0), tokensFreed: sum((t) => t.ceilings[c]?.tokensFreed ?? 0) }]),
+    ),
+  };
+};
 
 /** Each mode bc ran in on this host, by tool: the head, the rows (most lost by bc first, the rest past MAX_TOOL_ROWS summed). */
 export const toolTables = (h: HostSummary): { heading: string; head: string[]; rows: string[][] }[] =>
   (["light", "pressure"] as const)
     .map((mode) => {
       const all = (h.byTool ?? []).filter((t) => t.mode === mode);
-      const ceilings = mode === "pressure" ? [...new Set(all.flatMap((t) => Object.keys(t.ceilingsLost ?? {})))] : [];
+      const ceilings = [...new Set(all.flatMap((t) => Object.keys(t.ceilings)))];
+      const extra = extraColumns(mode, ceilings);
       const shown = all.length > MAX_TOOL_ROWS ? all.slice(0, MAX_TOOL_ROWS - 1) : all;
       const rest = all.slice(shown.length);
-      const rows = shown.map((t) => toolCells(t.tool, t.bc, t.freedShare, ceilings, t.ceilingsLost));
-      if (rest.length > 0) {
-        const sum = (f: (t: ToolSummary) => number): number => rest.reduce((n, t) => n + f(t), 0);
-        const lost = Object.fromEntries(ceilings.map((c) => [c, sum((t) => t.ceilingsLost?.[c] ?? 0)]));
-        const bc = {
-          removed: sum((t) => t.bc.removed),
-          scorable: sum((t) => t.bc.scorable),
-          lost: sum((t) => t.bc.lost),
-          tokensFreed: sum((t) => t.bc.tokensFreed),
-        };
-        rows.push(
-          toolCells(
-            `${int(rest.length)} other tools`,
-            bc,
-            sum((t) => t.freedShare),
-            ceilings,
-            lost,
-          ),
-        );
-      }
+      const rows = shown.map((t) => toolCells(t.tool, t, extra.cells));
+      if (rest.length > 0) rows.push(toolCells(`${int(rest.length)} other tools`, summed(rest, ceilings), extra.cells));
       return {
         heading: `${HOST_NAMES[h.host] ?? h.host}, ${mode === "light" ? "light compaction" : "under pressure"}`,
-        head: [...TOOL_HEAD, ...ceilings.map((c) => CEILING_HEADS[c] ?? `lost by ${c}`)],
+        head: [...TOOL_HEAD, ...extra.head],
         rows,
       };
     })
     .filter((t) => t.rows.length > 0);
 
 export const TOOLS_SECTION =
-  "What bc removed at the cuts, by the tool whose output it was; under pressure, beside what the two hindsight ceilings lost of the same tool at the same budget. A tool where bc loses far more than `need-oracle` is one whose need the score misjudges; where `need-oracle` itself loses more than `oracle-to-budget`, the budget forces the cuts whatever the score.";
+  "What bc removed at the cuts, by the tool whose output it was. Light, beside the tokens `oracle-head` frees of the same tool without a miss: where the room is. Under pressure, beside what the two hindsight ceilings lost of the same tool at the same budget: a tool where bc loses far more than `need-oracle` is one whose need the score misjudges; where `need-oracle` itself loses about as much, the budget forces the cuts whatever the score.";
 
 export const RULES_SECTION =
   "What bc removed at the cuts, by the rule that removed it (`escalation`: what the budget took after the rules). Light, the rules alone; under pressure, bc as the product answers. A rule that loses much for little room is where to look first; one whose removals are seldom scorable (they take away no token the yardstick counts) is not shown safe by losing nothing.";
