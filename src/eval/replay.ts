@@ -115,10 +115,8 @@ export interface RulesMiss {
   readonly lost: boolean;
 }
 
-/** What bc removed by one rule, over a session's cuts, in one mode. */
-export interface RuleTally {
-  readonly mode: "light" | "pressure";
-  readonly rule: string;
+/** What a method removed of some results, over a session's cuts. */
+export interface Removals {
   readonly removed: number;
   /** of the removed, those the yardstick can judge (score.ts: Tally.scorable) */
   readonly scorable: number;
@@ -127,20 +125,24 @@ export interface RuleTally {
   readonly tokensFreed: number;
 }
 
+const NO_REMOVALS: Removals = { removed: 0, scorable: 0, lost: 0, tokensFreed: 0 };
+
+/** What bc removed by one rule, over a session's cuts, in one mode. */
+export interface RuleTally extends Removals {
+  readonly mode: "light" | "pressure";
+  readonly rule: string;
+}
+
 /**
  * What one method removed of one tool's results, over a session's cuts, in one mode: bc, and the
  * ceilings of BY_TOOL_CEILINGS beside it, so a tool where bc frees far less or loses far more
  * than hindsight would is where to look.
  */
-export interface ToolTally {
+export interface ToolTally extends Removals {
   readonly mode: "light" | "pressure";
   /** RULES_ID (bc), or a ceiling's id (BY_TOOL_CEILINGS) */
   readonly method: string;
   readonly tool: string;
-  readonly removed: number;
-  readonly scorable: number;
-  readonly lost: number;
-  readonly tokensFreed: number;
 }
 
 /**
@@ -166,7 +168,7 @@ export interface SessionReplay {
   readonly rulesMisses: readonly RulesMiss[];
   /** what bc removed and lost, by the rule that removed it (light, then pressure) */
   readonly byRule: readonly RuleTally[];
-  /** what bc (and, under pressure, the ceilings) removed and lost, by the tool whose result it was */
+  /** what bc and the ceilings of BY_TOOL_CEILINGS removed, lost and freed, by the tool whose result it was */
   readonly byTool: readonly ToolTally[];
   readonly passes: readonly PassResult[];
   readonly compactions: readonly CompactionScore[];
@@ -205,14 +207,16 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
       return { ...scoreCut(ctx, rewrites, pinnedTouched, { used, ...extras }), rewrites };
     };
     const ruleOf = (ordinal: number, rules: ReadonlyMap<string, string> | undefined): string => rules?.get(ctx.results[ordinal]!.callId) ?? UNNAMED_RULE;
-    /** bc's removals at this cut, added to the session's tallies by rule */
-    const tallyRules = (mode: RuleTally["mode"], score: ReturnType<typeof scoreRewrites>, rules: ReadonlyMap<string, string> | undefined): void => {
+    /**
+     * A score's removals at this cut, each added to the tally `keyOf` names in `into` (`blank`
+     * makes a tally's first entry): how many, how many scorable, lost, and the tokens freed.
+     */
+    const tallyInto = <T extends Removals>(into: Map<string, T>, score: ReturnType<typeof scoreRewrites>, keyOf: (ordinal: number) => [string, T]): void => {
       const lost = new Set(score.misses.filter((m) => m.invisible.length > 0).map((m) => m.ordinal));
       for (const [ordinal, after] of score.rewrites) {
-        const rule = ruleOf(ordinal, rules);
-        const key = `${mode} ${rule}`;
-        const t = byRule.get(key) ?? { mode, rule, removed: 0, scorable: 0, lost: 0, tokensFreed: 0 };
-        byRule.set(key, {
+        const [key, blank] = keyOf(ordinal);
+        const t = into.get(key) ?? blank;
+        into.set(key, {
           ...t,
           removed: t.removed + 1,
           scorable: t.scorable + (score.scorableOrdinals.has(ordinal) ? 1 : 0),
@@ -221,22 +225,18 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
         });
       }
     };
+    /** bc's removals at this cut, added to the session's tallies by rule */
+    const tallyRules = (mode: RuleTally["mode"], score: ReturnType<typeof scoreRewrites>, rules: ReadonlyMap<string, string> | undefined): void =>
+      tallyInto(byRule, score, (ordinal) => {
+        const rule = ruleOf(ordinal, rules);
+        return [`${mode} ${rule}`, { mode, rule, ...NO_REMOVALS }];
+      });
     /** a method's removals at this cut, added to the session's tallies by tool */
-    const tallyTools = (mode: ToolTally["mode"], method: string, score: ReturnType<typeof scoreRewrites>): void => {
-      const lost = new Set(score.misses.filter((m) => m.invisible.length > 0).map((m) => m.ordinal));
-      for (const [ordinal, after] of score.rewrites) {
-        const r = ctx.results[ordinal]!;
-        const key = `${mode} ${method} ${r.tool}`;
-        const t = byTool.get(key) ?? { mode, method, tool: r.tool, removed: 0, scorable: 0, lost: 0, tokensFreed: 0 };
-        byTool.set(key, {
-          ...t,
-          removed: t.removed + 1,
-          scorable: t.scorable + (score.scorableOrdinals.has(ordinal) ? 1 : 0),
-          lost: t.lost + (lost.has(ordinal) ? 1 : 0),
-          tokensFreed: t.tokensFreed + r.estTokens - estimateTextTokens(after),
-        });
-      }
-    };
+    const tallyTools = (mode: ToolTally["mode"], method: string, score: ReturnType<typeof scoreRewrites>): void =>
+      tallyInto(byTool, score, (ordinal) => {
+        const tool = ctx.results[ordinal]!.tool;
+        return [`${mode} ${method} ${tool}`, { mode, method, tool, ...NO_REMOVALS }];
+      });
     const run = (m: Method, rulesFreedTokens: number) => scoreRewrites(m.run({ ...ctx, rulesFreedTokens }));
     const light = compactAligned(options.compact, ctx.prefix);
     const rulesScore = scoreRewrites(rewritesFrom(ctx.results, light.messages));

@@ -3,7 +3,7 @@
 import type { Host } from "../engine/types.ts";
 import type { CompactionScore } from "./host-compactions.ts";
 import { type Interval, ratioInterval } from "./interval.ts";
-import { BY_TOOL_CEILINGS, RULES_ID, type RuleTally, type SessionReplay, type ToolTally } from "./replay.ts";
+import { BY_TOOL_CEILINGS, type Removals, RULES_ID, type RuleTally, type SessionReplay } from "./replay.ts";
 import { addTally, ZERO_TALLY, type Tally } from "./score.ts";
 
 export interface MethodSummary extends Tally {
@@ -115,7 +115,7 @@ export interface ToolSummary {
   readonly mode: Mode;
   readonly tool: string;
   /** bc's tally of this tool's results (zero where bc removed none) */
-  readonly bc: Omit<ToolTally, "mode" | "method" | "tool">;
+  readonly bc: Removals;
   /** of the tokens bc freed in this mode, the share this tool's results freed */
   readonly freedShare: number;
   /** per ceiling of the mode: what it lost of this tool's results, and the tokens it freed of them */

@@ -208,7 +208,7 @@ const summed = (rest: readonly ToolSummary[], ceilings: readonly string[]): Tool
   };
 };
 
-/** Each mode bc ran in on this host, by tool: the head, the rows (most lost by bc first, the rest past MAX_TOOL_ROWS summed). */
+/** Each mode bc ran in on this host, by tool: the head, the rows (in summarizeTools' order, the rest past MAX_TOOL_ROWS summed). */
 export const toolTables = (h: HostSummary): { heading: string; head: string[]; rows: string[][] }[] =>
   (["light", "pressure"] as const)
     .map((mode) => {
