@@ -1,55 +1,28 @@
 // What bc removed, by the rule that removed it: the per-rule tallies add up to bc's own row in
 // each mode, name the rules the engine decided with, and reach the reports.
 import { describe, expect, test } from "bun:test";
-import type { Host, Message } from "../../src/engine/types.ts";
-import { rulesCompactor } from "../../src/eval/methods/engine.ts";
-import { replaySession, UNNAMED_RULE, type SessionReplay } from "../../src/eval/replay.ts";
+import type { Message } from "../../src/engine/types.ts";
+import { UNNAMED_RULE, type SessionReplay } from "../../src/eval/replay.ts";
 import { renderMarkdown } from "../../src/eval/report/markdown.ts";
-import { addTally, ZERO_TALLY, type Tally } from "../../src/eval/score.ts";
 import { summarizeRules } from "../../src/eval/summary.ts";
-import type { EvalReport } from "../../src/eval/run.ts";
-import { filler, pair, prompt, reply, session } from "./build.ts";
-
-/** a text of exactly `tokens` estimated tokens whose first line names `name` */
-const sized = (name: string, tokens: number): string => `${name}\n`.padEnd(tokens * 4, "x");
+import { outputsUsedLater, pair, removalsOf, replayedAtTwoCuts, reportOf, sized, totalOf } from "./build.ts";
 
 /** 60 shell outputs, a few used right after them and three used only after the cut; a new task every ten */
-const messages = (): Message[] => [
-  prompt("start"),
-  ...Array.from({ length: 60 }, (_, i) => [
-    ...pair(`c${i}`, "Bash", { command: `step ${i}` }, sized(`output_number_${i}`, 300 + 40 * i)),
-    ...(i % 5 === 0 ? [reply(`looked at output_number_${i}`)] : []),
-    ...(i % 10 === 9 ? [prompt(`next task ${i}`)] : []),
-  ]).flat(),
-  ...filler(6),
-  reply("again output_number_1 and output_number_2"),
-  reply("and output_number_7"),
-  reply("done"),
-];
-
-const replayed = (host: Host): SessionReplay =>
-  replaySession(
-    { host, id: "s1", file: "s1.jsonl", timeline: session(messages(), "s1", host), compactions: [] },
-    { cuts: [0.5, 0.9], methods: ["rules"], passes: [], compact: rulesCompactor, pressure: 0.95 },
+const messages = (): Message[] =>
+  outputsUsedLater(
+    60,
+    (i) => ({ messages: pair(`c${i}`, "Bash", { command: `step ${i}` }, sized(`output_number_${i}`, 300 + 40 * i)), name: `output_number_${i}` }),
+    ["again output_number_1 and output_number_2", "and output_number_7"],
   );
-
-const total = (r: SessionReplay, mode: "light" | "pressure"): Tally =>
-  r.cuts.reduce((t, c) => {
-    const here = mode === "light" ? c.methods.rules : c.pressure?.methods.rules;
-    return here === undefined ? t : addTally(t, here);
-  }, ZERO_TALLY);
 
 describe.each(["claude", "codex"] as const)("%s", (host) => {
   test("the per-rule tallies add up to bc's row in each mode, under the engine's rule names", () => {
-    const r = replayed(host);
+    const r = replayedAtTwoCuts(messages(), host);
     for (const mode of ["light", "pressure"] as const) {
       const rows = r.byRule.filter((t) => t.mode === mode);
-      const t = total(r, mode);
+      const t = totalOf(r, mode);
       expect(t.removed).toBeGreaterThan(0);
-      expect(rows.reduce((n, x) => n + x.removed, 0)).toBe(t.removed);
-      expect(rows.reduce((n, x) => n + x.scorable, 0)).toBe(t.scorable);
-      expect(rows.reduce((n, x) => n + x.lost, 0)).toBe(t.lost);
-      expect(rows.reduce((n, x) => n + x.tokensFreed, 0)).toBe(t.tokensFreed);
+      expect(removalsOf(rows)).toEqual(removalsOf(t));
       expect(rows.map((x) => x.rule)).not.toContain(UNNAMED_RULE);
     }
     // the budget takes more than the rules alone: the escalation has its own row
@@ -62,8 +35,8 @@ describe.each(["claude", "codex"] as const)("%s", (host) => {
 });
 
 test("the pressure mode loses something here, and the tallies say which rule lost it", () => {
-  const r = replayed("codex");
-  const lost = total(r, "pressure").lost;
+  const r = replayedAtTwoCuts(messages(), "codex");
+  const lost = totalOf(r, "pressure").lost;
   expect(lost).toBeGreaterThan(0);
   const lostRules = r.rulesMisses.filter((m) => m.mode === "pressure" && m.lost).map((m) => m.rule);
   for (const rule of new Set(lostRules))
@@ -71,7 +44,7 @@ test("the pressure mode loses something here, and the tallies say which rule los
 });
 
 test("over sessions: summed per rule and mode, rates and shares of the mode's freed tokens, most lost first, then most freed", () => {
-  const a: SessionReplay = { ...replayed("codex"), byRule: [] };
+  const a: SessionReplay = { ...replayedAtTwoCuts(messages(), "codex"), byRule: [] };
   const sessions: SessionReplay[] = [
     {
       ...a,
@@ -93,35 +66,8 @@ test("over sessions: summed per rule and mode, rates and shares of the mode's fr
 });
 
 test("report.md shows the by-rule table per host, and names the rule beside each loss", () => {
-  const r = replayed("codex");
-  const report = {
-    version: "0",
-    yardstick: "v1",
-    corpus: { kind: "files", fingerprint: "f", files: 1, sessions: 1, skipped: [], malformedLines: [], filteredOut: 0 },
-    parameters: { cuts: [0.5, 0.9], passes: [], methods: [], ceilings: [], leftOut: [], pressure: null },
-    hosts: [
-      {
-        host: "codex",
-        sessions: 1,
-        methods: [],
-        compactions: {
-          compactions: 0,
-          needed: 0,
-          keptByHost: 0,
-          keptByRules: 0,
-          tokensBefore: 0,
-          hostTokensAfter: 0,
-          rulesTokensFreed: 0,
-          hostFreedShareMean: 0,
-          rulesFreedShareMean: 0,
-        },
-        passes: [],
-        recall: { removed: 0, recalled: 0 },
-        byRule: summarizeRules([r]),
-      },
-    ],
-    sessions: [r],
-  } as unknown as EvalReport;
+  const r = replayedAtTwoCuts(messages(), "codex");
+  const report = reportOf({ host: "codex", byRule: summarizeRules([r]) }, [r]);
   const md = renderMarkdown(report);
   const section = md.slice(md.indexOf("## What bc removed, by rule"));
   expect(section).toContain("### Codex, light compaction");

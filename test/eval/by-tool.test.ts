@@ -1,51 +1,31 @@
 // What bc and the ceilings beside it removed, by the tool whose output it was: each method's
 // per-tool tallies add up to its own row, sessions sum, and the reports show the tables.
 import { describe, expect, test } from "bun:test";
-import type { Host, Message } from "../../src/engine/types.ts";
-import { rulesCompactor } from "../../src/eval/methods/engine.ts";
-import { BY_TOOL_CEILINGS, RULES_ID, replaySession, type SessionReplay } from "../../src/eval/replay.ts";
+import type { Message } from "../../src/engine/types.ts";
+import { BY_TOOL_CEILINGS, RULES_ID, type SessionReplay } from "../../src/eval/replay.ts";
 import { MAX_TOOL_ROWS, TOOL_HEAD, toolTables } from "../../src/eval/report/format.ts";
 import { renderHtml } from "../../src/eval/report/html.ts";
 import { renderMarkdown } from "../../src/eval/report/markdown.ts";
-import type { EvalReport } from "../../src/eval/run.ts";
-import { addTally, type Tally, ZERO_TALLY } from "../../src/eval/score.ts";
 import { type HostSummary, summarizeTools } from "../../src/eval/summary.ts";
-import { filler, pair, prompt, reply, session } from "./build.ts";
-
-/** a text of exactly `tokens` estimated tokens whose first line names `name` */
-const sized = (name: string, tokens: number): string => `${name}\n`.padEnd(tokens * 4, "x");
+import { outputsUsedLater, pair, removalsOf, replayedAtTwoCuts, reportOf, sized, totalOf } from "./build.ts";
 
 /** shell outputs and file reads, a few used right after them and some only after the cut */
-const messages = (): Message[] => [
-  prompt("start"),
-  ...Array.from({ length: 40 }, (_, i) => [
-    ...(i % 2 === 0
-      ? pair(`c${i}`, "Bash", { command: `step ${i}` }, sized(`output_number_${i}`, 300 + 40 * i))
-      : pair(`c${i}`, "Read", { file_path: `/repo/src/file_${i}.ts` }, sized(`export const value_of_${i} = ${i};`, 400 + 30 * i))),
-    ...(i % 5 === 0 ? [reply(`looked at output_number_${i}`)] : []),
-    ...(i % 10 === 9 ? [prompt(`next task ${i}`)] : []),
-  ]).flat(),
-  ...filler(6),
-  reply("again output_number_2, value_of_3 and value_of_7"),
-  reply("and output_number_12, value_of_11"),
-  reply("done"),
-];
-
-const replayed = (host: Host): SessionReplay =>
-  replaySession(
-    { host, id: "s1", file: "s1.jsonl", timeline: session(messages(), "s1", host), compactions: [] },
-    { cuts: [0.5, 0.9], methods: ["rules"], passes: [], compact: rulesCompactor, pressure: 0.95 },
+const messages = (): Message[] =>
+  outputsUsedLater(
+    40,
+    (i) =>
+      i % 2 === 0
+        ? { messages: pair(`c${i}`, "Bash", { command: `step ${i}` }, sized(`output_number_${i}`, 300 + 40 * i)), name: `output_number_${i}` }
+        : {
+            messages: pair(`c${i}`, "Read", { file_path: `/repo/src/file_${i}.ts` }, sized(`export const value_of_${i} = ${i};`, 400 + 30 * i)),
+            name: `value_of_${i}`,
+          },
+    ["again output_number_2, value_of_3 and value_of_7", "and output_number_12, value_of_11"],
   );
-
-const total = (r: SessionReplay, mode: "light" | "pressure", method: string): Tally =>
-  r.cuts.reduce((t, c) => {
-    const here = mode === "light" ? c.methods[method] : c.pressure?.methods[method];
-    return here === undefined ? t : addTally(t, here);
-  }, ZERO_TALLY);
 
 describe.each(["claude", "codex"] as const)("%s", (host) => {
   test("each method's per-tool tallies add up to its own row: bc in both modes, and each mode's ceilings", () => {
-    const r = replayed(host);
+    const r = replayedAtTwoCuts(messages(), host);
     const checked = [
       ["light", RULES_ID],
       ["pressure", RULES_ID],
@@ -54,17 +34,14 @@ describe.each(["claude", "codex"] as const)("%s", (host) => {
     ] as const;
     for (const [mode, method] of checked) {
       const rows = r.byTool.filter((t) => t.mode === mode && t.method === method);
-      const t = total(r, mode, method);
-      expect(rows.reduce((n, x) => n + x.removed, 0)).toBe(t.removed);
-      expect(rows.reduce((n, x) => n + x.scorable, 0)).toBe(t.scorable);
-      expect(rows.reduce((n, x) => n + x.lost, 0)).toBe(t.lost);
-      expect(rows.reduce((n, x) => n + x.tokensFreed, 0)).toBe(t.tokensFreed);
+      const t = totalOf(r, mode, method);
+      expect(removalsOf(rows)).toEqual(removalsOf(t));
       for (const x of rows) expect(["Bash", "Read"]).toContain(x.tool);
     }
     // under pressure the budget reaches both tools, and something is lost
     const pressure = r.byTool.filter((t) => t.mode === "pressure" && t.method === RULES_ID);
     expect(new Set(pressure.map((t) => t.tool))).toEqual(new Set(["Bash", "Read"]));
-    expect(total(r, "pressure", RULES_ID).lost).toBeGreaterThan(0);
+    expect(totalOf(r, "pressure", RULES_ID).lost).toBeGreaterThan(0);
     // light, oracle-head frees more than bc's rules, of both tools; no other method is tallied
     const freed = (method: string, tool: string) =>
       r.byTool.filter((t) => t.mode === "light" && t.method === method && t.tool === tool).reduce((n, t) => n + t.tokensFreed, 0);
@@ -74,7 +51,7 @@ describe.each(["claude", "codex"] as const)("%s", (host) => {
 });
 
 test("over sessions: summed per mode and tool, the ceilings' beside bc's; light, the most room first; under pressure, the most bc lost", () => {
-  const a = replayed("codex");
+  const a = replayedAtTwoCuts(messages(), "codex");
   const tally = (mode: "light" | "pressure", method: string, tool: string, removed: number, lost: number, tokensFreed: number) => ({
     mode,
     method,
@@ -119,8 +96,7 @@ test("over sessions: summed per mode and tool, the ceilings' beside bc's; light,
   ]);
 });
 
-const hostWith = (byTool: HostSummary["byTool"]): HostSummary =>
-  ({ host: "codex", sessions: 1, methods: [], compactions: {}, passes: [], recall: { removed: 0, recalled: 0 }, byRule: [], byTool }) as unknown as HostSummary;
+const hostWith = (byTool: HostSummary["byTool"]): HostSummary => reportOf({ host: "codex", ...(byTool === undefined ? {} : { byTool }) }, []).hosts[0]!;
 
 test("the tables: light, the tokens each frees; under pressure, the ceilings' losses; tools past the limit summed in one row", () => {
   const many = Array.from({ length: MAX_TOOL_ROWS + 3 }, (_, i) => ({
@@ -152,30 +128,8 @@ test("the tables: light, the tokens each frees; under pressure, the ceilings' lo
 });
 
 test("report.md and report.html show the by-tool tables per host", () => {
-  const r = replayed("codex");
-  const report = {
-    version: "0",
-    yardstick: "v1",
-    corpus: { kind: "files", fingerprint: "f", files: 1, sessions: 1, skipped: [], malformedLines: [], filteredOut: 0 },
-    parameters: { cuts: [0.5, 0.9], passes: [], methods: [], ceilings: [], leftOut: [], pressure: null },
-    hosts: [
-      {
-        ...hostWith(summarizeTools([r])),
-        compactions: {
-          compactions: 0,
-          needed: 0,
-          keptByHost: 0,
-          keptByRules: 0,
-          tokensBefore: 0,
-          hostTokensAfter: 0,
-          rulesTokensFreed: 0,
-          hostFreedShareMean: 0,
-          rulesFreedShareMean: 0,
-        },
-      },
-    ],
-    sessions: [r],
-  } as unknown as EvalReport;
+  const r = replayedAtTwoCuts(messages(), "codex");
+  const report = reportOf({ host: "codex", byTool: summarizeTools([r]) }, [r]);
   const md = renderMarkdown(report);
   const section = md.slice(md.indexOf("## What bc removed, by tool"));
   expect(section).toContain("### Codex, light compaction");
