@@ -3,11 +3,13 @@
 import { defineCommand } from "citty";
 import { mkdirSync, renameSync } from "node:fs";
 import { dirname } from "node:path";
-import { DEFAULT_FIT, type HeldOut, type ToolScore, fitNeedModel, heldOutScore, scoreByTool, scoreModel } from "../engine/need/fit.ts";
+import { DEFAULT_FIT, type HeldOut, type ToolScore, fitNeedModel, foldModels, heldOutScore, scoreByTool, scoreModel } from "../engine/need/fit.ts";
 import { unknownToolClass } from "../engine/need/features.ts";
 import { needPercent } from "../engine/need/model.ts";
 import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
+import { heldOutBudgetLosses } from "../eval/budget-losses.ts";
 import { collectNeedSamples } from "../eval/need-data.ts";
+import { BUDGET_PERCENT, DEFAULT_PRESSURE } from "../eval/pressure.ts";
 import { discoverSessions } from "../hosts/load.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
 import { BcError } from "../util/errors.ts";
@@ -25,8 +27,9 @@ const TOOLS_SHOWN = 10;
 /** a tool ranked worse than this, or scored further than OFF_BY from how often it is used, is a weak spot */
 const WEAK_AUC = 0.75;
 const OFF_BY = 0.15;
-/** an AUC gain smaller than this is within what one fold to the next varies */
-const CLEARLY_BETTER = 0.01;
+/** a refit is worth writing when it loses at least this share fewer results at the budget than the shipped weights, and MIN_FEWER */
+const CLEARLY_FEWER = 0.05;
+const MIN_FEWER = 2;
 
 export interface CalibrationReport {
   readonly sessions: number;
@@ -35,6 +38,19 @@ export interface CalibrationReport {
   readonly fingerprint: string;
   readonly shipped: { readonly auc: number; readonly ece: number; readonly source: string };
   readonly refit: HeldOut;
+  /**
+   * Results bc loses under pressure on the held-out sessions (each ranked by the refit that did not
+   * see it), with the shipped weights and with the refit, beside oracle-to-budget: as bc eval's
+   * pressure mode, the history at `pressure` of the window, compacted to `budgetPercent` of it.
+   */
+  readonly budget: {
+    readonly pressure: number;
+    readonly budgetPercent: number;
+    readonly cuts: number;
+    readonly shipped: { readonly lost: number; readonly reached: number };
+    readonly refit: { readonly lost: number; readonly reached: number };
+    readonly oracleLost: number;
+  };
   /** the shipped weights per tool (tools with enough results to say anything) */
   readonly byTool: readonly ToolScore[];
   readonly written?: string;
@@ -55,7 +71,11 @@ export const calibrate = (paths: readonly string[], opts: { write?: string; prog
       "pass more sessions, or keep the shipped weights",
     );
   const shipped = scoreModel(SHIPPED_NEED_MODEL, data.samples);
-  const refit = heldOutScore(data.samples, DEFAULT_FIT, FOLDS);
+  const folds = foldModels(data.samples, DEFAULT_FIT, FOLDS);
+  const refit = heldOutScore(data.samples, DEFAULT_FIT, FOLDS, folds);
+  const losses = heldOutBudgetLosses(data.sessions, folds, SHIPPED_NEED_MODEL, (k, n) => {
+    if (k % 10 === 0) opts.progress?.(`under a budget: ${k} of ${n} sessions`);
+  });
   const byTool = scoreByTool(SHIPPED_NEED_MODEL, data.samples, unknownToolClass, MIN_TOOL_SAMPLES);
   const source = `fitted by bc calibrate on ${data.samples.length} results of ${sessions} sessions (corpus ${data.fingerprint.slice(0, 12)}); grouped ${FOLDS}-fold AUC ${fmt(refit.auc)}, ECE ${fmt(refit.ece)}`;
   const model = fitNeedModel(data.samples, { ...DEFAULT_FIT, source });
@@ -73,6 +93,14 @@ export const calibrate = (paths: readonly string[], opts: { write?: string; prog
     fingerprint: data.fingerprint,
     shipped: { auc: shipped.auc, ece: shipped.ece, source: SHIPPED_NEED_MODEL.source },
     refit,
+    budget: {
+      pressure: DEFAULT_PRESSURE,
+      budgetPercent: BUDGET_PERCENT,
+      cuts: losses.cuts,
+      shipped: { lost: losses.lost[0]!, reached: losses.reached[0]! },
+      refit: { lost: losses.lost[1]!, reached: losses.reached[1]! },
+      oracleLost: losses.oracleLost,
+    },
     byTool,
     ...(opts.write === undefined ? {} : { written: opts.write }),
     weights: model,
@@ -110,18 +138,31 @@ const toolLines = (tools: readonly ToolScore[]): string[] => {
   return weak.length === 0 ? lines : [...lines, "weak spots:", ...weak];
 };
 
+/** What the report advises, from what each set of weights loses at the budget on held-out sessions. */
+export const advice = (budget: CalibrationReport["budget"]): string => {
+  const fewer = budget.shipped.lost - budget.refit.lost;
+  if (fewer >= MIN_FEWER && fewer >= CLEARLY_FEWER * budget.shipped.lost)
+    return `a refit loses ${fewer} fewer results at the budget on held-out sessions: write it with --write`;
+  if (fewer < 0) return `a refit loses ${-fewer} more results at the budget on held-out sessions: keep the shipped weights`;
+  return `a refit loses about as much at the budget on held-out sessions (${fewer} fewer): keep the shipped weights`;
+};
+
+const budgetLines = (b: CalibrationReport["budget"]): string[] => [
+  `under a budget (${Math.round(b.pressure * 100)}% of the window, compacted to ${b.budgetPercent}%; ${b.cuts} cuts of held-out sessions):`,
+  `  bc loses ${b.shipped.lost} results with the shipped weights, ${b.refit.lost} with a refit; hindsight oracle-to-budget ${b.oracleLost}`,
+];
+
 export const renderCalibration = (r: CalibrationReport): string =>
   [
     `${r.samples} results from ${r.sessions} sessions, ${r.used} of them used after the cut (${((100 * r.used) / r.samples).toFixed(1)}%)`,
     `shipped weights on your sessions:        AUC ${fmt(r.shipped.auc)}  calibration error ${fmt(r.shipped.ece)}`,
     `refit on yours, scored on held-out ones: AUC ${fmt(r.refit.auc)}  calibration error ${fmt(r.refit.ece)}`,
     `  AUC per fold of held-out sessions: ${r.refit.foldAuc.map(fmt).join(", ")}`,
+    ...budgetLines(r.budget),
     ...toolLines(r.byTool),
     r.written !== undefined
       ? `wrote ${r.written}: bc plan, bc codex-fork, bc eval and the Claude Code plugin use it from now on\n(delete it to go back; to compare what bc loses with each: bc eval, then bc eval --need-weights shipped)`
-      : r.refit.auc >= r.shipped.auc + CLEARLY_BETTER
-        ? "a refit ranks your sessions better than the shipped weights: write it with --write"
-        : `a refit ranks your sessions no better than the shipped weights (under ${CLEARLY_BETTER} AUC): keep them`,
+      : advice(r.budget),
   ].join("\n");
 
 export default defineCommand({

@@ -52,6 +52,8 @@ export interface CollectedSamples {
   readonly files: number;
   /** files that could not be read as sessions, with why */
   readonly skipped: readonly string[];
+  /** the sessions the samples come from, each with its group */
+  readonly sessions: readonly { readonly path: string; readonly group: string }[];
 }
 
 /**
@@ -63,6 +65,7 @@ export const collectNeedSamples = (paths: readonly string[], progress: (msg: str
   const samples: NeedSample[] = [];
   const hashes: string[] = [];
   const skipped = missing.map((s) => s.reason);
+  const sessions: { path: string; group: string }[] = [];
   const copies = new CopyFinder();
   files.forEach((f, k) => {
     if (k % 10 === 0) progress(`${k} of ${files.length} files`);
@@ -79,12 +82,15 @@ export const collectNeedSamples = (paths: readonly string[], progress: (msg: str
       hashes.push(hash);
       const copy = copies.copyOf(f.name, loaded.timeline);
       if (copy !== undefined) skipped.push(copyReason(f.name, copy));
-      else samples.push(...needSamples(hash, loaded.timeline, cuts));
+      else {
+        samples.push(...needSamples(hash, loaded.timeline, cuts));
+        sessions.push({ path: f.path, group: hash });
+      }
     } catch (e) {
       skipped.push(`${f.name}: ${(e as Error).message}`);
     }
   });
   hashes.sort();
   const fingerprint = createHash("sha256").update(hashes.join("\n")).digest("hex");
-  return { samples, fingerprint, files: hashes.length, skipped };
+  return { samples, fingerprint, files: hashes.length, skipped, sessions };
 };

@@ -40,6 +40,28 @@ describe("bc calibrate", () => {
     expect(() => readFileSync(weightsFile)).toThrow();
   });
 
+  test("under a budget: bc's losses on held-out sessions with the shipped weights and oracle-to-budget's are bc eval's at 95%", () => {
+    const r = JSON.parse(bc("calibrate", DEMO, "--json").stdout);
+    const out = join(home, "eval-budget");
+    expect(bc("eval", DEMO, "--need-weights", "shipped", "--out", out).code).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
+    const sum = (method: string, key: "lost" | "cuts" | "reached") =>
+      report.hosts.reduce(
+        (t: number, h: { pressure: { method: string; lost: number; cuts: number; reached: number }[] }) =>
+          t + h.pressure.find((m) => m.method === method)![key],
+        0,
+      );
+    expect(r.budget).toMatchObject({ pressure: 0.95, budgetPercent: 60 });
+    expect(r.budget.cuts).toBe(sum("rules", "cuts"));
+    expect(r.budget.cuts).toBeGreaterThan(0);
+    expect(r.budget.shipped).toEqual({ lost: sum("rules", "lost"), reached: sum("rules", "reached") });
+    expect(r.budget.oracleLost).toBe(sum("oracle-to-budget", "lost"));
+    for (const v of [r.budget.refit.lost, r.budget.refit.reached]) expect(Number.isInteger(v) && v >= 0).toBe(true);
+    const text = bc("calibrate", DEMO).stdout;
+    expect(text).toContain(`bc loses ${r.budget.shipped.lost} results with the shipped weights, ${r.budget.refit.lost} with a refit`);
+    expect(text.trimEnd().split("\n").at(-1)).toMatch(/^a refit loses .* at the budget on held-out sessions/);
+  });
+
   test("too few sessions: one line saying what is needed, exit 1, nothing written", () => {
     const r = bc("calibrate", join(DEMO, "claude", "example-due-dates.jsonl"), "--write");
     expect(r.code).toBe(1);

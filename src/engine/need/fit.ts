@@ -168,15 +168,29 @@ export interface HeldOut {
   readonly bins: readonly CalibrationBin[];
 }
 
-/** Grouped k-fold: fit on the other folds' sessions, score each fold's; AUC and calibration over all held-out scores. */
-export const heldOutScore = (samples: readonly Sample[], options: Omit<FitOptions, "source">, folds = 5): HeldOut => {
+/** Grouped k-fold: per fold, the model fitted on the other folds' sessions (undefined: they hold none). */
+export const foldModels = (samples: readonly Sample[], options: Omit<FitOptions, "source">, folds = 5): (NeedModel | undefined)[] =>
+  Array.from({ length: folds }, (_, f) => {
+    const train = samples.filter((s) => foldOf(s.group, folds) !== f);
+    return train.length === 0 ? undefined : fitNeedModel(train, { ...options, source: "fold" });
+  });
+
+/**
+ * Grouped k-fold: fit on the other folds' sessions (or take `models`, foldModels' answer), score
+ * each fold's; AUC and calibration over all held-out scores.
+ */
+export const heldOutScore = (
+  samples: readonly Sample[],
+  options: Omit<FitOptions, "source">,
+  folds = 5,
+  models: readonly (NeedModel | undefined)[] = foldModels(samples, options, folds),
+): HeldOut => {
   const scores = new Array<number>(samples.length).fill(0);
   const foldAuc: number[] = [];
   for (let f = 0; f < folds; f++) {
-    const train = samples.filter((s) => foldOf(s.group, folds) !== f);
     const testIdx = samples.flatMap((s, i) => (foldOf(s.group, folds) === f ? [i] : []));
-    if (train.length === 0 || testIdx.length === 0) continue;
-    const m = fitNeedModel(train, { ...options, source: "fold" });
+    const m = models[f];
+    if (m === undefined || testIdx.length === 0) continue;
     for (const i of testIdx) scores[i] = needOf(m, samples[i]!.x);
     const a = auc(
       testIdx.map((i) => scores[i]!),
