@@ -61,6 +61,12 @@ const fmt = (n: number): string => (Number.isNaN(n) ? "n/a" : n.toFixed(3));
 
 export const calibrate = (paths: readonly string[], opts: { write?: string; progress?: (msg: string) => void }): CalibrationReport => {
   const data = collectNeedSamples(paths, opts.progress ?? (() => {}));
+  if (data.files === 0)
+    throw new BcError(
+      "not-found",
+      data.skipped.length > 0 ? data.skipped.join("; ") : `no session files (*.jsonl) in ${paths.join(", ")}`,
+      "pass Claude Code transcripts or Codex rollouts, or folders holding them",
+    );
   for (const s of data.skipped) log.warn(s);
   const sessions = new Set(data.samples.map((s) => s.group)).size;
   const used = data.samples.filter((s) => s.y === 1).length;

@@ -62,6 +62,15 @@ describe("bc calibrate", () => {
     expect(text.trimEnd().split("\n").at(-1)).toMatch(/^a refit loses .* at the budget on held-out sessions/);
   });
 
+  test("no session file among the paths given: one line naming them, exit 1", () => {
+    const missing = join(home, "no-such-folder");
+    const r = bc("calibrate", missing);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split("\n")[0]).toBe(`bc: ${missing}: no such file or folder`);
+    const empty = mkdtempSync(join(home, "empty-"));
+    expect(bc("calibrate", empty).stderr.trim().split("\n")[0]).toBe(`bc: no session files (*.jsonl) in ${empty}`);
+  });
+
   test("too few sessions: one line saying what is needed, exit 1, nothing written", () => {
     const r = bc("calibrate", join(DEMO, "claude", "example-due-dates.jsonl"), "--write");
     expect(r.code).toBe(1);
