@@ -14,7 +14,7 @@ import { discoverSessions } from "../hosts/load.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
 import { BcError } from "../util/errors.ts";
 import { writeAtomically } from "../util/jsonl.ts";
-import { log, out } from "../util/log.ts";
+import { log, out, warnList } from "../util/log.ts";
 
 /** Fewer sessions than this cannot be split into folds that say anything. */
 const MIN_SESSIONS = 5;
@@ -53,6 +53,8 @@ export interface CalibrationReport {
   };
   /** the shipped weights per tool (tools with enough results to say anything) */
   readonly byTool: readonly ToolScore[];
+  /** files not read as sessions, and copies of sessions read before, with why */
+  readonly skipped: readonly string[];
   readonly written?: string;
   readonly weights: unknown;
 }
@@ -67,7 +69,7 @@ export const calibrate = (paths: readonly string[], opts: { write?: string; prog
       data.skipped.length > 0 ? data.skipped.join("; ") : `no session files (*.jsonl) in ${paths.join(", ")}`,
       "pass Claude Code transcripts or Codex rollouts, or folders holding them",
     );
-  for (const s of data.skipped) log.warn(s);
+  warnList(data.skipped, (more) => `and ${more} more files skipped: --json lists every one (skipped)`);
   const sessions = new Set(data.samples.map((s) => s.group)).size;
   const used = data.samples.filter((s) => s.y === 1).length;
   if (sessions < MIN_SESSIONS || data.samples.length < MIN_SAMPLES || used === 0 || used === data.samples.length)
@@ -108,6 +110,7 @@ export const calibrate = (paths: readonly string[], opts: { write?: string; prog
       oracleLost: losses.oracleLost,
     },
     byTool,
+    skipped: data.skipped,
     ...(opts.write === undefined ? {} : { written: opts.write }),
     weights: model,
   };

@@ -22,7 +22,7 @@ import { warnSkipped } from "./sessions.ts";
 import { METHOD_IDS } from "../eval/replay.ts";
 import { needWeightsRecord, runEval, type EvalReport, type NeedWeightsRecord } from "../eval/run.ts";
 import { BcError } from "../util/errors.ts";
-import { log, out } from "../util/log.ts";
+import { log, out, warnList } from "../util/log.ts";
 import { JSON_ARG, parseFlags, pathFlag } from "./args.ts";
 
 const HOSTS: readonly Host[] = ["claude", "codex"];
@@ -308,7 +308,10 @@ export default defineCommand({
       for (const l of previous) process.on("SIGINT", l as () => void);
       if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
     }
-    for (const s of report.corpus.skipped) log.warn(`skipped ${s.reason}`);
+    warnList(
+      report.corpus.skipped.map((s) => `skipped ${s.reason}`),
+      (more) => `and ${more} more files skipped: report.json lists every one (corpus.skipped)`,
+    );
     // lines the readers skipped or found cut inside files that loaded: said as every command says them
     warnSkipped(report.corpus.malformedLines);
     if (report.corpus.sessions === 0) {

@@ -11,3 +11,15 @@ export const log = createConsola({
 export const out = (text: string): void => {
   process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
 };
+
+/** Warnings of one kind shown before the rest are summed up in one line. */
+export const SHOWN_WARNINGS = 10;
+
+/**
+ * Each of `lines` as a warning, at most SHOWN_WARNINGS of them, then one line for the rest
+ * (`rest(n)`): a folder of a thousand files that are no sessions says so in a dozen lines.
+ */
+export const warnList = (lines: readonly string[], rest: (more: number) => string): void => {
+  for (const l of lines.slice(0, SHOWN_WARNINGS)) log.warn(l);
+  if (lines.length > SHOWN_WARNINGS) log.warn(rest(lines.length - SHOWN_WARNINGS));
+};

@@ -28,6 +28,7 @@ describe("bc calibrate", () => {
     expect(r.samples).toBeGreaterThan(200);
     for (const v of [r.shipped.auc, r.refit.auc]) expect(v >= 0 && v <= 1).toBe(true);
     expect(r.refit.folds).toBe(5);
+    expect(r.skipped).toEqual([]);
     // per tool: most results first, each with its share used and the model's mean need
     expect(r.byTool.length).toBeGreaterThan(0);
     expect(r.byTool.map((t: { samples: number }) => t.samples)).toEqual([...r.byTool.map((t: { samples: number }) => t.samples)].sort((x, y) => y - x));

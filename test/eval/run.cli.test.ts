@@ -255,3 +255,17 @@ test("a compressed rollout in a folder is replayed (its plain copy beside it win
   expect(r.stderr).toMatch(/^warning: zz-cut\/rollout-cut\.jsonl:\d+: /m);
   expect(name).toContain("codex");
 });
+
+test("many files that are no sessions: ten warnings, then one line for the rest; report.json lists every one", () => {
+  const junk = Object.fromEntries(Array.from({ length: 13 }, (_, i) => [`notes/n${String(i).padStart(2, "0")}.jsonl`, "not json\n"]));
+  const dir = corpus("junk", junk);
+  const out = join(tmp, "junk-out");
+  const r = bcEval(dir, "--out", out, "--pressure", "off");
+  expect(r.code).toBe(0);
+  // consola writes "[warn]" when run by bun test, " WARN " on a terminal
+  const warnings = r.stderr.split("\n").filter((l) => /^\s*(?:WARN|\[warn\])\s/.test(l));
+  expect(warnings.length).toBe(11);
+  expect(warnings.slice(0, 10).every((l) => /skipped junk\/notes\/n\d\d\.jsonl:1: /.test(l))).toBe(true);
+  expect(warnings[10]).toContain("and 3 more files skipped: report.json lists every one (corpus.skipped)");
+  expect(JSON.parse(readFileSync(join(out, "report.json"), "utf8")).corpus.skipped).toHaveLength(13);
+});
