@@ -23,7 +23,9 @@ const FLAT = constantNeed(0.3);
 describe("budgetLosses", () => {
   test("per model, what bc eval's pressure mode counts with that model: lost and budget reached; oracle-to-budget's lost once", () => {
     let compared = 0;
-    for (const timeline of demoSessions) {
+    // a Claude Code session (bc is the plugin there) and a Codex one (bc is plan with the budget)
+    const hosts = new Set<string>();
+    for (const timeline of demoSessions.filter((s) => !hosts.has(s.host) && hosts.add(s.host))) {
       const got = budgetLosses(timeline, [BY_SIZE, FLAT]);
       const replays = [BY_SIZE, FLAT].map((needModel) =>
         replaySession(
@@ -37,6 +39,7 @@ describe("budgetLosses", () => {
       expect(got.oracleLost).toBe(totalOf(replays[0]!, "pressure", ORACLE_TO_BUDGET.id).lost);
       compared += got.cuts;
     }
+    expect([...hosts].sort()).toEqual(["claude", "codex"]);
     expect(compared).toBeGreaterThan(0);
   });
 
