@@ -121,6 +121,15 @@ const describeError = (path: string, e: unknown): string => {
   return msg.includes(path) ? msg : `${path}: ${msg}`;
 };
 
+/** Why a listed file could not be read, in words, named as the report names it (not the system's message with its absolute path). */
+export const unreadable = (name: string, e: unknown): string => {
+  const code = (e as { code?: unknown } | undefined)?.code;
+  if (code === "ENOENT") return `${name}: no longer there (removed after it was listed)`;
+  if (code === "EACCES" || code === "EPERM") return `${name}: cannot be read (permission denied)`;
+  if (code === "EISDIR") return `${name}: is a folder, not a file`;
+  return `${name}: cannot be read (${typeof code === "string" ? code : e instanceof Error ? e.message : String(e)})`;
+};
+
 const yieldToEvents = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** The flags that repeat this run on the same files (the paths are the reader's own). */
@@ -195,7 +204,7 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
     try {
       bytes = readFileSync(f.path);
     } catch (e) {
-      skipped.push({ file: f.name, reason: describeError(f.name, e) });
+      skipped.push({ file: f.name, reason: unreadable(f.name, e) });
       continue;
     }
     try {

@@ -11,7 +11,7 @@ import { rulesCompactor } from "../../src/eval/methods/engine.ts";
 import { renderReport } from "../../src/eval/report/write.ts";
 import { renderMarkdown } from "../../src/eval/report/markdown.ts";
 import { LIGHT_CEILING_IDS, METHOD_IDS } from "../../src/eval/replay.ts";
-import { runEval } from "../../src/eval/run.ts";
+import { runEval, unreadable } from "../../src/eval/run.ts";
 import { indexSession } from "../../src/eval/session-index.ts";
 import { BcError } from "../../src/util/errors.ts";
 import { REPO_DIR } from "../support/shared.ts";
@@ -268,4 +268,30 @@ test("many files that are no sessions: ten warnings, then one line for the rest;
   expect(warnings.slice(0, 10).every((l) => /skipped junk\/notes\/n\d\d\.jsonl:1: /.test(l))).toBe(true);
   expect(warnings[10]).toContain("and 3 more files skipped: report.json lists every one (corpus.skipped)");
   expect(JSON.parse(readFileSync(join(out, "report.json"), "utf8")).corpus.skipped).toHaveLength(13);
+});
+
+test("a file listed and then gone, or that cannot be read: said in words under the name the report uses, and the run goes on", async () => {
+  const small = "demo/claude/example-tag-crash.jsonl";
+  const dir = corpus("vanishing", {}, { [small]: DEMO_FILES[small]! });
+  const listed = collectFiles([dir]);
+  const gone = { path: join(dir, "demo", "claude", "gone.jsonl"), name: "vanishing/demo/claude/gone.jsonl" };
+  const folder = { path: join(dir, "demo"), name: "vanishing/demo" };
+  const r = await runEval({
+    files: [...listed.files, gone, folder],
+    skipped: [],
+    kind: "files",
+    cuts: [0.5],
+    passes: [],
+    methods: ["rules"],
+    compact: rulesCompactor,
+  });
+  expect(r.corpus.sessions).toBe(1);
+  expect(r.corpus.skipped.map((s) => s.reason)).toEqual([
+    "vanishing/demo: is a folder, not a file",
+    "vanishing/demo/claude/gone.jsonl: no longer there (removed after it was listed)",
+  ]);
+  expect(unreadable("x.jsonl", Object.assign(new Error("EACCES: permission denied, open '/a/x.jsonl'"), { code: "EACCES" }))).toBe(
+    "x.jsonl: cannot be read (permission denied)",
+  );
+  expect(unreadable("x.jsonl", new Error("disk on fire"))).toBe("x.jsonl: cannot be read (disk on fire)");
 });
