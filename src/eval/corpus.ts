@@ -92,3 +92,18 @@ export const fingerprint = (contentHashes: readonly string[]): string => {
   for (const c of [...contentHashes].sort()) h.update(`${c}\n`);
   return h.digest("hex");
 };
+
+/** Why a listed file could not be read, in words, named as the report names it (not the system's message with its absolute path). */
+export const unreadable = (name: string, e: unknown): string => {
+  const code = (e as { code?: unknown } | undefined)?.code;
+  if (code === "ENOENT") return `${name}: no longer there (removed after it was listed)`;
+  if (code === "EACCES" || code === "EPERM") return `${name}: cannot be read (permission denied)`;
+  if (code === "EISDIR") return `${name}: is a folder, not a file`;
+  return `${name}: cannot be read (${typeof code === "string" ? code : e instanceof Error ? e.message : String(e)})`;
+};
+
+/** Why a file could not be read as a session: the loader's one-line reason, under the name the report uses instead of its path. */
+export const notASession = (f: CorpusFile, e: unknown): string => {
+  const msg = e instanceof Error ? e.message : String(e);
+  return msg.includes(f.path) ? msg.split(f.path).join(f.name) : `${f.name}: ${msg}`;
+};

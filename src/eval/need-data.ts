@@ -7,7 +7,7 @@ import { needTable } from "../engine/need/table.ts";
 import type { Session } from "../engine/types.ts";
 import { loadSessionFile } from "../hosts/load.ts";
 import { CopyFinder, copyReason } from "./copies.ts";
-import { collectFiles } from "./corpus.ts";
+import { collectFiles, notASession, unreadable } from "./corpus.ts";
 import { cutContext } from "./cut.ts";
 import { neededTokens } from "./score.ts";
 import { indexSession } from "./session-index.ts";
@@ -73,7 +73,7 @@ export const collectNeedSamples = (paths: readonly string[], progress: (msg: str
     try {
       bytes = readFileSync(f.path);
     } catch (e) {
-      skipped.push(`${f.name}: ${(e as Error).message}`);
+      skipped.push(unreadable(f.name, e));
       return;
     }
     const hash = createHash("sha256").update(bytes).digest("hex");
@@ -87,7 +87,7 @@ export const collectNeedSamples = (paths: readonly string[], progress: (msg: str
         sessions.push({ path: f.path, group: hash });
       }
     } catch (e) {
-      skipped.push(`${f.name}: ${(e as Error).message}`);
+      skipped.push(notASession(f, e));
     }
   });
   hashes.sort();

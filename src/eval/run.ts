@@ -10,7 +10,7 @@ import { detectHost, loadSessionFile } from "../hosts/load.ts";
 import { CopyFinder, copyReason } from "./copies.ts";
 import { BcError } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
-import { contentHash, fingerprint, type CorpusFile, type Skipped } from "./corpus.ts";
+import { contentHash, fingerprint, type CorpusFile, type Skipped, notASession, unreadable } from "./corpus.ts";
 import { PIN_LAST_MESSAGES, cutIndex } from "./cut.ts";
 import { CLEAR_TOOL_USES, MICROCOMPACT, OBSERVATION_MASK, OPENCODE_PRUNE, SIZE_CAP } from "./methods/baselines.ts";
 import type { Compactor } from "./methods/rules.ts";
@@ -115,20 +115,6 @@ export interface RunEvalOptions extends EvalParameters {
   /** polled between sessions; true stops the run (BcError "interrupted") */
   readonly shouldStop?: () => boolean;
 }
-
-const describeError = (path: string, e: unknown): string => {
-  const msg = e instanceof Error ? e.message : String(e);
-  return msg.includes(path) ? msg : `${path}: ${msg}`;
-};
-
-/** Why a listed file could not be read, in words, named as the report names it (not the system's message with its absolute path). */
-export const unreadable = (name: string, e: unknown): string => {
-  const code = (e as { code?: unknown } | undefined)?.code;
-  if (code === "ENOENT") return `${name}: no longer there (removed after it was listed)`;
-  if (code === "EACCES" || code === "EPERM") return `${name}: cannot be read (permission denied)`;
-  if (code === "EISDIR") return `${name}: is a folder, not a file`;
-  return `${name}: cannot be read (${typeof code === "string" ? code : e instanceof Error ? e.message : String(e)})`;
-};
 
 const yieldToEvents = (): Promise<void> => new Promise((r) => setImmediate(r));
 
@@ -252,7 +238,7 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
       sessions.push(opts.split === true && f.group !== undefined ? { ...withRecall, group: f.group } : withRecall);
     } catch (e) {
       // a file that cannot be read as a session is reported and skipped; the run goes on
-      skipped.push({ file: f.name, reason: describeError(f.path, e).split(f.path).join(f.name) });
+      skipped.push({ file: f.name, reason: notASession(f, e) });
     }
   }
   opts.onProgress?.(done, opts.files.length, "");

@@ -1,7 +1,7 @@
 // `bc calibrate` as a user runs it, on the built-in example sessions (5 sessions, a few hundred
 // results): the report, determinism, --write, and the weights file read back by bc plan.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -70,6 +70,19 @@ describe("bc calibrate", () => {
     expect(r.stderr.trim().split("\n")[0]).toBe(`bc: ${missing}: no such file or folder`);
     const empty = mkdtempSync(join(home, "empty-"));
     expect(bc("calibrate", empty).stderr.trim().split("\n")[0]).toBe(`bc: no session files (*.jsonl) in ${empty}`);
+  });
+
+  test("a file that is no session is skipped with why, under its name and not its path; the rest is calibrated", () => {
+    const dir = join(home, "demo-plus");
+    cpSync(DEMO, dir, { recursive: true });
+    writeFileSync(join(dir, "broken.jsonl"), "{not json\n");
+    const r = bc("calibrate", dir, "--json");
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.sessions).toBe(5);
+    expect(report.skipped).toHaveLength(1);
+    expect(report.skipped[0]).toStartWith("demo-plus/broken.jsonl:1: not valid JSON");
+    expect(report.skipped[0]).not.toContain(home);
   });
 
   test("too few sessions: one line saying what is needed, exit 1, nothing written", () => {

@@ -4,14 +4,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseCuts, parseMethods, parsePressure } from "../../src/cli/eval.ts";
-import { collectFiles } from "../../src/eval/corpus.ts";
+import { collectFiles, unreadable } from "../../src/eval/corpus.ts";
 import { DEMO_FILES } from "../../src/eval/demo/index.ts";
 import { scoreHostCompactions } from "../../src/eval/host-compactions.ts";
 import { rulesCompactor } from "../../src/eval/methods/engine.ts";
 import { renderReport } from "../../src/eval/report/write.ts";
 import { renderMarkdown } from "../../src/eval/report/markdown.ts";
 import { LIGHT_CEILING_IDS, METHOD_IDS } from "../../src/eval/replay.ts";
-import { runEval, unreadable } from "../../src/eval/run.ts";
+import { runEval } from "../../src/eval/run.ts";
 import { indexSession } from "../../src/eval/session-index.ts";
 import { BcError } from "../../src/util/errors.ts";
 import { REPO_DIR } from "../support/shared.ts";
