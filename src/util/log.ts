@@ -13,7 +13,7 @@ export const out = (text: string): void => {
 };
 
 /** Warnings of one kind shown before the rest are summed up in one line. */
-export const SHOWN_WARNINGS = 10;
+const SHOWN_WARNINGS = 10;
 
 /**
  * Each of `lines` as a warning, at most SHOWN_WARNINGS of them, then one line for the rest
