@@ -1,7 +1,7 @@
 // `bc plan`: as a function, and once as a user runs it (a child process): the table, the
 // JSON, repeated passes, one-line errors, and nothing written.
 import { afterAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { planReport, renderReport } from "../../src/cli/plan.ts";
@@ -95,5 +95,20 @@ describe("bc plan", () => {
     const missing = run([join(TMP, "nope.jsonl")]);
     expect(missing.code).toBe(1);
     expect(missing.stderr.split("\n")[0]).toBe(`bc: ${join(TMP, "nope.jsonl")}: no such file`);
+  });
+
+  test("many broken lines: ten warnings with file and line, then one naming the file for the rest; the rest is planned", () => {
+    const good = readFileSync(join(REPO, "test", "fixtures", "claude", "parallel-tool-calls.jsonl"), "utf8")
+      .trimEnd()
+      .split("\n");
+    const f = join(TMP, "many-broken.jsonl");
+    writeFileSync(f, `${[good[0], ...Array.from({ length: 13 }, (_, i) => `broken ${i}`), ...good.slice(1)].join("\n")}\n`);
+    const r = run([f]);
+    expect(r.code).toBe(0);
+    const warnings = r.stderr.trimEnd().split("\n");
+    expect(warnings).toHaveLength(11);
+    warnings.slice(0, 10).forEach((w, i) => expect(w).toStartWith(`warning: ${f}:${i + 2}: not valid JSON`));
+    expect(warnings[10]).toBe(`warning: and 3 more lines skipped, in ${f}`);
+    expect(r.stdout).toMatch(/results: \d+ \(kept/);
   });
 });
