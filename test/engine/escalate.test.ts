@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { apply } from "../../src/engine/apply.ts";
+import { tokensAfter } from "../../src/engine/escalate.ts";
 import { plan } from "../../src/engine/plan.ts";
 import type { Session } from "../../src/engine/types.ts";
 import { BEYOND_RECENT, SessionBuilder } from "./support/build.ts";
@@ -98,6 +99,40 @@ describe("ranked escalation", () => {
       undone += back.length;
     }
     expect(undone).toBeGreaterThan(0);
+  });
+
+  test("the room the cuts leave under the budget goes to a longer head of the most needed result cut, byte for byte, and no further", () => {
+    const { s } = session();
+    const rules = plan(s);
+    const texts = new Map(s.messages.flatMap((m) => m.toolResults.map((r) => [r.callId, r.text] as const)));
+    // need rising with size: the smallest outputs go first; the largest cut is the most needed
+    const needModel = modelOn("log_chars", 8, -60);
+    let longer = 0;
+    for (let over = 5; over < 1500; over += 45) {
+      const budgetTokens = rules.totals.tokensAfter - over;
+      const p = plan(s, { budgetTokens, needModel });
+      expect(p.budget?.reached).toBe(true);
+      expect(p.totals.tokensAfter).toBeLessThanOrEqual(budgetTokens);
+      const out = apply(s, p).flatMap((m) => m.toolResults);
+      const cut = p.decisions.filter((d) => d.rule === "escalation" && d.action !== "keep");
+      for (const d of cut.filter((c) => c.action === "truncate")) {
+        const now = out.find((r) => r.callId === d.callId)!.text;
+        expect(now.startsWith(`${texts.get(d.callId)!.slice(0, d.headChars)}\n[bc cut `)).toBe(true);
+      }
+      const roomy = cut.filter((d) => d.reason.includes("kept in the room left under the budget"));
+      longer += roomy.length;
+      for (const d of roomy) expect(d.headChars!).toBeGreaterThan(0);
+      // the most needed cut could not keep 8 more characters within the budget (unless its head is all it can be)
+      const top = [...cut].sort((a, b) => b.need! - a.need!)[0]!;
+      const text = texts.get(top.callId)!;
+      const head = top.action === "truncate" ? top.headChars! : 0;
+      if (head + 8 < text.length - 1) {
+        const more = tokensAfter(text, { action: "truncate", rule: "escalation", reason: "", headChars: head + 8 }, top.callId);
+        const nowTokens = tokensAfter(text, { action: top.action, rule: "escalation", reason: "", headChars: head }, top.callId);
+        expect(p.totals.tokensAfter + more - nowTokens).toBeGreaterThan(budgetTokens);
+      }
+    }
+    expect(longer).toBeGreaterThan(0);
   });
 
   test("a pass over its own output with the same budget changes nothing; pins, prose and inputs untouched", () => {
