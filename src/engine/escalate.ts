@@ -6,7 +6,8 @@
 // last, lost more on both hosts' sessions. A result the rules never drop is only ever cut to its
 // head. When every cut still leaves the history over, the heads kept of the other results go
 // too, in the same order: a host's summary would lose far more. The last cut taken usually frees
-// more than was still needed: the cuts that surplus covers are undone, costliest first. Never
+// more than was still needed: the cuts that surplus covers are undone, costliest first, and the
+// room still left under the budget goes to a longer head of the most needed result cut. Never
 // touched: pins, prose, call inputs, a person's answers, what an earlier pass already cut.
 import { estimateTextTokens } from "./estimate.ts";
 import type { ResultItem, SessionFacts } from "./session-facts.ts";
