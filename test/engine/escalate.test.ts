@@ -24,6 +24,25 @@ const session = (): { s: Session; ids: string[] } => {
 
 const escalated = (p: ReturnType<typeof plan>) => p.decisions.filter((d) => d.rule === "escalation").map((d) => d.callId);
 
+/**
+ * The session planned at budgets 5 to 1,500 tokens under what the rules leave, each reached, with
+ * need rising much faster than size: the smallest outputs go first, each larger than the last, and
+ * the largest cut is the most needed.
+ */
+const overBudgets = () => {
+  const { s } = session();
+  const rules = plan(s);
+  const needModel = modelOn("log_chars", 8, -60);
+  const budgets = [];
+  for (let over = 5; over < 1500; over += 45) {
+    const budgetTokens = rules.totals.tokensAfter - over;
+    const p = plan(s, { budgetTokens, needModel });
+    expect(p.budget?.reached).toBe(true);
+    budgets.push({ over, budgetTokens, p });
+  }
+  return { s, rules, budgets };
+};
+
 describe("ranked escalation", () => {
   test("stops at the first cut that reaches the budget", () => {
     const { s } = session();
@@ -81,15 +100,9 @@ describe("ranked escalation", () => {
   });
 
   test("no cut to spare: a cut the budget's last cut made needless is undone (the costliest first)", () => {
-    const { s } = session();
-    const rules = plan(s);
-    // need rising much faster than size: the smallest outputs go first, each larger than the last
-    const needModel = modelOn("log_chars", 8, -60);
+    const { s, rules, budgets } = overBudgets();
     let undone = 0;
-    for (let over = 5; over < 1500; over += 45) {
-      const budgetTokens = rules.totals.tokensAfter - over;
-      const p = plan(s, { budgetTokens, needModel });
-      expect(p.budget?.reached).toBe(true);
+    for (const { over, budgetTokens, p } of budgets) {
       expect(checkNoSpareCut(s, rules, p, budgetTokens, `${over} over`)).toEqual([]);
       // what was undone keeps its place in the order and the rules' verdict, its reason saying why
       const cut = new Set(escalated(p));
@@ -102,16 +115,10 @@ describe("ranked escalation", () => {
   });
 
   test("the room the cuts leave under the budget goes to a longer head of the most needed result cut, byte for byte, and no further", () => {
-    const { s } = session();
-    const rules = plan(s);
+    const { s, budgets } = overBudgets();
     const texts = new Map(s.messages.flatMap((m) => m.toolResults.map((r) => [r.callId, r.text] as const)));
-    // need rising with size: the smallest outputs go first; the largest cut is the most needed
-    const needModel = modelOn("log_chars", 8, -60);
     let longer = 0;
-    for (let over = 5; over < 1500; over += 45) {
-      const budgetTokens = rules.totals.tokensAfter - over;
-      const p = plan(s, { budgetTokens, needModel });
-      expect(p.budget?.reached).toBe(true);
+    for (const { budgetTokens, p } of budgets) {
       expect(p.totals.tokensAfter).toBeLessThanOrEqual(budgetTokens);
       const out = apply(s, p).flatMap((m) => m.toolResults);
       const cut = p.decisions.filter((d) => d.rule === "escalation" && d.action !== "keep");
