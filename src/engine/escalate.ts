@@ -6,8 +6,7 @@
 // last, lost more on both hosts' sessions. A result the rules never drop is only ever cut to its
 // head. When every cut still leaves the history over, the heads kept of the other results go
 // too, in the same order: a host's summary would lose far more. The last cut taken usually frees
-// more than was still needed: the cuts that surplus covers are undone, costliest first, and the
-// room still left under the budget goes to a longer head of the most needed result cut. Never
+// more than was still needed: the cuts that surplus covers are undone, costliest first. Never
 // touched: pins, prose, call inputs, a person's answers, what an earlier pass already cut.
 import { estimateTextTokens } from "./estimate.ts";
 import type { ResultItem, SessionFacts } from "./session-facts.ts";
@@ -18,7 +17,6 @@ import { needFacts as needFactsOf } from "./need/facts.ts";
 import { type NeedModel, needOf, needPercent } from "./need/model.ts";
 import { Coverage, WHOLE } from "./coverage.ts";
 import { neverDrop } from "./rules/never-drop.ts";
-import { headerChars } from "./result-text.ts";
 
 /** Estimated tokens of a result's text once a verdict is applied. */
 export const tokensAfter = (text: string, v: Verdict, callId: string): number => {
@@ -177,42 +175,6 @@ const stepBack = (steps: readonly Step[], out: Verdict[], spare: number): number
 };
 
 /**
- * What the cuts freed beyond the budget, once stepBack has given back every cut that fits in it
- * whole, is room the history may still hold: the results the escalation cut keep longer heads in
- * it, most needed first (the first taking all it can), each still a head of the output byte for
- * byte with its note. The history stays within the budget. Returns the tokens spent.
- */
-const spendRoom = (facts: SessionFacts, out: Verdict[], need: Float64Array, room: number): number => {
-  let spent = 0;
-  const cut = facts.items
-    .filter((item) => out[item.ordinal]!.rule === "escalation" && out[item.ordinal]!.action !== "keep")
-    .sort((a, b) => need[b.ordinal]! - need[a.ordinal]! || a.ordinal - b.ordinal);
-  for (const item of cut) {
-    if (spent >= room) break;
-    const k = item.ordinal;
-    const v = out[k]!;
-    const text = item.result.text;
-    const id = item.result.callId;
-    const now = tokensAfter(text, v, id);
-    const from = v.action === "truncate" ? (v.headChars ?? 0) : 0;
-    // the longest head shorter than the output whose note and head fit in the room left
-    const costOf = (head: number): number => tokensAfter(text, { ...v, action: "truncate", headChars: head }, id) - now;
-    const hi0 = text.length - headerChars(text) - 1;
-    if (hi0 <= from || costOf(from + 1) > room - spent) continue;
-    let lo = from + 1;
-    let hi = hi0;
-    while (lo < hi) {
-      const mid = lo + Math.ceil((hi - lo) / 2);
-      if (costOf(mid) <= room - spent) lo = mid;
-      else hi = mid - 1;
-    }
-    spent += costOf(lo);
-    out[k] = { ...v, action: "truncate", headChars: lo, reason: `${v.reason}; a head of ${lo} chars kept in the room left under the budget` };
-  }
-  return spent;
-};
-
-/**
  * Cut to the budget, given the rules' verdicts and the tokens over it. The escalation's order is
  * one sequence, whatever the budget: the least costly cut next, where a cut's cost is the
  * result's need, weighted by the share of its names no other kept result holds, per token it
@@ -289,6 +251,5 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
     }
   }
   freed -= stepBack(steps, out, freed - over);
-  if (steps.length > 0 && freed > over) freed -= spendRoom(facts, out, need, freed - over);
   return { verdicts: out, freed, need, order };
 };
