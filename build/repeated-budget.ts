@@ -1,0 +1,97 @@
+#!/usr/bin/env bun
+// Repeated compaction under a budget, as the Claude Code plugin's loop runs it: each session is
+// replayed as it grows, a few messages at a time, and whenever its history reaches `compactAt`
+// of a window, it is compacted to that share of the window (`bc plan --budget`, then applied:
+// later passes see the notes and heads earlier ones left). The window is the session's whole
+// size divided by `--fit` (so larger values compact more often). What a change to the escalation
+// must not worsen: how many compactions, how many end over the budget, and how much of the
+// history at the end is heads and notes of results cut before, which no later pass touches.
+//
+//   bun build/repeated-budget.ts <session files or folders>... [--fit 1.5]
+import { apply } from "../src/engine/apply.ts";
+import { estimateSessionTokens, estimateTextTokens } from "../src/engine/estimate.ts";
+import { readNote } from "../src/engine/notes.ts";
+import { plan } from "../src/engine/plan.ts";
+import type { Message, Session } from "../src/engine/types.ts";
+import { collectFiles } from "../src/eval/corpus.ts";
+import { loadSessionFile } from "../src/hosts/load.ts";
+
+/** the plugin's default compactAtPercent: the loop's trigger and its budget */
+export const COMPACT_AT = 0.6;
+/** messages added between two looks at the history (a turn or so) */
+export const STEP = 5;
+/** the smallest window simulated */
+export const MIN_WINDOW = 20_000;
+
+export interface Repeated {
+  readonly sessions: number;
+  readonly compactions: number;
+  /** compactions whose history stayed over the budget */
+  readonly over: number;
+  /** tokens, at the end, of results an earlier pass cut (their heads and notes) */
+  readonly cutTokens: number;
+  /** tokens of the histories at the end, and of their budgets */
+  readonly historyTokens: number;
+  readonly budgetTokens: number;
+}
+
+export const NO_REPEATS: Repeated = { sessions: 0, compactions: 0, over: 0, cutTokens: 0, historyTokens: 0, budgetTokens: 0 };
+
+/** One session replayed as it grows, compacted to the budget whenever it reaches it: its compactions and the history at the end. */
+export const replayGrowing = (
+  timeline: Session,
+  fit: number,
+  minWindow = MIN_WINDOW,
+): { compactions: number; over: number; history: Message[]; budget: number } => {
+  const window = Math.max(minWindow, Math.floor(estimateSessionTokens(timeline).total / fit));
+  const budget = Math.floor(window * COMPACT_AT);
+  let compactions = 0;
+  let over = 0;
+  let history: Message[] = [];
+  for (let i = 0; i < timeline.messages.length; i += STEP) {
+    history = [...history, ...timeline.messages.slice(i, i + STEP)];
+    const s = { ...timeline, messages: history };
+    if (estimateSessionTokens(s).total < budget) continue;
+    const p = plan(s, { budgetTokens: budget });
+    compactions++;
+    if (p.budget?.reached !== true) over++;
+    history = apply(s, p);
+  }
+  return { compactions, over, history, budget };
+};
+
+/** One session's replay added to `into`. */
+export const addSession = (into: Repeated, timeline: Session, fit: number, minWindow = MIN_WINDOW): Repeated => {
+  const { compactions, over, history, budget } = replayGrowing(timeline, fit, minWindow);
+  let cutTokens = 0;
+  for (const m of history) for (const r of m.toolResults) if (readNote(r.text) !== undefined) cutTokens += estimateTextTokens(r.text);
+  return {
+    sessions: into.sessions + 1,
+    compactions: into.compactions + compactions,
+    over: into.over + over,
+    cutTokens: into.cutTokens + cutTokens,
+    historyTokens: into.historyTokens + estimateSessionTokens({ ...timeline, messages: history }).total,
+    budgetTokens: into.budgetTokens + budget,
+  };
+};
+
+if (import.meta.main) {
+  const args = process.argv.slice(2);
+  const at = args.indexOf("--fit");
+  const fit = at === -1 ? 1.5 : Number(args[at + 1]);
+  const paths = args.filter((a, i) => !a.startsWith("--") && (at === -1 || i !== at + 1));
+  if (paths.length === 0 || !(fit > 0)) {
+    process.stderr.write("usage: bun build/repeated-budget.ts <session files or folders>... [--fit 1.5]\n");
+    process.exit(2);
+  }
+  let r = NO_REPEATS;
+  const { files } = collectFiles(paths);
+  files.forEach((f, k) => {
+    if (k % 20 === 0) process.stderr.write(`repeated-budget: ${k} of ${files.length} files\n`);
+    r = addSession(r, loadSessionFile(f.path).timeline, fit);
+  });
+  const share = (x: number): string => `${((100 * x) / r.budgetTokens).toFixed(1)}%`;
+  process.stdout.write(
+    `${r.sessions} sessions, window = their tokens / ${fit}, compacted to ${COMPACT_AT * 100}% of it whenever they reach it: ${r.compactions} compactions, ${r.over} of them over the budget; at the end, results cut before hold ${share(r.cutTokens)} of the budget, the history ${share(r.historyTokens)}\n`,
+  );
+}

@@ -1,0 +1,47 @@
+// build/repeated-budget.ts: sessions replayed as they grow and compacted to the budget whenever
+// they reach it, as the plugin's loop does; what it counts, and that what it leaves is only
+// originals, notes and byte-for-byte heads.
+import { describe, expect, test } from "bun:test";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { addSession, NO_REPEATS, replayGrowing } from "../../build/repeated-budget.ts";
+import { estimateSessionTokens } from "../../src/engine/estimate.ts";
+import { readNote } from "../../src/engine/notes.ts";
+import { loadSessionFile } from "../../src/hosts/load.ts";
+
+const DEMO = join(import.meta.dir, "..", "..", "src", "eval", "demo");
+const demo = ["claude", "codex"].flatMap((h) => readdirSync(join(DEMO, h)).map((f) => loadSessionFile(join(DEMO, h, f)).timeline));
+/** the demo sessions are small: a window a quarter of each, however small, makes them compact often */
+const TIGHT = 4;
+const ANY_WINDOW = 1;
+
+describe("repeated compaction under a budget", () => {
+  test("a window the whole session fits under the budget of: no compaction, nothing cut", () => {
+    const r = demo.reduce((t, s) => addSession(t, s, 0.5, ANY_WINDOW), NO_REPEATS);
+    expect(r).toMatchObject({ sessions: demo.length, compactions: 0, over: 0, cutTokens: 0 });
+    expect(r.historyTokens).toBe(demo.reduce((t, s) => t + estimateSessionTokens(s).total, 0));
+  });
+
+  test("a tight window: compactions, some results cut; every result left is its original, a note, or a byte-for-byte head with its note", () => {
+    let compactions = 0;
+    for (const s of demo) {
+      const { compactions: n, over, history } = replayGrowing(s, TIGHT, ANY_WINDOW);
+      expect(over).toBeLessThanOrEqual(n);
+      compactions += n;
+      const original = new Map(s.messages.flatMap((m) => m.toolResults.map((r) => [r.callId, r.text] as const)));
+      expect(history.length).toBe(s.messages.length);
+      for (const m of history)
+        for (const r of m.toolResults) {
+          const text = original.get(r.callId)!;
+          const note = readNote(r.text);
+          if (r.text !== text) expect(note).toBeDefined();
+          if (note?.kind === "truncated") expect(text.startsWith(note.head!)).toBe(true);
+        }
+    }
+    expect(compactions).toBeGreaterThan(0);
+    const r = demo.reduce((t, s) => addSession(t, s, TIGHT, ANY_WINDOW), NO_REPEATS);
+    expect(r.compactions).toBe(compactions);
+    expect(r.cutTokens).toBeGreaterThan(0);
+    expect(r.cutTokens).toBeLessThan(r.historyTokens);
+  });
+});
