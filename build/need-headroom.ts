@@ -20,7 +20,7 @@ import { usedAfterCut } from "../src/eval/labels.ts";
 import { ORACLE_TO_BUDGET } from "../src/eval/methods/budget.ts";
 import { rewritesFrom } from "../src/eval/methods/rules.ts";
 import { DEFAULT_PRESSURE, pressurePoint } from "../src/eval/pressure.ts";
-import { enforcePins, scoreCut } from "../src/eval/score.ts";
+import { scoreRewrites } from "../src/eval/score.ts";
 import { indexSession } from "../src/eval/session-index.ts";
 import { loadSessionFile } from "../src/hosts/load.ts";
 
@@ -62,10 +62,7 @@ export const addSession = (into: Headroom, timeline: Session, pressure = DEFAULT
     cuts++;
     const point = pressurePoint(ctx.tokensBefore, pressure);
     const used = usedAfterCut(ctx);
-    const lostBy = (rewrites: ReadonlyMap<number, string>): number => {
-      const kept = enforcePins(ctx, rewrites);
-      return scoreCut(ctx, kept.rewrites, kept.pinnedTouched, { used }).tally.lost;
-    };
+    const lostBy = (rewrites: ReadonlyMap<number, string>): number => scoreRewrites(ctx, rewrites, { used }).tally.lost;
     oracleLost += lostBy(ORACLE_TO_BUDGET.run({ ...ctx, rulesFreedTokens: 0, point, used }).rewrites);
     const rows = needTable(ctx.prefix).filter((r) => r.eligible);
     const isUsed = (ordinal: number): boolean => (used[ordinal]?.length ?? 0) > 0;

@@ -11,7 +11,7 @@ import { loadSessionFile } from "../hosts/load.ts";
 import { BC_UNDER_PRESSURE } from "./methods/bc-pressure.ts";
 import { type BudgetMethod, ORACLE_TO_BUDGET } from "./methods/budget.ts";
 import { DEFAULT_PRESSURE, pressurePoint } from "./pressure.ts";
-import { enforcePins, scoreCut } from "./score.ts";
+import { scoreRewrites } from "./score.ts";
 import { indexSession } from "./session-index.ts";
 
 export interface BudgetLosses {
@@ -59,8 +59,7 @@ export const budgetLosses = (
     const used = usedAfterCut(ctx);
     const score = (m: BudgetMethod, needModel: NeedModel | undefined) => {
       const o = m.run({ ...ctx, rulesFreedTokens: 0, point, used, ...(needModel === undefined ? {} : { needModel }) });
-      const { rewrites, pinnedTouched } = enforcePins(ctx, o.rewrites);
-      return { lost: scoreCut(ctx, rewrites, pinnedTouched, { used }).tally.lost, reached: o.reached === true ? 1 : 0 };
+      return { lost: scoreRewrites(ctx, o.rewrites, { used }).tally.lost, reached: o.reached === true ? 1 : 0 };
     };
     const bc = models.map((m) => score(BC_UNDER_PRESSURE, m));
     total = addBudgetLosses(total, {

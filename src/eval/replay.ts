@@ -9,7 +9,7 @@ import { BASELINES } from "./methods/baselines.ts";
 import type { Method } from "./methods/method.ts";
 import { compactAligned, rewritesFrom, rulesMethod, type Compactor } from "./methods/rules.ts";
 import { replayPasses, type PassResult } from "./passes.ts";
-import { enforcePins, type Miss, scoreCut, type Tally } from "./score.ts";
+import { type Miss, type ScoreExtras, scoreRewrites, type Tally } from "./score.ts";
 import { estimateTextTokens } from "../engine/estimate.ts";
 import { indexSession } from "./session-index.ts";
 import { usedAfterCut } from "./labels.ts";
@@ -202,16 +202,13 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
     if (ctx.at <= 0 || ctx.at >= n) continue;
     const rows: Record<string, Tally> = {};
     const used = usedAfterCut(ctx);
-    const scoreRewrites = (rw: ReadonlyMap<number, string>, extras: Parameters<typeof scoreCut>[3] = {}) => {
-      const { rewrites, pinnedTouched } = enforcePins(ctx, rw);
-      return { ...scoreCut(ctx, rewrites, pinnedTouched, { used, ...extras }), rewrites };
-    };
+    const scored = (rw: ReadonlyMap<number, string>, extras: ScoreExtras = {}) => scoreRewrites(ctx, rw, { used, ...extras });
     const ruleOf = (ordinal: number, rules: ReadonlyMap<string, string> | undefined): string => rules?.get(ctx.results[ordinal]!.callId) ?? UNNAMED_RULE;
     /**
      * A score's removals at this cut, each added to the tally `keyOf` names in `into` (`blank`
      * makes a tally's first entry): how many, how many scorable, lost, and the tokens freed.
      */
-    const tallyInto = <T extends Removals>(into: Map<string, T>, score: ReturnType<typeof scoreRewrites>, keyOf: (ordinal: number) => [string, T]): void => {
+    const tallyInto = <T extends Removals>(into: Map<string, T>, score: ReturnType<typeof scored>, keyOf: (ordinal: number) => [string, T]): void => {
       const lost = new Set(score.misses.filter((m) => m.invisible.length > 0).map((m) => m.ordinal));
       for (const [ordinal, after] of score.rewrites) {
         const [key, blank] = keyOf(ordinal);
@@ -226,27 +223,27 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
       }
     };
     /** bc's removals at this cut, added to the session's tallies by rule */
-    const tallyRules = (mode: RuleTally["mode"], score: ReturnType<typeof scoreRewrites>, rules: ReadonlyMap<string, string> | undefined): void =>
+    const tallyRules = (mode: RuleTally["mode"], score: ReturnType<typeof scored>, rules: ReadonlyMap<string, string> | undefined): void =>
       tallyInto(byRule, score, (ordinal) => {
         const rule = ruleOf(ordinal, rules);
         return [`${mode} ${rule}`, { mode, rule, ...NO_REMOVALS }];
       });
     /** a method's removals at this cut, added to the session's tallies by tool */
-    const tallyTools = (mode: ToolTally["mode"], method: string, score: ReturnType<typeof scoreRewrites>): void =>
+    const tallyTools = (mode: ToolTally["mode"], method: string, score: ReturnType<typeof scored>): void =>
       tallyInto(byTool, score, (ordinal) => {
         const tool = ctx.results[ordinal]!.tool;
         return [`${mode} ${method} ${tool}`, { mode, method, tool, ...NO_REMOVALS }];
       });
-    const run = (m: Method, rulesFreedTokens: number) => scoreRewrites(m.run({ ...ctx, rulesFreedTokens }));
+    const run = (m: Method, rulesFreedTokens: number) => scored(m.run({ ...ctx, rulesFreedTokens }));
     const light = compactAligned(options.compact, ctx.prefix);
-    const rulesScore = scoreRewrites(rewritesFrom(ctx.results, light.messages));
+    const rulesScore = scored(rewritesFrom(ctx.results, light.messages));
     if (options.methods.includes(RULES_ID)) rows[RULES_ID] = rulesScore.tally;
     for (const miss of rulesScore.misses) rulesMisses.push(missRow(miss, "light", share, ruleOf(miss.ordinal, light.rules)));
     tallyRules("light", rulesScore, light.rules);
     tallyTools("light", RULES_ID, rulesScore);
     for (const m of selected) rows[m.id] = run(m, rulesScore.tally.tokensFreed).tally;
     for (const c of LIGHT_CEILINGS) {
-      const score = scoreRewrites(c.run({ results: ctx.results, pinned: ctx.pinned, used }));
+      const score = scored(c.run({ results: ctx.results, pinned: ctx.pinned, used }));
       if (BY_TOOL_CEILINGS.light.includes(c.id)) tallyTools("light", c.id, score);
       rows[c.id] = score.tally;
     }
@@ -258,7 +255,7 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
       const reachable = untouchableTokens(ctx) <= point.budget;
       const runBudget = (m: BudgetMethod) => {
         const o = m.run(input);
-        const score = scoreRewrites(o.rewrites, {
+        const score = scored(o.rewrites, {
           budget: point.budget,
           reachable,
           ...(o.reached === undefined ? {} : { reached: o.reached }),

@@ -248,3 +248,9 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
     scorableOrdinals: scorable,
   };
 };
+
+/** A method's rewrites at a cut, scored as bc eval scores every method: changes to pinned results undone (and counted), then scoreCut. */
+export const scoreRewrites = (ctx: CutContext, rw: Rewrites, extras: ScoreExtras = {}): CutScore & { readonly rewrites: ReadonlyMap<number, string> } => {
+  const { rewrites, pinnedTouched } = enforcePins(ctx, rw);
+  return { ...scoreCut(ctx, rewrites, pinnedTouched, extras), rewrites };
+};
