@@ -69,7 +69,7 @@ export const calibrate = (paths: readonly string[], opts: { write?: string; prog
       data.skipped.length > 0 ? data.skipped.join("; ") : `no session files (*.jsonl) in ${paths.join(", ")}`,
       "pass Claude Code transcripts or Codex rollouts, or folders holding them",
     );
-  warnList(data.skipped, (more) => `and ${more} more files skipped: --json lists every one (skipped)`);
+  warnList(data.skipped, (rest) => `and ${rest.length} more files skipped: --json lists every one (skipped)`);
   const sessions = new Set(data.samples.map((s) => s.group)).size;
   const used = data.samples.filter((s) => s.y === 1).length;
   if (sessions < MIN_SESSIONS || data.samples.length < MIN_SAMPLES || used === 0 || used === data.samples.length)

@@ -310,7 +310,7 @@ export default defineCommand({
     }
     warnList(
       report.corpus.skipped.map((s) => `skipped ${s.reason}`),
-      (more) => `and ${more} more files skipped: report.json lists every one (corpus.skipped)`,
+      (rest) => `and ${rest.length} more files skipped: report.json lists every one (corpus.skipped)`,
     );
     // lines the readers skipped or found cut inside files that loaded: said as every command says them
     warnSkipped(report.corpus.malformedLines);

@@ -1,6 +1,7 @@
 // What every command that reads sessions does alike: take every session given, say each line a
 // reader skipped, and go on past a session that cannot be read (saying why) to the next.
 import { BcError } from "../util/errors.ts";
+import { capWarnings } from "../util/log.ts";
 import { report } from "./run.ts";
 
 /** Every session argument given (citty keeps the first in the named positional, all of them in `_`). */
@@ -10,24 +11,19 @@ export const sessionsGiven = (args: { readonly _?: readonly unknown[]; readonly 
   return args.session === undefined ? [] : [String(args.session)];
 };
 
-/** Lines skipped said one by one, before the rest are summed up in one line. */
-const SHOWN_SKIPPED = 10;
-
 /**
  * One line on stderr for each line a reader skipped or found cut, `warning: file:line: what was
- * wrong`, at most SHOWN_SKIPPED of them; then one line for the rest, naming their files (a file of
- * ten thousand broken lines says so in a dozen).
+ * wrong`, capped as capWarnings caps them: the rest in one line naming their files (a file of ten
+ * thousand broken lines says so in a dozen).
  */
 export const warnSkipped = (lines: readonly string[]): void => {
   if (lines.length === 0) return;
-  const shown = lines.slice(0, SHOWN_SKIPPED).map((l) => `warning: ${l}\n`);
-  const rest = lines.slice(SHOWN_SKIPPED);
-  if (rest.length > 0) {
+  const shown = capWarnings(lines, (rest) => {
     const files = [...new Set(rest.map((l) => /^(.*?):\d+: /.exec(l)?.[1] ?? "?"))];
     const named = files.length <= 3 ? files.join(", ") : `${files.slice(0, 3).join(", ")} and ${files.length - 3} other files`;
-    shown.push(`warning: and ${rest.length} more lines skipped, in ${named}\n`);
-  }
-  process.stderr.write(shown.join(""));
+    return `and ${rest.length} more lines skipped, in ${named}`;
+  });
+  process.stderr.write(shown.map((l) => `warning: ${l}\n`).join(""));
 };
 
 /**

@@ -16,10 +16,13 @@ export const out = (text: string): void => {
 const SHOWN_WARNINGS = 10;
 
 /**
- * Each of `lines` as a warning, at most SHOWN_WARNINGS of them, then one line for the rest
- * (`rest(n)`): a folder of a thousand files that are no sessions says so in a dozen lines.
+ * The first SHOWN_WARNINGS of `lines`, then `rest(others)` for the others (nothing more when they
+ * all fit): a folder of a thousand files that are no sessions says so in a dozen lines.
  */
-export const warnList = (lines: readonly string[], rest: (more: number) => string): void => {
-  for (const l of lines.slice(0, SHOWN_WARNINGS)) log.warn(l);
-  if (lines.length > SHOWN_WARNINGS) log.warn(rest(lines.length - SHOWN_WARNINGS));
+export const capWarnings = (lines: readonly string[], rest: (others: readonly string[]) => string): string[] =>
+  lines.length <= SHOWN_WARNINGS ? [...lines] : [...lines.slice(0, SHOWN_WARNINGS), rest(lines.slice(SHOWN_WARNINGS))];
+
+/** Each of `lines` as a warning, capped as capWarnings caps them. */
+export const warnList = (lines: readonly string[], rest: (others: readonly string[]) => string): void => {
+  for (const l of capWarnings(lines, rest)) log.warn(l);
 };
