@@ -2,6 +2,7 @@
 import type { Host, Message, Session } from "../../src/engine/types.ts";
 import { rulesCompactor } from "../../src/eval/methods/engine.ts";
 import { type Removals, RULES_ID, replaySession, type SessionReplay } from "../../src/eval/replay.ts";
+import { renderMarkdown } from "../../src/eval/report/markdown.ts";
 import type { EvalReport } from "../../src/eval/run.ts";
 import { addTally, type Tally, ZERO_TALLY } from "../../src/eval/score.ts";
 import type { HostSummary } from "../../src/eval/summary.ts";
@@ -118,3 +119,15 @@ export const removalsOf = (rows: readonly Removals[] | Tally): Removals =>
           tokensFreed: 0,
         },
       );
+
+/**
+ * A Codex session replayed at two cuts, in a report whose host summary `summarize` gives, and its
+ * report.md: the whole text, the section under `heading`, and that section's pressure part.
+ */
+export const codexSection = (messages: readonly Message[], summarize: (r: SessionReplay) => Partial<HostSummary>, heading: string) => {
+  const r = replayedAtTwoCuts(messages, "codex");
+  const report = reportOf({ host: "codex", ...summarize(r) }, [r]);
+  const md = renderMarkdown(report);
+  const section = md.slice(md.indexOf(heading));
+  return { report, md, section, pressure: section.slice(section.indexOf("### Codex, under pressure")) };
+};

@@ -3,9 +3,8 @@
 import { describe, expect, test } from "bun:test";
 import type { Message } from "../../src/engine/types.ts";
 import { UNNAMED_RULE, type SessionReplay } from "../../src/eval/replay.ts";
-import { renderMarkdown } from "../../src/eval/report/markdown.ts";
 import { summarizeRules } from "../../src/eval/summary.ts";
-import { outputsUsedLater, pair, removalsOf, replayedAtTwoCuts, reportOf, sized, totalOf } from "./build.ts";
+import { codexSection, outputsUsedLater, pair, removalsOf, replayedAtTwoCuts, sized, totalOf } from "./build.ts";
 
 /** 60 shell outputs, a few used right after them and three used only after the cut; a new task every ten */
 const messages = (): Message[] =>
@@ -66,13 +65,9 @@ test("over sessions: summed per rule and mode, rates and shares of the mode's fr
 });
 
 test("report.md shows the by-rule table per host, and names the rule beside each loss", () => {
-  const r = replayedAtTwoCuts(messages(), "codex");
-  const report = reportOf({ host: "codex", byRule: summarizeRules([r]) }, [r]);
-  const md = renderMarkdown(report);
-  const section = md.slice(md.indexOf("## What bc removed, by rule"));
+  const { md, section, pressure } = codexSection(messages(), (r) => ({ byRule: summarizeRules([r]) }), "## What bc removed, by rule");
   expect(section).toContain("### Codex, light compaction");
   expect(section).toContain("| rule | removed | of which scorable | lost | lost % | share of bc's freed tokens |");
-  const pressure = section.slice(section.indexOf("### Codex, under pressure"));
   expect(pressure).toMatch(/\n\| escalation \| \d+ \| \d+ \| \d+ \|/);
   const lostLine = md.split("\n").find((l) => l.startsWith("- s1.jsonl at") && l.includes("(pressure)"));
   expect(lostLine).toMatch(/\(Bash, [a-z-]+\)/);

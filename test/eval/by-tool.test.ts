@@ -5,9 +5,8 @@ import type { Message } from "../../src/engine/types.ts";
 import { BY_TOOL_CEILINGS, RULES_ID, type SessionReplay } from "../../src/eval/replay.ts";
 import { MAX_TOOL_ROWS, TOOL_HEAD, toolTables } from "../../src/eval/report/format.ts";
 import { renderHtml } from "../../src/eval/report/html.ts";
-import { renderMarkdown } from "../../src/eval/report/markdown.ts";
 import { type HostSummary, summarizeTools } from "../../src/eval/summary.ts";
-import { outputsUsedLater, pair, removalsOf, replayedAtTwoCuts, reportOf, sized, totalOf } from "./build.ts";
+import { codexSection, outputsUsedLater, pair, removalsOf, replayedAtTwoCuts, reportOf, sized, totalOf } from "./build.ts";
 
 /** shell outputs and file reads, a few used right after them and some only after the cut */
 const messages = (): Message[] =>
@@ -128,15 +127,11 @@ test("the tables: light, the tokens each frees; under pressure, the ceilings' lo
 });
 
 test("report.md and report.html show the by-tool tables per host", () => {
-  const r = replayedAtTwoCuts(messages(), "codex");
-  const report = reportOf({ host: "codex", byTool: summarizeTools([r]) }, [r]);
-  const md = renderMarkdown(report);
-  const section = md.slice(md.indexOf("## What bc removed, by tool"));
+  const { report, section, pressure } = codexSection(messages(), (r) => ({ byTool: summarizeTools([r]) }), "## What bc removed, by tool");
   expect(section).toContain("### Codex, light compaction");
   expect(section).toContain(
     "| tool | removed | of which scorable | lost | lost % | share of bc's freed tokens | tokens freed by bc | tokens freed by oracle-head |",
   );
-  const pressure = section.slice(section.indexOf("### Codex, under pressure"));
   expect(pressure).toContain(
     "| tool | removed | of which scorable | lost | lost % | share of bc's freed tokens | lost by oracle-to-budget | lost by need-oracle |",
   );
