@@ -4,10 +4,16 @@
 // of a window, it is compacted to that share of the window (`bc plan --budget`, then applied:
 // later passes see the notes and heads earlier ones left). The window is the session's whole
 // size divided by `--fit` (so larger values compact more often). What a change to the escalation
-// must not worsen: how many compactions, how many end over the budget, and how much of the
-// history at the end is heads and notes of results cut before, which no later pass touches.
+// must not worsen: how many compactions, how many end over the budget, how many results are lost
+// (the yardstick's: a result some compaction left cut whose tokens the session used after it,
+// visible nowhere in what was left; each result counted once), and how much of the history at the
+// end is heads and notes of results cut before.
 //
-//   bun build/repeated-budget.ts <session files or folders>... [--fit 1.5]
+// With --plugin, the plugin's loop as its defaults run it: a pass at 60% that would free fewer
+// than 5 points of the window (minFreedPercent) is skipped, and the history grows until Claude
+// Code's own compaction at 95% of the window, which the hook answers however little it frees.
+//
+//   bun build/repeated-budget.ts <session files or folders>... [--fit 1.5] [--plugin]
 import { apply } from "../src/engine/apply.ts";
 import { estimateSessionTokens, estimateTextTokens } from "../src/engine/estimate.ts";
 import { readNote } from "../src/engine/notes.ts";
@@ -15,6 +21,10 @@ import { plan } from "../src/engine/plan.ts";
 import type { Message, Session } from "../src/engine/types.ts";
 import { collectFiles } from "../src/eval/corpus.ts";
 import { loadSessionFile } from "../src/hosts/load.ts";
+import { cutContext } from "../src/eval/cut.ts";
+import { rewritesFrom } from "../src/eval/methods/rules.ts";
+import { enforcePins, scoreCut } from "../src/eval/score.ts";
+import { indexSession } from "../src/eval/session-index.ts";
 
 /** the plugin's default compactAtPercent: the loop's trigger and its budget */
 export const COMPACT_AT = 0.6;
@@ -22,12 +32,18 @@ export const COMPACT_AT = 0.6;
 export const STEP = 5;
 /** the smallest window simulated */
 export const MIN_WINDOW = 20_000;
+/** --plugin: the plugin's minFreedPercent, and the share of the window at which Claude Code compacts itself */
+export const PLUGIN_LOOP: Loop = { minFreed: 0.05, autoAt: 0.95 };
+/** a pass under `autoAt` of the window freeing less than `minFreed` of it is skipped; undefined: every pass is taken */
+export type Loop = { readonly minFreed: number; readonly autoAt: number } | undefined;
 
 export interface Repeated {
   readonly sessions: number;
   readonly compactions: number;
   /** compactions whose history stayed over the budget */
   readonly over: number;
+  /** results lost at some compaction, each counted once */
+  readonly lost: number;
   /** tokens, at the end, of results an earlier pass cut (their heads and notes) */
   readonly cutTokens: number;
   /** tokens of the histories at the end, and of their budgets */
@@ -35,40 +51,50 @@ export interface Repeated {
   readonly budgetTokens: number;
 }
 
-export const NO_REPEATS: Repeated = { sessions: 0, compactions: 0, over: 0, cutTokens: 0, historyTokens: 0, budgetTokens: 0 };
+export const NO_REPEATS: Repeated = { sessions: 0, compactions: 0, over: 0, lost: 0, cutTokens: 0, historyTokens: 0, budgetTokens: 0 };
 
 /** One session replayed as it grows, compacted to the budget whenever it reaches it: its compactions and the history at the end. */
 export const replayGrowing = (
   timeline: Session,
   fit: number,
   minWindow = MIN_WINDOW,
-): { compactions: number; over: number; history: Message[]; budget: number } => {
+  loop: Loop = undefined,
+): { compactions: number; over: number; lost: ReadonlySet<string>; history: Message[]; budget: number } => {
   const window = Math.max(minWindow, Math.floor(estimateSessionTokens(timeline).total / fit));
   const budget = Math.floor(window * COMPACT_AT);
   let compactions = 0;
   let over = 0;
   let history: Message[] = [];
+  const index = indexSession(timeline);
+  const lost = new Set<string>();
   for (let i = 0; i < timeline.messages.length; i += STEP) {
     history = [...history, ...timeline.messages.slice(i, i + STEP)];
     const s = { ...timeline, messages: history };
-    if (estimateSessionTokens(s).total < budget) continue;
+    const tokens = estimateSessionTokens(s).total;
+    if (tokens < budget) continue;
     const p = plan(s, { budgetTokens: budget });
+    if (loop !== undefined && tokens < loop.autoAt * window && p.totals.tokensBefore - p.totals.tokensAfter < loop.minFreed * window) continue;
     compactions++;
     if (p.budget?.reached !== true) over++;
     history = apply(s, p);
+    // scored as bc eval scores a cut here: against what the session did after it
+    const ctx = cutContext(index, history.length / timeline.messages.length, history.length);
+    const { rewrites, pinnedTouched } = enforcePins(ctx, rewritesFrom(ctx.results, history));
+    for (const m of scoreCut(ctx, rewrites, pinnedTouched).misses) if (m.invisible.length > 0) lost.add(ctx.results[m.ordinal]!.callId);
   }
-  return { compactions, over, history, budget };
+  return { compactions, over, lost, history, budget };
 };
 
 /** One session's replay added to `into`. */
-export const addSession = (into: Repeated, timeline: Session, fit: number, minWindow = MIN_WINDOW): Repeated => {
-  const { compactions, over, history, budget } = replayGrowing(timeline, fit, minWindow);
+export const addSession = (into: Repeated, timeline: Session, fit: number, minWindow = MIN_WINDOW, loop: Loop = undefined): Repeated => {
+  const { compactions, over, lost, history, budget } = replayGrowing(timeline, fit, minWindow, loop);
   let cutTokens = 0;
   for (const m of history) for (const r of m.toolResults) if (readNote(r.text) !== undefined) cutTokens += estimateTextTokens(r.text);
   return {
     sessions: into.sessions + 1,
     compactions: into.compactions + compactions,
     over: into.over + over,
+    lost: into.lost + lost.size,
     cutTokens: into.cutTokens + cutTokens,
     historyTokens: into.historyTokens + estimateSessionTokens({ ...timeline, messages: history }).total,
     budgetTokens: into.budgetTokens + budget,
@@ -79,19 +105,20 @@ if (import.meta.main) {
   const args = process.argv.slice(2);
   const at = args.indexOf("--fit");
   const fit = at === -1 ? 1.5 : Number(args[at + 1]);
+  const loop = args.includes("--plugin") ? PLUGIN_LOOP : undefined;
   const paths = args.filter((a, i) => !a.startsWith("--") && (at === -1 || i !== at + 1));
   if (paths.length === 0 || !(fit > 0)) {
-    process.stderr.write("usage: bun build/repeated-budget.ts <session files or folders>... [--fit 1.5]\n");
+    process.stderr.write("usage: bun build/repeated-budget.ts <session files or folders>... [--fit 1.5] [--plugin]\n");
     process.exit(2);
   }
   let r = NO_REPEATS;
   const { files } = collectFiles(paths);
   files.forEach((f, k) => {
     if (k % 20 === 0) process.stderr.write(`repeated-budget: ${k} of ${files.length} files\n`);
-    r = addSession(r, loadSessionFile(f.path).timeline, fit);
+    r = addSession(r, loadSessionFile(f.path).timeline, fit, MIN_WINDOW, loop);
   });
   const share = (x: number): string => `${((100 * x) / r.budgetTokens).toFixed(1)}%`;
   process.stdout.write(
-    `${r.sessions} sessions, window = their tokens / ${fit}, compacted to ${COMPACT_AT * 100}% of it whenever they reach it: ${r.compactions} compactions, ${r.over} of them over the budget; at the end, results cut before hold ${share(r.cutTokens)} of the budget, the history ${share(r.historyTokens)}\n`,
+    `${r.sessions} sessions, window = their tokens / ${fit}, compacted to ${COMPACT_AT * 100}% of it ${loop === undefined ? "whenever they reach it" : `as the plugin's loop does (passes freeing < ${loop.minFreed * 100} points skipped below ${loop.autoAt * 100}%)`}: ${r.compactions} compactions, ${r.over} of them over the budget; ${r.lost} results lost; at the end, results cut before hold ${share(r.cutTokens)} of the budget, the history ${share(r.historyTokens)}\n`,
   );
 }
