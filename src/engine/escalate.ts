@@ -6,17 +6,21 @@
 // last, lost more on both hosts' sessions. A result the rules never drop is only ever cut to its
 // head. When every cut still leaves the history over, the heads kept of the other results go
 // too, in the same order: a host's summary would lose far more. The last cut taken usually frees
-// more than was still needed: the cuts that surplus covers are undone, costliest first. Never
-// touched: pins, prose, call inputs, a person's answers, what an earlier pass already cut.
+// more than was still needed: the cuts that surplus covers are undone, costliest first, and the
+// room still left under the budget goes to a longer head of the most needed result cut. A later
+// pass over budget takes such a head back to the usual head before any other cut, so the room is
+// lent, never kept. Never touched: pins, prose, call inputs, a person's answers, what an earlier
+// pass cut (but for those longer heads).
 import { estimateTextTokens } from "./estimate.ts";
 import type { ResultItem, SessionFacts } from "./session-facts.ts";
-import { dropNote, truncatedText } from "./notes.ts";
+import { dropNote, earlierHead, truncatedText } from "./notes.ts";
 import type { Verdict } from "./rules/rule.ts";
 import { featuresOf } from "./need/features.ts";
 import { needFacts as needFactsOf } from "./need/facts.ts";
 import { type NeedModel, needOf, needPercent } from "./need/model.ts";
 import { Coverage, WHOLE } from "./coverage.ts";
 import { neverDrop } from "./rules/never-drop.ts";
+import { headerChars } from "./result-text.ts";
 
 /** Estimated tokens of a result's text once a verdict is applied. */
 export const tokensAfter = (text: string, v: Verdict, callId: string): number => {
@@ -25,8 +29,12 @@ export const tokensAfter = (text: string, v: Verdict, callId: string): number =>
   return estimateTextTokens(truncatedText(text, v.headChars ?? 0, callId));
 };
 
-/** How the escalation may cut a result: "ranked" to its head or whole, "never-drop" to its head only; undefined: not at all. */
-type Tier = "ranked" | "never-drop";
+/**
+ * How the escalation may cut a result: "ranked" to its head or whole, "never-drop" to its head
+ * only, "spare-head" (a longer head an earlier pass kept in the room its budget left) back to the
+ * usual head; undefined: not at all.
+ */
+type Tier = "ranked" | "never-drop" | "spare-head";
 
 /**
  * A result the rules never drop, or one a later reply quotes (what never-drop's guard keeps when
@@ -35,8 +43,9 @@ type Tier = "ranked" | "never-drop";
  * the same way.
  */
 const tierOf = (facts: SessionFacts, item: ResultItem, v: Verdict): Tier | undefined => {
-  if (v.rule === "pinned" || v.rule === "already-cut" || v.action === "drop" || item.cut) return undefined;
   if (item.meaning.asksPerson) return undefined;
+  if (item.cut) return v.rule !== "pinned" && earlierHead(item.result.text, item.result.callId) !== undefined ? "spare-head" : undefined;
+  if (v.rule === "pinned" || v.rule === "already-cut" || v.action === "drop") return undefined;
   return v.rule === "never-drop" || neverDrop.guard!({ facts, item }) !== undefined ? "never-drop" : "ranked";
 };
 
@@ -67,6 +76,7 @@ const cutFor = (tier: Tier, text: string, callId: string, headChars: number): Ve
   const headFrees = headLeaves < text.length;
   const dropFrees = dropLeaves < text.length;
   if (tier === "never-drop") return headFrees ? { ...head, reason: "; a result never dropped: its head kept" } : undefined;
+  if (tier === "spare-head") return headLeaves < text.length ? head : undefined;
   // a head costs little beside a large output and keeps its first lines (a command's header,
   // a file's imports, a test run's first failure)
   if (headFrees && text.length >= 4 * headLeaves) return { ...head, reason: "; its head kept" };
@@ -175,6 +185,42 @@ const stepBack = (steps: readonly Step[], out: Verdict[], spare: number): number
 };
 
 /**
+ * What the cuts freed beyond the budget, once stepBack has given back every cut that fits in it
+ * whole, is room the history may still hold: the results the escalation cut keep longer heads in
+ * it, most needed first (the first taking all it can), each still a head of the output byte for
+ * byte with its note. The history stays within the budget. Returns the tokens spent.
+ */
+const spendRoom = (facts: SessionFacts, out: Verdict[], need: Float64Array, room: number): number => {
+  let spent = 0;
+  const cut = facts.items
+    .filter((item) => !item.cut && out[item.ordinal]!.rule === "escalation" && out[item.ordinal]!.action !== "keep")
+    .sort((a, b) => need[b.ordinal]! - need[a.ordinal]! || a.ordinal - b.ordinal);
+  for (const item of cut) {
+    if (spent >= room) break;
+    const k = item.ordinal;
+    const v = out[k]!;
+    const text = item.result.text;
+    const id = item.result.callId;
+    const now = tokensAfter(text, v, id);
+    const from = v.action === "truncate" ? (v.headChars ?? 0) : 0;
+    // the longest head shorter than the output whose note and head fit in the room left
+    const costOf = (head: number): number => tokensAfter(text, { ...v, action: "truncate", headChars: head }, id) - now;
+    const hi0 = text.length - headerChars(text) - 1;
+    if (hi0 <= from || costOf(from + 1) > room - spent) continue;
+    let lo = from + 1;
+    let hi = hi0;
+    while (lo < hi) {
+      const mid = lo + Math.ceil((hi - lo) / 2);
+      if (costOf(mid) <= room - spent) lo = mid;
+      else hi = mid - 1;
+    }
+    spent += costOf(lo);
+    out[k] = { ...v, action: "truncate", headChars: lo, reason: `${v.reason}; a head of ${lo} chars kept in the room left under the budget` };
+  }
+  return spent;
+};
+
+/**
  * Cut to the budget, given the rules' verdicts and the tokens over it. The escalation's order is
  * one sequence, whatever the budget: the least costly cut next, where a cut's cost is the
  * result's need, weighted by the share of its names no other kept result holds, per token it
@@ -205,7 +251,9 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
     (item) => scored.has(item),
   );
   const keptBy = (c: Candidate): number => shownBy(c.cut);
-  const costOf = (c: Candidate, own: number): number => (need[c.item.ordinal]! * (OWN_NAMES_FLOOR + OWN_NAMES_WEIGHT * own)) / c.gain;
+  // the room an earlier pass spent on a longer head is the first a later one takes back
+  const costOf = (c: Candidate, own: number): number =>
+    c.tier === "spare-head" ? 0 : (need[c.item.ordinal]! * (OWN_NAMES_FLOOR + OWN_NAMES_WEIGHT * own)) / c.gain;
   let freed = 0;
   let place = 0;
   const steps: Step[] = [];
@@ -232,7 +280,10 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
     freed += c.gain;
     steps.push({ k, gain: c.gain, undone: out[k]! });
     const names = c.cut.action === "truncate" ? "of its names past its head" : "of its names";
-    out[k] = { ...c.cut, reason: `over budget: need ${needPercent(need[k]!)}, ${needPercent(own)} ${names} held nowhere else${c.cut.reason}` };
+    out[k] =
+      c.tier === "spare-head"
+        ? { ...c.cut, reason: "over budget: the longer head an earlier pass kept in the room left under its budget, cut to the usual head" }
+        : { ...c.cut, reason: `over budget: need ${needPercent(need[k]!)}, ${needPercent(own)} ${names} held nowhere else${c.cut.reason}` };
   }
   // Every cut taken and still over: the heads kept of results the rules may drop go too, in the
   // same order (a result never dropped keeps its head), before a host has to summarize.
@@ -251,5 +302,6 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
     }
   }
   freed -= stepBack(steps, out, freed - over);
+  if (steps.length > 0 && freed > over) freed -= spendRoom(facts, out, need, freed - over);
   return { verdicts: out, freed, need, order };
 };

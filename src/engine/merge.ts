@@ -18,7 +18,7 @@ export const mergeVerdict = (decided: Verdict | undefined, next: Verdict | undef
 /** The fixed-point laws, applied to the merged verdict for a result with text `text`. */
 export const settle = (v: Verdict, text: string, alreadyCut: boolean, callId: string): Verdict => {
   if (v.action === "keep") return v;
-  if (alreadyCut) return { action: "keep", rule: "already-cut", reason: `cut by an earlier pass; its note is never rewritten (${v.rule} would ${v.action})` };
+  if (alreadyCut) return { action: "keep", rule: "already-cut", reason: `cut by an earlier pass; no rule rewrites its note (${v.rule} would ${v.action})` };
   if (v.action === "truncate") {
     if (truncatedText(text, v.headChars ?? 0, callId).length >= text.length)
       return { action: "keep", rule: v.rule, reason: `${v.reason}; already within ${v.headChars ?? 0} chars` };

@@ -1,7 +1,9 @@
 // The notes bc leaves where it removed output. They are the only text the engine writes,
 // and a later pass recognises them so that it never cuts or rewrites the same result twice.
 // A note names the call, so that `bc recall <id>` can print the original output, which the
-// host still keeps on disk. Every note bc ever wrote stays recognised (a note is never rewritten):
+// host still keeps on disk. Every note bc ever wrote stays recognised. A note is never rewritten,
+// but for one case: a head kept longer than the usual one (in the room a budget left) may be cut
+// to a shorter head later, its note then counting every char cut since the original. The forms:
 //   [output removed by better-compaction: N chars; re-run the call to see it]              (first notes)
 //   [output removed by better-compaction: N chars; run bc recall <id> to see it exactly, or re-run the call]
 //   [output removed by better-compaction: N chars; bc recall <id> prints it]
@@ -85,8 +87,27 @@ const headOf = (text: string, headChars: number): string => {
   return text.slice(0, n);
 };
 
-/** The text a truncation leaves. */
+/**
+ * A head an earlier pass kept of this call's output, with the chars its note says were cut, when
+ * `text` is such a head and its note (today's or an earlier form) names the call: what a later
+ * pass may cut to a shorter head.
+ */
+export const earlierHead = (text: string, callId: string): { head: string; cut: number } | undefined => {
+  const note = readNote(text);
+  if (note?.kind !== "truncated" || note.head === undefined || note.callWord !== shellQuote(callId)) return undefined;
+  return { head: note.head, cut: note.chars };
+};
+
+/**
+ * The text a truncation leaves. Of a head an earlier pass kept (earlierHead), a shorter head of
+ * it, its note counting every char cut since the original: the only note a later pass rewrites.
+ */
 export const truncatedText = (text: string, headChars: number, callId: string): string => {
+  const earlier = earlierHead(text, callId);
+  if (earlier !== undefined) {
+    const head = headOf(earlier.head, headChars);
+    return head.length >= earlier.head.length ? text : head + truncateNote(earlier.cut + earlier.head.length - head.length, callId);
+  }
   const head = headOf(text, headChars);
   return head + truncateNote(text.length - head.length, callId);
 };

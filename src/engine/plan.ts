@@ -46,7 +46,8 @@ const toDecision = (item: ResultItem, v: Verdict, rank?: { need: number; order: 
     reason: v.reason,
   };
   const cut = v.action === "truncate" ? { ...base, headChars: v.headChars ?? 0 } : base;
-  return rank === undefined || rank.order === 0 ? cut : { ...cut, need: Math.round(rank.need * 1000) / 1000, escalationOrder: rank.order };
+  if (rank === undefined || rank.order === 0) return cut;
+  return Number.isNaN(rank.need) ? { ...cut, escalationOrder: rank.order } : { ...cut, need: Math.round(rank.need * 1000) / 1000, escalationOrder: rank.order };
 };
 
 export const plan = (session: Session, options?: Partial<Options>): Plan => planWith(session, options, "fast");

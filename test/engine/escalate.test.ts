@@ -1,5 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { apply } from "../../src/engine/apply.ts";
+import { estimateTextTokens } from "../../src/engine/estimate.ts";
+import { tokensAfter } from "../../src/engine/escalate.ts";
+import { truncatedText } from "../../src/engine/notes.ts";
 import { plan } from "../../src/engine/plan.ts";
 import type { Session } from "../../src/engine/types.ts";
 import { BEYOND_RECENT, SessionBuilder } from "./support/build.ts";
@@ -22,6 +25,25 @@ const session = (): { s: Session; ids: string[] } => {
 };
 
 const escalated = (p: ReturnType<typeof plan>) => p.decisions.filter((d) => d.rule === "escalation").map((d) => d.callId);
+
+/**
+ * The session planned at budgets 5 to 1,500 tokens under what the rules leave, each reached, with
+ * need rising much faster than size: the smallest outputs go first, each larger than the last, and
+ * the largest cut is the most needed.
+ */
+const overBudgets = () => {
+  const { s } = session();
+  const rules = plan(s);
+  const needModel = modelOn("log_chars", 8, -60);
+  const budgets = [];
+  for (let over = 5; over < 1500; over += 45) {
+    const budgetTokens = rules.totals.tokensAfter - over;
+    const p = plan(s, { budgetTokens, needModel });
+    expect(p.budget?.reached).toBe(true);
+    budgets.push({ over, budgetTokens, p });
+  }
+  return { s, rules, budgets };
+};
 
 describe("ranked escalation", () => {
   test("stops at the first cut that reaches the budget", () => {
@@ -80,15 +102,9 @@ describe("ranked escalation", () => {
   });
 
   test("no cut to spare: a cut the budget's last cut made needless is undone (the costliest first)", () => {
-    const { s } = session();
-    const rules = plan(s);
-    // need rising much faster than size: the smallest outputs go first, each larger than the last
-    const needModel = modelOn("log_chars", 8, -60);
+    const { s, rules, budgets } = overBudgets();
     let undone = 0;
-    for (let over = 5; over < 1500; over += 45) {
-      const budgetTokens = rules.totals.tokensAfter - over;
-      const p = plan(s, { budgetTokens, needModel });
-      expect(p.budget?.reached).toBe(true);
+    for (const { over, budgetTokens, p } of budgets) {
       expect(checkNoSpareCut(s, rules, p, budgetTokens, `${over} over`)).toEqual([]);
       // what was undone keeps its place in the order and the rules' verdict, its reason saying why
       const cut = new Set(escalated(p));
@@ -98,6 +114,60 @@ describe("ranked escalation", () => {
       undone += back.length;
     }
     expect(undone).toBeGreaterThan(0);
+  });
+
+  test("the room the cuts leave under the budget goes to a longer head of the most needed result cut, byte for byte, and no further", () => {
+    const { s, budgets } = overBudgets();
+    const texts = new Map(s.messages.flatMap((m) => m.toolResults.map((r) => [r.callId, r.text] as const)));
+    let longer = 0;
+    for (const { budgetTokens, p } of budgets) {
+      expect(p.totals.tokensAfter).toBeLessThanOrEqual(budgetTokens);
+      const out = apply(s, p).flatMap((m) => m.toolResults);
+      const cut = p.decisions.filter((d) => d.rule === "escalation" && d.action !== "keep");
+      for (const d of cut.filter((c) => c.action === "truncate")) {
+        const now = out.find((r) => r.callId === d.callId)!.text;
+        expect(now.startsWith(`${texts.get(d.callId)!.slice(0, d.headChars)}\n[bc cut `)).toBe(true);
+      }
+      const roomy = cut.filter((d) => d.reason.includes("kept in the room left under the budget"));
+      longer += roomy.length;
+      for (const d of roomy) expect(d.headChars!).toBeGreaterThan(0);
+      // the most needed cut could not keep 8 more characters within the budget (unless its head is all it can be)
+      const top = [...cut].sort((a, b) => b.need! - a.need!)[0]!;
+      const text = texts.get(top.callId)!;
+      const head = top.action === "truncate" ? top.headChars! : 0;
+      if (head + 8 < text.length - 1) {
+        const more = tokensAfter(text, { action: "truncate", rule: "escalation", reason: "", headChars: head + 8 }, top.callId);
+        const nowTokens = tokensAfter(text, { action: top.action, rule: "escalation", reason: "", headChars: head }, top.callId);
+        expect(p.totals.tokensAfter + more - nowTokens).toBeGreaterThan(budgetTokens);
+      }
+    }
+    expect(longer).toBeGreaterThan(0);
+  });
+
+  test("a later pass over budget takes a longer head back to the usual head before any other cut; the history holds no head longer for it", () => {
+    const { s, budgets } = overBudgets();
+    const texts = new Map(s.messages.flatMap((m) => m.toolResults.map((r) => [r.callId, r.text] as const)));
+    let taken = 0;
+    for (const { budgetTokens, p } of budgets) {
+      const roomy = p.decisions.find((d) => d.reason.includes("kept in the room left under the budget"));
+      if (roomy === undefined || roomy.headChars! <= 200) continue;
+      const out: Session = { ...s, messages: apply(s, p) };
+      const outText = (m: Session, id: string) => m.messages.flatMap((x) => x.toolResults).find((r) => r.callId === id)!.text;
+      const spare = tokensAfter(outText(out, roomy.callId), { action: "keep", rule: "already-cut", reason: "" }, roomy.callId);
+      const usual = estimateTextTokens(truncatedText(texts.get(roomy.callId)!, 200, roomy.callId));
+      // over by less than the spare head holds beyond the usual one: that cut alone reaches it
+      const later = plan(out, { budgetTokens: budgetTokens - Math.max(1, Math.floor((spare - usual) / 2)) });
+      expect(later.budget?.reached).toBe(true);
+      const d = later.decisions.find((x) => x.callId === roomy.callId)!;
+      expect(d).toMatchObject({ action: "truncate", rule: "escalation", headChars: 200, escalationOrder: 1 });
+      expect(d.reason).toContain("cut to the usual head");
+      expect(later.decisions.filter((x) => x.rule === "escalation" && x.action !== "keep").map((x) => x.callId)).toEqual([roomy.callId]);
+      // the same text a first pass cutting it to the usual head leaves: a byte-for-byte head, every char cut counted
+      const again: Session = { ...out, messages: apply(out, later) };
+      expect(outText(again, roomy.callId)).toBe(truncatedText(texts.get(roomy.callId)!, 200, roomy.callId));
+      taken++;
+    }
+    expect(taken).toBeGreaterThan(0);
   });
 
   test("a pass over its own output with the same budget changes nothing; pins, prose and inputs untouched", () => {

@@ -1,7 +1,8 @@
 // The notes bc writes: the current form names the call for `bc recall`; every earlier form is
-// still recognised, so a later pass never cuts or rewrites a note.
+// still recognised, so a later pass never cuts or rewrites a note, but for a head kept longer than
+// the usual one, which a later pass may cut to a shorter head.
 import { describe, expect, test } from "bun:test";
-import { dropNote, isAlreadyCut, readNote, truncatedText } from "../../src/engine/notes.ts";
+import { dropNote, earlierHead, isAlreadyCut, readNote, truncatedText } from "../../src/engine/notes.ts";
 import { shellQuote } from "../../src/engine/shell.ts";
 
 const FIRST_DROP = "[output removed by better-compaction: 5000 chars; re-run the call to see it]";
@@ -30,6 +31,33 @@ describe("notes", () => {
     expect(truncatedText(long, 200, "c1")).toStartWith(`${long.slice(0, 700)}\n[bc cut ${long.length - 700} more chars;`);
     // no header: a text that only looks like one further down keeps its first characters
     expect(truncatedText(`x\n${header}${output}`, 200, "c1")).toStartWith(`x\n${header}${"o".repeat(200 - 2 - header.length)}\n[bc cut`);
+  });
+
+  test("a head an earlier pass kept longer is cut to a shorter head of it, its note counting every char cut since the original", () => {
+    const output = "o".repeat(100) + "p".repeat(900) + "q".repeat(1000);
+    const long = truncatedText(output, 1000, "call_9");
+    expect(earlierHead(long, "call_9")).toEqual({ head: output.slice(0, 1000), cut: 1000 });
+    const short = truncatedText(long, 100, "call_9");
+    expect(short).toBe(truncatedText(output, 100, "call_9"));
+    expect(readNote(short)).toMatchObject({ kind: "truncated", chars: 1900, head: "o".repeat(100) });
+    // not shorter: the text as it is
+    expect(truncatedText(long, 1000, "call_9")).toBe(long);
+    expect(truncatedText(long, 5000, "call_9")).toBe(long);
+    // a Codex header stays before the shorter head
+    const header = "Chunk ID: 3b0f31\nWall time: 0.0000 seconds\nProcess exited with code 0\nOutput:\n";
+    expect(truncatedText(truncatedText(header + output, 1500, "c1"), 200, "c1")).toBe(truncatedText(header + output, 200, "c1"));
+    // an earlier form of the note, naming the call, counts the same way
+    expect(truncatedText(SECOND_TRUNCATE, 50, "call_9")).toBe(`${"h".repeat(50)}\n[bc cut 450 more chars; bc recall call_9 prints it whole]`);
+  });
+
+  test("a note that names another call, or none, is no earlier head of this one", () => {
+    const long = truncatedText("x".repeat(2000), 1000, "call_9");
+    expect(earlierHead(long, "call_8")).toBeUndefined();
+    expect(earlierHead(SHORT_TRUNCATE_NO_ID, "call_9")).toBeUndefined();
+    expect(earlierHead(THIRD_DROP, "toolu_01ABC")).toBeUndefined();
+    expect(earlierHead("x".repeat(2000), "call_9")).toBeUndefined();
+    // so a truncation of it cuts it as any output, its note included
+    expect(truncatedText(long, 100, "call_8")).toBe(`${"x".repeat(100)}\n[bc cut ${long.length - 100} more chars; bc recall call_8 prints it whole]`);
   });
 
   test("an id that is not a plain shell word is quoted; one that cannot be written is left out", () => {
