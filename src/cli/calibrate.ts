@@ -152,7 +152,7 @@ export const advice = (budget: CalibrationReport["budget"]): string => {
   const fewer = budget.shipped.lost - budget.refit.lost;
   if (fewer >= MIN_FEWER && fewer >= CLEARLY_FEWER * budget.shipped.lost)
     return `a refit loses ${fewer} fewer results at the budget on held-out sessions: write it with --write`;
-  if (fewer < 0) return `a refit loses ${-fewer} more results at the budget on held-out sessions: keep the shipped weights`;
+  if (fewer < 0) return `a refit loses ${-fewer} more result${fewer === -1 ? "" : "s"} at the budget on held-out sessions: keep the shipped weights`;
   return `a refit loses about as much at the budget on held-out sessions (${fewer} fewer): keep the shipped weights`;
 };
 

@@ -34,4 +34,5 @@ test("a refit is advised only when it loses clearly fewer results at the budget:
   expect(advice(budget(10, 9))).toBe("a refit loses about as much at the budget on held-out sessions (1 fewer): keep the shipped weights");
   expect(advice(budget(10, 10))).toBe("a refit loses about as much at the budget on held-out sessions (0 fewer): keep the shipped weights");
   expect(advice(budget(10, 13))).toBe("a refit loses 3 more results at the budget on held-out sessions: keep the shipped weights");
+  expect(advice(budget(10, 11))).toBe("a refit loses 1 more result at the budget on held-out sessions: keep the shipped weights");
 });
