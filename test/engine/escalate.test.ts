@@ -27,9 +27,9 @@ const session = (): { s: Session; ids: string[] } => {
 const escalated = (p: ReturnType<typeof plan>) => p.decisions.filter((d) => d.rule === "escalation").map((d) => d.callId);
 
 /**
- * The session planned at budgets 5 to 1,500 tokens under what the rules leave, each reached, with
- * need rising much faster than size: the smallest outputs go first, each larger than the last, and
- * the largest cut is the most needed.
+ * The session (and its outputs by call id) planned at budgets 5 to 1,500 tokens under what the
+ * rules leave, each reached, with need rising much faster than size: the smallest outputs go
+ * first, each larger than the last, and the largest cut is the most needed.
  */
 const overBudgets = () => {
   const { s } = session();
@@ -42,7 +42,8 @@ const overBudgets = () => {
     expect(p.budget?.reached).toBe(true);
     budgets.push({ over, budgetTokens, p });
   }
-  return { s, rules, budgets };
+  const texts = new Map(s.messages.flatMap((m) => m.toolResults.map((r) => [r.callId, r.text] as const)));
+  return { s, rules, texts, budgets };
 };
 
 describe("ranked escalation", () => {
@@ -117,8 +118,7 @@ describe("ranked escalation", () => {
   });
 
   test("the room the cuts leave under the budget goes to a longer head of the most needed result cut, byte for byte, and no further", () => {
-    const { s, budgets } = overBudgets();
-    const texts = new Map(s.messages.flatMap((m) => m.toolResults.map((r) => [r.callId, r.text] as const)));
+    const { s, texts, budgets } = overBudgets();
     let longer = 0;
     for (const { budgetTokens, p } of budgets) {
       expect(p.totals.tokensAfter).toBeLessThanOrEqual(budgetTokens);
@@ -145,8 +145,7 @@ describe("ranked escalation", () => {
   });
 
   test("a later pass over budget takes a longer head back to the usual head before any other cut; the history holds no head longer for it", () => {
-    const { s, budgets } = overBudgets();
-    const texts = new Map(s.messages.flatMap((m) => m.toolResults.map((r) => [r.callId, r.text] as const)));
+    const { s, texts, budgets } = overBudgets();
     let taken = 0;
     for (const { budgetTokens, p } of budgets) {
       const roomy = p.decisions.find((d) => d.reason.includes("kept in the room left under the budget"));
