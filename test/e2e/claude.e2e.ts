@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pluginFiles, writePluginFiles } from "../../build/plugin.ts";
+import { truncatedText } from "../../src/engine/notes.ts";
 import { ensureClaude } from "./support/claude-install.ts";
 import { firstTarget } from "./support/versions.ts";
 import { startMock, type Mock, type MockOptions } from "./support/claude-mock.ts";
@@ -231,22 +232,25 @@ describe("auto compaction mid-turn, over a ~230,000-token context (b) + point 4"
 
 describe("auto compaction under pressure: the budget reached without the summary", () => {
   test(
-    "rules alone leave the history over the budget; the need-ranked escalation cuts latest reads too and reaches it; no summarizer request",
+    "rules alone leave the history over the budget; the need-ranked escalation cuts latest reads too and reaches it; no summarizer request; a second compaction takes the room lent to a longer head back first",
     async () => {
       const files: Record<string, string> = {};
-      for (let i = 0; i < 8; i++) files[`big${i}.txt`] = big(`big${i}`);
+      for (let i = 0; i < 12; i++) files[`big${i}.txt`] = big(`big${i}`);
       for (let i = 0; i < 10; i++) files[`s${i}.txt`] = small(`s${i}`);
       let high = false;
+      // after the first compaction: every request counted whole, so that new reads bring the next one
+      let grow = false;
       // a budget of 15% of the 1M window (150k tokens) for a ~233k-token history whose rules free ~63k;
       // the mock counts the whole request (system prompt and tool definitions too), as the API does,
       // so the budget the rows get is 150k less what they do not show
-      const settings = { pluginConfigs: { "better-compaction@inline": { options: { compactAtPercent: 15 } } } };
+      // (minFreedPercent 1: the second compaction, 20% of the window down to 15%, frees less than the default 5 points)
+      const settings = { pluginConfigs: { "better-compaction@inline": { options: { compactAtPercent: 15, minFreedPercent: 1 } } } };
       const { sb, mock, debug } = setup(
         "pressure",
         files,
         (body: any) => {
           const text = JSON.stringify(body);
-          return high && !HAS_NOTE.test(text) ? Math.ceil(text.length / 4) : 1000;
+          return grow || (high && !HAS_NOTE.test(text)) ? Math.ceil(text.length / 4) : 1000;
         },
         {},
         settings,
@@ -255,6 +259,7 @@ describe("auto compaction under pressure: the budget reached without the summary
       const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
       try {
         await session.send(`READFILES big0.txt big1.txt big2.txt ${F("s", 10)} big0.txt big1.txt big2.txt big3.txt big4.txt big5.txt big6.txt big7.txt`);
+        const original = lastView(mock).results;
         high = true;
         const r = await session.send("READFILES s0.txt s1.txt");
         expect(r.at(-1).is_error).toBeFalsy();
@@ -275,6 +280,31 @@ describe("auto compaction under pressure: the budget reached without the summary
         expect(JSON.stringify(next.body)).toMatch(/\\n\[bc cut \d+ more chars; /);
         console.log(
           `pressure: ~${rec.tokensBefore} -> ~${rec.tokensAfter} tokens for a budget of ${rec.budgetTokens} (150000 less ~${rec.unseenTokens} the rows do not show); ${rec.results.filter((x: any) => x.rule === "escalation").length} results cut by the escalation; hook ${rec.ms} ms`,
+        );
+        // the room the cuts left under the budget went to a longer head of one of them
+        const lent = rec.results.find((x: any) => x.reason.includes("kept in the room left under the budget"));
+        expect(lent).toMatchObject({ rule: "escalation", action: "truncate" });
+        // more large reads bring Claude Code's own threshold again: bc answers, and cuts that head back first
+        grow = true;
+        const r2 = await session.send("READFILES big8.txt big9.txt big10.txt big11.txt s3.txt");
+        expect(r2.at(-1).is_error).toBeFalsy();
+        const again = decisionRecords(sb, session.sessionId!);
+        // (each further read past 20% of the window brings another: every one answered by bc)
+        expect(again.length).toBeGreaterThanOrEqual(2);
+        expect(new Set(again.map((x) => `${x.trigger}:${x.outcome}`))).toEqual(new Set(["auto:compacted"]));
+        const second = again[1];
+        expect(second.tokensAfter).toBeLessThanOrEqual(second.budgetTokens);
+        expect(second.results.find((x: any) => x.callId === lent.callId)).toMatchObject({
+          rule: "escalation",
+          action: "truncate",
+          reason: expect.stringContaining("cut to the usual head"),
+        });
+        expect(mock.summarizations().length).toBe(0);
+        // Claude Code sends the model the usual head of the original output, byte for byte, its note counting every char cut
+        const text = original.get(lent.callId)!;
+        expect(lastView(mock).results.get(lent.callId)).toBe(truncatedText(text, 200, lent.callId));
+        console.log(
+          `${again.length - 1} more compactions; the second ~${second.tokensBefore} -> ~${second.tokensAfter} tokens, the longer head of ${lent.callId} back to 200 chars`,
         );
       } finally {
         await session.close();
