@@ -434,6 +434,45 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
         },
         SLOW,
       );
+      test.skipIf(corpus.length === 0)(
+        `(f, budget twice) a fork of a budgeted fork of a real rollout, to a smaller budget, cuts the longer head the first lent back to the usual head; ${version} resumes it as written`,
+        async () => {
+          const copy = join(env.root, `twice-${basename(corpus[0]!)}`);
+          copyFileSync(corpus[0]!, copy);
+          const copyBefore = fileState(copy);
+          const after = async (from: string, budget: string) => (await forkJson(env, [from, "--budget", budget, "--dry-run"])).tokens.after as number;
+          const first = await forkJson(env, [copy, "--budget", String(Math.floor(((await after(copy, "1")) + (await after(copy, "none"))) / 2))]);
+          const outputs = (path: string) =>
+            new Map(
+              rebuildHistory(readRollout(path))
+                .items.filter((h) => isOutputItem(h.item))
+                .map((h) => [(h.item as Item).call_id as string, outputText((h.item as Item).output).text]),
+            );
+          const originals = outputs(copy);
+          const usual = (id: string) => truncatedText(originals.get(id)!, 200, id);
+          // the head the first fork kept in the room its budget left: longer than the usual one
+          const lent = [...outputs(first.path)].find(([id, text]) => (readNote(text)?.head?.length ?? 0) > readNote(usual(id))!.head!.length);
+          expect(lent).toBeDefined();
+          const [id, text] = lent!;
+          // over what the rules leave of the first fork by half of what that head holds beyond the
+          // usual one: cutting it back alone reaches the budget
+          const budget = (await after(first.path, "none")) - Math.floor((text.length - usual(id).length) / 8);
+          const second = await forkJson(env, [first.path, "--budget", String(budget)]);
+          expect(second.budget).toMatchObject({ reached: true });
+          expect(outputs(second.path).get(id)).toBe(usual(id));
+          const prompt = "Continue.";
+          const openai = { ...env, env: { ...env.env, OPENAI_API_KEY: "mock-key" } };
+          const reqs = (await resumed(second.newId, prompt, ["-c", "model_provider=openai", "-c", `openai_base_url=${JSON.stringify(mock.url)}`], openai))
+            .requests;
+          expect(reqs[0]!.kind).not.toBe("compaction");
+          const meta = readRollout(copy).lines[0] as any;
+          const sent = expectResumeRequest(reqs[0]!, second, "fresh", prompt, meta.payload.base_instructions.text);
+          expectPrunedVerbatim(sent, copy);
+          expect(outputText(sent.find((it) => isOutputItem(it as any) && it.call_id === id)!.output).text).toBe(usual(id));
+          expect(fileState(copy)).toEqual(copyBefore);
+        },
+        SLOW,
+      );
       if (corpus.length === 0) console.warn(`(f) skipped: ${SKIP_NOTE}`);
     }
 
