@@ -1,5 +1,5 @@
 // The notes bc leaves where it removed output. They are the only text the engine writes,
-// and a later pass recognises them so that it never cuts or rewrites the same result twice.
+// and a later pass recognises them so that no rule cuts or rewrites the same result twice.
 // A note names the call, so that `bc recall <id>` can print the original output, which the
 // host still keeps on disk. Every note bc ever wrote stays recognised. A note is never rewritten,
 // but for one case: a head kept longer than the usual one (in the room a budget left) may be cut

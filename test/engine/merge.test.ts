@@ -65,7 +65,7 @@ describe("settle: the fixed-point laws", () => {
     ["a dropped result", dropNote(1000, "c1")],
     ["a first-format dropped result", "[output removed by better-compaction: 1000 chars; re-run the call to see it]"],
     ["a first-format truncated result", `${long.slice(0, 200)}\n[output truncated by better-compaction: 800 chars removed; re-run the call to see it]`],
-  ])("any cut of %s (an earlier pass's work) becomes a keep: the note is never rewritten", (_name, text) => {
+  ])("any cut of %s (an earlier pass's work) becomes a keep: no rule rewrites the note", (_name, text) => {
     expect(settle(RERUN, text, true, "c1")).toMatchObject({ action: "keep", rule: "already-cut" });
     expect(settle(UNREF, text, true, "c1")).toMatchObject({ action: "keep", rule: "already-cut" });
   });
