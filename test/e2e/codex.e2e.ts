@@ -409,6 +409,17 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
       const corpus = corpusFiles("codex", [CORPUS_DIR])
         .filter((f) => readFileSync(f, "utf8").includes('"function_call_output"'))
         .sort((a, b) => statSync(a).size - statSync(b).size);
+      /** A fork of a corpus rollout resumed with "Continue.": the history Codex sent first (not a compaction). */
+      const resumeCorpusFork = async (fork: Item, copy: string): Promise<Item[]> => {
+        const prompt = "Continue.";
+        // Codex refuses to move a thread to another provider: resume with the built-in `openai`
+        // provider (the rollout's), pointed at the mock
+        const openai = { ...env, env: { ...env.env, OPENAI_API_KEY: "mock-key" } };
+        const reqs = (await resumed(fork.newId, prompt, ["-c", "model_provider=openai", "-c", `openai_base_url=${JSON.stringify(mock.url)}`], openai)).requests;
+        expect(reqs[0]!.kind).not.toBe("compaction");
+        const meta = readRollout(copy).lines[0] as any;
+        return expectResumeRequest(reqs[0]!, fork, "fresh", prompt, meta.payload.base_instructions.text);
+      };
       test.skipIf(corpus.length === 0)(
         `(f) a real legacy rollout from the corpus, forked and resumed on ${version}, sends exactly its pruned history`,
         async () => {
@@ -419,16 +430,7 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
           expect(readRollout(copy).format).toBe("legacy");
           const fork = await forkJson(env, [copy]);
           expect(fork.format).toBe("legacy");
-          const prompt = "Continue.";
-          // Codex refuses to move a thread to another provider: resume with the built-in `openai`
-          // provider (the rollout's), pointed at the mock
-          const openai = { ...env, env: { ...env.env, OPENAI_API_KEY: "mock-key" } };
-          const reqs = (await resumed(fork.newId, prompt, ["-c", "model_provider=openai", "-c", `openai_base_url=${JSON.stringify(mock.url)}`], openai))
-            .requests;
-          expect(reqs[0]!.kind).not.toBe("compaction");
-          const meta = readRollout(copy).lines[0] as any;
-          const sent = expectResumeRequest(reqs[0]!, fork, "fresh", prompt, meta.payload.base_instructions.text);
-          const counts = expectPrunedVerbatim(sent, copy);
+          const counts = expectPrunedVerbatim(await resumeCorpusFork(fork, copy), copy);
           expect(counts.dropped).toBe(fork.results.dropped);
           expect(fileState(copy)).toEqual(legacyBefore);
         },
@@ -460,13 +462,7 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
           const second = await forkJson(env, [first.path, "--budget", String(budget)]);
           expect(second.budget).toMatchObject({ reached: true });
           expect(outputs(second.path).get(id)).toBe(usual(id));
-          const prompt = "Continue.";
-          const openai = { ...env, env: { ...env.env, OPENAI_API_KEY: "mock-key" } };
-          const reqs = (await resumed(second.newId, prompt, ["-c", "model_provider=openai", "-c", `openai_base_url=${JSON.stringify(mock.url)}`], openai))
-            .requests;
-          expect(reqs[0]!.kind).not.toBe("compaction");
-          const meta = readRollout(copy).lines[0] as any;
-          const sent = expectResumeRequest(reqs[0]!, second, "fresh", prompt, meta.payload.base_instructions.text);
+          const sent = await resumeCorpusFork(second, copy);
           expectPrunedVerbatim(sent, copy);
           expect(outputText(sent.find((it) => isOutputItem(it as any) && it.call_id === id)!.output).text).toBe(usual(id));
           expect(fileState(copy)).toEqual(copyBefore);
