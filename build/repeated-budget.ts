@@ -73,7 +73,9 @@ export const replayGrowing = (
     const tokens = estimateSessionTokens(s).total;
     if (tokens < budget) continue;
     const p = plan(s, { budgetTokens: budget });
-    if (loop !== undefined && tokens < loop.autoAt * window && p.totals.tokensBefore - p.totals.tokensAfter < loop.minFreed * window) continue;
+    // as the plugin's loop counts it: what the pass frees beyond the lent room it cuts back and lends again
+    const freed = p.totals.tokensBefore - p.totals.tokensAfter - (p.budget?.lentBack ?? 0);
+    if (loop !== undefined && tokens < loop.autoAt * window && freed < loop.minFreed * window) continue;
     compactions++;
     if (p.budget?.reached !== true) over++;
     history = apply(s, p);

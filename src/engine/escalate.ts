@@ -57,6 +57,8 @@ export interface Escalated {
   readonly need: Float64Array;
   /** 1-based place in the escalation order (0: not in it) */
   readonly order: Int32Array;
+  /** of `freed`, the tokens freed by cutting longer heads an earlier pass kept back to the usual head */
+  readonly lentBack: number;
 }
 
 /** How many of a result's first characters the history shows once a verdict is applied. */
@@ -302,6 +304,8 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
     }
   }
   freed -= stepBack(steps, out, freed - over);
+  let lentBack = 0;
+  for (const c of candidates) if (c.tier === "spare-head" && out[c.item.ordinal]!.rule === "escalation") lentBack += c.gain;
   if (steps.length > 0 && freed > over) freed -= spendRoom(facts, out, need, freed - over);
-  return { verdicts: out, freed, need, order };
+  return { verdicts: out, freed, need, order, lentBack };
 };

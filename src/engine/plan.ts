@@ -73,7 +73,8 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
     ranks = escalate(facts, verdicts, before.total - freed - opts.budgetTokens, need);
     verdicts.splice(0, verdicts.length, ...ranks.verdicts);
     freed += ranks.freed;
-    budget = { tokens: opts.budgetTokens, reached: before.total - freed <= opts.budgetTokens };
+    const reached = before.total - freed <= opts.budgetTokens;
+    budget = ranks.lentBack > 0 ? { tokens: opts.budgetTokens, reached, lentBack: ranks.lentBack } : { tokens: opts.budgetTokens, reached };
   }
 
   const decisions = facts.items.map((item, k) =>

@@ -132,8 +132,11 @@ export interface Plan {
   readonly totals: PlanTotals;
   /** true when minRemovalFraction said the pass was not worth taking: apply() returns the input */
   readonly skipped: boolean;
-  /** set when an escalation budget was given */
-  readonly budget?: { readonly tokens: number; readonly reached: boolean };
+  /**
+   * set when an escalation budget was given; `lentBack`: tokens freed by cutting back the longer
+   * heads an earlier pass kept in the room its budget left (room this pass lends again)
+   */
+  readonly budget?: { readonly tokens: number; readonly reached: boolean; readonly lentBack?: number };
 }
 
 export interface Options {

@@ -156,7 +156,8 @@ describe("ranked escalation", () => {
       const usual = estimateTextTokens(truncatedText(texts.get(roomy.callId)!, 200, roomy.callId));
       // over by less than the spare head holds beyond the usual one: that cut alone reaches it
       const later = plan(out, { budgetTokens: budgetTokens - Math.max(1, Math.floor((spare - usual) / 2)) });
-      expect(later.budget?.reached).toBe(true);
+      expect(later.budget).toMatchObject({ reached: true, lentBack: spare - usual });
+      expect(p.budget?.lentBack).toBeUndefined();
       const d = later.decisions.find((x) => x.callId === roomy.callId)!;
       expect(d).toMatchObject({ action: "truncate", rule: "escalation", headChars: 200, escalationOrder: 1 });
       expect(d.reason).toContain("cut to the usual head");

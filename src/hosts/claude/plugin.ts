@@ -179,8 +179,13 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
   const freed = tokensBefore - tokensAfter;
   const freedText = freedPercent === undefined ? `~${freed} tokens` : `${freedPercent} points of the window`;
   const small = freedPercent !== undefined && freedPercent < options.minFreedPercent;
-  if (trigger === "plugin" && small) {
-    const why = `better-compaction: this pass would free only ${freedText} (minFreedPercent ${options.minFreedPercent}); waiting for Claude Code's own threshold`;
+  // the loop's pass is worth it for what it frees beyond the room it only lends again: longer
+  // heads an earlier pass kept under its budget, cut back now, free room this pass gives out again
+  const lentBack = p.budget?.lentBack ?? 0;
+  const loopPercent = window === undefined ? undefined : round1(((freed - lentBack) / window) * 100);
+  if (trigger === "plugin" && loopPercent !== undefined && loopPercent < options.minFreedPercent) {
+    const lent = lentBack > 0 ? `, not counting ~${lentBack} tokens of longer heads cut back and lent again` : "";
+    const why = `better-compaction: this pass would free only ${loopPercent} points of the window${lent} (minFreedPercent ${options.minFreedPercent}); waiting for Claude Code's own threshold`;
     return finish({ skip: why }, "skipped", why, { ...facts, rowsOut: rows.length, tokensAfter: tokensBefore });
   }
   if (budgetTokens !== undefined && tokensAfter > budgetTokens) {

@@ -125,6 +125,24 @@ describe("compactRows", () => {
     expect(record.freedPercent).toBeLessThan(5);
   });
 
+  test("a loop pass freeing only what it cuts back of a longer head an earlier pass lent is skipped; Claude Code's own compaction counts it", () => {
+    const W = 40_000;
+    // the window alone: no count of the context for the budget to take what the rows do not show from
+    const first = compactRows(input({ rows: logRows(), usage: { window: W }, options: { ...DEFAULT_PLUGIN_OPTIONS, compactAtPercent: 30 } }));
+    expect(first.record.results.some((r) => r.reason.includes("kept in the room left under the budget"))).toBe(true);
+    const lent = (first.answer as { messages: SessionRow[] }).messages;
+    // a budget a little under the first pass's: cutting the longer head back reaches it alone
+    const again = (trigger: CompactInput["trigger"], minFreedPercent: number) =>
+      compactRows(input({ trigger, rows: lent, usage: { window: W }, options: { ...DEFAULT_PLUGIN_OPTIONS, compactAtPercent: 29.75, minFreedPercent } }));
+    const counted = again("plugin", 0);
+    expect(counted.record.outcome).toBe("compacted");
+    expect(counted.record.results.filter((r) => r.rule === "escalation").map((r) => r.reason)).toEqual([expect.stringContaining("cut to the usual head")]);
+    expect(counted.record.freedPercent).toBeGreaterThan(0.5);
+    const loop = again("plugin", 0.5);
+    expect(loop.answer).toEqual({ skip: expect.stringMatching(/free only 0 points of the window, not counting ~\d+ tokens of longer heads cut back/) });
+    expect(again("auto", 0.5).record.outcome).toBe("compacted");
+  });
+
   test("plugin trigger freeing enough: compacted", () => {
     const { answer } = compactRows(input({ trigger: "plugin", window: 20_000, options: ROOMY }));
     expect("messages" in answer).toBe(true);
