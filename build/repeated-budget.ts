@@ -10,8 +10,9 @@
 // end is heads and notes of results cut before.
 //
 // With --plugin, the plugin's loop as its defaults run it: a pass at 60% that would free fewer
-// than 5 points of the window (minFreedPercent) is skipped, and the history grows until Claude
-// Code's own compaction at 95% of the window, which the hook answers however little it frees.
+// than 5 points of the window (minFreedPercent; the lent room it cuts back not counted) is
+// skipped, and the history grows until Claude Code's own compaction at 95% of the window, which
+// the hook answers however little it frees.
 //
 //   bun build/repeated-budget.ts <session files or folders>... [--fit 1.5] [--plugin]
 import { apply } from "../src/engine/apply.ts";

@@ -116,7 +116,8 @@ export const unseenOf = (input: Pick<CompactInput, "agentId" | "usage" | "option
  * One `session.compact` dispatch, decided. precompute: skip. manual / auto / plugin (main loop or
  * subagent alike): the rules, then escalation to the budget (compactAtPercent of the window);
  * still over budget, or an auto pass freeing < minFreedPercent points: hand over the pruned rows;
- * a plugin pass freeing < minFreedPercent: skip; a manual pass removing nothing: skip.
+ * a plugin pass freeing < minFreedPercent beyond the lent room it cuts back: skip; a manual pass
+ * removing nothing: skip.
  */
 export const compactRows = (input: CompactInput): CompactOutcome => {
   const t0 = input.now();
