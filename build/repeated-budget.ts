@@ -26,6 +26,7 @@ import { cutContext } from "../src/eval/cut.ts";
 import { rewritesFrom } from "../src/eval/methods/rules.ts";
 import { enforcePins, scoreCut } from "../src/eval/score.ts";
 import { indexSession } from "../src/eval/session-index.ts";
+import { untouchableTokens } from "../src/eval/pressure.ts";
 
 /** the plugin's default compactAtPercent: the loop's trigger and its budget */
 export const COMPACT_AT = 0.6;
@@ -43,6 +44,8 @@ export interface Repeated {
   readonly compactions: number;
   /** compactions whose history stayed over the budget */
   readonly over: number;
+  /** of those, the ones where the budget could be reached (pins, prose and call inputs alone fit it, as bc eval counts) */
+  readonly overReachable: number;
   /** results lost at some compaction, each counted once */
   readonly lost: number;
   /** tokens, at the end, of results an earlier pass cut (their heads and notes) */
@@ -52,7 +55,7 @@ export interface Repeated {
   readonly budgetTokens: number;
 }
 
-export const NO_REPEATS: Repeated = { sessions: 0, compactions: 0, over: 0, lost: 0, cutTokens: 0, historyTokens: 0, budgetTokens: 0 };
+export const NO_REPEATS: Repeated = { sessions: 0, compactions: 0, over: 0, overReachable: 0, lost: 0, cutTokens: 0, historyTokens: 0, budgetTokens: 0 };
 
 /** One session replayed as it grows, compacted to the budget whenever it reaches it: its compactions and the history at the end. */
 export const replayGrowing = (
@@ -60,11 +63,12 @@ export const replayGrowing = (
   fit: number,
   minWindow = MIN_WINDOW,
   loop: Loop = undefined,
-): { compactions: number; over: number; lost: ReadonlySet<string>; history: Message[]; budget: number } => {
+): { compactions: number; over: number; overReachable: number; lost: ReadonlySet<string>; history: Message[]; budget: number } => {
   const window = Math.max(minWindow, Math.floor(estimateSessionTokens(timeline).total / fit));
   const budget = Math.floor(window * COMPACT_AT);
   let compactions = 0;
   let over = 0;
+  let overReachable = 0;
   let history: Message[] = [];
   const index = indexSession(timeline);
   const lost = new Set<string>();
@@ -78,25 +82,29 @@ export const replayGrowing = (
     const freed = p.totals.tokensBefore - p.totals.tokensAfter - (p.budget?.lentBack ?? 0);
     if (loop !== undefined && tokens < loop.autoAt * window && freed < loop.minFreed * window) continue;
     compactions++;
-    if (p.budget?.reached !== true) over++;
     history = apply(s, p);
     // scored as bc eval scores a cut here: against what the session did after it
     const ctx = cutContext(index, history.length / timeline.messages.length, history.length);
+    if (p.budget?.reached !== true) {
+      over++;
+      if (untouchableTokens(ctx) <= budget) overReachable++;
+    }
     const { rewrites, pinnedTouched } = enforcePins(ctx, rewritesFrom(ctx.results, history));
     for (const m of scoreCut(ctx, rewrites, pinnedTouched).misses) if (m.invisible.length > 0) lost.add(ctx.results[m.ordinal]!.callId);
   }
-  return { compactions, over, lost, history, budget };
+  return { compactions, over, overReachable, lost, history, budget };
 };
 
 /** One session's replay added to `into`. */
 export const addSession = (into: Repeated, timeline: Session, fit: number, minWindow = MIN_WINDOW, loop: Loop = undefined): Repeated => {
-  const { compactions, over, lost, history, budget } = replayGrowing(timeline, fit, minWindow, loop);
+  const { compactions, over, overReachable, lost, history, budget } = replayGrowing(timeline, fit, minWindow, loop);
   let cutTokens = 0;
   for (const m of history) for (const r of m.toolResults) if (readNote(r.text) !== undefined) cutTokens += estimateTextTokens(r.text);
   return {
     sessions: into.sessions + 1,
     compactions: into.compactions + compactions,
     over: into.over + over,
+    overReachable: into.overReachable + overReachable,
     lost: into.lost + lost.size,
     cutTokens: into.cutTokens + cutTokens,
     historyTokens: into.historyTokens + estimateSessionTokens({ ...timeline, messages: history }).total,
@@ -122,6 +130,6 @@ if (import.meta.main) {
   });
   const share = (x: number): string => `${((100 * x) / r.budgetTokens).toFixed(1)}%`;
   process.stdout.write(
-    `${r.sessions} sessions, window = their tokens / ${fit}, compacted to ${COMPACT_AT * 100}% of it ${loop === undefined ? "whenever they reach it" : `as the plugin's loop does (passes freeing < ${loop.minFreed * 100} points skipped below ${loop.autoAt * 100}%)`}: ${r.compactions} compactions, ${r.over} of them over the budget; ${r.lost} results lost; at the end, results cut before hold ${share(r.cutTokens)} of the budget, the history ${share(r.historyTokens)}\n`,
+    `${r.sessions} sessions, window = their tokens / ${fit}, compacted to ${COMPACT_AT * 100}% of it ${loop === undefined ? "whenever they reach it" : `as the plugin's loop does (passes freeing < ${loop.minFreed * 100} points skipped below ${loop.autoAt * 100}%)`}: ${r.compactions} compactions, ${r.over} of them over the budget (${r.overReachable} where it could be reached); ${r.lost} results lost; at the end, results cut before hold ${share(r.cutTokens)} of the budget, the history ${share(r.historyTokens)}\n`,
   );
 }

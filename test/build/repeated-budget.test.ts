@@ -18,7 +18,7 @@ const ANY_WINDOW = 1;
 describe("repeated compaction under a budget", () => {
   test("a window the whole session fits under the budget of: no compaction, nothing cut", () => {
     const r = demo.reduce((t, s) => addSession(t, s, 0.5, ANY_WINDOW), NO_REPEATS);
-    expect(r).toMatchObject({ sessions: demo.length, compactions: 0, over: 0, lost: 0, cutTokens: 0 });
+    expect(r).toMatchObject({ sessions: demo.length, compactions: 0, over: 0, overReachable: 0, lost: 0, cutTokens: 0 });
     expect(r.historyTokens).toBe(demo.reduce((t, s) => t + estimateSessionTokens(s).total, 0));
   });
 
@@ -26,8 +26,9 @@ describe("repeated compaction under a budget", () => {
     let compactions = 0;
     let lostIn = 0;
     for (const s of demo) {
-      const { compactions: n, over, lost, history } = replayGrowing(s, TIGHT, ANY_WINDOW);
+      const { compactions: n, over, overReachable, lost, history } = replayGrowing(s, TIGHT, ANY_WINDOW);
       expect(over).toBeLessThanOrEqual(n);
+      expect(overReachable).toBeLessThanOrEqual(over);
       compactions += n;
       // a result lost at some compaction stays cut to the end (cuts are never undone)
       const cutAtEnd = new Set(history.flatMap((m) => m.toolResults.filter((r) => readNote(r.text) !== undefined).map((r) => r.callId)));
@@ -49,6 +50,17 @@ describe("repeated compaction under a budget", () => {
     expect(r.lost).toBe(lostIn);
     expect(r.cutTokens).toBeGreaterThan(0);
     expect(r.cutTokens).toBeLessThan(r.historyTokens);
+  });
+
+  test("a budget smaller than the last messages alone: every compaction over it, none where it could be reached", () => {
+    let compactions = 0;
+    for (const s of demo) {
+      const r = replayGrowing(s, 1000, ANY_WINDOW);
+      expect(r.over).toBe(r.compactions);
+      expect(r.overReachable).toBe(0);
+      compactions += r.compactions;
+    }
+    expect(compactions).toBeGreaterThan(0);
   });
 
   test("the plugin's loop: a pass freeing too little is skipped until the history reaches autoAt of the window", () => {
