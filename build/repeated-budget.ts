@@ -24,18 +24,20 @@ import { collectFiles } from "../src/eval/corpus.ts";
 import { loadSessionFile } from "../src/hosts/load.ts";
 import { cutContext } from "../src/eval/cut.ts";
 import { rewritesFrom } from "../src/eval/methods/rules.ts";
-import { enforcePins, scoreCut } from "../src/eval/score.ts";
+import { scoreRewrites } from "../src/eval/score.ts";
+import { DEFAULT_PLUGIN_OPTIONS, loopFreedTokens } from "../src/hosts/claude/plugin.ts";
+import { DEFAULT_PRESSURE } from "../src/eval/pressure.ts";
 import { indexSession } from "../src/eval/session-index.ts";
 import { untouchableTokens } from "../src/eval/pressure.ts";
 
 /** the plugin's default compactAtPercent: the loop's trigger and its budget */
-export const COMPACT_AT = 0.6;
+export const COMPACT_AT = DEFAULT_PLUGIN_OPTIONS.compactAtPercent / 100;
 /** messages added between two looks at the history (a turn or so) */
 export const STEP = 5;
 /** the smallest window simulated */
 export const MIN_WINDOW = 20_000;
 /** --plugin: the plugin's minFreedPercent, and the share of the window at which Claude Code compacts itself */
-export const PLUGIN_LOOP: Loop = { minFreed: 0.05, autoAt: 0.95 };
+export const PLUGIN_LOOP: Loop = { minFreed: DEFAULT_PLUGIN_OPTIONS.minFreedPercent / 100, autoAt: DEFAULT_PRESSURE };
 /** a pass under `autoAt` of the window freeing less than `minFreed` of it is skipped; undefined: every pass is taken */
 export type Loop = { readonly minFreed: number; readonly autoAt: number } | undefined;
 
@@ -78,9 +80,7 @@ export const replayGrowing = (
     const tokens = estimateSessionTokens(s).total;
     if (tokens < budget) continue;
     const p = plan(s, { budgetTokens: budget });
-    // as the plugin's loop counts it: what the pass frees beyond the lent room it cuts back and lends again
-    const freed = p.totals.tokensBefore - p.totals.tokensAfter - (p.budget?.lentBack ?? 0);
-    if (loop !== undefined && tokens < loop.autoAt * window && freed < loop.minFreed * window) continue;
+    if (loop !== undefined && tokens < loop.autoAt * window && loopFreedTokens(p) < loop.minFreed * window) continue;
     compactions++;
     history = apply(s, p);
     // scored as bc eval scores a cut here: against what the session did after it
@@ -89,8 +89,7 @@ export const replayGrowing = (
       over++;
       if (untouchableTokens(ctx) <= budget) overReachable++;
     }
-    const { rewrites, pinnedTouched } = enforcePins(ctx, rewritesFrom(ctx.results, history));
-    for (const m of scoreCut(ctx, rewrites, pinnedTouched).misses) if (m.invisible.length > 0) lost.add(ctx.results[m.ordinal]!.callId);
+    for (const m of scoreRewrites(ctx, rewritesFrom(ctx.results, history)).misses) if (m.invisible.length > 0) lost.add(ctx.results[m.ordinal]!.callId);
   }
   return { compactions, over, overReachable, lost, history, budget };
 };

@@ -180,10 +180,8 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
   const freed = tokensBefore - tokensAfter;
   const freedText = freedPercent === undefined ? `~${freed} tokens` : `${freedPercent} points of the window`;
   const small = freedPercent !== undefined && freedPercent < options.minFreedPercent;
-  // the loop's pass is worth it for what it frees beyond the room it only lends again: longer
-  // heads an earlier pass kept under its budget, cut back now, free room this pass gives out again
   const lentBack = p.budget?.lentBack ?? 0;
-  const loopPercent = window === undefined ? undefined : round1(((freed - lentBack) / window) * 100);
+  const loopPercent = window === undefined ? undefined : round1((loopFreedTokens(p) / window) * 100);
   if (trigger === "plugin" && loopPercent !== undefined && loopPercent < options.minFreedPercent) {
     const lent = lentBack > 0 ? `, not counting ~${lentBack} tokens of longer heads cut back and lent again` : "";
     const why = `better-compaction: this pass would free only ${loopPercent} points of the window${lent} (minFreedPercent ${options.minFreedPercent}); waiting for Claude Code's own threshold`;
@@ -211,6 +209,12 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
 /** One line for Claude Code's debug log. */
 export const debugLine = (r: DecisionRecord): string =>
   `better-compaction: session.compact trigger=${r.trigger}${r.agentId ? ` agent=${r.agentId}` : ""} ${r.outcome} rows ${r.rowsIn}->${r.rowsOut} tokens ~${r.tokensBefore}->~${r.tokensAfter} in ${r.ms} ms: ${r.reason}`;
+
+/**
+ * What a loop pass is worth: the tokens it frees beyond the room it only lends again (longer
+ * heads an earlier pass kept under its budget, cut back now, free room this pass gives out again).
+ */
+export const loopFreedTokens = (p: Plan): number => p.totals.tokensBefore - p.totals.tokensAfter - (p.budget?.lentBack ?? 0);
 
 /** The turn.complete loop: whether to call $.session.compact() now. */
 export const shouldCompactAfterTurn = (input: { readonly usage?: ContextUsage; readonly options: PluginOptions; readonly turnsSinceLast: number }): boolean => {
