@@ -15,13 +15,12 @@ import { SHIPPED_NEED_MODEL } from "../src/engine/need/weights.ts";
 import { plan } from "../src/engine/plan.ts";
 import { DEFAULT_OPTIONS, type Host, type Session } from "../src/engine/types.ts";
 import { collectFiles } from "../src/eval/corpus.ts";
-import { cutContext, DEFAULT_CUTS } from "../src/eval/cut.ts";
-import { usedAfterCut } from "../src/eval/labels.ts";
+import { pressureCuts, runAtCut } from "../src/eval/budget-losses.ts";
+import { DEFAULT_CUTS } from "../src/eval/cut.ts";
 import { ORACLE_TO_BUDGET } from "../src/eval/methods/budget.ts";
 import { rewritesFrom } from "../src/eval/methods/rules.ts";
-import { DEFAULT_PRESSURE, pressurePoint } from "../src/eval/pressure.ts";
+import { DEFAULT_PRESSURE } from "../src/eval/pressure.ts";
 import { scoreRewrites } from "../src/eval/score.ts";
-import { indexSession } from "../src/eval/session-index.ts";
 import { loadSessionFile } from "../src/hosts/load.ts";
 
 /** log-odds shifts toward the truth; Infinity: the truth itself (need 1 or 0) */
@@ -51,19 +50,14 @@ export const emptyHeadroom = (): Headroom => ({ cuts: 0, oracleLost: 0, lost: SH
 
 /** One session's cuts, added to `into`; the ranking is asked of results of `largeChars` or more. */
 export const addSession = (into: Headroom, timeline: Session, pressure = DEFAULT_PRESSURE, largeChars = LARGE_CHARS): Headroom => {
-  const index = indexSession(timeline);
-  const n = timeline.messages.length;
   let { cuts, oracleLost, pairs } = into;
   const lost = [...into.lost];
   const rightPairs = [...into.rightPairs];
-  for (const share of DEFAULT_CUTS) {
-    const ctx = cutContext(index, share);
-    if (ctx.at <= 0 || ctx.at >= n) continue;
+  for (const cut of pressureCuts(timeline, DEFAULT_CUTS, pressure)) {
+    const { ctx, point, used } = cut;
     cuts++;
-    const point = pressurePoint(ctx.tokensBefore, pressure);
-    const used = usedAfterCut(ctx);
     const lostBy = (rewrites: ReadonlyMap<number, string>): number => scoreRewrites(ctx, rewrites, { used }).tally.lost;
-    oracleLost += lostBy(ORACLE_TO_BUDGET.run({ ...ctx, rulesFreedTokens: 0, point, used }).rewrites);
+    oracleLost += runAtCut(ORACLE_TO_BUDGET, cut).lost;
     const rows = needTable(ctx.prefix).filter((r) => r.eligible);
     const isUsed = (ordinal: number): boolean => (used[ordinal]?.length ?? 0) > 0;
     const large = rows.filter((r) => ctx.results[r.ordinal]!.text.length >= largeChars);

@@ -5,7 +5,7 @@
 import { foldOf } from "../engine/need/fit.ts";
 import type { NeedModel } from "../engine/need/model.ts";
 import type { Session } from "../engine/types.ts";
-import { cutContext, DEFAULT_CUTS } from "./cut.ts";
+import { type CutContext, cutContext, DEFAULT_CUTS } from "./cut.ts";
 import { usedAfterCut } from "./labels.ts";
 import { loadSessionFile } from "../hosts/load.ts";
 import { BC_UNDER_PRESSURE } from "./methods/bc-pressure.ts";
@@ -39,6 +39,29 @@ export const addBudgetLosses = (a: BudgetLosses, b: BudgetLosses): BudgetLosses 
   oracleLost: a.oracleLost + b.oracleLost,
 });
 
+/** A cut as bc eval's pressure mode makes it: the cut, its pressure point, and what the session used after it. */
+export interface PressureCut {
+  readonly ctx: CutContext;
+  readonly point: ReturnType<typeof pressurePoint>;
+  readonly used: ReturnType<typeof usedAfterCut>;
+}
+
+/** A session's cuts at `cuts` (but one with nothing before or after it) under `pressure` of the window. */
+export const pressureCuts = (timeline: Session, cuts: readonly number[] = DEFAULT_CUTS, pressure = DEFAULT_PRESSURE): PressureCut[] => {
+  const index = indexSession(timeline);
+  const n = timeline.messages.length;
+  return cuts
+    .map((share) => cutContext(index, share))
+    .filter((ctx) => ctx.at > 0 && ctx.at < n)
+    .map((ctx) => ({ ctx, point: pressurePoint(ctx.tokensBefore, pressure), used: usedAfterCut(ctx) }));
+};
+
+/** A budget method's rewrites at a pressure cut, scored as bc eval scores them. */
+export const runAtCut = (m: BudgetMethod, { ctx, point, used }: PressureCut, needModel?: NeedModel) => {
+  const o = m.run({ ...ctx, rulesFreedTokens: 0, point, used, ...(needModel === undefined ? {} : { needModel }) });
+  return { lost: scoreRewrites(ctx, o.rewrites, { used }).tally.lost, reached: o.reached === true ? 1 : 0 };
+};
+
 /**
  * One session cut at each of `cuts`, each cut compacted as an automatic compaction at `pressure`
  * of the window down to the plugin's budget, by bc with each of `models` (undefined: the shipped
@@ -49,24 +72,14 @@ export const budgetLosses = (
   models: readonly (NeedModel | undefined)[],
   options: { cuts?: readonly number[]; pressure?: number } = {},
 ): BudgetLosses => {
-  const index = indexSession(timeline);
-  const n = timeline.messages.length;
   let total = NO_BUDGET_LOSSES(models.length);
-  for (const share of options.cuts ?? DEFAULT_CUTS) {
-    const ctx = cutContext(index, share);
-    if (ctx.at <= 0 || ctx.at >= n) continue;
-    const point = pressurePoint(ctx.tokensBefore, options.pressure ?? DEFAULT_PRESSURE);
-    const used = usedAfterCut(ctx);
-    const score = (m: BudgetMethod, needModel: NeedModel | undefined) => {
-      const o = m.run({ ...ctx, rulesFreedTokens: 0, point, used, ...(needModel === undefined ? {} : { needModel }) });
-      return { lost: scoreRewrites(ctx, o.rewrites, { used }).tally.lost, reached: o.reached === true ? 1 : 0 };
-    };
-    const bc = models.map((m) => score(BC_UNDER_PRESSURE, m));
+  for (const cut of pressureCuts(timeline, options.cuts, options.pressure)) {
+    const bc = models.map((m) => runAtCut(BC_UNDER_PRESSURE, cut, m));
     total = addBudgetLosses(total, {
       cuts: 1,
       lost: bc.map((s) => s.lost),
       reached: bc.map((s) => s.reached),
-      oracleLost: score(ORACLE_TO_BUDGET, undefined).lost,
+      oracleLost: runAtCut(ORACLE_TO_BUDGET, cut).lost,
     });
   }
   return total;
