@@ -6,6 +6,7 @@ import { estimateSessionTokens, estimateTextTokens } from "./estimate.ts";
 import type { LookupMode } from "./lookup/lookup.ts";
 import { DEFAULT_KEEP, mergeVerdict, settle } from "./merge.ts";
 import { sharpen } from "./need/sharpen.ts";
+import { shownElsewhere } from "./shown-elsewhere.ts";
 import { SHIPPED_NEED_MODEL } from "./need/weights.ts";
 import { LADDER } from "./rules/ladder.ts";
 import type { RuleContext, Verdict } from "./rules/rule.ts";
@@ -59,7 +60,7 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
   const ruled = facts.items.map((item) => decideResult(facts, item));
   // the need score of every result the escalation may cut, which also sharpens the rules
   const need = needScores(facts, ruled, opts.needModel ?? SHIPPED_NEED_MODEL, opts.needOverride);
-  const verdicts = sharpen(facts.items, ruled, need);
+  const verdicts = shownElsewhere(facts, sharpen(facts.items, ruled, need));
 
   const before = estimateSessionTokens(session);
   let freed = 0;

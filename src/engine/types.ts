@@ -82,6 +82,7 @@ export type RuleId =
   | "already-cut"
   | "likely-needed"
   | "unneeded"
+  | "shown-elsewhere"
   | "escalation"
   | "default-keep";
 

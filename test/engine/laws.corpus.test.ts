@@ -2,12 +2,13 @@
 // cleanly without them). Each session is compacted as it grows: pass k plans the first
 // 40/50/60/70/80/90% of its messages with the earlier passes' rewrites in place (so the 50/70/90%
 // cuts are among them), and every pass must keep the laws. Each file is parsed once; passes share
-// objects, so the engine's per-object caches keep this lean.
+// objects, so the engine's per-object caches keep this lean. What shown-elsewhere drops must
+// stand elsewhere in each pass's output.
 import { describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import type { Message, Session } from "../../src/engine/types.ts";
 import { CORPUS_TIMEOUT_MS, SKIP_NOTE, corpusFiles, hasCorpus, loadCorpusSession } from "../support/shared.ts";
-import { PassHistory, checkApply, checkDeterminism, checkFixedPoint, compactAsItGrows } from "./support/laws.ts";
+import { PassHistory, checkApply, checkDeterminism, checkFixedPoint, checkShownElsewhere, compactAsItGrows } from "./support/laws.ts";
 
 const CUTS = [0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
 /** a cold copy (no cache can help) costs a full re-tokenization: done on files up to this size */
@@ -22,6 +23,7 @@ describe.skipIf(!hasCorpus())("corpus sessions, compacted six times as they grow
         expect(files.length).toBeGreaterThan(0);
         const bad: string[] = [];
         let removed = 0;
+        let shownElsewhere = 0;
         for (const f of files) {
           const live = loadCorpusSession(f).live;
           const history = new PassHistory();
@@ -36,11 +38,14 @@ describe.skipIf(!hasCorpus())("corpus sessions, compacted six times as they grow
             const label = `${f.split("/").pop()} @${cut}`;
             removed += p.totals.resultsDropped + p.totals.resultsTruncated;
             bad.push(...checkApply(s, p, out, label), ...checkFixedPoint(s, out, label), ...history.check(p, out, label));
+            bad.push(...checkShownElsewhere(s, p, out, label));
+            shownElsewhere += p.decisions.filter((d) => d.rule === "shown-elsewhere").length;
             if (cut === 0.7 && statSync(f).size <= DETERMINISM_MAX_BYTES) bad.push(...checkDeterminism(s, p, label));
           });
         }
         expect(bad).toEqual([]);
         expect(removed).toBeGreaterThan(0);
+        expect(shownElsewhere).toBeGreaterThan(0);
       },
       CORPUS_TIMEOUT_MS,
     );

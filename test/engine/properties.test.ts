@@ -4,7 +4,7 @@ import { apply } from "../../src/engine/apply.ts";
 import { plan } from "../../src/engine/plan.ts";
 import type { Message, Session } from "../../src/engine/types.ts";
 import { Generator, generateSession } from "./support/generate.ts";
-import { PassHistory, checkApply, checkDeterminism, checkFixedPoint, compactAsItGrows } from "./support/laws.ts";
+import { PassHistory, checkApply, checkDeterminism, checkFixedPoint, checkShownElsewhere, compactAsItGrows } from "./support/laws.ts";
 
 const SEEDS = Array.from({ length: 24 }, (_, i) => i + 1);
 
@@ -18,7 +18,12 @@ describe("generated sessions", () => {
       const label = `seed ${seed} ${host} cut ${cut}`;
       const p = plan(sess);
       const out = apply(sess, p);
-      bad.push(...checkApply(sess, p, out, label), ...checkFixedPoint(sess, out, label), ...checkDeterminism(sess, p, label));
+      bad.push(
+        ...checkApply(sess, p, out, label),
+        ...checkFixedPoint(sess, out, label),
+        ...checkDeterminism(sess, p, label),
+        ...checkShownElsewhere(sess, p, out, label),
+      );
     }
     expect(bad).toEqual([]);
   });

@@ -46,7 +46,7 @@ describe("superseded-run", () => {
   test("not the same run: another folder, or another command", () => {
     const b = new SessionBuilder().user("check the deploy targets");
     const here = b.call("exec_command", { cmd: "./probe --all", workdir: "/repo/a" }, report(20, "in a"));
-    const other = b.bash("./probe --one", report(20, "one"));
+    const other = b.bash("./probe --one", report(20, "only one probe ran"));
     b.assistant("deploy_target_3 looks wrong.");
     b.call("exec_command", { cmd: "./probe --all", workdir: "/repo/b" }, report(20, "in b"));
     b.bash("./probe --all", report(20, "all"));

@@ -3,6 +3,7 @@ import { apply } from "../../../src/engine/apply.ts";
 import { tokensAfter } from "../../../src/engine/escalate.ts";
 import { isAlreadyCut, readNote } from "../../../src/engine/notes.ts";
 import { plan } from "../../../src/engine/plan.ts";
+import { headerChars } from "../../../src/engine/result-text.ts";
 import type { Message, Options, Plan, Session } from "../../../src/engine/types.ts";
 
 const ids = (msgs: readonly Message[]) => ({
@@ -36,6 +37,47 @@ export const checkFixedPoint = (session: Session, out: readonly Message[], label
   out2.forEach((m, i) => {
     if (m !== out[i]) bad.push(`${label}: second pass rewrote #${i}`);
   });
+  return bad;
+};
+
+/**
+ * (g) what shown-elsewhere drops stays in view: each line of it (trimmed, of four characters or
+ * more, past a Codex header, a read's line number of up to three digits left out) stands in the
+ * applied history: in a result shown whole, in prose, or in a call input's line that holds no
+ * quote or backslash (a patch line also without its mark). Written plainly, apart from the rule.
+ */
+export const checkShownElsewhere = (session: Session, p: Plan, out: readonly Message[], label: string): string[] => {
+  const byId = new Map(session.messages.flatMap((m) => m.toolResults.map((r) => [r.callId, r.text] as const)));
+  const shown = new Set<string>();
+  const addLines = (text: string, strip: (raw: string) => string[]): void => {
+    for (const raw of text.split("\n")) for (const l of strip(raw)) if (l.length >= 4) shown.add(l);
+  };
+  const outputLine = (raw: string): string[] => [raw.replace(/^\s*\d{1,3}(?:→|\t)/, "").trim()];
+  const inputLine = (raw: string): string[] => (/["'`\\]/.test(raw) ? [] : /^[+\- ]/.test(raw) ? [raw.trim(), raw.slice(1).trim()] : [raw.trim()]);
+  const kept = new Set(p.decisions.filter((d) => d.action === "keep").map((d) => d.callId));
+  const leaves = (v: unknown, visit: (s: string) => void): void => {
+    if (typeof v === "string") visit(v);
+    else if (typeof v === "number") visit(String(v));
+    else if (Array.isArray(v)) for (const x of v) leaves(x, visit);
+    else if (v !== null && typeof v === "object") for (const x of Object.values(v)) leaves(x, visit);
+  };
+  for (const m of out) {
+    addLines(m.text, (raw) => [raw.trim()]);
+    for (const c of m.toolCalls) leaves(c.input ?? c.inputText, (s) => addLines(s, inputLine));
+    for (const r of m.toolResults) if (kept.has(r.callId)) addLines(r.text.slice(headerChars(r.text)), outputLine);
+  }
+  const bad: string[] = [];
+  for (const d of p.decisions) {
+    if (d.rule !== "shown-elsewhere") continue;
+    const text = byId.get(d.callId)!;
+    const missing = text
+      .slice(headerChars(text))
+      .split("\n")
+      .flatMap(outputLine)
+      .filter((l) => l.length >= 4 && !shown.has(l));
+    if (missing.length > 0)
+      bad.push(`${label}: ${d.callId} dropped as shown elsewhere, but ${missing.length} of its lines are not (${JSON.stringify(missing[0]).slice(0, 80)})`);
+  }
   return bad;
 };
 
