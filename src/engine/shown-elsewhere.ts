@@ -160,27 +160,39 @@ export const shownElsewhere = (facts: SessionFacts, verdicts: readonly Verdict[]
   // each candidate's distinct lines, as entries; the results holding each
   const linesOf: Int32Array[] = [];
   const found: number[] = [];
+  // an output repeated word for word (a file read again, a command run again) is read once
+  const seen = new Map<string, Int32Array>();
   for (const item of candidates) {
     const text = item.result.text;
-    const k = item.ordinal;
-    found.length = 0;
-    forEachLine(text, headerChars(text), "output", (from, to) => {
-      const e = table.entry(text, from, to, true);
-      if (table.last[e] === k) return;
-      table.last[e] = k;
-      table.holders[e]!++;
-      found.push(e);
-    });
-    linesOf[k] = Int32Array.from(found);
+    let lines = seen.get(text);
+    if (lines === undefined) {
+      const k = item.ordinal;
+      found.length = 0;
+      forEachLine(text, headerChars(text), "output", (from, to) => {
+        const e = table.entry(text, from, to, true);
+        if (table.last[e] === k) return;
+        table.last[e] = k;
+        found.push(e);
+      });
+      lines = Int32Array.from(found);
+      seen.set(text, lines);
+    }
+    for (const e of lines) table.holders[e]!++;
+    linesOf[item.ordinal] = lines;
   }
   // kept results that are not candidates hold lines too (counted once each)
   for (const item of items) {
     const k = item.ordinal;
     if (verdicts[k]!.action !== "keep" || item.cut || linesOf[k] !== undefined) continue;
     const text = item.result.text;
+    const known = seen.get(text);
+    if (known !== undefined) {
+      for (const e of known) table.holders[e]!++;
+      continue;
+    }
     forEachLine(text, headerChars(text), "output", (from, to) => {
       const e = table.entry(text, from, to, false);
-      if (e === -1 || table.last[e] === k || table.holders[e] === IN_PROSE) return;
+      if (e === -1 || table.last[e] === k) return;
       table.last[e] = k;
       table.holders[e]!++;
     });
