@@ -149,6 +149,8 @@ const mayDrop = (item: ResultItem, v: Verdict): boolean =>
   v.rule !== "pinned" &&
   v.rule !== "never-drop" &&
   !item.meaning.asksPerson &&
+  // an image beside the text stands nowhere else
+  item.result.images === 0 &&
   worthANote(item.result.text.length, item.result.callId);
 
 /** The verdicts with every result shown elsewhere dropped (index-aligned; the others as given). */

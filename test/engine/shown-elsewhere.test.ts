@@ -97,6 +97,23 @@ describe("shown-elsewhere", () => {
     for (const id of [failed, answer, quoted]) expect(decisionFor(s, id).action).toBe("keep");
   });
 
+  test("a result with an image beside its text is kept: the image stands nowhere else", () => {
+    const b = new SessionBuilder().user("check the deploy targets");
+    const probe = lines.join("\n");
+    const shot = b.bash("./probe --all --screenshot", probe);
+    b.assistant("widgetValue3 looks wrong.");
+    b.filler(BEYOND_RECENT);
+    b.bash("./probe --all", probe);
+    b.assistant("widgetValue3 is right now.");
+    const s = b.session();
+    const withImage = (x: typeof s): typeof s => ({
+      ...x,
+      messages: x.messages.map((m) => ({ ...m, toolResults: m.toolResults.map((r) => (r.callId === shot ? { ...r, images: 1 } : r)) })),
+    });
+    expect(verdictFor(s, shot)).toBe("drop shown-elsewhere");
+    expect(decisionFor(withImage(s), shot).action).toBe("keep");
+  });
+
   test("each line keeps a holder: of three copies, two go", () => {
     const b = new SessionBuilder().user("check the deploy targets");
     const probe = lines.join("\n");
