@@ -18,6 +18,18 @@ const readThenEdit = (read: string, edited: readonly string[]): { b: SessionBuil
   return { b, readId };
 };
 
+/** The same output printed twice, the later copy too recent to judge (kept whatever it shows). */
+const printedTwice = (command: string): { b: SessionBuilder; first: string; again: string } => {
+  const b = new SessionBuilder().user("check the deploy targets");
+  const probe = lines.join("\n");
+  const first = b.bash(command, probe);
+  b.assistant("widgetValue3 looks wrong.");
+  b.filler(BEYOND_RECENT);
+  const again = b.bash(`${command} --again`, probe);
+  b.assistant("widgetValue3 is right now.");
+  return { b, first, again };
+};
+
 const laws = (b: SessionBuilder): string[] => {
   const s = b.session();
   const p = plan(s, { needModel: RULES_ONLY_NEED });
@@ -56,14 +68,7 @@ describe("shown-elsewhere", () => {
   });
 
   test("an output printed twice keeps its latest copy; both in one pass, and a pass over it changes nothing", () => {
-    const b = new SessionBuilder().user("check the deploy targets");
-    const probe = lines.join("\n");
-    const first = b.bash("./probe --all", probe);
-    b.assistant("widgetValue3 looks wrong.");
-    b.filler(BEYOND_RECENT);
-    // too recent to judge: kept whatever it shows
-    const again = b.bash("./probe --all --verbose", probe);
-    b.assistant("widgetValue3 is right now.");
+    const { b, first, again } = printedTwice("./probe --all");
     const s = b.session();
     expect(verdictFor(s, first)).toBe("drop shown-elsewhere");
     expect(decisionFor(s, first).reason).toBe("each of its 40 lines shown word for word in other results, which stay");
@@ -98,13 +103,7 @@ describe("shown-elsewhere", () => {
   });
 
   test("a result with an image beside its text is kept: the image stands nowhere else", () => {
-    const b = new SessionBuilder().user("check the deploy targets");
-    const probe = lines.join("\n");
-    const shot = b.bash("./probe --all --screenshot", probe);
-    b.assistant("widgetValue3 looks wrong.");
-    b.filler(BEYOND_RECENT);
-    b.bash("./probe --all", probe);
-    b.assistant("widgetValue3 is right now.");
+    const { b, first: shot } = printedTwice("./probe --all --screenshot");
     const s = b.session();
     const withImage = (x: typeof s): typeof s => ({
       ...x,
