@@ -231,9 +231,15 @@ export const shownElsewhere = (facts: SessionFacts, verdicts: readonly Verdict[]
       if (holders[e] === IN_PROSE) inProse++;
       else holders[e]!--;
     }
-    const where = inProse === 0 ? "in other results" : inProse === lines.length ? "in prose or call inputs" : "in other results, prose or call inputs";
+    // what holds the lines as the rules leave the history (a budget's escalation may cut more)
+    const where =
+      inProse === 0
+        ? "in other results the rules keep whole"
+        : inProse === lines.length
+          ? "in prose or call inputs"
+          : "in prose, call inputs or other results the rules keep whole";
     const count = lines.length === 1 ? "its one line" : `each of its ${lines.length} lines`;
-    out[item.ordinal] = { action: "drop", rule: "shown-elsewhere", reason: `${count} shown word for word ${where}, which stay` };
+    out[item.ordinal] = { action: "drop", rule: "shown-elsewhere", reason: `${count} shown word for word ${where}` };
   }
   return out;
 };
