@@ -232,14 +232,9 @@ export const shownElsewhere = (facts: SessionFacts, verdicts: readonly Verdict[]
       else holders[e]!--;
     }
     // what holds the lines as the rules leave the history (a budget's escalation may cut more)
-    const where =
-      inProse === 0
-        ? "in other results the rules keep whole"
-        : inProse === lines.length
-          ? "in prose or call inputs"
-          : "in prose, call inputs or other results the rules keep whole";
-    const count = lines.length === 1 ? "its one line" : `each of its ${lines.length} lines`;
-    out[item.ordinal] = { action: "drop", rule: "shown-elsewhere", reason: `${count} shown word for word ${where}` };
+    const where = inProse === 0 ? "other kept results" : inProse === lines.length ? "prose or call inputs" : "prose, call inputs or other kept results";
+    const count = lines.length === 1 ? "its one line" : `all ${lines.length} lines`;
+    out[item.ordinal] = { action: "drop", rule: "shown-elsewhere", reason: `${count} shown word for word in ${where}` };
   }
   return out;
 };

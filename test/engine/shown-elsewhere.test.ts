@@ -43,7 +43,7 @@ describe("shown-elsewhere", () => {
     expect(decisionFor(b.session(), readId)).toMatchObject({
       action: "drop",
       rule: "shown-elsewhere",
-      reason: "each of its 40 lines shown word for word in prose or call inputs",
+      reason: "all 40 lines shown word for word in prose or call inputs",
     });
     expect(laws(b)).toEqual([]);
   });
@@ -71,7 +71,7 @@ describe("shown-elsewhere", () => {
     const { b, first, again } = printedTwice("./probe --all");
     const s = b.session();
     expect(verdictFor(s, first)).toBe("drop shown-elsewhere");
-    expect(decisionFor(s, first).reason).toBe("each of its 40 lines shown word for word in other results the rules keep whole");
+    expect(decisionFor(s, first).reason).toBe("all 40 lines shown word for word in other kept results");
     expect(decisionFor(s, again).action).toBe("keep");
     expect(laws(b)).toEqual([]);
   });
