@@ -1,6 +1,6 @@
 // Whole Plans of the fast lookup against the reference one on every corpus session, cut at 90%
 // (the longest prefix: every result that an earlier cut sees, judged against the most later
-// text; the generated sessions of speed-equivalence.test.ts cover the other cuts). Folders:
+// text; the generated sessions of speed-equivalence.slow.test.ts cover the other cuts). Folders:
 // ../shared/corpus, plus any listed in BC_EXTRA_CORPUS (separated by ":"); skipped without them.
 import { describe, expect, test } from "bun:test";
 import { planWith } from "../../src/engine/plan.ts";

@@ -10,7 +10,7 @@
 // looks it up among the candidates' "anchor" runs; a hit whose candidate really occurs there
 // is then confirmed at that place (token-places.ts). Candidates with no usable anchor (no \w
 // character) are found with indexOf.
-// test/engine/speed-equivalence.test.ts holds this against extractTokens.
+// test/engine/speed-equivalence.slow.test.ts holds this against extractTokens.
 import { errorLineAt } from "../tokens.ts";
 import { clearBit, hasBit, mix, setBit } from "./bits.ts";
 import {

@@ -1,4 +1,4 @@
-// The lookup made fast: the same answers as reference.ts (test/engine/speed-equivalence.test.ts
+// The lookup made fast: the same answers as reference.ts (test/engine/speed-equivalence.slow.test.ts
 // compares whole Plans), with everything that exists for speed in one place:
 // - each message's tokens read from its parts (prose, input strings, input text) without
 //   joining them;

@@ -1,7 +1,7 @@
 // Where a candidate string can be a distinctive token of a text, checked at one place with
 // tokens.ts's own regexes over only the stretch of text that can affect a match there, and the
 // \w runs (anchors) the candidate matcher hashes. The candidate matcher's exactness rests on
-// these: test/engine/speed-equivalence.test.ts holds the whole against extractTokens.
+// these: test/engine/speed-equivalence.slow.test.ts holds the whole against extractTokens.
 import { ERROR_LINE_GRAMMAR, IDENTIFIER_GRAMMAR, NUMBER_GRAMMAR, PATH_GRAMMAR, QUOTED_GRAMMAR, lengthWithoutDots } from "../tokens.ts";
 import { hasBit, mix, setBit } from "./bits.ts";
 
