@@ -74,15 +74,13 @@ const ESCALATION_DROP: Verdict = { action: "drop", rule: "escalation", reason: "
 const cutFor = (tier: Tier, text: string, callId: string, headChars: number): Verdict | undefined => {
   const head: Verdict = { action: "truncate", rule: "escalation", reason: "", headChars };
   const headLeaves = truncatedText(text, headChars, callId).length;
-  const dropLeaves = dropNote(text.length, callId).length;
   const headFrees = headLeaves < text.length;
-  const dropFrees = dropLeaves < text.length;
+  if (tier === "spare-head") return headFrees ? head : undefined;
   if (tier === "never-drop") return headFrees ? { ...head, reason: "; a result never dropped: its head kept" } : undefined;
-  if (tier === "spare-head") return headLeaves < text.length ? head : undefined;
   // a head costs little beside a large output and keeps its first lines (a command's header,
   // a file's imports, a test run's first failure)
   if (headFrees && text.length >= 4 * headLeaves) return { ...head, reason: "; its head kept" };
-  return dropFrees ? ESCALATION_DROP : undefined;
+  return dropNote(text.length, callId).length < text.length ? ESCALATION_DROP : undefined;
 };
 
 /** The need of every result, from the rules' verdicts (NaN where nothing may cut it); `override`'s, where it has one. */
