@@ -26,9 +26,8 @@ import { cutContext } from "../src/eval/cut.ts";
 import { rewritesFrom } from "../src/eval/methods/rules.ts";
 import { scoreRewrites } from "../src/eval/score.ts";
 import { DEFAULT_PLUGIN_OPTIONS, loopFreedTokens } from "../src/hosts/claude/plugin.ts";
-import { DEFAULT_PRESSURE } from "../src/eval/pressure.ts";
+import { DEFAULT_PRESSURE, untouchableTokens } from "../src/eval/pressure.ts";
 import { indexSession } from "../src/eval/session-index.ts";
-import { untouchableTokens } from "../src/eval/pressure.ts";
 
 /** the plugin's default compactAtPercent: the loop's trigger and its budget */
 export const COMPACT_AT = DEFAULT_PLUGIN_OPTIONS.compactAtPercent / 100;
