@@ -241,10 +241,13 @@ export { appendRecord, claudeDirOf, logPathFor, needWeightsPathFor } from "./dec
 export type { SessionRow } from "./rows.ts";
 
 /**
- * Run the engine once over a small made-up session, at load time, so the first real compaction
- * does not also pay for cold code (Claude Code counts the hook's own milliseconds per dispatch).
+ * Run the engine over a small made-up session, at load time, so the first real compaction does
+ * not also pay for cold code (Claude Code counts the hook's own milliseconds per dispatch): a
+ * manual compaction, then an automatic one in a window that what the rules leave fills to 95%,
+ * so that the escalation runs too, as it does in a real automatic compaction. Returns the passes'
+ * records.
  */
-export const warmUp = (): void => {
+export const warmUp = (): DecisionRecord[] => {
   const rows: SessionRow[] = [{ role: "user", text: "warm up", toolUses: [] }];
   const line = (f: string, i: number): string => `${i}\t${f}: const value_${i} = compute("${f}", ${i * 7919}); // src/${f}/index.ts`;
   for (let i = 0; i < 40; i++) {
@@ -257,6 +260,10 @@ export const warmUp = (): void => {
     rows.push({ role: "user", text: "", toolUses: [], toolResults: [{ tool_use_id: id, text, isError: i % 13 === 12 }] });
   }
   rows.push({ role: "assistant", text: "Done: you must keep value_3.", toolUses: [] });
-  for (const trigger of ["manual", "auto"])
-    compactRows({ trigger, sessionId: "warm-up", rows, usage: { window: 200_000 }, options: DEFAULT_PLUGIN_OPTIONS, now: () => 0 });
+  const pass = (trigger: string, usage: ContextUsage): DecisionRecord =>
+    compactRows({ trigger, sessionId: "warm-up", rows, usage, options: DEFAULT_PLUGIN_OPTIONS, now: () => 0 }).record;
+  const manual = pass("manual", { window: 200_000 });
+  // a window that what the rules leave fills to 95%: the budget (60% of it) is out of their reach
+  const window = Math.round(manual.tokensAfter / 0.95);
+  return [manual, pass("auto", { tokens: manual.tokensBefore, window, percent: Math.round((manual.tokensBefore / window) * 100) })];
 };

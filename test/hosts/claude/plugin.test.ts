@@ -325,8 +325,12 @@ describe("options", () => {
     expect(shouldCompactAfterTurn({ usage: { window: 1000, tokens: 700 }, options: o, turnsSinceLast: 9 })).toBe(true);
   });
 
-  test("the load-time warm-up runs the engine without throwing", () => {
-    expect(() => warmUp()).not.toThrow();
+  test("the load-time warm-up runs the engine as a real automatic compaction does: the escalation too", () => {
+    const [manual, auto] = warmUp();
+    expect(manual?.outcome).toBe("compacted");
+    expect(auto?.trigger).toBe("auto");
+    expect(auto?.outcome).toBe("compacted");
+    expect(auto?.escalated).toBe(true);
   });
 
   test("a failure becomes a skip Claude Code accepts", () => {
