@@ -6,6 +6,7 @@ import { defineCommand } from "citty";
 import { recall } from "../hosts/recall/lookup.ts";
 import { VERSION } from "../version.ts";
 import { isObject } from "../util/json.ts";
+import { linesOf } from "../util/lines.ts";
 
 const PROTOCOL_VERSION = "2025-06-18";
 
@@ -96,8 +97,6 @@ export const handleMessage = (msg: unknown, cwd: string): unknown => {
 
 /** Serve MCP on stdin/stdout until stdin closes. */
 export const serve = async (cwd: string): Promise<void> => {
-  const dec = new TextDecoder();
-  let buf = "";
   const reply = (v: unknown): void => {
     if (v !== undefined) process.stdout.write(`${JSON.stringify(v)}\n`);
   };
@@ -115,15 +114,7 @@ export const serve = async (cwd: string): Promise<void> => {
       if (out.length > 0) reply(out);
     } else reply(handleMessage(msg, cwd));
   };
-  for await (const chunk of Bun.stdin.stream()) {
-    buf += dec.decode(chunk, { stream: true });
-    let nl: number;
-    while ((nl = buf.indexOf("\n")) !== -1) {
-      take(buf.slice(0, nl));
-      buf = buf.slice(nl + 1);
-    }
-  }
-  take(buf);
+  for await (const line of linesOf(Bun.stdin.stream())) take(line);
 };
 
 export default defineCommand({

@@ -10,6 +10,7 @@ import { defaultCodexHome } from "../home.ts";
 import { type AppServerClient, socketExists, spawnStdio } from "./app-server.ts";
 import { bcCodexDir, listLogs } from "./state.ts";
 import { shellQuote } from "../../../engine/shell.ts";
+import { selfCommand } from "../../../util/self-command.ts";
 
 /** Every command bc installs ends with this: how bc recognises its own hook. */
 export const HOOK_SUFFIX = "codex-hook precompact";
@@ -26,12 +27,6 @@ interface InstallState {
   /** the exact text appended to config.toml, when bc wrote the trust entry */
   readonly trustText?: string;
 }
-
-/** How Codex should run this bc: the compiled binary itself, or bun with the entry file from a checkout. */
-export const selfCommand = (): string[] => {
-  const main = Bun.main;
-  return main.startsWith("/$bunfs") || main.startsWith("B:/~BUN") ? [process.execPath] : [process.execPath, main];
-};
 
 export const hookCommand = (self: readonly string[] = selfCommand()): string => [...self.map(shellQuote), HOOK_SUFFIX].join(" ");
 
