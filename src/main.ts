@@ -16,6 +16,7 @@ export const main = defineCommand({
     plan: () => import("./cli/plan.ts").then((m) => m.default),
     "codex-fork": () => import("./cli/codex-fork.ts").then((m) => m.default),
     eval: () => import("./cli/eval.ts").then((m) => m.default),
+    "eval-worker": () => import("./cli/eval-worker.ts").then((m) => m.default),
     claude: () => import("./cli/claude.ts").then((m) => m.default),
     completion: () => import("./cli/completion.ts").then((m) => m.default),
     calibrate: () => import("./cli/calibrate.ts").then((m) => m.default),

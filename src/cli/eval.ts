@@ -2,14 +2,13 @@
 import { defineCommand } from "citty";
 import { z } from "zod";
 import { existsSync, mkdtempSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Host } from "../engine/types.ts";
 import { discoverSessions } from "../hosts/load.ts";
 import { collectFiles, homeName, sortFiles, type CorpusFile, type Skipped } from "../eval/corpus.ts";
 import { DEFAULT_CUTS } from "../eval/cut.ts";
 import { DEMO_FILES } from "../eval/demo/index.ts";
-import { rulesCompactorWith } from "../eval/methods/engine.ts";
 import type { NeedModel } from "../engine/need/model.ts";
 import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
@@ -22,6 +21,7 @@ import { warnSkipped } from "./sessions.ts";
 import { METHOD_IDS } from "../eval/replay.ts";
 import { needWeightsRecord, runEval, type EvalReport, type NeedWeightsRecord } from "../eval/run.ts";
 import { BcError } from "../util/errors.ts";
+import { selfCommand } from "../util/self-command.ts";
 import { log, out, warnList } from "../util/log.ts";
 import { JSON_ARG, parseFlags, pathFlag } from "./args.ts";
 
@@ -65,6 +65,22 @@ export const parsePressure = (value: unknown): number | undefined => {
   return n;
 };
 
+/** At most this many worker processes however many cores: past that, reading the files is what waits. */
+export const MAX_JOBS = 8;
+
+/** How many processes replay at once: --jobs N (1: this one alone), by default one per core, at most MAX_JOBS. */
+export const parseJobs = (v: string | undefined, cores = availableParallelism()): number => {
+  if (v === undefined) return Math.max(1, Math.min(MAX_JOBS, cores));
+  const n = Number(v);
+  if (!/^\d+$/.test(v.trim()) || !Number.isInteger(n) || n < 1 || n > 64)
+    throw new BcError(
+      "usage",
+      `--jobs ${v}: expected how many processes replay at once, a whole number from 1 to 64`,
+      "for example --jobs 4, or --jobs 1 for this process alone",
+    );
+  return n;
+};
+
 /** The report folder, checked (created and written to) before any replay, so a bad --out fails at once. */
 export const checkOutDir = (dir: string): { created: boolean } => {
   const created = !existsSync(dir);
@@ -95,6 +111,7 @@ const FLAGS = z.object({
   "need-weights": z.string().min(1, "needs shipped or a file").optional(),
   out: pathFlag().optional(),
   json: z.boolean().default(false),
+  jobs: z.string().optional(),
 });
 
 /**
@@ -213,6 +230,10 @@ export default defineCommand({
       description: "The need weights bc ranks by: shipped, or a weights file (default: yours when bc calibrate --write made them, else shipped)",
     },
     out: { type: "string", description: "Folder for report.md, report.json and report.html (default ./bc-eval-<corpus>-<fingerprint>)" },
+    jobs: {
+      type: "string",
+      description: `How many processes replay sessions at once (default: one per core, at most ${MAX_JOBS}; 1: this one alone). The report is the same either way.`,
+    },
     json: { ...JSON_ARG, description: "Print the summary as JSON on stdout, for scripts" },
   },
   async run({ args: raw }) {
@@ -222,6 +243,7 @@ export default defineCommand({
     const methods = args.methods === undefined ? [...METHOD_IDS] : parseMethods(args.methods);
     const pressure = parsePressure(args.pressure);
     const weights = evalNeedWeights(args["need-weights"]);
+    const jobs = parseJobs(args.jobs);
     const outDir = args.out;
     const outCheck = checkOutDir(outDir ?? ".");
     // a folder made only for this run goes again if the run writes nothing into it
@@ -293,10 +315,14 @@ export default defineCommand({
         ...(host === undefined ? {} : { host }),
         ...(pressure === undefined ? {} : { pressure }),
         ...(args.split === true ? { split: true, ...(groups === undefined ? {} : { groups }) } : {}),
-        compact: rulesCompactorWith(weights.model),
         ...(weights.model === undefined ? {} : { needModel: weights.model }),
         needWeights: weights.record,
+        ...(jobs > 1 ? { workers: { count: jobs, command: selfCommand() } } : {}),
         onProgress: bar.update,
+        onWarn: (m) => {
+          bar.end();
+          log.warn(m);
+        },
         shouldStop: () => stop,
       });
     } catch (e) {

@@ -5,6 +5,10 @@
 // with the same text: hosts give every call a random id, so that happens only to copies.
 import type { Session } from "../engine/types.ts";
 
+/** Each tool result of a session as a copy is told by: its host, call id and a hash of its output. */
+export const copyKeys = (session: Session): string[] =>
+  session.messages.flatMap((m) => m.toolResults.map((r) => `${session.host}\u0000${r.callId}\u0000${Bun.hash(r.text).toString(36)}`));
+
 export class CopyFinder {
   /** host, call id and a hash of the output -> the first session holding it */
   private readonly holders = new Map<string, string>();
@@ -14,7 +18,11 @@ export class CopyFinder {
    * result of its own, or none at all); the session's results are remembered either way.
    */
   copyOf(name: string, session: Session): string | undefined {
-    const keys = session.messages.flatMap((m) => m.toolResults.map((r) => `${session.host}\u0000${r.callId}\u0000${Bun.hash(r.text).toString(36)}`));
+    return this.copyOfKeys(name, copyKeys(session));
+  }
+
+  /** copyOf, for a session given by its copyKeys. */
+  copyOfKeys(name: string, keys: readonly string[]): string | undefined {
     const first = keys.length === 0 ? undefined : this.holders.get(keys[0]!);
     const copy = first !== undefined && keys.every((k) => this.holders.has(k)) ? first : undefined;
     for (const k of keys) if (!this.holders.has(k)) this.holders.set(k, name);

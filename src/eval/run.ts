@@ -1,20 +1,21 @@
-// The eval over a corpus: load each file (a broken one is skipped with its reason), replay it,
-// and assemble the report object. Everything in the report is sorted and free of clocks and
-// machine paths, so the same corpus gives the same report byte for byte.
-import { readFileSync } from "node:fs";
+// The eval over a corpus: load each file (a broken one is skipped with its reason), replay it
+// (file-replay.ts; in worker processes, pool.ts), and assemble the report object. Everything in
+// the report is sorted and free of clocks and machine paths, so the same corpus gives the same
+// report byte for byte, however many processes replayed it.
 import { CHARS_PER_TOKEN } from "../engine/estimate.ts";
 import type { NeedModel } from "../engine/need/model.ts";
 import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
 import { DEFAULT_OPTIONS, type Host } from "../engine/types.ts";
-import { detectHost, loadSessionFile } from "../hosts/load.ts";
 import { CopyFinder, copyReason } from "./copies.ts";
 import { BcError } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
-import { contentHash, fingerprint, type CorpusFile, type Skipped, notASession, unreadable } from "./corpus.ts";
-import { PIN_LAST_MESSAGES, cutIndex } from "./cut.ts";
+import { contentHash, fingerprint, type CorpusFile, type Skipped } from "./corpus.ts";
+import { type FileOutcome, type ReplayConfig, replayFile } from "./file-replay.ts";
+import { rulesCompactorWith } from "./methods/engine.ts";
+import { replayInWorkers, type Workers } from "./pool.ts";
+import { PIN_LAST_MESSAGES } from "./cut.ts";
 import { CLEAR_TOOL_USES, MICROCOMPACT, OBSERVATION_MASK, OPENCODE_PRUNE, SIZE_CAP } from "./methods/baselines.ts";
 import type { Compactor } from "./methods/rules.ts";
-import { checkRecall } from "./recall-check.ts";
 import {
   CEILING_IDS,
   LIGHT_CEILING_IDS,
@@ -23,8 +24,6 @@ import {
   ceilingSummaries,
   methodSummaries,
   pressureSummaries,
-  replaySession,
-  RULES_ID,
   type SessionReplay,
 } from "./replay.ts";
 import { BUDGET_PERCENT } from "./pressure.ts";
@@ -108,10 +107,15 @@ export interface RunEvalOptions extends EvalParameters {
   /** problems found before loading (missing paths) */
   readonly skipped?: readonly Skipped[];
   readonly kind: EvalReport["corpus"]["kind"];
-  readonly compact: Compactor;
+  /** how the rules compact in light mode (default: bc's, ranking by needModel); not with workers */
+  readonly compact?: Compactor;
   /** the need weights bc's rows rank by (undefined: the shipped ones); `compact` should rank by the same */
   readonly needModel?: NeedModel;
+  /** replay the files in this many processes of this bc at once (pool.ts; default: in this process alone) */
+  readonly workers?: Workers;
   readonly onProgress?: (done: number, total: number, name: string) => void;
+  /** a worker process that failed (its files are replayed here instead) */
+  readonly onWarn?: (message: string) => void;
   /** polled between sessions; true stops the run (BcError "interrupted") */
   readonly shouldStop?: () => boolean;
 }
@@ -179,68 +183,53 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
   const sessions: (SessionReplay & { group?: string })[] = [];
   const hashed: { name: string; group?: string; hash: string }[] = [];
   let filteredOut = 0;
-  let done = 0;
   const copies = new CopyFinder();
-  for (const f of opts.files) {
-    if (opts.shouldStop?.()) throw new BcError("interrupted", `interrupted after ${done} of ${opts.files.length} files; no report written`);
-    opts.onProgress?.(done, opts.files.length, f.name);
-    done++;
-    await yieldToEvents();
-    let bytes: Uint8Array;
-    try {
-      bytes = readFileSync(f.path);
-    } catch (e) {
-      skipped.push({ file: f.name, reason: unreadable(f.name, e) });
-      continue;
-    }
-    try {
-      if (opts.host !== undefined && detectHost(f.path) !== opts.host) {
-        filteredOut++;
-        continue;
-      }
-    } catch {
-      // not recognisable: loading says why below
-    }
-    hashed.push({ name: f.name, ...(f.group === undefined ? {} : { group: f.group }), hash: contentHash(bytes) });
-    try {
-      const loaded = loadSessionFile(f.path);
-      for (const m of loaded.malformed) malformedLines.push(m.split(f.path).join(f.name));
-      if (loaded.timeline.messages.length === 0) {
-        skipped.push({ file: f.name, reason: `${f.name}: no messages to replay` });
-        continue;
-      }
-      const copy = copies.copyOf(f.name, loaded.timeline);
-      if (copy !== undefined) {
-        skipped.push({ file: f.name, reason: copyReason(f.name, copy) });
-        continue;
-      }
-      const replay = replaySession(
-        { host: loaded.host, id: loaded.id, file: f.name, timeline: loaded.timeline, compactions: loaded.compactions },
-        {
-          cuts,
-          methods,
-          passes,
-          compact: opts.compact,
-          ...(opts.pressure === undefined ? {} : { pressure: opts.pressure }),
-          ...(opts.needModel === undefined ? {} : { needModel: opts.needModel }),
-        },
-      );
-      // what the host keeps after bc's compaction at each cut: does recall give every removed result back?
-      let recall = { removed: 0, recalled: 0 };
-      if (methods.includes(RULES_ID))
-        for (const share of cuts) {
-          const at = cutIndex(loaded.timeline.messages.length, share);
-          if (at <= 0 || at >= loaded.timeline.messages.length) continue;
-          const r = checkRecall(loaded, [opts.compact({ ...loaded.timeline, messages: loaded.timeline.messages.slice(0, at) }).messages]);
-          recall = { removed: recall.removed + r.removed, recalled: recall.recalled + r.recalled };
-        }
-      const withRecall = { ...replay, recall };
-      sessions.push(opts.split === true && f.group !== undefined ? { ...withRecall, group: f.group } : withRecall);
-    } catch (e) {
-      // a file that cannot be read as a session is reported and skipped; the run goes on
-      skipped.push({ file: f.name, reason: notASession(f, e) });
+  const config: ReplayConfig = {
+    cuts,
+    methods,
+    passes,
+    ...(opts.host === undefined ? {} : { host: opts.host }),
+    ...(opts.pressure === undefined ? {} : { pressure: opts.pressure }),
+    ...(opts.needModel === undefined ? {} : { needModel: opts.needModel }),
+  };
+  const interrupted = (done: number): BcError => new BcError("interrupted", `interrupted after ${done} of ${opts.files.length} files; no report written`);
+  let outcomes: FileOutcome[];
+  if (opts.workers !== undefined && opts.workers.count > 1 && opts.files.length > 1) {
+    if (opts.compact !== undefined) throw new Error("runEval: worker processes rank with the need weights given, not with another compactor");
+    outcomes = await replayInWorkers(opts.files, config, opts.workers, {
+      ...(opts.onProgress === undefined ? {} : { onDone: opts.onProgress }),
+      ...(opts.onWarn === undefined ? {} : { onWarn: opts.onWarn }),
+      ...(opts.shouldStop === undefined ? {} : { shouldStop: opts.shouldStop }),
+    });
+  } else {
+    const compact = opts.compact ?? rulesCompactorWith(opts.needModel);
+    outcomes = [];
+    for (const f of opts.files) {
+      if (opts.shouldStop?.()) throw interrupted(outcomes.length);
+      opts.onProgress?.(outcomes.length, opts.files.length, f.name);
+      await yieldToEvents();
+      // a copy of a session read before is found before it is replayed
+      outcomes.push(replayFile(f, config, compact, (name, keys) => copies.copyOfKeys(name, keys)));
     }
   }
+  // the outcomes, in file order: what a copy is depends on what came before it
+  opts.files.forEach((f, k) => {
+    const o = outcomes[k]!;
+    if (o.kind === "unreadable") skipped.push({ file: f.name, reason: o.reason });
+    if (o.kind === "filtered") filteredOut++;
+    if (o.kind !== "read") return;
+    hashed.push({ name: f.name, ...(f.group === undefined ? {} : { group: f.group }), hash: o.hash });
+    malformedLines.push(...o.malformed);
+    const l = o.loaded;
+    if (l.kind === "not-a-session") skipped.push({ file: f.name, reason: l.reason });
+    if (l.kind === "empty") skipped.push({ file: f.name, reason: `${f.name}: no messages to replay` });
+    if (l.kind !== "session") return;
+    const copy = l.copyChecked ? l.copyOf : copies.copyOfKeys(f.name, l.copyKeys);
+    if (copy !== undefined) skipped.push({ file: f.name, reason: copyReason(f.name, copy) });
+    else if (l.replay === undefined) skipped.push({ file: f.name, reason: l.failed ?? `${f.name}: not replayed` });
+    else sessions.push(opts.split === true && f.group !== undefined ? { ...l.replay, group: f.group } : l.replay);
+  });
+  const done = opts.files.length;
   opts.onProgress?.(done, opts.files.length, "");
   sessions.sort((a, b) => (a.host < b.host ? -1 : a.host > b.host ? 1 : a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   hashed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -2,7 +2,7 @@
 // dir (no node_modules, no package.json, no bunfig anywhere above it), run with a bare
 // environment, it answers --version, --help and misuse the way the CLI promises.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { CommandDef } from "citty";
@@ -116,6 +116,22 @@ describe("answers", () => {
     }
   });
 });
+
+test("bc eval in worker processes (the binary starting itself) writes the report one process writes", () => {
+  const outs = mkdtempSync(join(tmpdir(), "bc-alone-eval-"));
+  try {
+    const reports = ["1", "2"].map((jobs) => {
+      const r = bc("eval", "--demo", "--jobs", jobs, "--out", join(outs, jobs));
+      expect([jobs, r.code]).toEqual([jobs, 0]);
+      expect(r.stderr).not.toContain("worker process ended early");
+      return readFileSync(join(outs, jobs, "report.json"), "utf8");
+    });
+    expect(reports[1]).toBe(reports[0]!);
+    expect(JSON.parse(reports[0]!).corpus.sessions).toBeGreaterThan(1);
+  } finally {
+    rmSync(outs, { recursive: true, force: true });
+  }
+}, 120_000);
 
 describe("misuse: one line and a hint on stderr, exit 2, no stack trace", () => {
   test("unknown subcommand", () => {

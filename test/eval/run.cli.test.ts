@@ -3,7 +3,7 @@ import { afterAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { parseCuts, parseMethods, parsePressure } from "../../src/cli/eval.ts";
+import { MAX_JOBS, parseCuts, parseJobs, parseMethods, parsePressure } from "../../src/cli/eval.ts";
 import { collectFiles, unreadable } from "../../src/eval/corpus.ts";
 import { DEMO_FILES } from "../../src/eval/demo/index.ts";
 import { scoreHostCompactions } from "../../src/eval/host-compactions.ts";
@@ -139,6 +139,15 @@ test("--pressure takes a share of the window, or off", () => {
   expect(parsePressure("0.9")).toBe(0.9);
   expect(parsePressure("off")).toBeUndefined();
   for (const bad of ["0", "1.5", "high"]) expect(() => parsePressure(bad)).toThrow("--pressure");
+});
+
+test("--jobs takes how many processes replay at once; by default one per core, at most MAX_JOBS", () => {
+  expect(parseJobs(undefined, 2)).toBe(2);
+  expect(parseJobs(undefined, 64)).toBe(MAX_JOBS);
+  expect(parseJobs(undefined, 0)).toBe(1);
+  expect(parseJobs("1", 8)).toBe(1);
+  expect(parseJobs("12", 2)).toBe(12);
+  for (const bad of ["0", "65", "1.5", "-2", "two", ""]) expect(() => parseJobs(bad)).toThrow("--jobs");
 });
 
 test("--split: each given path is its own block beside the total; fingerprints depend on contents only", async () => {

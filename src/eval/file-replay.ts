@@ -1,0 +1,116 @@
+// One corpus file as bc eval takes it: read, hashed, loaded, replayed at each cut, and what bc
+// recall gives back of what the rules removed. Its outcome is plain data, so it can be made in
+// this process or in a worker process (pool.ts); runEval folds the outcomes in file order, so a
+// run gives the same report however many processes made them.
+import { readFileSync } from "node:fs";
+import type { NeedModel } from "../engine/need/model.ts";
+import type { Host } from "../engine/types.ts";
+import { detectHost, loadSessionFile } from "../hosts/load.ts";
+import { copyKeys } from "./copies.ts";
+import { contentHash, type CorpusFile, notASession, unreadable } from "./corpus.ts";
+import { cutIndex } from "./cut.ts";
+import type { Compactor } from "./methods/rules.ts";
+import { checkRecall } from "./recall-check.ts";
+import { replaySession, RULES_ID, type SessionReplay } from "./replay.ts";
+
+/** What every file of a run is replayed with: plain data, as a worker process is sent it. */
+export interface ReplayConfig {
+  readonly cuts: readonly number[];
+  readonly methods: readonly string[];
+  readonly passes: readonly number[];
+  readonly host?: Host;
+  /** the pressure mode's share of the window (undefined: light mode only) */
+  readonly pressure?: number;
+  /** the need weights bc ranks by (undefined: the shipped ones) */
+  readonly needModel?: NeedModel;
+}
+
+/** A session's replay with what recall gave back at its cuts. */
+export type ReplayWithRecall = SessionReplay & { readonly recall: { readonly removed: number; readonly recalled: number } };
+
+/** What became of a file that was read and hashed. */
+export type LoadedOutcome =
+  /** not read as a session (the loader's one-line reason) */
+  | { readonly kind: "not-a-session"; readonly reason: string }
+  | { readonly kind: "empty" }
+  | {
+      readonly kind: "session";
+      /** what tells a copy of an earlier session (copies.ts) */
+      readonly copyKeys: readonly string[];
+      /** asked of the run's copy finder here already: the session it copies (undefined: none) */
+      readonly copyOf?: string;
+      readonly copyChecked: boolean;
+      /** the replay, or why it failed (absent for a copy found here) */
+      readonly replay?: ReplayWithRecall;
+      readonly failed?: string;
+    };
+
+export type FileOutcome =
+  | { readonly kind: "unreadable"; readonly reason: string }
+  /** left out by --host */
+  | { readonly kind: "filtered" }
+  | { readonly kind: "read"; readonly hash: string; readonly malformed: readonly string[]; readonly loaded: LoadedOutcome };
+
+/**
+ * One file, replayed. `copyOf`, when given, is asked before the replay (a copy is not replayed);
+ * without it, the run asks when it folds the outcome, and a copy's replay is thrown away there.
+ */
+export const replayFile = (
+  f: CorpusFile,
+  config: ReplayConfig,
+  compact: Compactor,
+  copyOf?: (name: string, keys: readonly string[]) => string | undefined,
+): FileOutcome => {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(f.path);
+  } catch (e) {
+    return { kind: "unreadable", reason: unreadable(f.name, e) };
+  }
+  try {
+    if (config.host !== undefined && detectHost(f.path) !== config.host) return { kind: "filtered" };
+  } catch {
+    // not recognisable: loading says why below
+  }
+  const hash = contentHash(bytes);
+  const malformed: string[] = [];
+  const read = (loaded: LoadedOutcome): FileOutcome => ({ kind: "read", hash, malformed, loaded });
+  let session: ReturnType<typeof loadSessionFile>;
+  try {
+    session = loadSessionFile(f.path);
+  } catch (e) {
+    return read({ kind: "not-a-session", reason: notASession(f, e) });
+  }
+  for (const m of session.malformed) malformed.push(m.split(f.path).join(f.name));
+  if (session.timeline.messages.length === 0) return read({ kind: "empty" });
+  const keys = copyKeys(session.timeline);
+  const copy = copyOf?.(f.name, keys);
+  const checked = copyOf !== undefined;
+  if (copy !== undefined) return read({ kind: "session", copyKeys: keys, copyOf: copy, copyChecked: true });
+  try {
+    const replay = replaySession(
+      { host: session.host, id: session.id, file: f.name, timeline: session.timeline, compactions: session.compactions },
+      {
+        cuts: config.cuts,
+        methods: config.methods,
+        passes: config.passes,
+        compact,
+        ...(config.pressure === undefined ? {} : { pressure: config.pressure }),
+        ...(config.needModel === undefined ? {} : { needModel: config.needModel }),
+      },
+    );
+    // what the host keeps after bc's compaction at each cut: does recall give every removed result back?
+    let recall = { removed: 0, recalled: 0 };
+    if (config.methods.includes(RULES_ID))
+      for (const share of config.cuts) {
+        const at = cutIndex(session.timeline.messages.length, share);
+        if (at <= 0 || at >= session.timeline.messages.length) continue;
+        const r = checkRecall(session, [compact({ ...session.timeline, messages: session.timeline.messages.slice(0, at) }).messages]);
+        recall = { removed: recall.removed + r.removed, recalled: recall.recalled + r.recalled };
+      }
+    return read({ kind: "session", copyKeys: keys, copyChecked: checked, replay: { ...replay, recall } });
+  } catch (e) {
+    // a file that cannot be replayed as a session is reported and skipped; the run goes on
+    return read({ kind: "session", copyKeys: keys, copyChecked: checked, failed: notASession(f, e) });
+  }
+};

@@ -1,0 +1,119 @@
+// bc eval's worker processes: the files of a run replayed by several processes of this same bc
+// (`bc eval-worker`) at once, one file each at a time, the largest first. A worker is sent the
+// run's ReplayConfig, then one file per line, and answers each with its FileOutcome on a line.
+// The outcomes come back in file order whatever order they were made in, so the report is the
+// one a single process makes. A worker that fails or ends early costs nothing: the files it did
+// not answer are replayed in this process, and onWarn says so.
+import { statSync } from "node:fs";
+import type { Subprocess } from "bun";
+import { BcError } from "../util/errors.ts";
+import { linesOf } from "../util/lines.ts";
+import type { CorpusFile } from "./corpus.ts";
+import { type FileOutcome, type ReplayConfig, replayFile } from "./file-replay.ts";
+import { rulesCompactorWith } from "./methods/engine.ts";
+
+export interface Workers {
+  /** how many processes at once */
+  readonly count: number;
+  /** the command that runs this bc (util/self-command.ts); the pool adds `eval-worker` */
+  readonly command: readonly string[];
+}
+
+export const WORKER_COMMAND = "eval-worker";
+
+/** The files a worker is sent: path and name only. */
+export interface WorkerJob {
+  readonly path: string;
+  readonly name: string;
+}
+
+const sizeOf = (path: string): number => {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+};
+
+/** The first line of what a process wrote to stderr, for a warning. */
+const firstLine = (text: string): string => text.trim().split("\n")[0]?.slice(0, 200) ?? "";
+
+export const replayInWorkers = async (
+  files: readonly CorpusFile[],
+  config: ReplayConfig,
+  workers: Workers,
+  hooks: {
+    readonly onDone?: (done: number, total: number, name: string) => void;
+    readonly onWarn?: (message: string) => void;
+    readonly shouldStop?: () => boolean;
+  } = {},
+): Promise<FileOutcome[]> => {
+  const outcomes: (FileOutcome | undefined)[] = new Array(files.length);
+  // the largest first: the long replays start early, the short ones fill in at the end
+  const queue = files
+    .map((f, i) => ({ i, size: sizeOf(f.path) }))
+    .sort((a, b) => b.size - a.size || a.i - b.i)
+    .map((x) => x.i);
+  let taken = 0;
+  let done = 0;
+  const stopped = (): boolean => hooks.shouldStop?.() === true;
+  const finish = (i: number, o: FileOutcome): void => {
+    outcomes[i] = o;
+    done++;
+    hooks.onDone?.(done, files.length, files[i]!.name);
+  };
+  const live = new Set<Subprocess>();
+
+  const work = async (): Promise<void> => {
+    const proc = Bun.spawn([...workers.command, WORKER_COMMAND], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    live.add(proc);
+    const stderr = new Response(proc.stderr).text();
+    const answers = linesOf(proc.stdout);
+    let ended = false;
+    try {
+      proc.stdin.write(`${JSON.stringify(config)}\n`);
+      while (!stopped() && taken < queue.length) {
+        const i = queue[taken++]!;
+        const job: WorkerJob = { path: files[i]!.path, name: files[i]!.name };
+        proc.stdin.write(`${JSON.stringify(job)}\n`);
+        await proc.stdin.flush();
+        const answer = await answers.next();
+        if (answer.done === true) {
+          // this file is left to the process itself, below
+          ended = true;
+          break;
+        }
+        finish(i, JSON.parse(answer.value) as FileOutcome);
+      }
+    } catch {
+      ended = true;
+    } finally {
+      try {
+        proc.stdin.end();
+      } catch {
+        // already closed: the process has ended
+      }
+    }
+    const code = await proc.exited;
+    live.delete(proc);
+    if ((ended || code !== 0) && !stopped()) {
+      const why = firstLine(await stderr);
+      hooks.onWarn?.(`a worker process ended early (exit ${code}${why === "" ? "" : `: ${why}`}); the sessions it left are replayed in this process`);
+    }
+  };
+
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(workers.count, files.length)) }, work));
+  } finally {
+    for (const p of live) p.kill();
+  }
+  if (stopped()) throw new BcError("interrupted", `interrupted after ${done} of ${files.length} files; no report written`);
+  // what no worker answered
+  const compact = rulesCompactorWith(config.needModel);
+  for (let i = 0; i < files.length; i++) {
+    if (outcomes[i] !== undefined) continue;
+    if (stopped()) throw new BcError("interrupted", `interrupted after ${done} of ${files.length} files; no report written`);
+    finish(i, replayFile(files[i]!, config, compact));
+  }
+  return outcomes as FileOutcome[];
+};
