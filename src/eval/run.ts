@@ -40,13 +40,8 @@ export const LEFT_OUT = [
   },
 ] as const;
 
-export interface EvalParameters {
-  readonly cuts: readonly number[];
-  readonly passes: readonly number[];
-  readonly methods: readonly string[];
-  readonly host?: Host;
-  /** the pressure mode's share of the window (undefined: light mode only) */
-  readonly pressure?: number;
+/** What a run is asked for: how each file is replayed (but the weights, which it names), and how it is reported. */
+export interface EvalParameters extends Omit<ReplayConfig, "needModel"> {
   /** report each given path as its own block beside the total */
   readonly split?: boolean;
   /** --split: the blocks' names in the order the paths were given (default: as the files come) */
