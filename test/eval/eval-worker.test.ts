@@ -1,0 +1,55 @@
+// A worker process's loop (bc eval-worker), in process: its first line is the run's config, each
+// later line a file, each answer a JSON line in the order sent, the outcome this process's own
+// replayFile gives.
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { serveReplays } from "../../src/cli/eval-worker.ts";
+import { DEMO_FILES } from "../../src/eval/demo/index.ts";
+import { replayFile } from "../../src/eval/file-replay.ts";
+import { rulesCompactor } from "../../src/eval/methods/engine.ts";
+import { METHOD_IDS } from "../../src/eval/replay.ts";
+
+const tmp = mkdtempSync(join(tmpdir(), "bc-worker-test-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const streamOf = (text: string): ReadableStream<Uint8Array> =>
+  new ReadableStream({
+    start(c) {
+      // split mid-line, as a pipe may
+      const bytes = new TextEncoder().encode(text);
+      c.enqueue(bytes.subarray(0, 7));
+      c.enqueue(bytes.subarray(7));
+      c.close();
+    },
+  });
+
+const answersTo = async (lines: readonly unknown[]): Promise<unknown[]> => {
+  const out: string[] = [];
+  await serveReplays(streamOf(lines.map((l) => JSON.stringify(l)).join("\n")), async (line) => out.push(line));
+  return out.map((l) => {
+    expect(l.endsWith("\n")).toBe(true);
+    return JSON.parse(l);
+  });
+};
+
+test("each file answered in order, with the outcome this process's replayFile gives", async () => {
+  const files = Object.entries(DEMO_FILES)
+    .slice(0, 2)
+    .map(([name, text], k) => {
+      const path = join(tmp, `s${k}.jsonl`);
+      writeFileSync(path, text);
+      return { path, name };
+    });
+  const missing = { path: join(tmp, "gone.jsonl"), name: "gone.jsonl" };
+  const config = { cuts: [0.5, 0.9], methods: METHOD_IDS, passes: [0.5] };
+  const answers = await answersTo([config, ...files, missing]);
+  expect(answers).toEqual(JSON.parse(JSON.stringify([...files, missing].map((f) => replayFile(f, config, rulesCompactor)))));
+  expect((answers[0] as { kind: string }).kind).toBe("read");
+  expect((answers[2] as { kind: string }).kind).toBe("unreadable");
+});
+
+test("nothing on stdin is refused in one line", async () => {
+  await expect(answersTo([])).rejects.toThrow("bc eval-worker: nothing on stdin");
+});
