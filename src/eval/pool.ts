@@ -35,6 +35,10 @@ const sizeOf = (path: string): number => {
   }
 };
 
+/** What stops an eval that was asked to stop: no report is written. */
+export const interruptedAfter = (done: number, total: number): BcError =>
+  new BcError("interrupted", `interrupted after ${done} of ${total} files; no report written`);
+
 /** The first line of what a process wrote to stderr, for a warning. */
 const firstLine = (text: string): string => text.trim().split("\n")[0]?.slice(0, 200) ?? "";
 
@@ -107,12 +111,12 @@ export const replayInWorkers = async (
   } finally {
     for (const p of live) p.kill();
   }
-  if (stopped()) throw new BcError("interrupted", `interrupted after ${done} of ${files.length} files; no report written`);
+  if (stopped()) throw interruptedAfter(done, files.length);
   // what no worker answered
   const compact = rulesCompactorWith(config.needModel);
   for (let i = 0; i < files.length; i++) {
     if (outcomes[i] !== undefined) continue;
-    if (stopped()) throw new BcError("interrupted", `interrupted after ${done} of ${files.length} files; no report written`);
+    if (stopped()) throw interruptedAfter(done, files.length);
     finish(i, replayFile(files[i]!, config, compact));
   }
   return outcomes as FileOutcome[];

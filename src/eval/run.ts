@@ -7,12 +7,11 @@ import type { NeedModel } from "../engine/need/model.ts";
 import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
 import { DEFAULT_OPTIONS, type Host } from "../engine/types.ts";
 import { CopyFinder, copyReason } from "./copies.ts";
-import { BcError } from "../util/errors.ts";
 import { VERSION } from "../version.ts";
 import { contentHash, fingerprint, type CorpusFile, type Skipped } from "./corpus.ts";
 import { type FileOutcome, type ReplayConfig, replayFile } from "./file-replay.ts";
 import { rulesCompactorWith } from "./methods/engine.ts";
-import { replayInWorkers, type Workers } from "./pool.ts";
+import { interruptedAfter, replayInWorkers, type Workers } from "./pool.ts";
 import { PIN_LAST_MESSAGES } from "./cut.ts";
 import { CLEAR_TOOL_USES, MICROCOMPACT, OBSERVATION_MASK, OPENCODE_PRUNE, SIZE_CAP } from "./methods/baselines.ts";
 import type { Compactor } from "./methods/rules.ts";
@@ -187,7 +186,6 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
     ...(opts.pressure === undefined ? {} : { pressure: opts.pressure }),
     ...(opts.needModel === undefined ? {} : { needModel: opts.needModel }),
   };
-  const interrupted = (done: number): BcError => new BcError("interrupted", `interrupted after ${done} of ${opts.files.length} files; no report written`);
   let outcomes: FileOutcome[];
   if (opts.workers !== undefined && opts.workers.count > 1 && opts.files.length > 1) {
     if (opts.compact !== undefined) throw new Error("runEval: worker processes rank with the need weights given, not with another compactor");
@@ -200,7 +198,7 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
     const compact = opts.compact ?? rulesCompactorWith(opts.needModel);
     outcomes = [];
     for (const f of opts.files) {
-      if (opts.shouldStop?.()) throw interrupted(outcomes.length);
+      if (opts.shouldStop?.()) throw interruptedAfter(outcomes.length, opts.files.length);
       opts.onProgress?.(outcomes.length, opts.files.length, f.name);
       await yieldToEvents();
       // a copy of a session read before is found before it is replayed
