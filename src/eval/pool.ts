@@ -90,7 +90,10 @@ export const replayInWorkers = async (
         finish(i, JSON.parse(answer.value) as FileOutcome);
       }
     } catch {
+      // a garbled answer (or a pipe closed under the write): nothing more is read from this
+      // worker, so it must not be left waiting to write into a full pipe
       ended = true;
+      proc.kill();
     } finally {
       try {
         proc.stdin.end();

@@ -62,6 +62,16 @@ test("a worker that cannot run leaves every file to this process, with a warning
   expect(warnings[0]).toBe("a worker process ended early (exit 3: no such worker); the sessions it left are replayed in this process");
 }, 60_000);
 
+test("a worker that answers something else is stopped, not waited on; its files are replayed here", async () => {
+  const warnings: string[] = [];
+  // answers garbage, then would stay alive for good
+  const garbled = [process.execPath, "-e", "console.log('not an outcome'); setInterval(() => {}, 1000)"];
+  const r = await runEval({ ...base, workers: { count: 2, command: garbled }, onWarn: (m) => warnings.push(m) });
+  expect(JSON.stringify(r)).toBe(JSON.stringify(await runEval(base)));
+  expect(warnings).toHaveLength(2);
+  expect(warnings[0]).toMatch(/^a worker process ended early \(exit \d+\); the sessions it left are replayed in this process$/);
+}, 60_000);
+
 test("an interruption stops the workers and writes nothing", async () => {
   let answered = 0;
   const run = runEval({ ...base, workers: { count: 2, command: BC }, onProgress: () => answered++, shouldStop: () => answered >= 1 });
