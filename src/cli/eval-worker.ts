@@ -12,18 +12,28 @@ import { linesOf } from "../util/lines.ts";
 export const serveReplays = async (input: ReadableStream<Uint8Array>, write: (line: string) => Promise<unknown>): Promise<void> => {
   let config: ReplayConfig | undefined;
   let compact: ReturnType<typeof rulesCompactorWith> | undefined;
+  let n = 0;
+  /** a line of stdin as JSON, or a one-line error naming it */
+  const read = (line: string): unknown => {
+    try {
+      return JSON.parse(line);
+    } catch (e) {
+      throw new BcError("usage", `eval-worker: stdin line ${n} is not JSON (${(e as Error).message}); bc eval starts it and sends it what to do`);
+    }
+  };
   for await (const line of linesOf(input)) {
+    n++;
     if (line === "") continue;
     if (config === undefined) {
-      config = JSON.parse(line) as ReplayConfig;
+      config = read(line) as ReplayConfig;
       compact = rulesCompactorWith(config.needModel);
       continue;
     }
-    const job = JSON.parse(line) as WorkerJob;
+    const job = read(line) as WorkerJob;
     const f: CorpusFile = { path: job.path, name: job.name };
     await write(`${JSON.stringify(replayFile(f, config, compact!))}\n`);
   }
-  if (config === undefined) throw new BcError("usage", "bc eval-worker: nothing on stdin (bc eval starts it and sends it files)");
+  if (config === undefined) throw new BcError("usage", "eval-worker: nothing on stdin (bc eval starts it and sends it the files to replay)");
 };
 
 export default defineCommand({

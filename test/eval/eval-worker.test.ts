@@ -50,6 +50,10 @@ test("each file answered in order, with the outcome this process's replayFile gi
   expect((answers[2] as { kind: string }).kind).toBe("unreadable");
 });
 
-test("nothing on stdin is refused in one line", async () => {
-  await expect(answersTo([])).rejects.toThrow("bc eval-worker: nothing on stdin");
+test("nothing on stdin, or a line that is not JSON, is refused in one line", async () => {
+  await expect(answersTo([])).rejects.toThrow("eval-worker: nothing on stdin (bc eval starts it");
+  const out: string[] = [];
+  await expect(serveReplays(streamOf('{"cuts":[0.5],"methods":[],"passes":[]}\nnot json\n'), async (l) => out.push(l))).rejects.toThrow(
+    /^eval-worker: stdin line 2 is not JSON \(/,
+  );
 });
