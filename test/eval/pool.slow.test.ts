@@ -53,22 +53,23 @@ test("two worker processes give the report one process gives, byte for byte", as
   expect(JSON.stringify(claudePooled)).toBe(JSON.stringify(claude));
 }, 60_000);
 
-test("a worker that cannot run leaves every file to this process, with a warning", async () => {
+/** A run whose two workers run `script` instead of bc: its report must be one process's; what it warned. */
+const withWorkersRunning = async (script: string): Promise<string[]> => {
   const warnings: string[] = [];
-  const dead = [process.execPath, "-e", "process.stderr.write('no such worker\\n'); process.exit(3)"];
-  const r = await runEval({ ...base, workers: { count: 2, command: dead }, onWarn: (m) => warnings.push(m) });
+  const r = await runEval({ ...base, workers: { count: 2, command: [process.execPath, "-e", script] }, onWarn: (m) => warnings.push(m) });
   expect(JSON.stringify(r)).toBe(JSON.stringify(await runEval(base)));
   expect(warnings).toHaveLength(2);
+  return warnings;
+};
+
+test("a worker that cannot run leaves every file to this process, with a warning", async () => {
+  const warnings = await withWorkersRunning("process.stderr.write('no such worker\\n'); process.exit(3)");
   expect(warnings[0]).toBe("a worker process ended early (exit 3: no such worker); the sessions it left are replayed in this process");
 }, 60_000);
 
 test("a worker that answers something else is stopped, not waited on; its files are replayed here", async () => {
-  const warnings: string[] = [];
   // answers garbage, then would stay alive for good
-  const garbled = [process.execPath, "-e", "console.log('not an outcome'); setInterval(() => {}, 1000)"];
-  const r = await runEval({ ...base, workers: { count: 2, command: garbled }, onWarn: (m) => warnings.push(m) });
-  expect(JSON.stringify(r)).toBe(JSON.stringify(await runEval(base)));
-  expect(warnings).toHaveLength(2);
+  const warnings = await withWorkersRunning("console.log('not an outcome'); setInterval(() => {}, 1000)");
   expect(warnings[0]).toMatch(/^a worker process ended early \(exit \d+\); the sessions it left are replayed in this process$/);
 }, 60_000);
 
