@@ -46,6 +46,9 @@ test("two worker processes give the report one process gives, byte for byte", as
   const reasons = alone.corpus.skipped.map((s) => s.reason).join("\n");
   for (const why of ["a copy of", "broken.jsonl:1: not valid JSON", "empty.jsonl: the file is empty"]) expect(reasons).toContain(why);
   expect(done.at(-1)).toBe(files.length);
+  // one file at a time when no two fit in the bytes allowed in flight: the same report
+  const narrow = await runEval({ ...base, workers: { count: 2, command: BC, inFlightBytes: 1 } });
+  expect(JSON.stringify(narrow)).toBe(JSON.stringify(alone));
   // --host leaves out the other host's files the same way
   const claude = await runEval({ ...base, host: "claude" });
   const claudePooled = await runEval({ ...base, host: "claude", workers: { count: 2, command: BC } });
