@@ -2,16 +2,15 @@
 // recall gives back of what the rules removed. Its outcome is plain data, so it can be made in
 // this process or in a worker process (pool.ts); runEval folds the outcomes in file order, so a
 // run gives the same report however many processes made them.
-import { readFileSync } from "node:fs";
 import type { NeedModel } from "../engine/need/model.ts";
 import type { Host } from "../engine/types.ts";
-import { detectHost, loadSessionFile } from "../hosts/load.ts";
 import { copyKeys } from "./copies.ts";
-import { contentHash, type CorpusFile, notASession, unreadable } from "./corpus.ts";
+import { type CorpusFile, notASession } from "./corpus.ts";
 import { cutIndex } from "./cut.ts";
 import type { Compactor } from "./methods/rules.ts";
 import { checkRecall } from "./recall-check.ts";
 import { replaySession, RULES_ID, type SessionReplay } from "./replay.ts";
+import { readSessionFile } from "./session-file.ts";
 
 /** What every file of a run is replayed with: plain data, as a worker process is sent it. */
 export interface ReplayConfig {
@@ -61,26 +60,13 @@ export const replayFile = (
   compact: Compactor,
   copyOf?: (name: string, keys: readonly string[]) => string | undefined,
 ): FileOutcome => {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(f.path);
-  } catch (e) {
-    return { kind: "unreadable", reason: unreadable(f.name, e) };
-  }
-  try {
-    if (config.host !== undefined && detectHost(f.path) !== config.host) return { kind: "filtered" };
-  } catch {
-    // not recognisable: loading says why below
-  }
-  const hash = contentHash(bytes);
+  const file = readSessionFile(f, config.host);
+  if (file.kind === "unreadable" || file.kind === "filtered") return file;
+  const { hash } = file;
   const malformed: string[] = [];
   const read = (loaded: LoadedOutcome): FileOutcome => ({ kind: "read", hash, malformed, loaded });
-  let session: ReturnType<typeof loadSessionFile>;
-  try {
-    session = loadSessionFile(f.path);
-  } catch (e) {
-    return read({ kind: "not-a-session", reason: notASession(f, e) });
-  }
+  if (file.kind === "not-a-session") return read({ kind: "not-a-session", reason: file.reason });
+  const { session } = file;
   for (const m of session.malformed) malformed.push(m.split(f.path).join(f.name));
   if (session.timeline.messages.length === 0) return read({ kind: "empty" });
   const keys = copyKeys(session.timeline);

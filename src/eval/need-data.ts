@@ -1,16 +1,14 @@
 // Labelled need samples by replay: cut a session, let the engine describe every result of the
 // part before the cut (its features see nothing after the cut), and label each result by the
 // yardstick: 1 when the session used one of its tokens after the cut (a miss, had it been removed).
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { needTable } from "../engine/need/table.ts";
 import type { Session } from "../engine/types.ts";
-import { loadSessionFile } from "../hosts/load.ts";
 import { CopyFinder, copyReason } from "./copies.ts";
-import { collectFiles, notASession, unreadable } from "./corpus.ts";
+import { collectFiles, fingerprint as corpusFingerprint, notASession } from "./corpus.ts";
 import { cutContext } from "./cut.ts";
 import { neededTokens } from "./score.ts";
 import { indexSession } from "./session-index.ts";
+import { readSessionFile } from "./session-file.ts";
 
 /** Cut points for fitting: more of them than the eval's, for more (correlated) samples per session. */
 export const FIT_CUTS: readonly number[] = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
@@ -47,7 +45,7 @@ export const needSamples = (group: string, timeline: Session, cuts: readonly num
 
 export interface CollectedSamples {
   readonly samples: NeedSample[];
-  /** sha256 over the sorted content hashes of the files read: the same sessions, the same fingerprint */
+  /** the corpus fingerprint (corpus.ts) over the files read, as bc eval's report gives it: the same sessions, the same fingerprint */
   readonly fingerprint: string;
   readonly files: number;
   /** files that could not be read as sessions, with why */
@@ -69,28 +67,30 @@ export const collectNeedSamples = (paths: readonly string[], progress: (msg: str
   const copies = new CopyFinder();
   files.forEach((f, k) => {
     if (k % 10 === 0) progress(`${k} of ${files.length} files`);
-    let bytes: Uint8Array;
-    try {
-      bytes = readFileSync(f.path);
-    } catch (e) {
-      skipped.push(unreadable(f.name, e));
+    const file = readSessionFile(f);
+    if (file.kind === "unreadable" || file.kind === "filtered") {
+      if (file.kind === "unreadable") skipped.push(file.reason);
       return;
     }
-    const hash = createHash("sha256").update(bytes).digest("hex");
+    hashes.push(file.hash);
+    if (file.kind === "not-a-session") {
+      skipped.push(file.reason);
+      return;
+    }
+    const copy = copies.copyOf(f.name, file.session.timeline);
+    if (copy !== undefined) {
+      skipped.push(copyReason(f.name, copy));
+      return;
+    }
     try {
-      const loaded = loadSessionFile(f.path);
-      hashes.push(hash);
-      const copy = copies.copyOf(f.name, loaded.timeline);
-      if (copy !== undefined) skipped.push(copyReason(f.name, copy));
-      else {
-        samples.push(...needSamples(hash, loaded.timeline, cuts));
-        sessions.push({ path: f.path, group: hash });
-      }
+      samples.push(...needSamples(file.hash, file.session.timeline, cuts));
+      sessions.push({ path: f.path, group: file.hash });
     } catch (e) {
+      // a session that cannot be replayed is named and left out; the fit goes on
       skipped.push(notASession(f, e));
     }
   });
-  hashes.sort();
-  const fingerprint = createHash("sha256").update(hashes.join("\n")).digest("hex");
+  // as bc eval's report names the corpus: over every file read
+  const fingerprint = corpusFingerprint(hashes);
   return { samples, fingerprint, files: hashes.length, skipped, sessions };
 };

@@ -1,7 +1,13 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Session } from "../../src/engine/types.ts";
+import { collectFiles } from "../../src/eval/corpus.ts";
 import { cutContext } from "../../src/eval/cut.ts";
-import { needSamples } from "../../src/eval/need-data.ts";
+import { DEMO_FILES } from "../../src/eval/demo/index.ts";
+import { collectNeedSamples, needSamples } from "../../src/eval/need-data.ts";
+import { runEval } from "../../src/eval/run.ts";
 import { indexSession } from "../../src/eval/session-index.ts";
 import { SessionBuilder } from "../engine/support/build.ts";
 
@@ -51,4 +57,23 @@ describe("need samples by replay", () => {
     expect(fa.map((r) => [...r.x])).toEqual(fb.map((r) => [...r.x]));
     expect(fa.map((r) => r.y)).not.toEqual(fb.map((r) => r.y));
   });
+});
+
+test("a fit names its corpus by the fingerprint bc eval's report gives the same files (a file that is no session counts in both)", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "bc-need-data-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const demos = Object.entries(DEMO_FILES).slice(0, 2);
+  demos.forEach(([, text], i) => {
+    mkdirSync(join(dir, `s${i}`));
+    writeFileSync(join(dir, `s${i}`, "session.jsonl"), text);
+  });
+  writeFileSync(join(dir, "notes.jsonl"), "not a session\n");
+  const fit = collectNeedSamples([dir], () => {});
+  expect(fit.samples.length).toBeGreaterThan(0);
+  expect(fit.files).toBe(3);
+  expect(fit.skipped).toHaveLength(1);
+  expect(fit.skipped[0]).toStartWith(`${join(dir, ".").split("/").pop()}/notes.jsonl`);
+  const report = await runEval({ ...collectFiles([dir]), kind: "files", cuts: [0.5], passes: [], methods: ["rules"] });
+  expect(report.corpus.files).toBe(3);
+  expect(fit.fingerprint).toBe(report.corpus.fingerprint);
 });

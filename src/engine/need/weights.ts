@@ -3,7 +3,7 @@
 import type { NeedModel } from "./model.ts";
 
 export const SHIPPED_NEED_MODEL: NeedModel = {
-  source: "fitted by build/fit-need.ts on 22416 results of 50 public sessions (corpus 48cf36624ef3), cuts at 30-90%; grouped 5-fold AUC 0.902, ECE 0.019",
+  source: "fitted by build/fit-need.ts on 22416 results of 50 public sessions (corpus 2aa33535765a), cuts at 30-90%; grouped 5-fold AUC 0.902, ECE 0.019",
   features: [
     "log_chars",
     "log_results_after",
