@@ -96,6 +96,8 @@ export interface UnknownLine extends LineBase {
   readonly kind: "unknown";
   readonly type: string;
   readonly value: Json;
+  /** its sequence number in a paginated rollout: Codex numbers every record, whatever its type */
+  readonly ordinal?: number;
 }
 /** a line Codex cannot read either (it skips such lines silently) */
 export interface MalformedLine extends LineBase {
@@ -216,7 +218,8 @@ export const parseRollout = (text: string, path: string, options: { runTogether?
         return;
       }
       firstRecordType ??= type;
-      lines.push({ ...base, kind: "unknown", type, value: v });
+      if (typeof v.ordinal === "number") paginated = true;
+      lines.push({ ...base, kind: "unknown", type, value: v, ...(typeof v.ordinal === "number" ? { ordinal: v.ordinal } : {}) });
       return;
     }
     // a record of a Codex type counts as Codex-like even when Codex could not read it: the file is a

@@ -379,3 +379,15 @@ test("a paginated rollout ending in a blank line: the last record's ordinal is c
   const appended = fork.lines.filter((l) => l.kind !== "blank").slice(-2);
   expect(appended.map((l) => ("ordinal" in l ? l.ordinal : undefined))).toEqual([lastOrdinal(src)! + 1, lastOrdinal(src)! + 2]);
 });
+
+test("a paginated rollout ending in a record bc does not model: its ordinal is continued, and the record copied as it is", () => {
+  const source = sourceCopy(PAGINATED);
+  const last = lastOrdinal(readRollout(PAGINATED))!;
+  const tail = `{"timestamp":"2026-11-30T00:41:00.000Z","ordinal":${last + 1},"type":"inter_agent_communication_metadata","payload":{"trigger_turn":false}}\n`;
+  appendFileSync(source, tail);
+  const r = forkRollout(source, { context: "fresh", pruner: keepAllPruner, codexHome: tempDir(), now: NOW });
+  const fork = readRollout(r.path);
+  const lines = fork.lines.filter((l) => l.kind !== "blank");
+  expect(lines.at(-3)!.raw).toBe(tail.trimEnd());
+  expect(lines.slice(-2).map((l) => ("ordinal" in l ? l.ordinal : undefined))).toEqual([last + 2, last + 3]);
+});
