@@ -266,7 +266,17 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
       "a fork of it would lose that history; put the parent's rollout back under $CODEX_HOME/sessions (or archived_sessions)",
     );
   const lines = usableLines(src);
-  const history = rebuildHistory(src).items;
+  const rebuilt = rebuildHistory(src);
+  const unknownItem = rebuilt.notRebuilt[0];
+  if (unknownItem !== undefined) {
+    const l = unknownItem < 0 ? undefined : src.lines[unknownItem];
+    throw new BcError(
+      "bad-input",
+      `${l === undefined ? sourcePath : `${sourcePath}:${l.lineNo}`}: a record Codex puts in the model's history that bc cannot carry into a fork (${l?.kind === "unknown" ? l.type : "inter_agent_communication"}: an agent's message to another)`,
+      "a fork would lose it; resume the thread itself (codex resume), where Codex's own compaction keeps it",
+    );
+  }
+  const history = rebuilt.items;
   const pruning = options.pruner(history, src);
   const replacement = plannedHistory(history, pruning, options.context);
   const newId = options.newId ?? uuidV7(now.getTime());

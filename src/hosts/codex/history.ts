@@ -44,7 +44,19 @@ export interface RebuiltHistory {
   readonly compactions: readonly CompactionPoint[];
   /** line index of the compacted record the history starts from (the newest with replacement_history or legacy), if any */
   readonly baseLine?: number;
+  /**
+   * line indices of records since the base that Codex puts in the model's history but bc cannot
+   * rebuild (NOT_REBUILT): a history built from `items` alone would lose them
+   */
+  readonly notRebuilt: readonly number[];
 }
+
+/**
+ * Record types Codex turns into history items of its own when it resumes (an agent's message to
+ * another, as codex-rs's rollout reconstruction does with `to_model_input_item`), whose item form
+ * bc does not know: seen in Codex's source only, in no rollout bc has read.
+ */
+export const NOT_REBUILT: ReadonlySet<string> = new Set(["inter_agent_communication"]);
 
 /** Codex's budget for the user messages a legacy (summary-only) compaction keeps. */
 export const COMPACT_USER_MESSAGE_MAX_TOKENS = 20_000;
@@ -98,6 +110,7 @@ export const rebuildHistory = (rollout: Rollout): RebuiltHistory => {
   let items: HistoryItem[] = [];
   const compactions: CompactionPoint[] = [];
   let baseLine: number | undefined;
+  let notRebuilt: number[] = [];
   // a native fork's inherited lines (indexed below 0) first, as Codex reads them
   for (const l of rollout.inherited === undefined ? rollout.lines : [...rollout.inherited.lines, ...rollout.lines]) {
     switch (l.kind) {
@@ -116,6 +129,7 @@ export const rebuildHistory = (rollout: Rollout): RebuiltHistory => {
         if (l.index >= 0) compactions.push({ line: l.index, base, hasReplacementHistory: Array.isArray(rh) });
         items = [...base];
         baseLine = l.index;
+        notRebuilt = [];
         break;
       }
       case "event_msg":
@@ -124,11 +138,13 @@ export const rebuildHistory = (rollout: Rollout): RebuiltHistory => {
           if (Number.isFinite(n) && n > 0) items = dropLastUserTurns(items, n);
         }
         break;
+      case "unknown":
+        if (NOT_REBUILT.has(l.type)) notRebuilt.push(l.index);
+        break;
       case "session_meta":
       case "turn_context":
       case "world_state":
       case "token_usage_record":
-      case "unknown":
       case "malformed":
       case "blank":
         break;
@@ -136,5 +152,5 @@ export const rebuildHistory = (rollout: Rollout): RebuiltHistory => {
         l satisfies never;
     }
   }
-  return { items, compactions, baseLine };
+  return { items, compactions, baseLine, notRebuilt };
 };

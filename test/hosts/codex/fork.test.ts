@@ -391,3 +391,22 @@ test("a paginated rollout ending in a record bc does not model: its ordinal is c
   expect(lines.at(-3)!.raw).toBe(tail.trimEnd());
   expect(lines.slice(-2).map((l) => ("ordinal" in l ? l.ordinal : undefined))).toEqual([last + 2, last + 3]);
 });
+
+test("a rollout holding an agent's message to another since its last compaction is refused, naming the line: a fork would lose it", () => {
+  const source = sourceCopy(PAGINATED);
+  const last = lastOrdinal(readRollout(PAGINATED))!;
+  appendFileSync(
+    source,
+    `{"timestamp":"2026-11-30T00:41:00.000Z","ordinal":${last + 1},"type":"inter_agent_communication","payload":{"author":"/root/worker","recipient":"/root","other_recipients":[],"content":"worker done","trigger_turn":false}}\n`,
+  );
+  const before = fileState(source);
+  const home = tempDir();
+  const lineNo = readRollout(source)
+    .lines.filter((l) => l.kind !== "blank")
+    .at(-1)!.lineNo;
+  expect(() => forkRollout(source, { context: "fresh", pruner: keepAllPruner, codexHome: home, now: NOW })).toThrow(
+    `${source}:${lineNo}: a record Codex puts in the model's history that bc cannot carry into a fork (inter_agent_communication`,
+  );
+  expect(fileState(source)).toEqual(before);
+  expect(listFiles(home)).toEqual([]);
+});

@@ -1,5 +1,6 @@
 // The model-visible history, rebuilt as Codex rebuilds it on resume.
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { dropLastUserTurns, rebuildHistory, type HistoryItem } from "../../../src/hosts/codex/history.ts";
 import { contentText, sentForm, type MessageItem, type ResponseItem } from "../../../src/hosts/codex/items.ts";
@@ -129,6 +130,23 @@ describe("rebuildHistory: the newest compacted record is the base", () => {
     expect(types).toContain("image_generation_call");
     expect(types).toContain("agent_message");
   });
+});
+
+test("an agent's message to another (inter_agent_communication) since the base is named as not rebuilt; one before the base is not", () => {
+  const path = join(import.meta.dir, "..", "..", "fixtures", "codex", "legacy-summary-only-compaction.jsonl");
+  const lines = readFileSync(path, "utf8").trimEnd().split("\n");
+  const c = lines.findIndex((l) => JSON.parse(l).type === "compacted");
+  const message = (content: string) =>
+    JSON.stringify({
+      timestamp: "2026-12-01T14:00:00.000Z",
+      type: "inter_agent_communication",
+      payload: { author: "/root/worker", recipient: "/root", other_recipients: [], content, trigger_turn: false },
+    });
+  const text = [...lines.slice(0, c), message("before"), ...lines.slice(c), message("after")].join("\n");
+  const r = parseRollout(text, "rollout.jsonl");
+  const h = rebuildHistory(r);
+  expect(h.notRebuilt).toEqual([lines.length + 1]);
+  expect(rebuildHistory(parseRollout(lines.join("\n"), "rollout.jsonl")).notRebuilt).toEqual([]);
 });
 
 describe("rollback", () => {

@@ -170,6 +170,13 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
     });
   }
 
+  // the turns reverted are replaced by what bc rebuilds: a record it cannot rebuild would be lost
+  const lost = rebuilt.notRebuilt.find((line) => line >= turn.line);
+  if (lost !== undefined)
+    return notFit(`an agent's message to another at line ${rollout.lines[lost]?.lineNo} of the rollout, which bc cannot rebuild: the compaction is Codex's`, {
+      limit,
+      target,
+    });
   const sent = (h: HistoryItem): Json => sentForm(h.item) as Json;
   const context = all.filter((h) => isInjectedContext(h.item)).map(sent);
   const fixed = all.filter((h) => h.origin.line < turn.line && !isInjectedContext(h.item)).map(sent);

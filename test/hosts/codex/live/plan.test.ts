@@ -147,6 +147,22 @@ describe("planLive", () => {
     expect(plan.items).toEqual([]);
   });
 
+  test("an agent's message to another in the turns to revert: bc cannot rebuild it, so the compaction is Codex's", () => {
+    const b = workTurn(new RolloutBuilder(), "turn-1").push("inter_agent_communication", {
+      author: "/root/worker",
+      recipient: "/root",
+      other_recipients: [],
+      content: "worker done",
+      trigger_turn: false,
+    });
+    const plan = planLive(rollout(workTurn(b, "turn-2")), { autoCompactLimit: 100_000 });
+    expect(plan.fits).toBe(false);
+    expect(plan.reason).toContain("an agent's message to another at line");
+    expect(plan.items).toEqual([]);
+    // without it, the same turns are replaced
+    expect(planLive(rollout(workTurn(workTurn(new RolloutBuilder(), "turn-1"), "turn-2")), { autoCompactLimit: 100_000 }).fits).toBe(true);
+  });
+
   test("the limit: configured, else 90% of the recorded window", () => {
     expect(compactLimit({ autoCompactLimit: 50_000, contextWindow: 200_000 })).toBe(50_000);
     expect(compactLimit({ contextWindow: 200_000 })).toBe(180_000);
