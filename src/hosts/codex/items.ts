@@ -38,8 +38,8 @@ export interface FunctionCallItem extends ItemBase {
   readonly arguments: string;
   readonly call_id: string;
 }
-/** string, array of content items, or (old builds) `{ content, success }` */
-export type ToolOutput = string | readonly ContentItem[] | { readonly content?: unknown; readonly success?: unknown };
+/** a string or an array of content items: what Codex writes and reads (any other form, it cannot read) */
+export type ToolOutput = string | readonly ContentItem[];
 export interface FunctionCallOutputItem extends ItemBase {
   readonly type: "function_call_output";
   readonly call_id: string;
@@ -159,7 +159,8 @@ export const itemProblem = (v: unknown): string | undefined => {
     case "function_call_output":
     case "custom_tool_call_output":
       if (typeof v.call_id !== "string") return `${t} without string "call_id"`;
-      if (!(typeof v.output === "string" || Array.isArray(v.output) || isObject(v.output))) return `${t} without "output"`;
+      // Codex reads an output only as a string or an array of content items; it skips a line holding another form
+      if (!(typeof v.output === "string" || Array.isArray(v.output))) return `${t} whose "output" is neither a string nor an array`;
       return undefined;
     case "reasoning":
       if (!Array.isArray(v.summary)) return 'reasoning without "summary" array';
@@ -215,28 +216,23 @@ export const contentNonTextCount = (content: readonly ContentItem[] | null | und
 /** The text a tool output shows the model, and how many non-text parts it holds. */
 export const outputText = (output: ToolOutput): { text: string; images: number } => {
   if (typeof output === "string") return { text: output, images: 0 };
-  if (Array.isArray(output)) return { text: contentText(output), images: contentNonTextCount(output) };
-  const o = output as { content?: unknown };
-  if (typeof o.content === "string") return { text: o.content, images: 0 };
-  if (Array.isArray(o.content)) return { text: contentText(o.content as ContentItem[]), images: contentNonTextCount(o.content as ContentItem[]) };
-  return { text: "", images: 0 };
+  return { text: contentText(output), images: contentNonTextCount(output) };
 };
 
 /**
  * A new output item with only the output text replaced; every other field (and key order) kept.
  * - string output: the string is replaced;
  * - array output: the first text part takes `text`, later text parts are removed, non-text parts
- *   (images) stay where they were; with no text part, one `input_text` part is put first;
- * - `{ content, success }` output (old builds): `content` is replaced.
+ *   (images) stay where they were; with no text part, one `input_text` part is put first.
  */
 export const replaceOutputText = <T extends OutputItem>(item: T, text: string): T => {
   const output = item.output;
   let next: ToolOutput;
   if (typeof output === "string") next = text;
-  else if (Array.isArray(output)) {
+  else {
     const parts: ContentItem[] = [];
     let placed = false;
-    for (const c of output as readonly ContentItem[]) {
+    for (const c of output) {
       if (isObject(c) && isTextPart(c)) {
         if (!placed) parts.push({ ...c, text });
         placed = true;
@@ -244,7 +240,7 @@ export const replaceOutputText = <T extends OutputItem>(item: T, text: string): 
     }
     if (!placed) parts.unshift({ type: "input_text", text });
     next = parts;
-  } else next = { ...output, content: text };
+  }
   return { ...item, output: next };
 };
 

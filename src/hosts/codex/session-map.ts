@@ -12,15 +12,13 @@ import {
   type ContentItem,
   type OutputItem,
   type ResponseItem,
-  type ToolOutput,
 } from "./items.ts";
 import type { Rollout } from "./rollout.ts";
 
 /**
  * Whether a tool output says the call failed. Conservative on purpose: a non-zero exit code is NOT
  * an error for Codex (grep finding nothing, a failing test run the model asked for: the output is
- * the answer), so only explicit failures count: an old-style `{ success: false }` payload, and
- * outputs whose first line is Codex's own failure text (argument parsing, an aborted or rejected
+ * the answer), so only explicit failures count: outputs whose first line is Codex's own failure text (argument parsing, an aborted or rejected
  * call, a sandbox denial, `<tool> failed: ...`, an unsupported tool).
  */
 const FAILURE_FIRST_LINE = [
@@ -32,8 +30,7 @@ const FAILURE_FIRST_LINE = [
   /^[\w./-]+( verification)? failed: /,
 ];
 
-export const outputIsError = (output: ToolOutput, text: string): boolean => {
-  if (typeof output === "object" && !Array.isArray(output) && (output as { success?: unknown }).success === false) return true;
+export const outputIsError = (text: string): boolean => {
   const nl = text.indexOf("\n");
   const first = (nl === -1 ? text : text.slice(0, nl)).trimStart();
   return FAILURE_FIRST_LINE.some((re) => re.test(first));
@@ -67,7 +64,7 @@ const callId = (item: ResponseItem, source: SourceRef, prefix: string): string =
 
 const resultOf = (item: OutputItem): ToolResult => {
   const { text, images } = outputText(item.output);
-  return { callId: item.call_id, text, isError: outputIsError(item.output, text), images };
+  return { callId: item.call_id, text, isError: outputIsError(text), images };
 };
 
 /** One response item as a Message. */

@@ -300,6 +300,22 @@ describe("never a silent fallback", () => {
     );
   });
 
+  test("a tool output that is neither a string nor an array (which Codex cannot read) is skipped as Codex skips it, never put in the fork's history", () => {
+    const source = join(tempDir(), "rollout-object-output.jsonl");
+    const lines = readFileSync(LEGACY, "utf8").split("\n");
+    const at = lines.findIndex((l) => l.includes('"type":"function_call_output"'));
+    const record = JSON.parse(lines[at]!);
+    record.payload.output = { content: "permission denied", success: false };
+    lines[at] = JSON.stringify(record);
+    writeFileSync(source, lines.join("\n"));
+    const r = forkRollout(source, { context: "fresh", pruner: keepAllPruner, codexHome: tempDir(), now: NOW });
+    expect(r.skipped).toEqual([
+      `${source}:${at + 1}: response_item: function_call_output whose "output" is neither a string nor an array; skipped, as Codex skips it on resume (copied as it is)`,
+    ]);
+    expect(readFileSync(r.path, "utf8").split("\n")[at]).toBe(lines[at]);
+    expect(JSON.stringify(r.replacementHistory)).not.toContain("permission denied");
+  });
+
   test("a dry run checks the fork but writes nothing", () => {
     const home = tempDir();
     const r = forkRollout(PAGINATED, { context: "fresh", pruner: dropWhere("cat"), codexHome: home, now: NOW, dryRun: true });

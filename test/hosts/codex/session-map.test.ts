@@ -249,13 +249,11 @@ describe("tool output error flag (conservative: exit codes are not errors)", () 
     ["write_stdin", "write_stdin failed: Unknown process id 33370", true],
     ["unsupported tool", "unsupported custom tool call: apply_patch", true],
     ["a word 'failed' later in the output", "Process exited with code 0\nOutput:\n3 tests failed: see log", false],
-    ["old { success: false } payload", { content: "no such file", success: false }, true],
-    ["old { success: true } payload", { content: "fine", success: true }, false],
   ])("%s", (_name, output, isError) => {
     const item = { type: "function_call_output", call_id: "c", output } as OutputItem;
     const m = itemToMessage(item, { host: "codex", record: 0 });
     expect(m.toolResults[0]?.isError).toBe(isError);
-    expect(outputIsError(item.output, m.toolResults[0]!.text)).toBe(isError);
+    expect(outputIsError(m.toolResults[0]!.text)).toBe(isError);
   });
 });
 
@@ -322,11 +320,6 @@ describe("replaceOutputText keeps everything but the text", () => {
           { type: "input_image", image_url: "data:x" },
         ],
       },
-    ],
-    [
-      "old { content, success } output",
-      { type: "function_call_output", call_id: "c", output: { content: "long", success: true } },
-      { type: "function_call_output", call_id: "c", output: { content: "[removed]", success: true } },
     ],
   ])("%s", (_name, item, expected) => {
     const before = JSON.stringify(item);

@@ -12,10 +12,10 @@ const line = (payload: object) => ({ timestamp: "2026-12-01T14:00:00.000Z", type
 const call = { type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd: "cat a.txt" }), call_id: "call_a" };
 const output = (value: unknown) => ({ type: "function_call_output", call_id: "call_a", output: value });
 
-test("an output Codex can read is a sighting; one it cannot read (no output, an output of null or a number) is none", () => {
+test("an output Codex can read is a sighting; one it cannot read (no output, an output of null, a number or an object) is none", () => {
   expect(sightingsIn(line(output("hello\n")), "codex", "call_a")).toMatchObject([{ kind: "output", id: "call_a", text: "hello\n" }]);
-  expect(sightingsIn(line(output({ content: "hello\n", success: true })), "codex", "call_a")).toMatchObject([{ kind: "output", text: "hello\n" }]);
-  for (const bad of [null, 42, true, undefined]) expect(sightingsIn(line(output(bad)), "codex", "call_a")).toEqual([]);
+  expect(sightingsIn(line(output([{ type: "input_text", text: "hello\n" }])), "codex", "call_a")).toMatchObject([{ kind: "output", text: "hello\n" }]);
+  for (const bad of [null, 42, true, undefined, { content: "hello\n", success: true }]) expect(sightingsIn(line(output(bad)), "codex", "call_a")).toEqual([]);
   expect(sightingsIn(line(call), "codex", "call_a")).toMatchObject([{ kind: "call", tool: "exec_command" }]);
   expect(sightingsIn(line({ ...call, arguments: null }), "codex", "call_a")).toEqual([]);
 });
