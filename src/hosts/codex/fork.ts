@@ -222,7 +222,9 @@ const recordLine = (record: Json, replacementJson: string): string => {
 const buildFork = (src: Rollout, lines: Rollout["lines"], replacement: Json[], context: ContextMode, newId: string, now: Date): Built => {
   // serialized once: the estimate, the line and the check all use this text
   const replacementJson = JSON.stringify(replacement);
-  const estimate = estimateTokens(replacementJson.length);
+  // by its UTF-8 bytes, as Codex estimates a history it has not sent yet (characters would tell it
+  // less than that for text beyond ASCII)
+  const estimate = estimateTokens(Buffer.byteLength(replacementJson));
   const ts = now.toISOString();
   const records: { type: string; payload: Json }[] = [{ type: "compacted", payload: { message: "", replacement_history: replacement } }];
   if (context === "keep") {

@@ -132,7 +132,7 @@ describe("forking a paginated rollout (Codex 0.169.0)", () => {
     expect(fork.lines.map((l) => (l as any).ordinal)).toEqual(fork.lines.map((_, i) => i));
     expect(appended[0].payload.message).toBe("");
     expect(appended[1].payload.type).toBe("token_count");
-    expect(appended[1].payload.info.last_token_usage.total_tokens).toBe(estimateTokens(JSON.stringify(r.replacementHistory).length));
+    expect(appended[1].payload.info.last_token_usage.total_tokens).toBe(estimateTokens(Buffer.byteLength(JSON.stringify(r.replacementHistory))));
     expect(r.estimatedTokens).toBe(appended[1].payload.info.last_token_usage.total_tokens);
 
     // the history Codex rebuilds: the source's minus injected context, the two `cat a.txt` outputs replaced
@@ -425,4 +425,18 @@ test("a rollout holding an agent's message to another since its last compaction 
   );
   expect(fileState(source)).toEqual(before);
   expect(listFiles(home)).toEqual([]);
+});
+
+test("the token count a fork tells Codex is its history's UTF-8 bytes / 4, as Codex estimates it: text beyond ASCII counts for more than its characters", () => {
+  const source = sourceCopy(LEGACY);
+  const lines = readFileSync(source, "utf8").split("\n");
+  const at = lines.findLastIndex((l) => l.includes('"type":"function_call_output"'));
+  const record = JSON.parse(lines[at]!);
+  record.payload.output = "Überprüfung fehlgeschlagen — 検証に失敗しました ".repeat(200);
+  lines[at] = JSON.stringify(record);
+  writeFileSync(source, lines.join("\n"));
+  const r = forkRollout(source, { context: "fresh", pruner: keepAllPruner, codexHome: tempDir(), now: NOW });
+  const json = JSON.stringify(r.replacementHistory);
+  expect(r.estimatedTokens).toBe(Math.ceil(Buffer.byteLength(json) / 4));
+  expect(r.estimatedTokens).toBeGreaterThan(Math.ceil(json.length / 4) + 500);
 });
