@@ -131,12 +131,12 @@ const precompactCmd = defineCommand({
   meta: { name: "precompact", description: "Codex's PreCompact hook: reads the hook input on stdin" },
   async run() {
     const stdin = await readStdin().catch(() => "");
-    let transcript: string | undefined;
     try {
-      transcript = JSON.parse(stdin)?.transcript_path;
-    } catch {}
-    const codexHome = codexHomeOf(process.env, transcript, defaultCodexHome());
-    try {
+      let transcript: unknown;
+      try {
+        transcript = JSON.parse(stdin)?.transcript_path;
+      } catch {}
+      const codexHome = codexHomeOf(process.env, typeof transcript === "string" ? transcript : undefined, defaultCodexHome());
       const r = await runPreCompact(stdin, { codexHome, now: () => new Date(), startApplier });
       if (r.stdout) out(r.stdout);
     } catch {

@@ -35,3 +35,15 @@ test("log: a thread by its id, a prefix of it, or its name (session_index.jsonl:
   expect(missing.code).toBe(1);
   expect(missing.stderr.split("\n")[0]).toBe("bc: no decision log for a thread with the id or name 'no such name'");
 });
+
+test("the PreCompact hook fails safe on any input: a transcript_path of null, a number, or no JSON at all gives no answer and exit 0, without $CODEX_HOME too", () => {
+  for (const input of ['{"session_id":"abc","transcript_path":null}', '{"session_id":"abc","transcript_path":42}', "not json", ""]) {
+    const r = Bun.spawnSync([process.execPath, join(REPO, "src", "main.ts"), "codex-hook", "precompact"], {
+      env: { PATH: dirname(process.execPath), HOME: home },
+      stdin: new TextEncoder().encode(input),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect({ input, code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() }).toEqual({ input, code: 0, stdout: "", stderr: "" });
+  }
+});
