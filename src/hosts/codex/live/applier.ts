@@ -92,6 +92,17 @@ export const restartPlan = (items: readonly Json[]): { items: readonly Json[]; t
   return { items, text: CONTINUE_TEXT };
 };
 
+/** The ids of the turns a rollout holds (its task_started events, a native fork's inherited ones too). */
+const turnIdsIn = (rollout: ReturnType<typeof readRollout>): Set<string> => {
+  const ids = new Set<string>();
+  for (const l of [...(rollout.inherited?.lines ?? []), ...rollout.lines]) {
+    if (l.kind !== "event_msg" || l.payload.type !== "task_started") continue;
+    const id = l.payload.turn_id ?? (l.payload.turn_attribution as { turn_id?: unknown } | undefined)?.turn_id;
+    if (typeof id === "string") ids.add(id);
+  }
+  return ids;
+};
+
 export const runApplier = async (opts: ApplierOptions, deps: ApplierDeps = {}): Promise<LiveRecord> => {
   const now = deps.now ?? (() => new Date());
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -141,6 +152,11 @@ export const runApplier = async (opts: ApplierOptions, deps: ApplierDeps = {}): 
     const turns = await listTurns(client, threadId);
     if (!turns.some((t) => t.id === plan!.revertTurnId))
       throw new ApplyFailure(`turn ${plan.revertTurnId} is not in the thread's turn list; nothing was changed`);
+    // a turn the rollout did not hold when bc read it (a message sent meanwhile) would be reverted
+    // with the others and not injected again
+    const read = turnIdsIn(rollout);
+    const unseen = turns.find((t) => t.id !== opts.turnId && (!read.has(t.id) || t.status === "inProgress"));
+    if (unseen !== undefined) throw new ApplyFailure(`turn ${unseen.id} began after bc read the rollout (a new message?); nothing was changed`);
     // what puts the thread back as it was, should the injection fail after the revert
     const revertLine =
       rollout.lines.find(
@@ -177,8 +193,19 @@ export const runApplier = async (opts: ApplierOptions, deps: ApplierDeps = {}): 
         await client.request("turn/start", { threadId, input: [{ type: "text", text: restart.text, text_elements: [] }] });
         restarted = true;
       } catch (e) {
-        return finish("applied", `history replaced, but the turn could not be restarted (${(e as Error).message}); send a message to go on`, {
-          injectedItems: restart.items.length,
+        // the person's message held back to be sent again goes into the history instead
+        const held = plan.items.slice(restart.items.length);
+        let kept = "";
+        if (held.length > 0) {
+          try {
+            await client.request("thread/inject_items", { threadId, items: held });
+            kept = "; your last message is in the history";
+          } catch {
+            kept = `; your last message could not be put back: ${JSON.stringify(restart.text.slice(0, 200))}`;
+          }
+        }
+        return finish("applied", `history replaced, but the turn could not be restarted (${(e as Error).message})${kept}; send a message to go on`, {
+          injectedItems: restart.items.length + (kept.startsWith("; your last message is") ? held.length : 0),
         });
       }
     }

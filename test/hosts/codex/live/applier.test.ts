@@ -67,6 +67,47 @@ describe("the applier", () => {
     expect(s.calls.at(-1)!.params.input).toEqual([{ type: "text", text: "What is the codeword?", text_elements: [] }]);
   });
 
+  test("an automatic compaction before a turn whose restart is refused: the person's message held back goes into the history, not lost", async () => {
+    const world = homes.fresh();
+    writeFileSync(join(world.home, "config.toml"), "model_auto_compact_token_limit = 100000\n");
+    const path = workTurn(new RolloutBuilder(), "turn-1")
+      .turn("turn-2")
+      .user("What is the codeword?")
+      .push("event_msg", { type: "turn_aborted", turn_id: "turn-2" })
+      .write(join(world.home, "sessions"));
+    const s = startFakeServer(world.home, {
+      ...idleThread(path, ["turn-1", "turn-2"]),
+      "turn/start": () => {
+        throw new Error("thread is busy");
+      },
+    });
+    homes.track(s.stop);
+    const r = await runApplier({ codexHome: world.home, threadId: THREAD, trigger: "auto", turnId: "turn-2" }, { sleep: async () => {} });
+    expect(r.outcome).toBe("applied");
+    expect(r.reason).toContain("your last message is in the history; send a message to go on");
+    expect(s.methods().slice(-3)).toEqual(["thread/inject_items", "turn/start", "thread/inject_items"]);
+    const injects = s.calls.filter((c) => c.method === "thread/inject_items").map((c) => c.params.items);
+    expect(JSON.stringify(injects[0])).not.toContain("What is the codeword?");
+    expect(injects[1]).toEqual([{ type: "message", role: "user", content: [{ type: "input_text", text: "What is the codeword?" }] }]);
+  });
+
+  test("a turn the rollout did not hold when bc planned (a message sent meanwhile) is not reverted: nothing is changed", async () => {
+    const w = setUp();
+    let lists = 0;
+    const s = w.server({
+      ...idleThread(w.path, []),
+      "thread/turns/list": () => {
+        const ids = ++lists >= 2 ? ["turn-1", "turn-c", "turn-u"] : ["turn-1", "turn-c"];
+        return { data: ids.map((id) => ({ id, status: "completed" })), nextCursor: null };
+      },
+    });
+    const r = await w.apply();
+    expect(r).toMatchObject({ outcome: "failed" });
+    expect(r.reason).toBe("turn turn-u began after bc read the rollout (a new message?); nothing was changed");
+    expect(s.methods()).not.toContain("thread/revert");
+    expect(s.methods()).not.toContain("thread/inject_items");
+  });
+
   test("restartPlan: a last person message becomes the input; anything else restarts with the continue text", () => {
     const user = { type: "message", role: "user", content: [{ type: "input_text", text: "next?" }] };
     const output = { type: "function_call_output", call_id: "c", output: "x" };
