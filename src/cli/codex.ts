@@ -52,6 +52,10 @@ const uninstallCmd = defineCommand({
     if (args.json) return out(JSON.stringify(r, null, 2));
     log.info(r.removedHook ? `removed bc's hook${r.removedHooksFile ? " (and hooks.json, which bc had created)" : ""}` : "bc's hook was not installed");
     if (r.removedTrust) log.info("removed bc's trust entry from config.toml");
+    if (r.removedHook && r.movedGroups > 0)
+      log.warn(
+        `${r.movedGroups === 1 ? "the PreCompact hook" : `the ${r.movedGroups} PreCompact hooks`} after bc's in hooks.json moved up a place, so codex asks you to trust ${r.movedGroups === 1 ? "it" : "them"} again in /hooks`,
+      );
   },
 });
 
@@ -65,7 +69,7 @@ const statusCmd = defineCommand({
       [
         `codex:            ${s.codex ? `${s.codex.version ?? "unknown version"} (${s.codex.path})` : "not on PATH"}`,
         `hook installed:   ${s.installed ? `yes (${s.command})` : "no"}`,
-        `hook trusted:     ${s.trusted === "unknown" ? "unknown (codex is not on PATH)" : s.trusted ? "yes" : s.installed ? `no (${s.trustStatus ?? "untrusted"}): approve it in codex's /hooks, or 'bc codex install --trust'` : "no"}`,
+        `hook trusted:     ${s.trusted === "unknown" ? `unknown (${s.trustUnknown ?? "codex could not be asked"})` : s.trusted ? "yes" : s.installed ? `no (${s.trustStatus ?? "untrusted"}): approve it in codex's /hooks, or 'bc codex install --trust'` : "no"}`,
         `app-server socket: ${s.socket ? "yes (an interactive codex runs on the shared app-server)" : "no (none running now; codex starts it with the interactive CLI)"}`,
         `decision logs:    ${s.logs} in ${s.codexHome}/better-compaction/logs`,
       ].join("\n"),

@@ -50,16 +50,29 @@ const isOurGroup = (g: unknown): boolean =>
   Array.isArray((g as Json).hooks) &&
   (g as Json).hooks.some((h: Json) => typeof h?.command === "string" && h.command.endsWith(HOOK_SUFFIX));
 
-/** hooks.json with bc's group (and no other group of bc's) last in PreCompact. */
+/**
+ * hooks.json with bc's group in PreCompact: where bc's group already is (so that no other group
+ * moves: Codex's trust key for a hook holds its group's place), else last; no other group of bc's.
+ */
 export const withOurHook = (hooks: Json | undefined, command: string): Json => {
   const v: Json = structuredClone(hooks ?? {});
   if (v.hooks !== undefined && (typeof v.hooks !== "object" || v.hooks === null || Array.isArray(v.hooks)))
     throw new BcError("bad-input", 'hooks.json: "hooks" is not an object', "fix the file by hand");
   v.hooks ??= {};
-  const groups: unknown[] = Array.isArray(v.hooks.PreCompact) ? v.hooks.PreCompact.filter((g: unknown) => !isOurGroup(g)) : [];
-  groups.push({ hooks: [{ type: "command", command, timeout: HOOK_TIMEOUT_SEC, statusMessage: STATUS_MESSAGE }] });
+  const ours = { hooks: [{ type: "command", command, timeout: HOOK_TIMEOUT_SEC, statusMessage: STATUS_MESSAGE }] };
+  const before: unknown[] = Array.isArray(v.hooks.PreCompact) ? v.hooks.PreCompact : [];
+  const at = before.findIndex(isOurGroup);
+  const groups = before.filter((g, i) => i === at || !isOurGroup(g)).map((g) => (isOurGroup(g) ? ours : g));
+  if (at === -1) groups.push(ours);
   v.hooks.PreCompact = groups;
   return v;
+};
+
+/** How many PreCompact groups come after bc's first one (they move up a place when it goes). */
+export const groupsAfterOurs = (hooks: Json | undefined): number => {
+  const groups: unknown[] = Array.isArray(hooks?.hooks?.PreCompact) ? hooks!.hooks.PreCompact : [];
+  const at = groups.findIndex(isOurGroup);
+  return at === -1 ? 0 : groups.slice(at + 1).filter((g) => !isOurGroup(g)).length;
 };
 
 /** hooks.json without bc's groups; undefined when nothing else is left in a file bc created. */
@@ -101,7 +114,10 @@ export interface HookEntry {
   readonly sourcePath: string;
 }
 
-/** bc's hook as Codex sees it (`hooks/list`), from a `codex app-server` started for the question. */
+/**
+ * bc's hook as Codex sees it (`hooks/list`), from a `codex app-server` started for the question;
+ * a codex that cannot be started or asked is a BcError naming it.
+ */
 export const askCodexForHook = async (codexBin: string, codexHome: string, command: string, cwd = process.cwd()): Promise<HookEntry | undefined> => {
   let client: AppServerClient | undefined;
   try {
@@ -109,16 +125,34 @@ export const askCodexForHook = async (codexBin: string, codexHome: string, comma
     const r: { data: { hooks: HookEntry[] }[] } = await client.request("hooks/list", { cwds: [cwd] }, 30_000);
     for (const entry of r.data) for (const h of entry.hooks) if (h.command === command && h.sourcePath === hooksPath(codexHome)) return h;
     return undefined;
+  } catch (e) {
+    throw new BcError(
+      "external",
+      `cannot ask ${codexBin} for bc's hook (${(e as Error).message.split("\n")[0]})`,
+      "check 'codex --version' (hooks need Codex 0.157 or later), or approve the hook in codex's /hooks",
+    );
   } finally {
     client?.close();
   }
 };
 
+/** Whether config.toml text holds a trust table for this key (bc's own or one codex's /hooks wrote). */
+const hasTrustTable = (config: string, key: string): boolean =>
+  config.split("\n").some((line) => {
+    const t = line.trim();
+    return t.startsWith("[hooks.state.") && t.includes(key);
+  });
+
 export const codexOnPath = (): string | undefined => Bun.which("codex") ?? undefined;
 
+/** What `codex --version` says, or undefined when it cannot be run or says nothing usable. */
 export const codexVersion = (bin: string): string | undefined => {
-  const r = Bun.spawnSync([bin, "--version"], { stdout: "pipe", stderr: "pipe", timeout: 30_000 });
-  return r.exitCode === 0 ? r.stdout.toString().trim().split(/\s+/).at(-1) : undefined;
+  try {
+    const r = Bun.spawnSync([bin, "--version"], { stdout: "pipe", stderr: "pipe", timeout: 30_000 });
+    return r.exitCode === 0 ? r.stdout.toString().trim().split(/\s+/).at(-1) : undefined;
+  } catch {
+    return undefined;
+  }
 };
 
 export interface InstallReport {
@@ -142,11 +176,14 @@ export const install = async (opts: {
   const path = hooksPath(codexHome);
   const before = readHooks(path);
   const old = readState(codexHome);
-  if (old?.trustText) removeTrust(codexHome, old.trustText);
+  const cfg = configPath(codexHome);
+  const original = existsSync(cfg) ? readFileSync(cfg) : undefined;
+  // the trust table bc wrote before stays until a new one is taken (it is still bc's to remove)
+  const oldTrust = old?.trustText !== undefined && original?.toString("utf8").includes(old.trustText) ? old.trustText : undefined;
   const createdHooksFile = old?.createdHooksFile ?? before === undefined;
   mkdirSync(codexHome, { recursive: true });
   writeFileSync(path, `${JSON.stringify(withOurHook(before, command), null, 2)}\n`);
-  writeState(codexHome, { command, createdHooksFile });
+  writeState(codexHome, { command, createdHooksFile, ...(oldTrust === undefined ? {} : { trustText: oldTrust }) });
   const report = { codexHome, hooksPath: path, command, createdHooksFile };
   const untrustedHint = "Codex runs the hook only once you trust it: start codex and approve it in /hooks, or run 'bc codex install --trust'";
   if (!opts.trust) return { ...report, trusted: false, trustHint: untrustedHint };
@@ -160,10 +197,18 @@ export const install = async (opts: {
   const entry = await askCodexForHook(bin, codexHome, command);
   if (!entry) throw new BcError("external", `codex does not list bc's hook from ${path}`, "check 'codex --version' (hooks need a recent Codex) and the file");
   if (entry.trustStatus === "trusted") return { ...report, trusted: true };
-  const cfg = configPath(codexHome);
-  const original = existsSync(cfg) ? readFileSync(cfg) : undefined;
+  // bc's own earlier table goes (it marks an older command); a table bc did not write is left to
+  // codex's /hooks, for a second table of the same name would make config.toml unreadable
+  const kept = original === undefined ? "" : original.toString("utf8");
+  const base = oldTrust === undefined ? kept : kept.slice(0, kept.lastIndexOf(oldTrust)) + kept.slice(kept.lastIndexOf(oldTrust) + oldTrust.length);
+  if (hasTrustTable(base, entry.key))
+    throw new BcError(
+      "external",
+      `${cfg} already holds a trust entry for bc's hook that bc did not write (status: ${entry.trustStatus})`,
+      "approve the changed hook in codex's /hooks; bc changes no entry it did not write",
+    );
   const text = trustText(entry.key, entry.currentHash);
-  writeFileSync(cfg, Buffer.concat([original ?? Buffer.alloc(0), Buffer.from(text)]));
+  writeFileSync(cfg, base + text);
   const after = await askCodexForHook(bin, codexHome, command).catch(() => undefined);
   if (after?.trustStatus !== "trusted") {
     if (original === undefined) rmSync(cfg, { force: true });
@@ -194,6 +239,8 @@ export interface UninstallReport {
   readonly removedHook: boolean;
   readonly removedHooksFile: boolean;
   readonly removedTrust: boolean;
+  /** PreCompact groups that came after bc's: each moved up a place, so Codex asks to trust it again */
+  readonly movedGroups: number;
 }
 
 export const uninstall = (opts: { readonly codexHome?: string } = {}): UninstallReport => {
@@ -203,6 +250,7 @@ export const uninstall = (opts: { readonly codexHome?: string } = {}): Uninstall
   const hooks = readHooks(path);
   let removedHook = false;
   let removedHooksFile = false;
+  const movedGroups = groupsAfterOurs(hooks);
   if (hooks && hasOurHook(hooks)) {
     const rest = withoutOurHook(hooks, state?.createdHooksFile ?? false);
     removedHook = true;
@@ -213,16 +261,18 @@ export const uninstall = (opts: { readonly codexHome?: string } = {}): Uninstall
   }
   const removedTrust = state?.trustText ? removeTrust(codexHome, state.trustText) : false;
   rmSync(statePath(codexHome), { force: true });
-  return { codexHome, removedHook, removedHooksFile, removedTrust };
+  return { codexHome, removedHook, removedHooksFile, removedTrust, movedGroups };
 };
 
 export interface StatusReport {
   readonly codexHome: string;
   readonly installed: boolean;
   readonly command?: string;
-  /** Codex's own word (`hooks/list`) when codex is on PATH; else whether config.toml holds a trust entry for the hook */
+  /** Codex's own word (`hooks/list`); "unknown" when no codex could be asked */
   readonly trusted: boolean | "unknown";
   readonly trustStatus?: string;
+  /** why the trust is unknown */
+  readonly trustUnknown?: string;
   readonly codex?: { readonly path: string; readonly version?: string };
   readonly socket: boolean;
   readonly logs: number;
@@ -240,12 +290,27 @@ export const status = async (opts: { readonly codexHome?: string; readonly codex
   const codex = bin ? { path: bin, version: codexVersion(bin) } : undefined;
   let trusted: boolean | "unknown" = installed ? "unknown" : false;
   let trustStatus: string | undefined;
+  let trustUnknown: string | undefined = installed && !bin ? "codex is not on PATH" : undefined;
   if (installed && bin && command) {
-    const entry = await askCodexForHook(bin, codexHome, command).catch(() => undefined);
-    if (entry) {
-      trustStatus = entry.trustStatus;
-      trusted = entry.trustStatus === "trusted";
+    try {
+      const entry = await askCodexForHook(bin, codexHome, command);
+      if (entry) {
+        trustStatus = entry.trustStatus;
+        trusted = entry.trustStatus === "trusted";
+      } else trustUnknown = `${bin} does not list bc's hook`;
+    } catch (e) {
+      trustUnknown = (e as Error).message;
     }
   }
-  return { codexHome, installed, command, trusted, trustStatus, codex, socket: socketExists(codexHome), logs: listLogs(codexHome).length };
+  return {
+    codexHome,
+    installed,
+    command,
+    trusted,
+    trustStatus,
+    ...(trusted === "unknown" && trustUnknown !== undefined ? { trustUnknown } : {}),
+    codex,
+    socket: socketExists(codexHome),
+    logs: listLogs(codexHome).length,
+  };
 };

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { hasOurHook, hookCommand, install, trustText, uninstall } from "../../../../src/hosts/codex/live/install.ts";
+import { hasOurHook, hookCommand, install, status, trustText, uninstall, withOurHook } from "../../../../src/hosts/codex/live/install.ts";
+import { BcError } from "../../../../src/util/errors.ts";
 import { type Home, makeHome } from "./support.ts";
 
 let world: Home | undefined;
@@ -74,5 +75,130 @@ describe("bc codex install / uninstall", () => {
     expect(cmd).toBe("'/path with space/bc' codex-hook precompact");
     expect(hasOurHook({ hooks: { PreCompact: [{ hooks: [{ type: "command", command: cmd }] }] } })).toBe(true);
     expect(hasOurHook(USER_HOOKS)).toBe(false);
+  });
+});
+
+/**
+ * A codex whose app-server answers hooks/list as Codex does for bc's hook: its key names its group's
+ * place in PreCompact, its hash is HASH, and its status is what config.toml says (a config.toml
+ * that is no TOML fails the request, as it fails codex).
+ */
+const HASH = "sha256:new";
+const fakeCodex = (dir: string): string => {
+  const path = join(dir, "fake-codex");
+  writeFileSync(
+    path,
+    `#!${process.execPath}
+const home = process.env.CODEX_HOME;
+const fs = require("node:fs");
+const answer = (id, result, error) => process.stdout.write(JSON.stringify(error ? { id, error } : { id, result }) + "\\n");
+let buf = "";
+process.stdin.on("data", (chunk) => {
+  buf += chunk;
+  for (let nl = buf.indexOf("\\n"); nl !== -1; nl = buf.indexOf("\\n")) {
+    const msg = JSON.parse(buf.slice(0, nl));
+    buf = buf.slice(nl + 1);
+    if (msg.method === "initialize") answer(msg.id, { userAgent: "fake" });
+    if (msg.method !== "hooks/list") continue;
+    const hooksPath = home + "/hooks.json";
+    const groups = JSON.parse(fs.readFileSync(hooksPath, "utf8")).hooks.PreCompact;
+    const at = groups.findIndex((g) => g.hooks.some((h) => h.command.endsWith("codex-hook precompact")));
+    const key = hooksPath + ":pre_compact:" + at + ":0";
+    let state = {};
+    try {
+      state = fs.existsSync(home + "/config.toml") ? (Bun.TOML.parse(fs.readFileSync(home + "/config.toml", "utf8")).hooks?.state ?? {}) : {};
+    } catch (e) {
+      answer(msg.id, undefined, { code: -32000, message: "config.toml: " + e.message });
+      continue;
+    }
+    const trustStatus = state[key] === undefined ? "untrusted" : state[key].trusted_hash === "${HASH}" ? "trusted" : "modified";
+    answer(msg.id, { data: [{ hooks: [{ key, currentHash: "${HASH}", trustStatus, command: groups[at].hooks[0].command, sourcePath: hooksPath }] }] });
+  }
+});
+`,
+  );
+  chmodSync(path, 0o755);
+  return path;
+};
+
+describe("bc codex install --trust", () => {
+  test("trusts the hook, and a reinstall replaces bc's earlier trust table in place of adding a second", async () => {
+    world = makeHome();
+    const codex = fakeCodex(world.root);
+    const cfg = join(world.home, "config.toml");
+    writeFileSync(cfg, 'model = "gpt-5"\n');
+    expect(await install({ codexHome: world.home, trust: true, codex, command: COMMAND })).toMatchObject({ trusted: true });
+    const key = `${join(world.home, "hooks.json")}:pre_compact:0:0`;
+    // bc's command changes (bc moved): the table bc wrote is for the old hash
+    writeFileSync(cfg, 'model = "gpt-5"\n' + trustText(key, "sha256:old"));
+    const state = JSON.parse(readFileSync(join(world.home, "better-compaction", "install.json"), "utf8"));
+    writeFileSync(join(world.home, "better-compaction", "install.json"), JSON.stringify({ ...state, trustText: trustText(key, "sha256:old") }));
+    expect(await install({ codexHome: world.home, trust: true, codex, command: COMMAND })).toMatchObject({ trusted: true });
+    expect(readFileSync(cfg, "utf8")).toBe('model = "gpt-5"\n' + trustText(key, HASH));
+    expect(uninstall({ codexHome: world.home })).toMatchObject({ removedTrust: true });
+    expect(readFileSync(cfg, "utf8")).toBe('model = "gpt-5"\n');
+  });
+
+  test("a trust table bc did not write (codex's /hooks) is left alone: no second table of that name, config.toml unchanged", async () => {
+    world = makeHome();
+    const codex = fakeCodex(world.root);
+    const cfg = join(world.home, "config.toml");
+    await install({ codexHome: world.home, trust: false, command: COMMAND });
+    const approved = `model = "gpt-5"\n\n[hooks.state."${join(world.home, "hooks.json")}:pre_compact:0:0"]\ntrusted_hash = "sha256:old"\n`;
+    writeFileSync(cfg, approved);
+    const err = await install({ codexHome: world.home, trust: true, codex, command: COMMAND }).catch((e) => e);
+    expect(err).toBeInstanceOf(BcError);
+    expect(err.message).toContain("already holds a trust entry for bc's hook that bc did not write (status: modified)");
+    expect(readFileSync(cfg, "utf8")).toBe(approved);
+  });
+
+  test("a codex that cannot be asked: a one-line error naming it, and bc's earlier trust table is kept", async () => {
+    world = makeHome();
+    const cfg = join(world.home, "config.toml");
+    await install({ codexHome: world.home, trust: true, codex: fakeCodex(world.root), command: COMMAND });
+    const trusted = readFileSync(cfg, "utf8");
+    const err = await install({ codexHome: world.home, trust: true, codex: join(world.root, "no-such-codex"), command: COMMAND }).catch((e) => e);
+    expect(err).toBeInstanceOf(BcError);
+    expect(err.message).toStartWith(`cannot ask ${join(world.root, "no-such-codex")} for bc's hook (`);
+    expect(readFileSync(cfg, "utf8")).toBe(trusted);
+    // and uninstall still removes it: it is still bc's
+    expect(uninstall({ codexHome: world.home })).toMatchObject({ removedTrust: true });
+    expect(readFileSync(cfg, "utf8")).toBe("");
+    const s = await status({ codexHome: world.home, codex: join(world.root, "no-such-codex") });
+    expect(s.trusted).toBe(false);
+  });
+
+  test("status says why the trust is unknown when codex cannot be asked", async () => {
+    world = makeHome();
+    await install({ codexHome: world.home, trust: false, command: COMMAND });
+    const s = await status({ codexHome: world.home, codex: join(world.root, "no-such-codex") });
+    expect(s).toMatchObject({ installed: true, trusted: "unknown" });
+    expect(s.trustUnknown).toStartWith(`cannot ask ${join(world.root, "no-such-codex")} for bc's hook`);
+  });
+});
+
+describe("bc's group keeps its place (Codex's trust key for a hook names its group's place)", () => {
+  test("a reinstall replaces bc's group where it is; the user's groups keep their places", () => {
+    const user = { hooks: [{ type: "command", command: "/home/me/save-notes.sh" }] };
+    const first = withOurHook({ hooks: { PreCompact: [user] } }, COMMAND);
+    const mine = first.hooks.PreCompact[1];
+    // the user adds a group after bc's
+    const later = { hooks: [{ type: "command", command: "/home/me/later.sh" }] };
+    const again = withOurHook({ hooks: { PreCompact: [user, mine, later] } }, "/new/bc codex-hook precompact");
+    expect(again.hooks.PreCompact.map((g: any) => g.hooks[0].command)).toEqual([
+      "/home/me/save-notes.sh",
+      "/new/bc codex-hook precompact",
+      "/home/me/later.sh",
+    ]);
+  });
+
+  test("uninstall says how many groups after bc's moved up a place", async () => {
+    world = makeHome();
+    await install({ codexHome: world.home, trust: false, command: COMMAND });
+    const path = join(world.home, "hooks.json");
+    const v = JSON.parse(readFileSync(path, "utf8"));
+    v.hooks.PreCompact.push({ hooks: [{ type: "command", command: "/home/me/later.sh" }] });
+    writeFileSync(path, JSON.stringify(v));
+    expect(uninstall({ codexHome: world.home })).toMatchObject({ removedHook: true, movedGroups: 1 });
   });
 });
