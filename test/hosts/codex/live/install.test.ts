@@ -130,11 +130,11 @@ describe("bc codex install --trust", () => {
     expect(await install({ codexHome: world.home, trust: true, codex, command: COMMAND })).toMatchObject({ trusted: true });
     const key = `${join(world.home, "hooks.json")}:pre_compact:0:0`;
     // bc's command changes (bc moved): the table bc wrote is for the old hash
-    writeFileSync(cfg, 'model = "gpt-5"\n' + trustText(key, "sha256:old"));
+    writeFileSync(cfg, `model = "gpt-5"\n${trustText(key, "sha256:old")}`);
     const state = JSON.parse(readFileSync(join(world.home, "better-compaction", "install.json"), "utf8"));
     writeFileSync(join(world.home, "better-compaction", "install.json"), JSON.stringify({ ...state, trustText: trustText(key, "sha256:old") }));
     expect(await install({ codexHome: world.home, trust: true, codex, command: COMMAND })).toMatchObject({ trusted: true });
-    expect(readFileSync(cfg, "utf8")).toBe('model = "gpt-5"\n' + trustText(key, HASH));
+    expect(readFileSync(cfg, "utf8")).toBe(`model = "gpt-5"\n${trustText(key, HASH)}`);
     expect(uninstall({ codexHome: world.home })).toMatchObject({ removedTrust: true });
     expect(readFileSync(cfg, "utf8")).toBe('model = "gpt-5"\n');
   });
