@@ -2,7 +2,7 @@
 // in the user's settings (permissions.allow): the plugin's MCP tool `recall`, and the shell
 // command `bc recall` the note names. Offered by `bc claude install --allow-recall`, only with
 // the user's consent; removed by `bc claude uninstall`. Nothing else in the file changes.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { BcError } from "../../util/errors.ts";
 import { isObject } from "../../util/json.ts";
@@ -15,9 +15,13 @@ export const RECALL_RULE = RECALL_RULES.join(" and ");
 
 export const settingsPath = (claudeDir: string): string => join(claudeDir, "settings.json");
 
+/** A byte-order mark some editors put first (Claude Code reads past it, and so does bc; a write keeps it). */
+const BOM = "\uFEFF";
+
 const readSettings = (path: string): Record<string, unknown> => {
   if (!existsSync(path)) return {};
-  const text = readFileSync(path, "utf8");
+  let text = readFileSync(path, "utf8");
+  if (text.startsWith(BOM)) text = text.slice(BOM.length);
   if (text.trim() === "") return {};
   let v: unknown;
   try {
@@ -38,11 +42,18 @@ const readSettings = (path: string): Record<string, unknown> => {
   return v;
 };
 
+/**
+ * Write the settings whole, atomically, where they are: through a symlink (a dotfiles setup keeps
+ * its link), with the file's own permissions (settings can hold an API key), and its BOM if it had one.
+ */
 const writeSettings = (path: string, v: Record<string, unknown>): void => {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.bc-${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(v, null, 2)}\n`);
-  renameSync(tmp, path);
+  const target = existsSync(path) ? realpathSync(path) : path;
+  mkdirSync(dirname(target), { recursive: true });
+  const old = existsSync(target) ? readFileSync(target, "utf8") : "";
+  const tmp = `${target}.bc-${process.pid}.tmp`;
+  writeFileSync(tmp, `${old.startsWith(BOM) ? BOM : ""}${JSON.stringify(v, null, 2)}\n`, { mode: 0o600 });
+  if (existsSync(target)) chmodSync(tmp, statSync(target).mode & 0o7777);
+  renameSync(tmp, target);
 };
 
 const allowList = (v: Record<string, unknown>): unknown[] => (isObject(v.permissions) && Array.isArray(v.permissions.allow) ? v.permissions.allow : []);
