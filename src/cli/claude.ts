@@ -6,9 +6,10 @@ import { log, out } from "../util/log.ts";
 import { z } from "zod";
 import { JSON_ARG, parseFlags, pathFlag } from "./args.ts";
 import { warnSkipped } from "./sessions.ts";
-import { allowRecall, disallowRecall, RECALL_RULE, settingsPath } from "../hosts/recall/permission.ts";
+import { allowRecall, disallowRecall, RECALL_RULE, RECALL_RULES, settingsPath } from "../hosts/recall/permission.ts";
 import { claudeDir } from "../hosts/claude/install.ts";
 import { counted } from "../util/format.ts";
+import { BcError } from "../util/errors.ts";
 
 const json = JSON_ARG;
 
@@ -54,7 +55,11 @@ const installCmd = defineCommand({
     log.info(`wrote the better-compaction plugin ${r.version} to ${r.pluginDir}`);
     if (r.ran) {
       for (const c of r.commands) log.info(`ran: ${c}`);
-      log.success(`installed ${PLUGIN_ID} into Claude Code${r.claude?.version ? ` ${r.claude.version}` : ""}; it takes effect in new sessions`);
+      if (r.disabled)
+        log.warn(
+          `installed ${PLUGIN_ID} into Claude Code${r.claude?.version ? ` ${r.claude.version}` : ""}, but it is disabled there: 'claude plugin enable ${PLUGIN_ID}' turns it on`,
+        );
+      else log.success(`installed ${PLUGIN_ID} into Claude Code${r.claude?.version ? ` ${r.claude.version}` : ""}; it takes effect in new sessions`);
     } else {
       log.warn(
         r.notRun === "no-register"
@@ -85,9 +90,17 @@ const uninstallCmd = defineCommand({
   run({ args: raw }) {
     const args = parseFlags(SETUP_FLAGS, raw, "bc claude uninstall");
     const r = uninstall({ dir: args.dir, register: args.register });
-    const rule = disallowRecall(settingsPath(claudeDir()));
-    if (args.json) return out(JSON.stringify({ ...r, recallRuleRemoved: rule.removed }, null, 2));
+    // the plugin is gone whatever the settings file holds: one bc cannot read is said, not fatal
+    let rule: { path: string; removed: boolean; problem?: string };
+    try {
+      rule = disallowRecall(settingsPath(claudeDir()));
+    } catch (e) {
+      if (!(e instanceof BcError)) throw e;
+      rule = { path: settingsPath(claudeDir()), removed: false, problem: e.message };
+    }
+    if (args.json) return out(JSON.stringify({ ...r, recallRuleRemoved: rule.removed, ...(rule.problem ? { recallRuleProblem: rule.problem } : {}) }, null, 2));
     if (rule.removed) log.info(`removed ${RECALL_RULE} from permissions.allow in ${rule.path}`);
+    if (rule.problem) log.warn(`${rule.problem}: if you allowed bc recall there, remove ${JSON.stringify(RECALL_RULES)} from permissions.allow by hand`);
     if (r.ran) for (const c of r.commands) log.info(`ran: ${c}`);
     else {
       log.warn(

@@ -181,3 +181,47 @@ test("log: a session given by its name (claude -n, /rename: the transcript's las
   expect(old.code).toBe(1);
   expect(old.stderr.split("\n")[0]).toBe(`bc: no decision log for a session with the id or name 'old name' under ${logs}`);
 });
+
+test("uninstall with a settings.json bc cannot read: the plugin's files still go, exit 0, and the settings file is named with what to remove by hand", async () => {
+  const dir = join(tmp, "mp-settings");
+  await install({ dir, register: false });
+  const settings = join(tmp, "claude", "settings.json");
+  mkdirSync(dirname(settings), { recursive: true });
+  writeFileSync(settings, "{ not json");
+  const r = bc(["claude", "uninstall", "--no-register"]);
+  expect(r.code).toBe(0);
+  expect(existsSync(dir)).toBe(false);
+  expect(r.stderr).toContain(`${settings}: not valid JSON`);
+  expect(r.stderr).toContain('remove ["mcp__plugin_better-compaction_bc__recall","Bash(bc recall:*)"] from permissions.allow by hand');
+  expect(readFileSync(settings, "utf8")).toBe("{ not json");
+  rmSync(settings);
+});
+
+test("install into a Claude Code where the plugin is disabled says so, instead of 'takes effect' (and does not enable it)", () => {
+  const bin = join(tmp, "fake-bin");
+  mkdirSync(bin, { recursive: true });
+  const calls = join(tmp, "claude-calls.txt");
+  writeFileSync(
+    join(bin, "claude"),
+    `#!/bin/sh
+echo "$*" >> '${calls}'
+case "$*" in
+  "--version") echo "2.1.332 (Claude Code)";;
+  "plugin marketplace list --json") echo "[]";;
+  "plugin list --json") echo '[{"id":"better-compaction@${MARKETPLACE_NAME}","version":"0.1.0","enabled":false}]';;
+esac
+exit 0
+`,
+    { mode: 0o755 },
+  );
+  const r = Bun.spawnSync([process.execPath, join(REPO, "src", "main.ts"), "claude", "install", "--dir", join(tmp, "mp-disabled")], {
+    env: { PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin`, HOME: join(tmp, "home"), CLAUDE_CONFIG_DIR: join(tmp, "claude") },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  expect(r.exitCode).toBe(0);
+  expect(r.stderr.toString()).toContain(`but it is disabled there: 'claude plugin enable better-compaction@${MARKETPLACE_NAME}' turns it on`);
+  expect(r.stderr.toString()).not.toContain("takes effect");
+  expect(readFileSync(calls, "utf8")).not.toContain("enable");
+  uninstall({ register: false });
+});

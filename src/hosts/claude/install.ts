@@ -189,6 +189,8 @@ export interface InstallReport {
   /** when not run: --no-register asked for it, or claude is not on PATH */
   readonly notRun?: NotRun;
   readonly claude?: { readonly path: string; readonly version?: string };
+  /** Claude Code lists the plugin as disabled (the user's choice: bc does not enable it) */
+  readonly disabled?: boolean;
 }
 
 /** What install.json records: every marketplace folder bc wrote, with the files it wrote there. */
@@ -244,7 +246,8 @@ export const install = async (opts: { readonly dir?: string; readonly register: 
   const step = installed ? ["plugin", "update", PLUGIN_ID] : inst;
   mustRun(bin, step);
   commands.push(["claude", ...step].join(" "));
-  return { dir, pluginDir, version, commands, ran: true, claude: { path: bin, version: claudeVersion(bin) } };
+  const disabled = listPlugins(bin).find((p) => p.id === PLUGIN_ID)?.enabled === false;
+  return { dir, pluginDir, version, commands, ran: true, claude: { path: bin, version: claudeVersion(bin) }, ...(disabled ? { disabled } : {}) };
 };
 
 export interface UninstallReport {
