@@ -52,9 +52,18 @@ export interface DecisionRecord {
   readonly results: readonly ResultDecision[];
 }
 
-/** `<claude dir>` from a transcript path `<claude dir>/projects/<project>/<session>.jsonl`. */
+/** A transcript's place below `<claude dir>`: `projects/<project>/<session>.jsonl`, or a subagent's `projects/<project>/<session>/subagents/<agent>.jsonl`. */
+const TRANSCRIPT_PLACE = /^(.+)\/projects\/[^/]+\/(?:[^/]+\/subagents\/)?[^/]+$/;
+
+/**
+ * `<claude dir>` from a transcript path, read from its end: a project folder may itself be named
+ * `projects` ($CLAUDE_CODE_PROJECT_DIR_NAME), and the Claude folder may live under a `projects`
+ * folder of the user's.
+ */
 export const claudeDirOf = (transcriptPath: string): string | undefined => {
   const p = transcriptPath.replace(/\\/g, "/");
+  const m = TRANSCRIPT_PLACE.exec(p);
+  if (m !== null) return m[1];
   const i = p.lastIndexOf("/projects/");
   return i > 0 ? p.slice(0, i) : undefined;
 };

@@ -30,6 +30,11 @@ test("the log sits under <claude dir>/better-compaction/logs, named by session",
   expect(claudeDirOf("/home/u/.claude/projects/-home-u-p/abc.jsonl")).toBe("/home/u/.claude");
   expect(claudeDirOf("C:\\Users\\u\\.claude\\projects\\x\\abc.jsonl")).toBe("C:/Users/u/.claude");
   expect(claudeDirOf("abc.jsonl")).toBeUndefined();
+  // a project folder named "projects" ($CLAUDE_CODE_PROJECT_DIR_NAME), a Claude folder under a "projects" folder, a subagent's transcript
+  expect(claudeDirOf("/cfg/projects/projects/abc.jsonl")).toBe("/cfg");
+  expect(claudeDirOf("/home/u/projects/dotclaude/projects/-home-u-p/abc.jsonl")).toBe("/home/u/projects/dotclaude");
+  expect(claudeDirOf("/home/u/.claude/projects/-home-u-p/abc/subagents/agent-1.jsonl")).toBe("/home/u/.claude");
+  expect(claudeDirOf("/cfg/projects/projects/abc/subagents/agent-1.jsonl")).toBe("/cfg");
   expect(logPathFor("/home/u/.claude", "a/b")).toBe("/home/u/.claude/better-compaction/logs/a_b.jsonl");
 });
 
