@@ -101,6 +101,10 @@ const uninstallCmd = defineCommand({
     if (args.json) return out(JSON.stringify({ ...r, recallRuleRemoved: rule.removed, ...(rule.problem ? { recallRuleProblem: rule.problem } : {}) }, null, 2));
     if (rule.removed) log.info(`removed ${RECALL_RULE} from permissions.allow in ${rule.path}`);
     if (rule.problem) log.warn(`${rule.problem}: if you allowed bc recall there, remove ${JSON.stringify(RECALL_RULES)} from permissions.allow by hand`);
+    if (r.registeredElsewhere !== undefined)
+      log.warn(
+        `Claude Code runs the plugin from ${r.registeredElsewhere}, not ${r.dir}: left installed there ('bc claude uninstall' without --dir removes it)`,
+      );
     if (r.ran) for (const c of r.commands) log.info(`ran: ${c}`);
     else {
       log.warn(

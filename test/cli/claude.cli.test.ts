@@ -197,31 +197,60 @@ test("uninstall with a settings.json bc cannot read: the plugin's files still go
   rmSync(settings);
 });
 
-test("install into a Claude Code where the plugin is disabled says so, instead of 'takes effect' (and does not enable it)", () => {
-  const bin = join(tmp, "fake-bin");
+/** A stand-in `claude` on PATH: answers `--version` and the two list commands as given, logs every call. */
+const fakeClaude = (name: string, answers: { marketplaces?: string; plugins?: string }) => {
+  const bin = join(tmp, name);
   mkdirSync(bin, { recursive: true });
-  const calls = join(tmp, "claude-calls.txt");
+  const calls = join(bin, "calls.txt");
   writeFileSync(
     join(bin, "claude"),
     `#!/bin/sh
 echo "$*" >> '${calls}'
 case "$*" in
   "--version") echo "2.1.332 (Claude Code)";;
-  "plugin marketplace list --json") echo "[]";;
-  "plugin list --json") echo '[{"id":"better-compaction@${MARKETPLACE_NAME}","version":"0.1.0","enabled":false}]';;
+  "plugin marketplace list --json") echo '${answers.marketplaces ?? "[]"}';;
+  "plugin list --json") echo '${answers.plugins ?? "[]"}';;
 esac
 exit 0
 `,
     { mode: 0o755 },
   );
-  const r = Bun.spawnSync([process.execPath, join(REPO, "src", "main.ts"), "claude", "install", "--dir", join(tmp, "mp-disabled")], {
-    env: { PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin`, HOME: join(tmp, "home"), CLAUDE_CONFIG_DIR: join(tmp, "claude") },
-    stdout: "pipe",
-    stderr: "pipe",
+  const run = (args: string[]) => {
+    const r = Bun.spawnSync([process.execPath, join(REPO, "src", "main.ts"), ...args], {
+      env: { PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin`, HOME: join(tmp, "home"), CLAUDE_CONFIG_DIR: join(tmp, "claude") },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+  };
+  return { run, calls: () => (existsSync(calls) ? readFileSync(calls, "utf8") : "") };
+};
+
+test("install into a Claude Code where the plugin is disabled says so, instead of 'takes effect' (and does not enable it)", () => {
+  const claude = fakeClaude("fake-disabled", { plugins: `[{"id":"better-compaction@${MARKETPLACE_NAME}","version":"0.1.0","enabled":false}]` });
+  const r = claude.run(["claude", "install", "--dir", join(tmp, "mp-disabled")]);
+  expect(r.code).toBe(0);
+  expect(r.stderr).toContain(`but it is disabled there: 'claude plugin enable better-compaction@${MARKETPLACE_NAME}' turns it on`);
+  expect(r.stderr).not.toContain("takes effect");
+  expect(claude.calls()).not.toContain("enable");
+  uninstall({ register: false });
+});
+
+test("uninstall --dir of a folder Claude Code does not run the plugin from: that folder is cleaned up, the plugin stays registered", async () => {
+  const active = join(tmp, "mp-active");
+  const old = join(tmp, "mp-old");
+  await install({ dir: old, register: false });
+  await install({ dir: active, register: false });
+  const claude = fakeClaude("fake-elsewhere", {
+    marketplaces: `[{"name":"${MARKETPLACE_NAME}","path":"${active}"}]`,
+    plugins: `[{"id":"better-compaction@${MARKETPLACE_NAME}","version":"0.1.0","enabled":true}]`,
   });
-  expect(r.exitCode).toBe(0);
-  expect(r.stderr.toString()).toContain(`but it is disabled there: 'claude plugin enable better-compaction@${MARKETPLACE_NAME}' turns it on`);
-  expect(r.stderr.toString()).not.toContain("takes effect");
-  expect(readFileSync(calls, "utf8")).not.toContain("enable");
+  const r = claude.run(["claude", "uninstall", "--dir", old]);
+  expect(r.code).toBe(0);
+  expect(existsSync(old)).toBe(false);
+  expect(existsSync(active)).toBe(true);
+  expect(claude.calls()).not.toContain("plugin uninstall");
+  expect(claude.calls()).not.toContain("marketplace remove");
+  expect(r.stderr).toContain(`Claude Code runs the plugin from ${active}, not ${old}: left installed there`);
   uninstall({ register: false });
 });

@@ -259,6 +259,8 @@ export interface UninstallReport {
   readonly commands: readonly string[];
   readonly ran: boolean;
   readonly notRun?: NotRun;
+  /** --dir named another folder than the one Claude Code's marketplace is at: the plugin was left registered there */
+  readonly registeredElsewhere?: string;
 }
 
 const readState = (): InstallState => {
@@ -302,7 +304,10 @@ export const uninstall = (opts: { readonly dir?: string; readonly register: bool
     ["plugin", "marketplace", "remove", MARKETPLACE_NAME],
   ];
   const commands: string[] = [];
-  if (bin) {
+  // --dir names a folder to clean up: the plugin Claude Code runs from another folder stays
+  const registered = bin && opts.dir ? listMarketplaces(bin).find((m) => m.name === MARKETPLACE_NAME)?.path : undefined;
+  const elsewhere = registered !== undefined && resolve(registered) !== resolve(opts.dir!) ? resolve(registered) : undefined;
+  if (bin && elsewhere === undefined) {
     if (listPlugins(bin).some((p) => p.id === PLUGIN_ID)) {
       mustRun(bin, steps[0]!);
       commands.push(["claude", ...steps[0]!].join(" "));
@@ -327,6 +332,7 @@ export const uninstall = (opts: { readonly dir?: string; readonly register: bool
     folders,
     commands: bin ? commands : steps.map((s) => ["claude", ...s].join(" ")),
     ran: bin !== undefined,
+    ...(elsewhere === undefined ? {} : { registeredElsewhere: elsewhere }),
     ...(bin ? {} : { notRun: opts.register ? ("no-claude" as const) : ("no-register" as const) }),
   };
 };
