@@ -172,7 +172,7 @@ export default defineCommand({
     const budget = parseBudget(flags.budget);
     const weights = weightsInUse(needWeightsPath());
     if (weights.problem !== undefined) log.warn(`need weights ${weights.problem}; using the shipped ones`);
-    const source = resolveSession(names[0]!);
+    const source = resolveSession(names[0]!, {}, "codex");
     const result = forkRollout(source, {
       context: flags.context,
       pruner: enginePruner(weights.kind === "user" ? { needModel: weights.model } : undefined, budget),

@@ -158,10 +158,11 @@ const onlyTitled = (name: string, paths: readonly string[]): string => {
  * A path, or a session id looked up where Claude Code and Codex keep their sessions (a thread Codex
  * archived included), or else a session's name (Claude Code's `-n`/`/rename`, Codex's thread name).
  */
-export const resolveSession = (arg: string, places: SessionPlaces = {}): string => {
+export const resolveSession = (arg: string, places: SessionPlaces = {}, only?: Host): string => {
   if (arg.trim() === "") throw new BcError("usage", "no session given", "pass a session file or a session id");
   if (existsSync(arg) || arg.includes("/") || arg.includes("\\") || arg.endsWith(".jsonl") || arg.endsWith(".zst")) return arg;
-  const files = discoverSessions({ ...places, archived: true });
+  // `only`: a command for one host's sessions (codex-fork) looks among that host's alone
+  const files = discoverSessions({ ...places, archived: true, ...(only === undefined ? {} : { host: only }) });
   const matches = files.filter((f) => f.id === arg);
   if (matches.length === 1) return matches[0]!.path;
   if (matches.length > 1)

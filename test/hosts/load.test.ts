@@ -207,6 +207,26 @@ describe("finding sessions", () => {
     }
   });
 
+  test("a name both a Claude Code session of this project and a Codex thread hold: the Claude one, unless only Codex's are asked for (codex-fork)", () => {
+    const cwd = join(TMP, "work", "both");
+    const hereDir = join(home, ".claude", "projects", cwd.replace(/[^A-Za-z0-9]/g, "-"));
+    const here = write(
+      join(hereDir, "here-9.jsonl"),
+      `${CLAUDE_LINE("here-9")}\n${JSON.stringify({ type: "custom-title", customTitle: "mywork", sessionId: "x" })}\n`,
+    );
+    const index = join(codexHome, "session_index.jsonl");
+    writeFileSync(index, `${JSON.stringify({ id: CODEX_ID, thread_name: "mywork", updated_at: "2026-03-02T10:00:00Z" })}\n`);
+    try {
+      expect(resolveSession("mywork", { ...places, cwd })).toBe(here);
+      expect(resolveSession("mywork", { ...places, cwd }, "codex")).toBe(codexPath);
+      // an id of the other host's is not found when only one host's are asked for
+      expect(() => resolveSession(CLAUDE_ID, places, "codex")).toThrow("no session with that id or name");
+    } finally {
+      rmSync(hereDir, { recursive: true });
+      rmSync(index, { force: true });
+    }
+  });
+
   test("$CLAUDE_CONFIG_DIR: Claude Code's sessions are looked for there, as Claude Code keeps them", () => {
     const configDir = join(TMP, "claude-config");
     const moved = write(join(configDir, "projects", "-home-dev-shop", "moved-session.jsonl"), `${CLAUDE_LINE("moved-session")}\n`);
