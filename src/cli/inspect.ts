@@ -65,6 +65,8 @@ export interface InspectReport {
   readonly malformed: { readonly count: number; readonly lines: readonly string[] };
   /** tool calls without results and the reverse */
   readonly warnings: readonly string[];
+  /** subagent files beside the session that could not be read: left out, with why */
+  readonly skipped: readonly string[];
   readonly sidechains: readonly SidechainShape[];
 }
 
@@ -151,8 +153,9 @@ export const inspectSession = (arg: string): InspectReport => {
   let main: LoadedSession;
   let rest: ClaudeSession[] = [];
   let warnings: readonly string[] = [];
+  const skipped: string[] = [];
   if (host === "claude") {
-    const all = loadClaudeTranscripts(path);
+    const all = loadClaudeTranscripts(path, (p) => skipped.push(p));
     main = all[0]!;
     rest = all.slice(1);
     warnings = all[0]!.warnings;
@@ -171,7 +174,13 @@ export const inspectSession = (arg: string): InspectReport => {
     live: shapeOf(main.live.messages),
     tools: toolsOf(main.timeline.messages),
     compactions: main.compactions.map((c) => ({ from: c.from, at: c.at, kept: c.kept.length, ...(c.trigger === undefined ? {} : { trigger: c.trigger }) })),
-    malformed: { count: main.malformed.length, lines: main.malformed },
+    // the lines skipped in the session's file and in its subagents' files
+    malformed: {
+      count: main.malformed.length + rest.reduce((n, s) => n + s.malformed.length, 0),
+      lines: [...main.malformed, ...rest.flatMap((s) => s.malformed)],
+    },
+    // subagent files that could not be read, and why
+    skipped,
     warnings,
     sidechains: rest.map(sidechainOf),
   };
@@ -268,7 +277,7 @@ export default defineCommand({
     const names = sessionsGiven(args);
     const { results, code } = forEachSession(names, (name) => {
       const report = inspectSession(name);
-      warnSkipped(report.malformed.lines);
+      warnSkipped([...report.malformed.lines, ...report.skipped]);
       return report;
     });
     // straight to stdout: util/log.ts would load consola (~20 ms of start-up) for nothing here

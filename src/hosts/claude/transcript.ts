@@ -154,21 +154,31 @@ export const loadTranscript = (t: Transcript): ClaudeSession => {
 
 export const loadClaudeTranscript = (path: string): ClaudeSession => loadTranscript(readTranscript(path));
 
-/** Subagent files Claude Code writes beside a session: `<project>/<sessionId>/subagents/agent-*.jsonl`. */
-export const subagentFiles = (path: string): string[] => {
+/**
+ * Subagent files Claude Code writes beside a session: `<project>/<sessionId>/subagents/agent-*.jsonl`.
+ * A folder that cannot be listed gives none, and `onProblem` says why.
+ */
+export const subagentFiles = (path: string, onProblem?: (problem: string) => void): string[] => {
   const dir = join(dirname(path), basename(path).replace(/\.jsonl$/, ""), "subagents");
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
-  return readdirSync(dir)
-    .filter((f) => f.startsWith("agent-") && f.endsWith(".jsonl"))
-    .sort()
-    .map((f) => join(dir, f));
+  try {
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
+    return readdirSync(dir)
+      .filter((f) => f.startsWith("agent-") && f.endsWith(".jsonl"))
+      .sort()
+      .map((f) => join(dir, f));
+  } catch (e) {
+    onProblem?.(`${dir}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); its subagents are left out`);
+    return [];
+  }
 };
 
-/** The main conversation first, then each sidechain in the file and each subagent file, as their own sessions. */
-export const loadClaudeTranscripts = (path: string): ClaudeSession[] => {
+/**
+ * The main conversation first, then each sidechain in the file and each subagent file, as their
+ * own sessions. A subagent file that cannot be read is left out, and `onProblem` says why.
+ */
+export const loadClaudeTranscripts = (path: string, onProblem: (problem: string) => void): ClaudeSession[] => {
   const t = readTranscript(path);
-  const main = loadTranscript(t);
-  const sessions: ClaudeSession[] = [main];
+  const sessions: ClaudeSession[] = [loadTranscript(t)];
   if (hasMainMessages(t)) {
     for (const agent of sidechainAgents(t)) {
       const select = (r: ClaudeRecord): boolean => r.isSidechain === true && (str(r.agentId) ?? "") === agent;
@@ -176,6 +186,12 @@ export const loadClaudeTranscripts = (path: string): ClaudeSession[] => {
       sessions.push(loadConversation(t, select, { id: `${base}/agent-${agent || "sidechain"}`, agentId: agent || undefined }));
     }
   }
-  for (const f of subagentFiles(path)) sessions.push(loadClaudeTranscript(f));
+  for (const f of subagentFiles(path, onProblem)) {
+    try {
+      sessions.push(loadClaudeTranscript(f));
+    } catch (e) {
+      onProblem(`${(e as Error).message.split("\n")[0]}; this subagent is left out`);
+    }
+  }
   return sessions;
 };

@@ -150,7 +150,9 @@ describe("the conversation as Claude Code loads it", () => {
   });
 
   test("sidechains in the file and subagent files beside it are their own sessions, main first", () => {
-    const all = loadClaudeTranscripts(fixture("with-subagents.jsonl"));
+    const problems: string[] = [];
+    const all = loadClaudeTranscripts(fixture("with-subagents.jsonl"), (p) => problems.push(p));
+    expect(problems).toEqual([]);
     expect(all.map((s) => [s.id, s.agentId, s.path.slice(FIXTURES.length + 1), rows(s.timeline.messages)])).toEqual([
       [
         "9a8b7c6d-1111-4222-8333-444455556666",
@@ -275,4 +277,27 @@ describe("a line of two records with no newline between them", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+test("a subagent file beside the session that cannot be read is left out, and said: the session and its other subagents still load", () => {
+  const dir = mkdtempSync(join(tmpdir(), "bc-subagents-"));
+  try {
+    const main = join(dir, "with-subagents.jsonl");
+    writeFileSync(main, readFileSync(fixture("with-subagents.jsonl")));
+    const subagents = join(dir, "with-subagents", "subagents");
+    mkdirSync(subagents, { recursive: true });
+    for (const f of readdirSync(join(FIXTURES, "with-subagents", "subagents")))
+      writeFileSync(join(subagents, f), readFileSync(join(FIXTURES, "with-subagents", "subagents", f)));
+    const good = readdirSync(subagents).length;
+    writeFileSync(join(subagents, "agent-zzz.jsonl"), "");
+    const problems: string[] = [];
+    const all = loadClaudeTranscripts(main, (p) => problems.push(p));
+    expect(all.length).toBe(loadClaudeTranscripts(fixture("with-subagents.jsonl"), () => {}).length);
+    expect(good).toBeGreaterThan(0);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(join(subagents, "agent-zzz.jsonl"));
+    expect(problems[0]).toEndWith("; this subagent is left out");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
