@@ -14,7 +14,12 @@ interface Node {
   readonly flags: readonly { readonly name: string; readonly description: string; readonly takesValue: boolean; readonly options?: readonly string[] }[];
   /** takes session files or folders */
   readonly files: boolean;
+  /** its positional takes one of these words (`valueHint: "a|b|c"`) instead of files */
+  readonly choices?: readonly string[];
 }
+
+/** A flag whose value is a path (a folder, a file, a binary): the shell completes file names for it. */
+const takesPath = (name: string): boolean => /dir|out|session|weights|codex|home/.test(name);
 
 const flagName = (name: string, def: ArgDef): string => (def.type === "boolean" && def.default === true ? `no-${kebab(name)}` : kebab(name));
 
@@ -32,12 +37,16 @@ const walk = async (cmd: CommandDef<any>, path: readonly string[]): Promise<Node
       ...(d.type === "enum" && d.options ? { options: d.options } : {}),
     }));
   flags.push({ name: "help", description: "Show this help", takesValue: false });
+  const positional = Object.values(args).find((d) => d.type === "positional");
+  const hint = positional !== undefined && "valueHint" in positional ? positional.valueHint : undefined;
+  const choices = hint?.includes("|") ? hint.split("|") : undefined;
   const node: Node = {
     path,
     description: (meta.description ?? "").split(/[.:;(]/)[0]!.trim(),
     subcommands: Object.keys(subs),
     flags,
-    files: Object.values(args).some((d) => d.type === "positional"),
+    files: positional !== undefined && choices === undefined,
+    ...(choices === undefined ? {} : { choices }),
   };
   const out = [node];
   for (const [name, sub] of Object.entries(subs)) out.push(...(await walk(await resolve(sub), [...path, name])));
@@ -49,7 +58,7 @@ const single = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 const bash = (nodes: readonly Node[]): string => {
   const known = nodes.filter((n) => n.path.length > 0).map((n) => `"${["bc", ...n.path].join(" ")}"`);
   const words = nodes.map((n) => {
-    const list = [...n.subcommands, ...n.flags.map((f) => `--${f.name}`), ...(n.path.length === 0 ? ["--version"] : [])].join(" ");
+    const list = [...n.subcommands, ...(n.choices ?? []), ...n.flags.map((f) => `--${f.name}`), ...(n.path.length === 0 ? ["--version"] : [])].join(" ");
     return `    "${["bc", ...n.path].join(" ")}") words=${single(list)}; files=${n.files ? 1 : 0} ;;`;
   });
   const values = nodes.flatMap((n) =>
@@ -57,7 +66,7 @@ const bash = (nodes: readonly Node[]): string => {
       .filter((f) => f.takesValue)
       .map((f) => {
         // a folder or file flag completes paths, an enum its values, a number nothing
-        const reply = f.options ? `($(compgen -W ${single(f.options.join(" "))} -- "$cur"))` : /dir|out/.test(f.name) ? `($(compgen -f -- "$cur"))` : "()";
+        const reply = f.options ? `($(compgen -W ${single(f.options.join(" "))} -- "$cur"))` : takesPath(f.name) ? `($(compgen -f -- "$cur"))` : "()";
         return `    "${["bc", ...n.path].join(" ")} --${f.name}") COMPREPLY=${reply}; return ;;`;
       }),
   );
@@ -86,11 +95,18 @@ const zsh = (nodes: readonly Node[]): string =>
   `#compdef bc
 # zsh completion for bc (better-compaction), through zsh's bash completion support.
 # Load it with: source <(bc completion zsh)
+(( $+functions[compdef] )) || { autoload -U +X compinit && compinit }
 autoload -U +X bashcompinit && bashcompinit
 ${bash(nodes).split("\n").slice(1).join("\n")}`;
 
 const fish = (nodes: readonly Node[]): string => {
-  const lines = ["# fish completion for bc (better-compaction). Load it with: bc completion fish | source", "complete -c bc -f"];
+  const lines = [
+    "# fish completion for bc (better-compaction). Install it where fish looks first, so that it takes",
+    "# the place of fish's own completion for the bc calculator:",
+    "#   bc completion fish > ~/.config/fish/completions/bc.fish",
+    "complete -c bc -e",
+    "complete -c bc -f",
+  ];
   for (const n of nodes) {
     // fish: the command line has reached this node when its words are seen and no deeper command is
     const seen = n.path.map((w) => `__fish_seen_subcommand_from ${w}`);
@@ -101,10 +117,11 @@ const fish = (nodes: readonly Node[]): string => {
       lines.push(`complete -c bc -n ${single(cond)} -a ${s} -d ${single(d)}`);
     }
     for (const f of n.flags) {
-      const value = f.takesValue ? (f.options ? ` -x -a ${single(f.options.join(" "))}` : " -r -F") : "";
+      const value = f.takesValue ? (f.options ? ` -x -a ${single(f.options.join(" "))}` : takesPath(f.name) ? " -r -F" : " -x") : "";
       lines.push(`complete -c bc -n ${single(cond)} -l ${f.name}${value} -d ${single(f.description)}`);
     }
     if (n.files && n.subcommands.length === 0) lines.push(`complete -c bc -n ${single(cond)} -F`);
+    if (n.choices !== undefined) lines.push(`complete -c bc -n ${single(cond)} -a ${single(n.choices.join(" "))}`);
   }
   return `${lines.join("\n")}\n`;
 };

@@ -181,12 +181,32 @@ describe("help fits the terminal and speaks as users type", () => {
     expect(complete("bc", "codex-fork", "--context", "")).toBe("fresh keep");
     expect(complete("bc", "claude", "")).toBe("install uninstall status log --help");
     expect(complete("bc", "claude", "install", "--no")).toBe("--no-register");
+    // the shells, not files; a flag taking a path completes files, one taking a number nothing
+    expect(complete("bc", "completion", "")).toBe("bash zsh fish --help");
+    expect(complete("bc", "eval", "--need-weights", "package.j")).toBe("package.json");
+    expect(complete("bc", "recall", "--session", "package.j")).toBe("package.json");
+    expect(complete("bc", "plan", "--budget", "package.j")).toBe("");
   });
 
   test.each(["zsh", "fish"])("bc completion %s prints a script for that shell", (shell) => {
     const r = bc("completion", shell);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(shell === "zsh" ? "bashcompinit" : "complete -c bc -n '__fish_seen_subcommand_from codex-fork' -l dry-run");
+    // fish: its own completion for the bc calculator is erased first; the shells are offered
+    if (shell === "fish") {
+      expect(r.stdout).toContain("complete -c bc -e\n");
+      expect(r.stdout).toContain("complete -c bc -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'");
+    }
+    // where the shell is installed, the script loads in a bare one (zsh: before compinit ran)
+    const bin = Bun.which(shell);
+    if (bin !== null) {
+      const run = Bun.spawnSync(shell === "zsh" ? [bin, "-f", "-c", "source /dev/stdin"] : [bin, "--no-config", "-c", "source"], {
+        stdin: Buffer.from(r.stdout),
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      expect({ code: run.exitCode, stderr: run.stderr.toString() }).toEqual({ code: 0, stderr: "" });
+    }
   });
 });
 
