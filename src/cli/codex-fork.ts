@@ -185,7 +185,11 @@ export default defineCommand({
     const resume = resumeCommand(result, codexHome);
     out(flags.json ? JSON.stringify(asJson(result, resume), null, 2) : human(result, resume));
     if (!underSessions(codexHome, result.path))
-      log.warn(`the fork is outside ${join(codexHome, "sessions")}, where codex resume looks; to resume it: ${resume}`);
+      log.warn(
+        flags["dry-run"]
+          ? `the fork would be outside ${join(codexHome, "sessions")}, where codex resume looks; once written, to resume it: ${resume}`
+          : `the fork is outside ${join(codexHome, "sessions")}, where codex resume looks; to resume it: ${resume}`,
+      );
     if (tooBig(result)) {
       log.warn(
         `the fork still holds ~${k(result.estimatedTokens)} tokens, more than the model's ${k(result.contextWindow!)} context window: ` +

@@ -123,10 +123,12 @@ describe("bc codex-fork (the command)", () => {
       /would fork .* -> [0-9a-f-]{36}\n[\s\S]*resume: +mv '.*forks\/rollout-[^']+\.jsonl' '.*\/sessions'\/ && codex resume [0-9a-f-]{36}/,
     );
     // outside $CODEX_HOME/sessions codex resume does not look: said, with what to do
-    expect(dry.stderr.toString()).toContain(`the fork is outside ${join(home, "sessions")}, where codex resume looks; to resume it: mv `);
+    // (a dry run wrote nothing: it says where the fork would be)
+    expect(dry.stderr.toString()).toContain(`the fork would be outside ${join(home, "sessions")}, where codex resume looks; once written, to resume it: mv `);
     expect(existsSync(outDir)).toBe(false);
     const real = bc([LEGACY, "--out-dir", outDir], { CODEX_HOME: home });
     expect(real.exitCode).toBe(0);
+    expect(real.stderr.toString()).toContain(`the fork is outside ${join(home, "sessions")}, where codex resume looks; to resume it: mv `);
     expect(readdirSync(outDir)).toHaveLength(1);
     expect(existsSync(join(home, "sessions"))).toBe(false);
   });
