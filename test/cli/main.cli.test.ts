@@ -58,6 +58,13 @@ describe("bc --version", () => {
 });
 
 describe("bc --help", () => {
+  test("bc help <command> is that command's help, as bc <command> --help gives it", () => {
+    const r = bc("help", "plan");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(bc("plan", "--help").stdout);
+    expect(bc("help", "codex", "install").stdout).toBe(bc("codex", "install", "--help").stdout);
+  });
+
   test.each(["--help", "-h", "help"])("%s lists every subcommand with its one-line description", async (arg) => {
     const r = bc(arg);
     expect(r.code).toBe(0);
