@@ -209,7 +209,7 @@ export default defineCommand({
       type: "string",
       valueHint: "tokens|N%",
       description:
-        "Escalate toward this many tokens of history, or N% of the model's window as a Codex rollout records it (as bc codex-fork does): least needed results first; shows each result's need and place in the order, and whether the budget was reached",
+        "Escalate toward this many tokens of history, or N% of the model's window as a Codex rollout records it (as bc codex-fork does; alone: 60%): least needed results first; shows each result's need and place in the order, and whether the budget was reached",
     },
     "min-removal": {
       type: "string",
