@@ -48,8 +48,10 @@ export const detectHost = (path: string): Host => {
     throw new BcError("bad-input", `${path}: cannot be read (${(e as Error).message})`, `expected ${EXPECTED}`);
   }
   // a compressed rollout (.jsonl.zst) is judged by what it holds
-  if (isZstd(head) || path.endsWith(".zst")) head = readFileBytes(path, EXPECTED).subarray(0, SNIFF_BYTES);
+  const compressed = isZstd(head) || path.endsWith(".zst");
+  if (compressed) head = readFileBytes(path, EXPECTED).subarray(0, SNIFF_BYTES);
   const text = decodeUtf8(head);
+  if (compressed && text.trim() === "") throw new BcError("bad-input", `${path}: holds nothing once decompressed`, `expected ${EXPECTED}`);
   const whole = head.length < SNIFF_BYTES;
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {

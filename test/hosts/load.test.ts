@@ -10,7 +10,7 @@ const FIXTURES = join(import.meta.dir, "..", "fixtures");
 const TMP = mkdtempSync(join(tmpdir(), "bc-load-"));
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
 
-const write = (path: string, text: string): string => {
+const write = (path: string, text: string | Uint8Array): string => {
   mkdirSync(join(path, ".."), { recursive: true });
   writeFileSync(path, text);
   return path;
@@ -69,6 +69,12 @@ describe("detectHost", () => {
     ["missing path", join(TMP, "missing.jsonl"), "not-found", /missing\.jsonl: no such file$/],
     ["directory", TMP, "bad-input", /: is a directory$/],
     ["empty file", write(join(TMP, "empty.jsonl"), ""), "bad-input", /empty\.jsonl: the file is empty$/],
+    [
+      "a compressed file holding only blank lines",
+      write(join(TMP, "blank.jsonl.zst"), Bun.zstdCompressSync(Buffer.from("\n\n\n"))),
+      "bad-input",
+      /blank\.jsonl\.zst: holds nothing once decompressed$/,
+    ],
     [
       "random JSON",
       write(join(TMP, "random.jsonl"), '{"name":"x","version":"1.0.0"}\n'),
