@@ -22,7 +22,8 @@ const SHOWN_WARNINGS = 10;
 export const capWarnings = (lines: readonly string[], rest: (others: readonly string[]) => string): string[] =>
   lines.length <= SHOWN_WARNINGS ? [...lines] : [...lines.slice(0, SHOWN_WARNINGS), rest(lines.slice(SHOWN_WARNINGS))];
 
-/** Each of `lines` as a warning, capped as capWarnings caps them. */
+/** Each of `lines` as a one-line warning (`warning: …`, as the readers' skipped lines are said), capped as capWarnings caps them. */
 export const warnList = (lines: readonly string[], rest: (others: readonly string[]) => string): void => {
-  for (const l of capWarnings(lines, rest)) log.warn(l);
+  const shown = capWarnings(lines, rest);
+  if (shown.length > 0) process.stderr.write(shown.map((l) => `warning: ${l}\n`).join(""));
 };
