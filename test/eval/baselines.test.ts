@@ -97,6 +97,21 @@ describe("opencode-prune", () => {
     ]);
   });
 
+  test("skill results are never pruned, whether the tool is opencode's `skill` or Claude Code's `Skill`", () => {
+    for (const name of ["skill", "Skill"]) {
+      const msgs = [
+        prompt("turn A"),
+        ...pair("s0", name, { skill: "x" }, "z".repeat(120_000)),
+        ...pair("b0", "Bash", { i: 0 }, "y".repeat(120_000)),
+        ...pair("b1", "Bash", { i: 1 }, "y".repeat(120_000)),
+        ...turn("B", 1, 400_000),
+        ...turn("C", 1, 400_000),
+      ];
+      // walking back from turn B: b1 (30k), b0 (60k > 40k: pruned); the skill result is passed over
+      expect([...run("opencode-prune", msgs).keys()]).toEqual([1]);
+    }
+  });
+
   test("nothing when the prunable total is at most 20k", () => {
     const msgs = [...turn("A", 2, 4_000), ...turn("B", 1, 400_000), ...turn("C", 1, 400_000)];
     expect(run("opencode-prune", msgs).size).toBe(0);

@@ -80,6 +80,14 @@ describe("ceilings", () => {
     expect(scoreCut(ctx, rw, 0, { used }).tally).toMatchObject({ removed: 2, misses: 0, lost: 0, needed: 2 });
   });
 
+  test("oracle leaves a never-used result shorter than its removal note: dropping it would free nothing", () => {
+    const { ctx, used } = fixture();
+    const short = { ...ctx.results[2]!, text: "ok", estTokens: 1 };
+    const rw = ORACLE.run({ results: [ctx.results[0]!, short], pinned: ctx.pinned, used });
+    expect([...rw.keys()]).toEqual([0]);
+    expect([...ORACLE_HEAD.run({ results: [ctx.results[0]!, short], pinned: ctx.pinned, used }).keys()]).toEqual([0]);
+  });
+
   test("oracle-head keeps each used result through the line of its last used token, and nothing after", () => {
     const text = "line one\nconst first_used_name = 1;\nmiddle\nthe second_used_name here\ntail line\nmore tail";
     expect(headThroughLastUsed({ text }, ["second_used_name", "first_used_name"])).toBe(

@@ -121,7 +121,8 @@ const opencodePrune: Method = {
       for (let j = rs.length - 1; j >= 0; j--) {
         const r = rs[j]!;
         if (r.isError) continue; // only completed tool parts are pruned
-        if (OPENCODE_PROTECTED_TOOLS.has(r.tool)) continue;
+        // opencode's tool is `skill`; Claude Code's the same tool, `Skill`
+        if (OPENCODE_PROTECTED_TOOLS.has(r.tool.toLowerCase())) continue;
         total += r.estTokens;
         if (total > OPENCODE_PRUNE.protectTokens) {
           pruned += r.estTokens;

@@ -33,17 +33,21 @@ export const headThroughLastUsed = (r: Pick<ResultInfo, "text">, tokens: readonl
   return tokens.every((t) => shown.has(t)) ? head : undefined;
 };
 
+/** Every unpinned result never used after the cut whose removal note is shorter than it (a shorter one would free nothing). */
 const dropNeverUsed = (input: Pick<BudgetInput, "results" | "pinned" | "used">): Map<number, string> => {
   const out = new Map<number, string>();
-  for (const r of input.results)
-    if (!input.pinned.has(r.ordinal) && (input.used[r.ordinal]?.length ?? 0) === 0) out.set(r.ordinal, REMOVAL_NOTE(r.text.length));
+  for (const r of input.results) {
+    if (input.pinned.has(r.ordinal) || (input.used[r.ordinal]?.length ?? 0) > 0) continue;
+    const note = REMOVAL_NOTE(r.text.length);
+    if (estimateTextTokens(note) < r.estTokens) out.set(r.ordinal, note);
+  }
   return out;
 };
 
 export const ORACLE: Ceiling = {
   id: "oracle",
   summary:
-    "hindsight ceiling: drop every unpinned result none of whose counted tokens the session uses after the cut (the most a perfect lookup frees at zero misses)",
+    "hindsight ceiling: drop every unpinned result none of whose counted tokens the session uses after the cut, where the removal note is shorter than it (the most a perfect lookup frees at zero misses)",
   run: dropNeverUsed,
 };
 
