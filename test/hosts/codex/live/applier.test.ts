@@ -49,7 +49,8 @@ describe("the applier", () => {
     expect(s.calls.at(-1)!.params).toEqual({ threadId: THREAD, input: [{ type: "text", text: CONTINUE_TEXT, text_elements: [] }] });
   });
 
-  test("an automatic compaction before a turn: the person's new message is sent again as the turn's input, not injected", async () => {
+  /** An automatic compaction before turn 2, whose person's message is "What is the codeword?", against a server with `extra` handlers. */
+  const beforeATurn = async (extra: Partial<ReturnType<typeof idleThread>> = {}) => {
     const world = homes.fresh();
     writeFileSync(join(world.home, "config.toml"), "model_auto_compact_token_limit = 100000\n");
     const path = workTurn(new RolloutBuilder(), "turn-1")
@@ -57,9 +58,14 @@ describe("the applier", () => {
       .user("What is the codeword?")
       .push("event_msg", { type: "turn_aborted", turn_id: "turn-2" })
       .write(join(world.home, "sessions"));
-    const s = startFakeServer(world.home, idleThread(path, ["turn-1", "turn-2"]));
+    const s = startFakeServer(world.home, { ...idleThread(path, ["turn-1", "turn-2"]), ...extra } as ReturnType<typeof idleThread>);
     homes.track(s.stop);
     const r = await runApplier({ codexHome: world.home, threadId: THREAD, trigger: "auto", turnId: "turn-2" }, { sleep: async () => {} });
+    return { s, r };
+  };
+
+  test("an automatic compaction before a turn: the person's new message is sent again as the turn's input, not injected", async () => {
+    const { s, r } = await beforeATurn();
     expect(r).toMatchObject({ outcome: "applied", restarted: true });
     const injected = s.calls.find((c) => c.method === "thread/inject_items")!.params.items;
     expect(JSON.stringify(injected)).not.toContain("What is the codeword?");
@@ -68,21 +74,11 @@ describe("the applier", () => {
   });
 
   test("an automatic compaction before a turn whose restart is refused: the person's message held back goes into the history, not lost", async () => {
-    const world = homes.fresh();
-    writeFileSync(join(world.home, "config.toml"), "model_auto_compact_token_limit = 100000\n");
-    const path = workTurn(new RolloutBuilder(), "turn-1")
-      .turn("turn-2")
-      .user("What is the codeword?")
-      .push("event_msg", { type: "turn_aborted", turn_id: "turn-2" })
-      .write(join(world.home, "sessions"));
-    const s = startFakeServer(world.home, {
-      ...idleThread(path, ["turn-1", "turn-2"]),
+    const { s, r } = await beforeATurn({
       "turn/start": () => {
         throw new Error("thread is busy");
       },
     });
-    homes.track(s.stop);
-    const r = await runApplier({ codexHome: world.home, threadId: THREAD, trigger: "auto", turnId: "turn-2" }, { sleep: async () => {} });
     expect(r.outcome).toBe("applied");
     expect(r.reason).toContain("your last message is in the history; send a message to go on");
     expect(s.methods().slice(-3)).toEqual(["thread/inject_items", "turn/start", "thread/inject_items"]);
