@@ -35,12 +35,27 @@ const run = async (argv: readonly string[]): Promise<number> => {
   return dispatch(main, argv, "bc");
 };
 
+/**
+ * Exit with `code` once everything written to stdout has reached it. Bun writes to a pipe in
+ * pieces, and process.exit drops what is still queued: `bc recall <id> | cat` printed the first
+ * 64 KiB of a larger output and exited 0. Ending stdout flushes it first (a reader gone, as with
+ * `| head`, ends it too).
+ */
+const exitAfterOutput = (code: number): void => {
+  process.exitCode = code;
+  try {
+    process.stdout.end(() => process.exit(code));
+  } catch {
+    process.exit(code);
+  }
+};
+
 // decided before citty parses anything: calculator-style arguments go to the calculator `bc`
 const handedOver = import.meta.main ? calculatorHandOver(process.argv.slice(2), Object.keys(main.subCommands ?? {}), () => run([])) : undefined;
 if (handedOver)
   handedOver.then(
-    (code) => process.exit(code),
-    (e) => process.exit(report(e)),
+    (code) => exitAfterOutput(code),
+    (e) => exitAfterOutput(report(e)),
   );
 else if (import.meta.main) {
   process.on("SIGINT", () => {
@@ -48,7 +63,7 @@ else if (import.meta.main) {
     process.exit(130);
   });
   run(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (e) => process.exit(report(e)),
+    (code) => exitAfterOutput(code),
+    (e) => exitAfterOutput(report(e)),
   );
 }

@@ -412,3 +412,22 @@ describe("a real fork written by bc codex-fork", () => {
     }
   });
 });
+
+test("an output larger than a pipe holds comes out whole to a reader that is slow to start (a shell tool): bc waits for stdout before it exits", () => {
+  const big = `${Array.from({ length: 6000 }, (_, i) => `line ${i}: ${"x".repeat(40)}`).join("\n")}\n`;
+  const file = join(tmp, "big-output.jsonl");
+  writeFileSync(
+    file,
+    `${[
+      claudeRec("user", "bu1", [{ type: "text", text: "cat it" }]),
+      claudeRec("assistant", "ba1", [{ type: "tool_use", id: "toolu_01BIG", name: "Bash", input: { command: "cat big.txt" } }]),
+      claudeRec("user", "bu2", [{ type: "tool_result", tool_use_id: "toolu_01BIG", content: big }]),
+    ].join("\n")}\n`,
+  );
+  expect(Buffer.byteLength(big)).toBeGreaterThan(4 * 65536);
+  const r = Bun.spawnSync(
+    ["bash", "-c", `'${process.execPath}' '${join(REPO, "src", "main.ts")}' recall toolu_01BIG --session '${file}' | (sleep 0.5; sha256sum)`],
+    { env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: home, CODEX_HOME: codexHome }, stdout: "pipe", stderr: "pipe" },
+  );
+  expect(r.stdout.toString().split(" ")[0]).toBe(createHash("sha256").update(big).digest("hex"));
+});
