@@ -3,7 +3,8 @@
 // user and assistant records. Codex: call and output items of `response_item` lines, the oldest
 // rollouts' bare item lines, and the copies inside a `compacted` record's `replacement_history`.
 import type { Host } from "../../engine/types.ts";
-import { isAlreadyCut } from "../../engine/notes.ts";
+import { readNote } from "../../engine/notes.ts";
+import { shellQuote } from "../../engine/shell.ts";
 import { toolResultText } from "../claude/conversation.ts";
 import { itemProblem, outputText, type ToolOutput } from "../codex/items.ts";
 import { isObject } from "../../util/json.ts";
@@ -70,6 +71,18 @@ const codexImage = (c: Record<string, unknown>): StoredImage => {
   return { type, ...(m[1] ? { mediaType: m[1] } : {}), bytes: base64Bytes(data), data };
 };
 
+/**
+ * Whether an output is bc's note in place of this call's output (or its head and note): the note
+ * is the whole text, or ends it after the head, and names this call (the first notes named none).
+ * An output that merely ends like a note, naming another call or none where bc would, is the
+ * call's own text.
+ */
+export const cutByBc = (text: string, id: string): boolean => {
+  const note = readNote(text);
+  if (note === undefined) return false;
+  return note.callWord === undefined || note.callWord === id || note.callWord === shellQuote(id);
+};
+
 const claudeSightings = (rec: Record<string, unknown>, id: string | undefined, out: Sighting[]): void => {
   if (rec.type !== "user" && rec.type !== "assistant") return;
   const m = rec.message;
@@ -81,7 +94,16 @@ const claudeSightings = (rec: Record<string, unknown>, id: string | undefined, o
     else if (b.type === "tool_result" && typeof b.tool_use_id === "string" && (id === undefined || b.tool_use_id === id)) {
       const { text } = toolResultText(b.content);
       const images = Array.isArray(b.content) ? b.content.filter((x) => !(isObject(x) && x.type === "text")).map((x) => claudeImage(isObject(x) ? x : {})) : [];
-      out.push({ kind: "output", host: "claude", id: b.tool_use_id, text, isError: b.is_error === true, images, cut: isAlreadyCut(text), copy: false });
+      out.push({
+        kind: "output",
+        host: "claude",
+        id: b.tool_use_id,
+        text,
+        isError: b.is_error === true,
+        images,
+        cut: cutByBc(text, b.tool_use_id),
+        copy: false,
+      });
     }
   }
 };
@@ -102,13 +124,13 @@ const codexItem = (item: unknown, id: string | undefined, copy: boolean, out: Si
   } else if (item.type === "tool_search_output") {
     // the tools a search found: its text is their JSON, as bc reads it
     const text = item.tools === undefined ? "" : JSON.stringify(item.tools);
-    out.push({ kind: "output", host: "codex", id: callId, text, isError: false, images: [], cut: isAlreadyCut(text), copy });
+    out.push({ kind: "output", host: "codex", id: callId, text, isError: false, images: [], cut: cutByBc(text, callId), copy });
   } else if (OUTPUT_TYPES.has(item.type) && item.output !== undefined) {
     const output = item.output as ToolOutput;
     const { text } = outputText(output);
     const parts = Array.isArray(output) ? output : isObject(output) && Array.isArray(output.content) ? (output.content as unknown[]) : [];
     const images = parts.filter((c) => isObject(c) && !/text$/.test(String(c.type))).map((c) => codexImage(c as Record<string, unknown>));
-    out.push({ kind: "output", host: "codex", id: callId, text, isError: false, images, cut: isAlreadyCut(text), copy });
+    out.push({ kind: "output", host: "codex", id: callId, text, isError: false, images, cut: cutByBc(text, callId), copy });
   }
 };
 

@@ -31,3 +31,15 @@ test("--list over a rollout with an output of null: no throw, the outputs bc cut
   writeFileSync(path, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
   expect(removedIn(path, "codex").removed.map((r) => [r.id, r.kind, r.charsRemoved, r.recallable])).toEqual([["call_b", "removed", 9000, false]]);
 });
+
+test("an output that only ends like a bc note (naming another call, or not the whole text) is the call's own text; bc's note for this call is a cut copy", () => {
+  const claude = (id: string, content: string) => ({
+    type: "user",
+    message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content }] },
+  });
+  const grep = `$ grep -h "bc recall" log.txt\n${dropNote(5000, "toolu_OTHER")}`;
+  expect(sightingsIn(claude("toolu_ECHO", grep), "claude", "toolu_ECHO")).toMatchObject([{ kind: "output", cut: false }]);
+  expect(sightingsIn(claude("toolu_OTHER", dropNote(5000, "toolu_OTHER")), "claude", "toolu_OTHER")).toMatchObject([{ kind: "output", cut: true }]);
+  expect(sightingsIn(claude("toolu_ECHO", dropNote(5000, "toolu_OTHER")), "claude", "toolu_ECHO")).toMatchObject([{ kind: "output", cut: false }]);
+  expect(sightingsIn(line(output(dropNote(9000, "call_a"))), "codex", "call_a")).toMatchObject([{ kind: "output", cut: true }]);
+});
