@@ -9,6 +9,8 @@ import { isObject } from "../util/json.ts";
 import { linesOf } from "../util/lines.ts";
 
 const PROTOCOL_VERSION = "2025-06-18";
+/** The MCP versions this server speaks (the tool and its result need nothing newer than the first). */
+const PROTOCOL_VERSIONS: ReadonlySet<string> = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]);
 
 export const RECALL_TOOL = {
   name: "recall",
@@ -42,7 +44,8 @@ interface Request {
 /** The answer to a tools/call of `recall`: the original text as the first block, exactly. */
 export const callRecall = (args: unknown, cwd: string): { content: unknown[]; isError: boolean } => {
   const a = isObject(args) ? args : {};
-  const id = typeof a.id === "string" ? a.id : "";
+  // an id given as a number is the same id
+  const id = typeof a.id === "string" ? a.id : typeof a.id === "number" ? String(a.id) : "";
   const session = typeof a.session === "string" && a.session !== "" ? a.session : undefined;
   try {
     const r = recall(id, { cwd, ...(session === undefined ? {} : { session }) });
@@ -62,14 +65,19 @@ export const handleMessage = (msg: unknown, cwd: string): unknown => {
   if (!isObject(msg)) return { jsonrpc: "2.0", id: null, error: { code: -32600, message: "not a JSON-RPC request object" } };
   const req = msg as Request;
   const id = req.id;
-  const method = typeof req.method === "string" ? req.method : "";
+  if (id !== undefined && id !== null && typeof id !== "string" && typeof id !== "number")
+    return { jsonrpc: "2.0", id: null, error: { code: -32600, message: "a request id is a string or a number" } };
+  if (typeof req.method !== "string")
+    return id === undefined ? undefined : { jsonrpc: "2.0", id, error: { code: -32600, message: "a request without a method" } };
+  const method = req.method;
   if (id === undefined) return undefined; // notifications (initialized, cancelled, ...) need no answer
   const ok = (result: unknown) => ({ jsonrpc: "2.0", id, result });
   switch (method) {
     case "initialize": {
+      // the client's version when this server speaks it, else this server's own (the client then decides)
       const asked = isObject(req.params) && typeof req.params.protocolVersion === "string" ? req.params.protocolVersion : PROTOCOL_VERSION;
       return ok({
-        protocolVersion: asked,
+        protocolVersion: PROTOCOL_VERSIONS.has(asked) ? asked : PROTOCOL_VERSION,
         capabilities: { tools: { listChanged: false } },
         serverInfo: { name: "better-compaction", title: "better-compaction", version: VERSION },
         instructions:
@@ -110,6 +118,10 @@ export const serve = async (cwd: string): Promise<void> => {
       return;
     }
     if (Array.isArray(msg)) {
+      if (msg.length === 0) {
+        reply({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "an empty batch" } });
+        return;
+      }
       const out = msg.map((m) => handleMessage(m, cwd)).filter((r) => r !== undefined);
       if (out.length > 0) reply(out);
     } else reply(handleMessage(msg, cwd));

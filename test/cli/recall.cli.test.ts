@@ -372,6 +372,17 @@ describe("bc mcp: the recall tool over MCP", () => {
     }
     expect(handleMessage({ jsonrpc: "2.0", id: 4, method: "nope" }, project)).toMatchObject({ id: 4, error: { code: -32601 } });
   });
+
+  test("what JSON-RPC and MCP ask of a server: its own version for one it does not speak, and an invalid request said as such", async () => {
+    const { handleMessage } = await import("../../src/cli/mcp.ts");
+    expect(handleMessage({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "1999-01-01" } }, project)).toMatchObject({
+      result: { protocolVersion: "2025-06-18" },
+    });
+    expect(handleMessage({ jsonrpc: "2.0", id: 9 }, project)).toMatchObject({ id: 9, error: { code: -32600 } });
+    expect(handleMessage({ jsonrpc: "2.0", id: { a: 1 }, method: "ping" }, project)).toMatchObject({ id: null, error: { code: -32600 } });
+    const r = Bun.spawnSync([process.execPath, join(REPO, "src", "main.ts"), "mcp"], { stdin: Buffer.from("[]\n"), stdout: "pipe", stderr: "pipe" });
+    expect(JSON.parse(r.stdout.toString())).toMatchObject({ id: null, error: { code: -32600 } });
+  });
 });
 
 describe("the installed plugin's recall server runs this very bc", () => {
