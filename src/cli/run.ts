@@ -68,7 +68,8 @@ export const dispatch = async (root: CommandDef<any>, argv: readonly string[], n
       if (word === "help") {
         // `bc help codex install`: the help of the command named after it, as `bc codex install --help` shows it
         const named = rest.slice(i + 1).filter((a) => !a.startsWith("-"));
-        if (named.length > 0 && subs[named[0]!] !== undefined) return dispatch(cmd, [...named, "--help"], path.join(" "));
+        // an unknown name is said as `bc <name>` says it
+        if (named.length > 0) return dispatch(cmd, [...named, "--help"], path.join(" "));
         process.stdout.write(`${await renderHelp(cmd, path)}\n`);
         return 0;
       }

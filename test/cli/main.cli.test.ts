@@ -63,6 +63,7 @@ describe("bc --help", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(bc("plan", "--help").stdout);
     expect(bc("help", "codex", "install").stdout).toBe(bc("codex", "install", "--help").stdout);
+    expectOneLineError(bc("help", "frobnicate"), "unknown command 'frobnicate'");
   });
 
   test.each(["--help", "-h", "help"])("%s lists every subcommand with its one-line description", async (arg) => {
