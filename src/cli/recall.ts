@@ -5,6 +5,7 @@ import { detectHost, resolveSession } from "../hosts/load.ts";
 import { projectSessionFiles, recall, type Recalled } from "../hosts/recall/lookup.ts";
 import type { StoredImage } from "../hosts/recall/records.ts";
 import { removedIn, type RemovedList } from "../hosts/recall/removed.ts";
+import { subagentFiles } from "../hosts/claude/transcript.ts";
 import { BcError } from "../util/errors.ts";
 import { log, out } from "../util/log.ts";
 import { counted } from "../util/format.ts";
@@ -58,8 +59,17 @@ const listRemoved = (session: string | undefined, json: boolean): number => {
     if (!newest) throw new BcError("not-found", `no session of this project (${process.cwd()}) found`, "pass --session <session id, name or file>");
     path = newest.path;
   }
-  const list = removedIn(path, detectHost(path));
-  out(json ? JSON.stringify(list, null, 2) : formatRemoved(list));
+  const host = detectHost(path);
+  const list = removedIn(path, host);
+  // a Claude Code subagent's own compactions are in its file beside the session
+  const subagents =
+    host === "claude"
+      ? subagentFiles(path)
+          .map((f) => removedIn(f, "claude"))
+          .filter((l) => l.removed.length > 0)
+      : [];
+  if (json) out(JSON.stringify(subagents.length === 0 ? list : { ...list, subagents }, null, 2));
+  else out([list, ...subagents].map(formatRemoved).join("\n\n"));
   return 0;
 };
 

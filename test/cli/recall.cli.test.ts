@@ -315,6 +315,40 @@ describe("bc recall --list", () => {
     ]);
   });
 
+  test("a subagent's removals, in its own file beside the session, are listed after the session's", () => {
+    const dir = join(tmp, "with-agent");
+    mkdirSync(join(dir, "s-main", "subagents"), { recursive: true });
+    const main = write(join(dir, "s-main.jsonl"), `${claudeRec("user", "m1", [{ type: "text", text: "go" }], { sessionId: "s-main" })}\n`);
+    write(
+      join(dir, "s-main", "subagents", "agent-a1.jsonl"),
+      `${[
+        claudeRec("user", "a1", [{ type: "text", text: "look" }], { sessionId: "s-main", isSidechain: true, agentId: "a1" }),
+        claudeRec("assistant", "a2", [{ type: "tool_use", id: "toolu_01SUB", name: "Bash", input: { command: "ls" } }], {
+          sessionId: "s-main",
+          isSidechain: true,
+          agentId: "a1",
+        }),
+        claudeRec("user", "a3", [{ type: "tool_result", tool_use_id: "toolu_01SUB", content: LISTING }], {
+          sessionId: "s-main",
+          isSidechain: true,
+          agentId: "a1",
+        }),
+        claudeRec("user", "a4", [{ type: "tool_result", tool_use_id: "toolu_01SUB", content: dropNote(LISTING.length, "toolu_01SUB") }], {
+          sessionId: "s-main",
+          isSidechain: true,
+          agentId: "a1",
+        }),
+      ].join("\n")}\n`,
+    );
+    const human = bc(["--list", "--session", main]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain(`${main} (s-main): 0 outputs removed or truncated by bc`);
+    expect(human.stdout).toMatch(/agent-a1\.jsonl \(s-main\): 1 output removed or truncated by bc\n.*\ntoolu_01SUB\s+Bash\s+removed/);
+    const j = JSON.parse(bc(["--list", "--json", "--session", main]).stdout);
+    expect(j.removed).toEqual([]);
+    expect(j.subagents.map((l: any) => l.removed.map((r: any) => [r.id, r.recallable]))).toEqual([[["toolu_01SUB", true]]]);
+  });
+
   test("without --session: this project's newest session", () => {
     const r = bc(["--list", "--json"]);
     expect(r.code).toBe(0);
