@@ -69,6 +69,7 @@ describe("bc inspect", () => {
       ],
       malformed: { count: 0, lines: [] },
       warnings: [],
+      skipped: [],
       sidechains: [],
     });
   });
