@@ -90,7 +90,14 @@ export const appendRecord = (existing: string, record: DecisionRecord, maxBytes 
 
 /** A record as people read it: a heading line, then one line per result that was not kept. */
 export const formatRecord = (r: DecisionRecord, opts: { readonly allResults?: boolean } = {}): string => {
-  const freed = r.freedPercent === undefined ? "" : `, ${r.freedPercent.toFixed(1)} points of the window freed`;
+  // a skipped or handed-over compaction changed nothing: its figures are the plan's, not what happened
+  const applied = r.outcome === "compacted";
+  const freed =
+    r.freedPercent === undefined
+      ? ""
+      : applied
+        ? `, ${r.freedPercent.toFixed(1)} points of the window freed`
+        : `, would have freed ${r.freedPercent.toFixed(1)} points of the window`;
   const counts = { keep: 0, truncate: 0, drop: 0 } as Record<Action, number>;
   for (const d of r.results) counts[d.action]++;
   const lines = [
@@ -101,7 +108,7 @@ export const formatRecord = (r: DecisionRecord, opts: { readonly allResults?: bo
       : [
           `  budget ~${tokenCount(r.budgetTokens)} tokens for the rows${r.unseenTokens === undefined ? "" : ` (the window's share less ~${tokenCount(r.unseenTokens)} the rows do not show: system prompt, tools, thinking)`}`,
         ]),
-    `  results: ${counts.keep} kept, ${counts.truncate} truncated, ${counts.drop} dropped`,
+    `  results${applied ? "" : " as planned, not applied"}: ${counts.keep} kept, ${counts.truncate} truncated, ${counts.drop} dropped`,
   ];
   for (const d of r.results) {
     if (d.action === "keep" && !opts.allResults) continue;

@@ -82,3 +82,11 @@ test("formatRecord: a heading, the figures, and each result that was not kept", 
   );
   expect(formatRecord(record({ budgetTokens: undefined })).split("\n")[2]).toBe("  results: 1 kept, 0 truncated, 1 dropped");
 });
+
+test("formatRecord: a skipped or handed-over compaction changed nothing, and its plan's figures say so", () => {
+  for (const outcome of ["skipped", "handed-over"] as const) {
+    const lines = formatRecord(record({ outcome, tokensAfter: 14549, budgetTokens: undefined })).split("\n");
+    expect(lines[1]).toBe("  rows 44 -> 44, ~14.5k -> ~14.5k tokens, would have freed 5.0 points of the window, 4.2 ms");
+    expect(lines[2]).toBe("  results as planned, not applied: 1 kept, 0 truncated, 1 dropped");
+  }
+});
