@@ -3,6 +3,7 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
+import { warnSkipped } from "./sessions.ts";
 import { defaultCodexHome } from "../hosts/codex/home.ts";
 import { idleWaitMs, runApplier } from "../hosts/codex/live/applier.ts";
 import { runPreCompact } from "../hosts/codex/live/hook.ts";
@@ -103,7 +104,7 @@ const logCmd = defineCommand({
       throw new BcError("usage", `thread id '${want}' matches ${matches.length} logs`, "give more of the id");
     const file = matches.find((m) => m.threadId === want) ?? matches[0]!;
     const { records, problems } = parseLiveLog(readFileSync(file.path, "utf8"));
-    for (const p of problems) log.warn(`skipped ${file.path}:${p.replace(/^line /, "")}`);
+    warnSkipped(problems.map((p) => `${file.path}:${p.replace(/^line /, "")}`));
     if (args.json) return out(JSON.stringify({ threadId: file.threadId, path: file.path, records }, null, 2));
     log.info(`${file.path}: ${counted(records.length, "record")}`);
     out(records.map(formatLiveRecord).join("\n\n"));

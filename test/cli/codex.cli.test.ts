@@ -1,7 +1,7 @@
 // `bc codex log`, driven as a user drives it: `bun src/main.ts codex log ...` in a child process
 // with its own $CODEX_HOME.
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { appendLog } from "../../src/hosts/codex/live/state.ts";
@@ -46,4 +46,16 @@ test("the PreCompact hook fails safe on any input: a transcript_path of null, a 
     });
     expect({ input, code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() }).toEqual({ input, code: 0, stdout: "", stderr: "" });
   }
+});
+
+test("log: a damaged line is said as every reader says one ('warning: file:line: why'), and the good records are shown", () => {
+  const C = "019f0000-cccc-7000-8000-000000000003";
+  appendLog(home, { v: 1, at: "2026-11-30T02:00:00.000Z", threadId: C, outcome: "applied", reason: "history replaced", ms: 812.3456 });
+  const path = join(home, "better-compaction", "logs", `${C}.jsonl`);
+  writeFileSync(path, `${readFileSync(path, "utf8")}{"v":1,"threadId":"${C}","outcome":"bogus","reason":{"a":1}}\n`);
+  const r = bc(["codex", "log", C]);
+  expect(r.code).toBe(0);
+  expect(r.stderr).toStartWith(`warning: ${path}:2: not a better-compaction decision record (`);
+  expect(r.stdout).toContain("applied  (812.3 ms)");
+  expect(r.stdout).not.toContain("bogus");
 });

@@ -2,6 +2,7 @@
 // - `threads/<thread id>.json`: the marker: an attempt under way (the applier's pid), or the last
 //   attempt failed (then the next compaction is left to Codex);
 // - `logs/<thread id>.jsonl`: the decision log, one line per compaction: what bc did and why.
+import { z } from "zod";
 import { tokenCount } from "../../../util/format.ts";
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -109,18 +110,49 @@ export const listLogs = (codexHome: string): LogFile[] => {
     .sort((a, b) => a.mtimeMs - b.mtimeMs || a.threadId.localeCompare(b.threadId));
 };
 
-/** The records of one log; lines that do not parse are reported as `line N: why`. */
+const count = z.number().finite().nonnegative();
+
+/** A log line as bc writes it (a file on the user's disk: checked before it is shown). */
+const LiveRecordSchema = z.looseObject({
+  v: z.literal(1),
+  at: z.string(),
+  threadId: z.string(),
+  turnId: z.string().optional(),
+  trigger: z.string().optional(),
+  outcome: z.enum(["vetoed", "handed-over", "applied", "failed"]),
+  reason: z.string(),
+  tokensBefore: count.optional(),
+  tokensAfter: count.optional(),
+  target: count.optional(),
+  limit: count.optional(),
+  results: count.optional(),
+  resultsTruncated: count.optional(),
+  resultsDropped: count.optional(),
+  revertTurnId: z.string().optional(),
+  injectedItems: count.optional(),
+  fixedItems: count.optional(),
+  restarted: z.boolean().optional(),
+  ms: count.optional(),
+});
+
+/** The records of one log; lines that are not records are reported as `line N: why` and skipped. */
 export const parseLiveLog = (text: string): { records: LiveRecord[]; problems: string[] } => {
   const records: LiveRecord[] = [];
   const problems: string[] = [];
   text.split("\n").forEach((line, i) => {
     if (line.trim() === "") return;
+    let v: unknown;
     try {
-      const v = JSON.parse(line);
-      if (v?.v === 1 && typeof v.outcome === "string" && typeof v.threadId === "string") records.push(v as LiveRecord);
-      else problems.push(`line ${i + 1}: not a decision record`);
+      v = JSON.parse(line);
     } catch {
-      problems.push(`line ${i + 1}: not JSON`);
+      problems.push(`line ${i + 1}: not valid JSON`);
+      return;
+    }
+    const parsed = LiveRecordSchema.safeParse(v);
+    if (parsed.success) records.push(parsed.data as LiveRecord);
+    else {
+      const issue = parsed.error.issues[0]!;
+      problems.push(`line ${i + 1}: not a better-compaction decision record (${issue.path.length === 0 ? "" : `${issue.path.join(".")}: `}${issue.message})`);
     }
   });
   return { records, problems };
@@ -130,12 +162,16 @@ const k = (n: number | undefined): string => (n === undefined ? "?" : tokenCount
 
 /** One record as a person reads it. */
 export const formatLiveRecord = (r: LiveRecord): string => {
-  const head = `${r.at}  ${r.trigger ?? "-"}  ${r.outcome}${r.ms !== undefined ? `  (${r.ms} ms)` : ""}`;
+  const head = `${r.at}  ${r.trigger ?? "-"}  ${r.outcome}${r.ms !== undefined ? `  (${r.ms.toFixed(1)} ms)` : ""}`;
   const lines = [head, `  ${r.reason}`];
+  // only an applied replacement changed the thread; a vetoed or failed one's figures are its plan's
+  const planned = r.outcome === "applied" ? "" : "planned: ";
   if (r.tokensBefore !== undefined && r.tokensAfter !== undefined && r.outcome !== "handed-over")
-    lines.push(`  tokens ~${k(r.tokensBefore)} -> ~${k(r.tokensAfter)}${r.target !== undefined ? ` (target ${k(r.target)} of limit ${k(r.limit)})` : ""}`);
+    lines.push(
+      `  ${planned}tokens ~${k(r.tokensBefore)} -> ~${k(r.tokensAfter)}${r.target !== undefined ? ` (target ${k(r.target)} of limit ${k(r.limit)})` : ""}`,
+    );
   if (r.results !== undefined && r.outcome !== "handed-over")
-    lines.push(`  results ${r.results}: ${r.resultsDropped ?? 0} dropped, ${r.resultsTruncated ?? 0} truncated`);
+    lines.push(`  ${planned}results ${r.results}: ${r.resultsDropped ?? 0} dropped, ${r.resultsTruncated ?? 0} truncated`);
   if (r.injectedItems !== undefined)
     lines.push(`  injected ${r.injectedItems} items after ${r.fixedItems ?? 0} kept in front${r.restarted ? "; the turn was restarted" : ""}`);
   return lines.join("\n");
