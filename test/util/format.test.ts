@@ -3,6 +3,7 @@ import { expect, test } from "bun:test";
 import { counted, tokenCount } from "../../src/util/format.ts";
 
 test("tokenCount: exact below a thousand, then one decimal of k, then two of M", () => {
+  expect(tokenCount(999_960)).toBe("1.00M"); // not "1000.0k"
   expect([0, 12.4, 950, 1_000, 12_345, 999_949, 1_000_000, 26_340_000].map((n) => tokenCount(n))).toEqual([
     "0",
     "12",
