@@ -13,7 +13,8 @@ set -eu
 REPO="${BC_REPO:-better-compaction/better-compaction}"
 BASE="${BC_DOWNLOAD_URL:-https://github.com/${REPO}/releases}"
 VERSION="${BC_VERSION:-latest}"
-DIR="${BC_INSTALL_DIR:-${HOME:-}/.local/bin}"
+# no HOME and no BC_INSTALL_DIR: no default (never /.local/bin)
+DIR="${BC_INSTALL_DIR:-${HOME:+$HOME/.local/bin}}"
 CLAUDE=ask
 
 say() { printf '%s\n' "$*" >&2; }
@@ -69,7 +70,8 @@ case "$arch" in
 esac
 # an x64 shell under Rosetta on an Apple silicon Mac: take the native build
 if [ "$os-$arch" = darwin-x64 ] && [ "$(sysctl -n sysctl.proc_translated 2>/dev/null || echo 0)" = 1 ]; then arch=arm64; fi
-if [ "$os" = linux ] && { ls /lib/ld-musl-* >/dev/null 2>&1 || ldd --version 2>&1 | grep -qi musl; }; then
+# musl's loader can sit beside glibc (Debian's musl package): the system's own ldd says which libc it runs
+if [ "$os" = linux ] && ldd --version 2>&1 | grep -qi musl; then
   die "the Linux builds need glibc; this system uses musl (Alpine?): build from source (see the README)"
 fi
 ASSET="bc-$os-$arch"
@@ -78,9 +80,11 @@ if [ "$VERSION" = latest ]; then URL="$BASE/latest/download"; else URL="$BASE/do
 
 # --- download and verify, in a folder removed on any exit ---
 TMP=$(mktemp -d 2>/dev/null || mktemp -d -t bc-install)
-trap 'rm -rf "$TMP"' EXIT
+STAGED=""
+trap 'rm -rf "$TMP"; [ -z "$STAGED" ] || rm -f "$STAGED"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+trap 'exit 129' HUP
 
 fetch() { # url file
   if command -v curl >/dev/null 2>&1; then
@@ -116,7 +120,7 @@ case "$new" in better-compaction\ *) ;; *) die "the downloaded $ASSET is not bet
 
 # --- install: both names, each replaced by a rename ---
 mkdir -p "$DIR" || die "could not create $DIR"
-DIR=$(cd "$DIR" && pwd -P)
+DIR=$(CDPATH='' cd -- "$DIR" && pwd -P)
 old=""
 for name in bc better-compaction; do
   if [ -e "$DIR/$name" ] || [ -L "$DIR/$name" ]; then
@@ -125,6 +129,8 @@ for name in bc better-compaction; do
     [ -n "$old" ] || old=$("$DIR/$name" --version 2>/dev/null || true)
   fi
 done
+# the copy staged beside the binary goes with the script, whatever ends it (a failure, Ctrl-C, a closed terminal)
+STAGED="$DIR/.bc.new.$$"
 cp "$TMP/$ASSET" "$DIR/.bc.new.$$" && chmod 755 "$DIR/.bc.new.$$" || {
   rm -f "$DIR/.bc.new.$$"
   die "could not write to $DIR"
@@ -133,6 +139,7 @@ mv -f "$DIR/.bc.new.$$" "$DIR/bc" || {
   rm -f "$DIR/.bc.new.$$"
   die "could not write $DIR/bc"
 }
+STAGED=""
 ln -s bc "$DIR/.better-compaction.new.$$" && mv -f "$DIR/.better-compaction.new.$$" "$DIR/better-compaction" || {
   rm -f "$DIR/.better-compaction.new.$$"
   die "installed $DIR/bc, but could not write $DIR/better-compaction"

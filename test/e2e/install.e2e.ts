@@ -136,9 +136,10 @@ interface Run {
 }
 
 /** Run install.sh (spawned without blocking: the server answering it lives in this process). */
-const install = async (opts: { dir: string; path: string[]; args?: string[]; env?: Record<string, string> }): Promise<Run> => {
+const install = async (opts: { dir: string; path: string[]; args?: string[]; env?: Record<string, string>; cwd?: string }): Promise<Run> => {
   requests.length = 0;
   const child = Bun.spawn(["/bin/sh", INSTALLER, ...(opts.args ?? [])], {
+    ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
     env: { PATH: opts.path.join(":"), HOME: join(tmp, "home"), BC_DOWNLOAD_URL: base, BC_INSTALL_DIR: opts.dir, ...opts.env },
     stdin: "ignore",
     stdout: "pipe",
@@ -237,6 +238,28 @@ describe.skipIf(!supported)("install.sh", () => {
       expect(existsSync(fresh)).toBe(false);
     });
 
+    test("no HOME and no folder given: refused before anything is fetched (never /.local/bin)", async () => {
+      const r = await install({ dir: "", path: [tools], env: { HOME: "", BC_INSTALL_DIR: "" } });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("no install folder: HOME is not set; pass --dir or set BC_INSTALL_DIR");
+      expect(requests).toEqual([]);
+    });
+
+    test("interrupted while the new binary is staged in the install folder: the staged copy goes too", async () => {
+      // a cp that copies, then interrupts the installer that ran it (as Ctrl-C would, right then)
+      const slow = dirOf("interrupting-cp");
+      writeFileSync(
+        join(slow, "cp"),
+        `#!/bin/sh
+'${Bun.which("cp")}' "$@" && kill -INT $PPID && sleep 1\n`,
+      );
+      chmodSync(join(slow, "cp"), 0o755);
+      const fresh = join(tmp, "fresh-interrupted");
+      const r = await install({ dir: fresh, path: [slow, tools] });
+      expect(r.code).toBe(130);
+      expect(readdirSync(fresh)).toEqual([]);
+    });
+
     test("a bc in the install folder that is not ours (the calculator) is never replaced", async () => {
       const theirs = dirOf("theirs");
       writeFileSync(join(theirs, "bc"), readFileSync(join(calcDir, "bc")));
@@ -247,6 +270,16 @@ describe.skipIf(!supported)("install.sh", () => {
       expect(readFileSync(join(theirs, "bc"), "utf8")).toContain("calculator:");
     });
   });
+});
+
+test.skipIf(!supported)("install.sh --dir <relative folder> with CDPATH exported: the folder given, from where it runs", async () => {
+  const work = dirOf("cdpath-work");
+  const elsewhere = dirOf("cdpath-elsewhere");
+  mkdirSync(join(elsewhere, "bin"), { recursive: true });
+  const r = await install({ dir: "", path: [tools], args: ["--dir", "bin"], env: { CDPATH: elsewhere }, cwd: work });
+  expect(r.code).toBe(0);
+  expect(readdirSync(join(work, "bin")).sort()).toEqual(["bc", "better-compaction"]);
+  expect(readdirSync(join(elsewhere, "bin"))).toEqual([]);
 });
 
 describe.skipIf(!supported)("the installed bc beside a calculator", () => {
