@@ -3,6 +3,7 @@
 // of any package because it is bundled into the hooks module.
 import { z } from "zod";
 import type { DecisionRecord } from "./decision-log.ts";
+import { parseRecordLines } from "../../util/record-lines.ts";
 
 const count = z.number().finite().nonnegative();
 
@@ -35,27 +36,6 @@ const DecisionRecordSchema = z.looseObject({
   results: z.array(ResultDecisionSchema),
 });
 
-const describeIssue = (issue: z.core.$ZodIssue): string => {
-  const where = issue.path.length === 0 ? "" : `${issue.path.join(".")}: `;
-  return `${where}${issue.message}`;
-};
-
 /** Parse a log's text; lines that are not records are reported as `line N: why` and skipped. */
-export const parseLog = (text: string): { records: DecisionRecord[]; problems: string[] } => {
-  const records: DecisionRecord[] = [];
-  const problems: string[] = [];
-  text.split("\n").forEach((raw, i) => {
-    if (raw.trim() === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      problems.push(`line ${i + 1}: not valid JSON`);
-      return;
-    }
-    const parsed = DecisionRecordSchema.safeParse(value);
-    if (parsed.success) records.push(parsed.data as DecisionRecord);
-    else problems.push(`line ${i + 1}: not a better-compaction decision record (${describeIssue(parsed.error.issues[0]!)})`);
-  });
-  return { records, problems };
-};
+export const parseLog = (text: string): { records: DecisionRecord[]; problems: string[] } =>
+  parseRecordLines(text, DecisionRecordSchema as z.ZodType<DecisionRecord>);

@@ -4,6 +4,7 @@
 // - `logs/<thread id>.jsonl`: the decision log, one line per compaction: what bc did and why.
 import { z } from "zod";
 import { tokenCount } from "../../../util/format.ts";
+import { parseRecordLines } from "../../../util/record-lines.ts";
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { homeOfRollout } from "../rollout-files.ts";
@@ -136,27 +137,7 @@ const LiveRecordSchema = z.looseObject({
 });
 
 /** The records of one log; lines that are not records are reported as `line N: why` and skipped. */
-export const parseLiveLog = (text: string): { records: LiveRecord[]; problems: string[] } => {
-  const records: LiveRecord[] = [];
-  const problems: string[] = [];
-  text.split("\n").forEach((line, i) => {
-    if (line.trim() === "") return;
-    let v: unknown;
-    try {
-      v = JSON.parse(line);
-    } catch {
-      problems.push(`line ${i + 1}: not valid JSON`);
-      return;
-    }
-    const parsed = LiveRecordSchema.safeParse(v);
-    if (parsed.success) records.push(parsed.data as LiveRecord);
-    else {
-      const issue = parsed.error.issues[0]!;
-      problems.push(`line ${i + 1}: not a better-compaction decision record (${issue.path.length === 0 ? "" : `${issue.path.join(".")}: `}${issue.message})`);
-    }
-  });
-  return { records, problems };
-};
+export const parseLiveLog = (text: string): { records: LiveRecord[]; problems: string[] } => parseRecordLines(text, LiveRecordSchema as z.ZodType<LiveRecord>);
 
 const k = (n: number | undefined): string => (n === undefined ? "?" : tokenCount(n));
 
