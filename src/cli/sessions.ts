@@ -1,7 +1,7 @@
 // What every command that reads sessions does alike: take every session given, say each line a
 // reader skipped, and go on past a session that cannot be read (saying why) to the next.
 import { BcError } from "../util/errors.ts";
-import { capWarnings } from "../util/log.ts";
+import { warnList } from "../util/log.ts";
 import { report } from "./run.ts";
 
 /** Every session argument given (citty keeps the first in the named positional, all of them in `_`). */
@@ -16,15 +16,12 @@ export const sessionsGiven = (args: { readonly _?: readonly unknown[]; readonly 
  * wrong`, capped as capWarnings caps them: the rest in one line naming their files (a file of ten
  * thousand broken lines says so in a dozen).
  */
-export const warnSkipped = (lines: readonly string[]): void => {
-  if (lines.length === 0) return;
-  const shown = capWarnings(lines, (rest) => {
+export const warnSkipped = (lines: readonly string[]): void =>
+  warnList(lines, (rest) => {
     const files = [...new Set(rest.map((l) => /^(.*?):\d+: /.exec(l)?.[1] ?? "?"))];
     const named = files.length <= 3 ? files.join(", ") : `${files.slice(0, 3).join(", ")} and ${files.length - 3} other files`;
     return `and ${rest.length} more lines skipped, in ${named}`;
   });
-  process.stderr.write(shown.map((l) => `warning: ${l}\n`).join(""));
-};
 
 /**
  * Run `each` on every session given. A session that fails with a BcError is reported the one
