@@ -9,7 +9,7 @@ import { contentText, isInjectedContext, isPersonMessage, type MessageItem, sent
 import { readRollout } from "../rollout.ts";
 import { type AppServerClient, connectSocket, controlSocketPath } from "./app-server.ts";
 import { configuredLimit } from "./hook.ts";
-import { type LivePlan, planFigures, planLive } from "./plan.ts";
+import { type LivePlan, planFigures, planLive, startedTurnId } from "./plan.ts";
 import { appendLog, clearMarker, type LiveRecord, writeMarker } from "./state.ts";
 
 /** The message that restarts the work after an automatic compaction was answered by bc. */
@@ -97,8 +97,8 @@ const turnIdsIn = (rollout: ReturnType<typeof readRollout>): Set<string> => {
   const ids = new Set<string>();
   for (const l of [...(rollout.inherited?.lines ?? []), ...rollout.lines]) {
     if (l.kind !== "event_msg" || l.payload.type !== "task_started") continue;
-    const id = l.payload.turn_id ?? (l.payload.turn_attribution as { turn_id?: unknown } | undefined)?.turn_id;
-    if (typeof id === "string") ids.add(id);
+    const id = startedTurnId(l.payload);
+    if (id !== undefined) ids.add(id);
   }
   return ids;
 };
@@ -159,12 +159,8 @@ export const runApplier = async (opts: ApplierOptions, deps: ApplierDeps = {}): 
     if (unseen !== undefined) throw new ApplyFailure(`turn ${unseen.id} began after bc read the rollout (a new message?); nothing was changed`);
     // what puts the thread back as it was, should the injection fail after the revert
     const revertLine =
-      rollout.lines.find(
-        (l) =>
-          l.kind === "event_msg" &&
-          l.payload.type === "task_started" &&
-          (l.payload.turn_id === plan!.revertTurnId || (l.payload.turn_attribution as any)?.turn_id === plan!.revertTurnId),
-      )?.index ?? Infinity;
+      rollout.lines.find((l) => l.kind === "event_msg" && l.payload.type === "task_started" && startedTurnId(l.payload) === plan!.revertTurnId)?.index ??
+      Infinity;
     const original = rebuildHistory(rollout)
       .items.filter((h) => h.origin.line > revertLine && !isInjectedContext(h.item))
       .map((h) => sentForm(h.item));

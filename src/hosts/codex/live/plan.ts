@@ -72,7 +72,7 @@ export const compactLimit = (limits: LiveLimits): number | undefined =>
   limits.autoCompactLimit ?? (limits.contextWindow === undefined ? undefined : Math.floor(limits.contextWindow * DEFAULT_LIMIT_SHARE_OF_WINDOW));
 
 /** The turn id a `task_started` event names. */
-const startedTurnId = (payload: Json): string | undefined => {
+export const startedTurnId = (payload: Json): string | undefined => {
   if (typeof payload.turn_id === "string") return payload.turn_id;
   const a = payload.turn_attribution;
   return a && typeof a.turn_id === "string" ? a.turn_id : undefined;
