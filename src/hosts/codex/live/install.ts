@@ -200,7 +200,7 @@ export const install = async (opts: {
   // bc's own earlier table goes (it marks an older command); a table bc did not write is left to
   // codex's /hooks, for a second table of the same name would make config.toml unreadable
   const kept = original === undefined ? "" : original.toString("utf8");
-  const base = oldTrust === undefined ? kept : kept.slice(0, kept.lastIndexOf(oldTrust)) + kept.slice(kept.lastIndexOf(oldTrust) + oldTrust.length);
+  const base = oldTrust === undefined ? kept : withoutLast(kept, oldTrust);
   if (hasTrustTable(base, entry.key))
     throw new BcError(
       "external",
@@ -223,14 +223,19 @@ export const install = async (opts: {
   return { ...report, trusted: true };
 };
 
+/** `text` without the last occurrence of `piece` (as it is, when it holds none). */
+const withoutLast = (text: string, piece: string): string => {
+  const at = text.lastIndexOf(piece);
+  return at === -1 ? text : text.slice(0, at) + text.slice(at + piece.length);
+};
+
 /** Remove exactly the text bc appended to config.toml; true when it was there. */
 const removeTrust = (codexHome: string, text: string): boolean => {
   const cfg = configPath(codexHome);
   if (!existsSync(cfg)) return false;
   const now = readFileSync(cfg, "utf8");
-  const at = now.lastIndexOf(text);
-  if (at === -1) return false;
-  writeFileSync(cfg, now.slice(0, at) + now.slice(at + text.length));
+  if (!now.includes(text)) return false;
+  writeFileSync(cfg, withoutLast(now, text));
   return true;
 };
 
