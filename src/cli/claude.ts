@@ -154,10 +154,10 @@ const logCmd = defineCommand({
   },
   run({ args: raw }) {
     const args = parseFlags(LOG_FLAGS, raw, "bc claude log");
-    // nothing logged yet is an empty answer for a script, not an error
+    // nothing logged yet is an empty answer for a script, not an error, in the shape of a log's
     if (args.json && !args.session && listLogs().length === 0) {
       log.info(`no decision log yet under ${logsDir()}`);
-      return out("[]");
+      return out(JSON.stringify({ sessionId: null, path: null, records: [] }, null, 2));
     }
     const { file, records, problems } = readLog(args.session || undefined);
     warnSkipped(problems);

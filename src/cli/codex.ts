@@ -85,13 +85,18 @@ const logCmd = defineCommand({
   run({ args }) {
     const codexHome = defaultCodexHome();
     const logs = listLogs(codexHome);
+    const want = args.thread as string | undefined;
+    // nothing logged yet is an empty answer for a script, not an error, in the shape of a log's
+    if (args.json && !want && logs.length === 0) {
+      log.info(`no decision log yet under ${codexHome}/better-compaction/logs`);
+      return out(JSON.stringify({ threadId: null, path: null, records: [] }, null, 2));
+    }
     if (logs.length === 0)
       throw new BcError(
         "not-found",
         `no decision log under ${codexHome}/better-compaction/logs`,
         "bc writes one when Codex compacts with the hook installed ('bc codex status')",
       );
-    const want = args.thread as string | undefined;
     let matches = want ? logs.filter((l) => l.threadId === want || l.threadId.startsWith(want)) : [logs.at(-1)!];
     // no id: a thread's name (session_index.jsonl), the newest so named that has a log
     if (matches.length === 0 && want) {

@@ -116,14 +116,14 @@ test("a folder flag given without a folder is a usage error, not the current fol
   }
 });
 
-test("log --json with no log yet prints [] and succeeds", () => {
+test("log --json with no log yet prints a log's shape with no records and succeeds", () => {
   const r = Bun.spawnSync([process.execPath, join(REPO, "src", "main.ts"), "claude", "log", "--json"], {
     env: { PATH: dirname(process.execPath), HOME: join(tmp, "home"), CLAUDE_CONFIG_DIR: join(tmp, "no-logs-here") },
     stdout: "pipe",
     stderr: "pipe",
   });
   expect(r.exitCode).toBe(0);
-  expect(JSON.parse(r.stdout.toString())).toEqual([]);
+  expect(JSON.parse(r.stdout.toString())).toEqual({ sessionId: null, path: null, records: [] });
 });
 
 const record = (trigger: string, results: DecisionRecord["results"]): DecisionRecord => ({

@@ -19,6 +19,22 @@ const bc = (args: string[]) => {
   return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 };
 
+test("log --json with no log yet prints a log's shape with no records and succeeds, as bc claude log does; without --json it is an error", () => {
+  const empty = join(home, "no-logs-here");
+  const run = (args: string[]) =>
+    Bun.spawnSync([process.execPath, join(REPO, "src", "main.ts"), "codex", "log", ...args], {
+      env: { PATH: dirname(process.execPath), HOME: home, CODEX_HOME: empty },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+  const r = run(["--json"]);
+  expect(r.exitCode).toBe(0);
+  expect(JSON.parse(r.stdout.toString())).toEqual({ threadId: null, path: null, records: [] });
+  const plain = run([]);
+  expect(plain.exitCode).toBe(1);
+  expect(plain.stderr.toString().split("\n")[0]).toBe(`bc: no decision log under ${empty}/better-compaction/logs`);
+});
+
 test("log: a thread by its id, a prefix of it, or its name (session_index.jsonl: the newest thread so named that has a log)", () => {
   const A = "019f0000-aaaa-7000-8000-000000000001";
   const B = "019f0000-bbbb-7000-8000-000000000002";
