@@ -12,13 +12,17 @@ import { counted } from "../util/format.ts";
 
 const size = (n: number): string => (n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)} MB` : n >= 1000 ? `${(n / 1000).toFixed(1)} kB` : `${n} B`);
 
-export const describeImage = (i: StoredImage): string => `${i.type}${i.mediaType ? ` ${i.mediaType}` : ""}${i.bytes === undefined ? "" : `, ${size(i.bytes)}`}`;
+export const describeImage = (i: StoredImage): string =>
+  `${i.type}${i.toolName ? ` ${i.toolName}` : ""}${i.mediaType ? ` ${i.mediaType}` : ""}${i.bytes === undefined ? "" : `, ${size(i.bytes)}`}`;
+
+/** What the blocks beside an output's text are called: images when every one is, else blocks (a ToolSearch's tool_reference is no picture). */
+const blocksNoun = (blocks: readonly StoredImage[]): string => (blocks.every((b) => /image/.test(b.type)) ? "image" : "non-text block");
 
 /** One line for people (stderr): what was recalled and from where. */
 export const recallHeading = (r: Recalled): string => {
   const parts = [`${r.id}${r.tool ? ` (${r.tool})` : ""}: ${r.text.length} chars from ${r.path}:${r.lineNo}`];
   if (r.isError) parts.push("the tool reported an error (is_error)");
-  if (r.images.length > 0) parts.push(`${counted(r.images.length, "image")} not printed: ${r.images.map(describeImage).join("; ")}`);
+  if (r.images.length > 0) parts.push(`${counted(r.images.length, blocksNoun(r.images))} not printed: ${r.images.map(describeImage).join("; ")}`);
   return parts.join("; ");
 };
 

@@ -19,6 +19,8 @@ export interface StoredImage {
   readonly bytes?: number;
   /** the inline base64 data (for handing the picture back) */
   readonly data?: string;
+  /** the tool a `tool_reference` block names (a ToolSearch output's) */
+  readonly toolName?: string;
 }
 
 export interface CallSighting {
@@ -57,7 +59,13 @@ const claudeImage = (b: Record<string, unknown>): StoredImage => {
   const src = isObject(b.source) ? b.source : undefined;
   const mediaType = typeof src?.media_type === "string" ? src.media_type : undefined;
   const data = typeof src?.data === "string" && src.type === "base64" ? src.data : undefined;
-  return { type, ...(mediaType ? { mediaType } : {}), ...(data === undefined ? {} : { bytes: base64Bytes(data), data }) };
+  const toolName = typeof b.tool_name === "string" ? b.tool_name : undefined;
+  return {
+    type,
+    ...(mediaType ? { mediaType } : {}),
+    ...(data === undefined ? {} : { bytes: base64Bytes(data), data }),
+    ...(toolName === undefined ? {} : { toolName }),
+  };
 };
 
 const DATA_URL = /^data:([^;,]+)?(;base64)?,/;

@@ -5,7 +5,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dropNote } from "../../../src/engine/notes.ts";
-import { sightingsIn } from "../../../src/hosts/recall/records.ts";
+import { recallHeading } from "../../../src/cli/recall.ts";
+import type { Recalled } from "../../../src/hosts/recall/lookup.ts";
+import { type OutputSighting, sightingsIn } from "../../../src/hosts/recall/records.ts";
 import { removedIn } from "../../../src/hosts/recall/removed.ts";
 
 const line = (payload: object) => ({ timestamp: "2026-12-01T14:00:00.000Z", type: "response_item", payload });
@@ -42,4 +44,36 @@ test("an output that only ends like a bc note (naming another call, or not the w
   expect(sightingsIn(claude("toolu_OTHER", dropNote(5000, "toolu_OTHER")), "claude", "toolu_OTHER")).toMatchObject([{ kind: "output", cut: true }]);
   expect(sightingsIn(claude("toolu_ECHO", dropNote(5000, "toolu_OTHER")), "claude", "toolu_ECHO")).toMatchObject([{ kind: "output", cut: false }]);
   expect(sightingsIn(line(output(dropNote(9000, "call_a"))), "codex", "call_a")).toMatchObject([{ kind: "output", cut: true }]);
+});
+
+test("a ToolSearch output's tool_reference blocks are named as blocks with their tool, not as images; pictures are still images", () => {
+  const claude = (content: unknown[]) => ({
+    type: "user",
+    message: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_TS", content }] },
+  });
+  const refs = sightingsIn(
+    claude([
+      { type: "tool_reference", tool_name: "Read" },
+      { type: "tool_reference", tool_name: "Edit" },
+    ]),
+    "claude",
+    "toolu_TS",
+  );
+  expect(refs).toMatchObject([
+    {
+      kind: "output",
+      images: [
+        { type: "tool_reference", toolName: "Read" },
+        { type: "tool_reference", toolName: "Edit" },
+      ],
+    },
+  ]);
+  const heading = (s: (typeof refs)[number]) => {
+    const { id, host, text, isError, images } = s as OutputSighting;
+    const r: Recalled = { id, host, text, isError, images, tool: "ToolSearch", path: "s.jsonl", lineNo: 1, alsoIn: [], filesSearched: 1 };
+    return recallHeading(r);
+  };
+  expect(heading(refs[0]!)).toContain("2 non-text blocks not printed: tool_reference Read; tool_reference Edit");
+  const png = sightingsIn(claude([{ type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } }]), "claude", "toolu_TS");
+  expect(heading(png[0]!)).toContain("1 image not printed: image image/png, 3 B");
 });
