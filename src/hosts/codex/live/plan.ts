@@ -61,10 +61,11 @@ export interface LivePlan {
   readonly byRule: Readonly<Partial<Record<RuleId, RuleTotals>>>;
 }
 
+/** Tokens of items as Codex estimates a history it has not sent: their JSON's UTF-8 bytes / 4, as a fork counts them. */
 const jsonTokens = (items: readonly unknown[]): number => {
-  let chars = 0;
-  for (const it of items) chars += JSON.stringify(it).length;
-  return estimateTokens(chars);
+  let bytes = 0;
+  for (const it of items) bytes += Buffer.byteLength(JSON.stringify(it));
+  return estimateTokens(bytes);
 };
 
 /** The auto-compact limit in force: configured, else a share of the window; undefined when neither is known. */
@@ -188,7 +189,7 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
   const overhead =
     usage.lastInput !== undefined && usage.lastInput > historyTokens
       ? usage.lastInput - historyTokens
-      : estimateTokens(String(meta?.base_instructions?.text ?? "").length);
+      : estimateTokens(Buffer.byteLength(String(meta?.base_instructions?.text ?? "")));
   const frame = overhead + jsonTokens(context) + jsonTokens(fixed);
   const tokensBefore = overhead + historyTokens;
   const base = { revertTurnId: turn.turnId, fixedItems: fixed.length, revisedItems: revised.length, tokensBefore, limit, target };

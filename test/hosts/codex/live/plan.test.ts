@@ -49,6 +49,15 @@ describe("planLive", () => {
     ]);
   });
 
+  test("sizes are counted as Codex estimates them, by UTF-8 bytes: output in a non-Latin script counts for more than the same number of ASCII characters", () => {
+    const turn = (name: string) =>
+      new RolloutBuilder().turn("turn-1").context().user("RUN: cat notes").shell("cat notes", name.repeat(4000)).assistant("Done.");
+    const ascii = planLive(rollout(turn("ab")), { autoCompactLimit: 100_000 });
+    const cyrillic = planLive(rollout(turn("аб")), { autoCompactLimit: 100_000 });
+    // 8,000 more bytes (two per Cyrillic letter), the same characters
+    expect(cyrillic.tokensBefore! - ascii.tokensBefore!).toBe(2000);
+  });
+
   test("after an earlier injection, that block stays in front and the revert starts at the first turn after it", () => {
     const b = injectedBlock(new RolloutBuilder());
     const plan = planLive(rollout(workTurn(b, "turn-2")), { autoCompactLimit: 100_000 });
