@@ -6,6 +6,9 @@
 //   bun build/compile.ts          dist/bc for this machine
 //   bun build/compile.ts --all    also dist/bc-<os>-<arch>[.exe] for every release target + dist/SHA256SUMS
 //
+// A darwin binary must carry a code signature that holds: Bun signs darwin-arm64 ad hoc, but
+// leaves the runtime's own, broken by the compile, on darwin-x64; build/macho-sign.ts signs it.
+//
 // Cross targets need each platform's Bun runtime. With no internet beyond the npm registry,
 // it comes from the `@oven/bun-<os>-<arch>` package at the same version as the `bun`
 // devDependency, fetched with `npm pack` into build/.cache and handed to the compiler as
@@ -15,6 +18,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, relative } from "node:path";
+import { adhocSign, checkSignature } from "./macho-sign.ts";
 
 const REPO = join(import.meta.dir, "..");
 const DIST = join(REPO, "dist");
@@ -170,6 +174,27 @@ const sha256 = async (path: string): Promise<string> => {
   return hash.digest("hex");
 };
 
+/**
+ * A darwin binary whose code signature does not hold (Bun leaves the runtime's own on a darwin-x64
+ * cross-compile) is signed ad hoc, as Bun signs darwin-arm64; either way the build ends with a
+ * signature that covers every page and matches it.
+ */
+const signAdHocIfBroken = (outfile: string, target: Target): void => {
+  const bytes = readFileSync(outfile);
+  const before = checkSignature(bytes);
+  if (before.valid) {
+    progress(`${target.name}: code signature valid (${before.pages.toLocaleString("en-US")} pages)`);
+    return;
+  }
+  const signed = adhocSign(bytes);
+  const after = checkSignature(signed);
+  if (!after.valid) throw new BuildError(`${basename(outfile)}: the ad-hoc signature does not hold (${after.badPages} of ${after.pages} pages)`);
+  writeFileSync(outfile, signed);
+  progress(
+    `${target.name}: Bun's code signature did not hold (${before.badPages} of ${before.pages} page hashes wrong, ${mib(before.uncovered)} not covered): signed ad hoc, ${after.pages.toLocaleString("en-US")} pages`,
+  );
+};
+
 const buildAll = async (): Promise<void> => {
   const version = bunVersion();
   const sums: string[] = [];
@@ -178,6 +203,7 @@ const buildAll = async (): Promise<void> => {
     progress(`${target.name}: compiling with bun ${version}`);
     rmSync(`${outfile}.map`, { force: true }); // left by an earlier build that wrote one
     await compile({ outfile, target, executablePath: runtimeFor(target, version) });
+    if (target.name.startsWith("darwin-")) signAdHocIfBroken(outfile, target);
     if (target.name === hostTargetName()) smokeTest(outfile);
     const type = fileType(outfile);
     if (type === undefined) progress(`${target.name}: 'file' not installed; file type not checked`);
