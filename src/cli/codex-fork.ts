@@ -72,7 +72,7 @@ const human = (r: ForkResult, resume: string): string => {
     lines.push(
       b.tokens === undefined
         ? `budget:   none (${b.why})`
-        : `budget:   ~${k(b.tokens)} tokens${b.window === undefined ? "" : ` (of a ${k(b.window)}-token window${b.unseenTokens === undefined ? "" : `, less ~${k(b.unseenTokens)} for Codex's instructions and tools`})`}, ${b.reached ? "reached" : "NOT reached: Codex may compact the fork soon after resuming"}`,
+        : `budget:   ~${k(b.tokens)} tokens${b.window === undefined ? "" : ` (of a ${k(b.window)}-token window${b.unseenTokens === undefined ? "" : `, less ~${k(b.unseenTokens)} for Codex's instructions and tools`})`}, ${b.codexTokens === undefined ? "" : `the history ~${k(b.codexTokens)} as Codex counts it, `}${b.reached ? "reached" : "NOT reached: Codex may compact the fork soon after resuming"}`,
     );
   lines.push(`resume:   ${resume}`);
   // named as its source, as Codex names its own forks

@@ -6,10 +6,11 @@
 // falls back quietly: the text is checked strictly (re-read from the temp file) before it becomes visible.
 import { mkdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { estimateSessionTokens, estimateTextTokens, estimateTokens } from "../../engine/estimate.ts";
+import { estimateSessionTokens, estimateTextTokens } from "../../engine/estimate.ts";
 import { apply } from "../../engine/apply.ts";
 import { plan } from "../../engine/plan.ts";
 import { type BudgetSpec, type ForkBudget, budgetFor } from "./window.ts";
+import { codexTokens } from "./codex-estimate.ts";
 import type { Options, PlanTotals, RuleId, RuleTotals, Session } from "../../engine/types.ts";
 import { defaultCodexHome } from "./home.ts";
 import { homeOfRollout } from "./rollout-files.ts";
@@ -43,8 +44,11 @@ type Json = Record<string, any>;
 export interface Pruning extends Omit<PlanTotals, "toolTokensBefore" | "toolTokensAfter"> {
   /** new output text, by index into the rebuilt history; absent: the item is kept as it is */
   readonly outputs: ReadonlyMap<number, string>;
-  /** the budget the history was cut to, and whether it was reached (absent: no budget) */
-  readonly budget?: ForkBudget & { readonly reached?: boolean };
+  /**
+   * the budget the history was cut to, whether it was reached, and the history's size as Codex
+   * estimates it, injected context included (absent: no budget)
+   */
+  readonly budget?: ForkBudget & { readonly reached?: boolean; readonly codexTokens?: number };
 }
 
 /** Decide new output texts for a rebuilt history (the engine, or a test's own rule). */
@@ -198,7 +202,7 @@ const concatBytes = (parts: readonly Uint8Array[]): Uint8Array => {
 };
 
 /** The planned history: context left out for `fresh`, outputs replaced, in the form Codex sends. */
-export const plannedHistory = (history: readonly HistoryItem[], pruning: Pruning, context: ContextMode): Json[] => {
+export const plannedHistory = (history: readonly HistoryItem[], pruning: Pick<Pruning, "outputs">, context: ContextMode): Json[] => {
   const out: Json[] = [];
   history.forEach((h, i) => {
     if (context === "fresh" && isInjectedContext(h.item)) return;
@@ -220,11 +224,11 @@ const recordLine = (record: Json, replacementJson: string): string => {
 };
 
 const buildFork = (src: Rollout, lines: Rollout["lines"], replacement: Json[], context: ContextMode, newId: string, now: Date): Built => {
-  // serialized once: the estimate, the line and the check all use this text
+  // serialized once: the line and the check use this text
   const replacementJson = JSON.stringify(replacement);
-  // by its UTF-8 bytes, as Codex estimates a history it has not sent yet (characters would tell it
-  // less than that for text beyond ASCII)
-  const estimate = estimateTokens(Buffer.byteLength(replacementJson));
+  // as Codex estimates a history it has not sent yet (by its UTF-8 bytes, reasoning as the text it
+  // decodes to): what Codex takes for the history's size until its first request
+  const estimate = codexTokens(replacement);
   const ts = now.toISOString();
   const records: { type: string; payload: Json }[] = [{ type: "compacted", payload: { message: "", replacement_history: replacement } }];
   if (context === "keep") {
@@ -343,53 +347,85 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
   };
 };
 
+/** How many times a fork's plan is tightened when Codex's estimate of its history is still over the budget. */
+const FIT_TRIES = 3;
+
 /**
  * The rules engine as a pruner: the history maps one item to one message (session-map.ts), so a
  * decision's messageIndex is the history index, and the applied result text is the new output.
+ * With a budget, the history must fit it as Codex counts it (codex-estimate.ts), not as the
+ * engine counts its text: what only Codex counts (each item's JSON, reasoning) comes off the
+ * engine's budget, and a plan still over is tightened by the excess.
  */
 export const enginePruner =
   (options?: Partial<Options>, budget?: BudgetSpec): Pruner =>
   (history, rollout) => {
     const session: Session = { host: "codex", id: threadId(rollout), messages: historyToMessages(history) };
-    const forkBudget = budget === undefined ? undefined : budgetFor(budget, recordedWindow(rollout), estimateSessionTokens(session).total);
-    const p = plan(session, forkBudget?.tokens === undefined ? options : { ...options, budgetTokens: forkBudget.tokens });
-    const after = apply(session, p);
-    const outputs = new Map<number, string>();
-    const t = p.totals;
-    const byRule: Partial<Record<RuleId, RuleTotals>> = { ...t.byRule };
-    let kept = t.resultsKept;
-    let truncated = t.resultsTruncated;
-    let dropped = t.resultsDropped;
-    let unfreed = 0;
-    for (const d of p.decisions) {
-      if (d.action === "keep") continue;
-      const item = history[d.messageIndex]?.item;
-      const before = session.messages[d.messageIndex]?.toolResults.find((r) => r.callId === d.callId)?.text;
-      const text = after[d.messageIndex]?.toolResults.find((r) => r.callId === d.callId)?.text;
-      if (item !== undefined && isOutputItem(item) && text !== undefined) {
-        outputs.set(d.messageIndex, text);
-        continue;
-      }
-      // a result whose text is not an output string (tool_search_output lists tools): kept as it is
-      const freed = before === undefined || text === undefined ? 0 : estimateTextTokens(before) - estimateTextTokens(text);
-      unfreed += freed;
-      const r = byRule[d.rule];
-      if (r) byRule[d.rule] = { results: r.results, removed: r.removed - 1, tokensFreed: r.tokensFreed - freed };
-      kept++;
-      if (d.action === "drop") dropped--;
-      else truncated--;
+    const codexBefore = codexTokens(history.map((h) => sentForm(h.item)));
+    const forkBudget = budget === undefined ? undefined : budgetFor(budget, recordedWindow(rollout), codexBefore);
+    let engineBudget = forkBudget?.tokens === undefined ? undefined : forkBudget.tokens - Math.max(0, codexBefore - estimateSessionTokens(session).total);
+    let pruning = prune(session, history, options, engineBudget);
+    let codexAfter = codexTokens(plannedHistory(history, pruning, "keep"));
+    for (
+      let i = 1;
+      i < FIT_TRIES && forkBudget?.tokens !== undefined && engineBudget !== undefined && codexAfter > forkBudget.tokens && pruning.engineReached;
+      i++
+    ) {
+      engineBudget -= codexAfter - forkBudget.tokens;
+      pruning = prune(session, history, options, engineBudget);
+      codexAfter = codexTokens(plannedHistory(history, pruning, "keep"));
     }
+    const { engineReached: _, ...rest } = pruning;
+    if (forkBudget === undefined) return rest;
     return {
-      outputs,
-      results: t.results,
-      resultsKept: kept,
-      resultsTruncated: truncated,
-      resultsDropped: dropped,
-      tokensBefore: t.tokensBefore,
-      tokensAfter: t.tokensAfter + unfreed,
-      byRule,
-      ...(forkBudget === undefined
-        ? {}
-        : { budget: { ...forkBudget, ...(forkBudget.tokens === undefined ? {} : { reached: t.tokensAfter + unfreed <= forkBudget.tokens }) } }),
+      ...rest,
+      budget: { ...forkBudget, ...(forkBudget.tokens === undefined ? {} : { reached: codexAfter <= forkBudget.tokens, codexTokens: codexAfter }) },
     };
   };
+
+/** One plan of the session, to `budgetTokens` of the engine's estimate when given. */
+const prune = (
+  session: Session,
+  history: readonly HistoryItem[],
+  options: Partial<Options> | undefined,
+  budgetTokens: number | undefined,
+): Pruning & { engineReached: boolean } => {
+  const p = plan(session, budgetTokens === undefined ? options : { ...options, budgetTokens: Math.max(0, budgetTokens) });
+  const after = apply(session, p);
+  const outputs = new Map<number, string>();
+  const t = p.totals;
+  const byRule: Partial<Record<RuleId, RuleTotals>> = { ...t.byRule };
+  let kept = t.resultsKept;
+  let truncated = t.resultsTruncated;
+  let dropped = t.resultsDropped;
+  let unfreed = 0;
+  for (const d of p.decisions) {
+    if (d.action === "keep") continue;
+    const item = history[d.messageIndex]?.item;
+    const before = session.messages[d.messageIndex]?.toolResults.find((r) => r.callId === d.callId)?.text;
+    const text = after[d.messageIndex]?.toolResults.find((r) => r.callId === d.callId)?.text;
+    if (item !== undefined && isOutputItem(item) && text !== undefined) {
+      outputs.set(d.messageIndex, text);
+      continue;
+    }
+    // a result whose text is not an output string (tool_search_output lists tools): kept as it is
+    const freed = before === undefined || text === undefined ? 0 : estimateTextTokens(before) - estimateTextTokens(text);
+    unfreed += freed;
+    const r = byRule[d.rule];
+    if (r) byRule[d.rule] = { results: r.results, removed: r.removed - 1, tokensFreed: r.tokensFreed - freed };
+    kept++;
+    if (d.action === "drop") dropped--;
+    else truncated--;
+  }
+  return {
+    outputs,
+    results: t.results,
+    resultsKept: kept,
+    resultsTruncated: truncated,
+    resultsDropped: dropped,
+    tokensBefore: t.tokensBefore,
+    tokensAfter: t.tokensAfter + unfreed,
+    byRule,
+    engineReached: budgetTokens === undefined || t.tokensAfter + unfreed <= Math.max(0, budgetTokens),
+  };
+};

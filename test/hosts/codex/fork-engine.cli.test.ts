@@ -4,6 +4,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { dropNote, readNote } from "../../../src/engine/notes.ts";
+import { codexTokens } from "../../../src/hosts/codex/codex-estimate.ts";
 import { enginePruner, forkRollout } from "../../../src/hosts/codex/fork.ts";
 import { isInjectedContext } from "../../../src/hosts/codex/items.ts";
 import { rebuildHistory } from "../../../src/hosts/codex/history.ts";
@@ -11,6 +12,7 @@ import { isOutputItem, outputText, sentForm } from "../../../src/hosts/codex/ite
 import { readRollout } from "../../../src/hosts/codex/rollout.ts";
 import { modelWindowOf } from "../../../src/hosts/codex/rollout.ts";
 import { REPO_DIR } from "../../support/shared.ts";
+import { RolloutBuilder, bigText } from "./live/support.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "..", "fixtures", "codex");
 const LEGACY = join(FIXTURES, "fork-legacy-0.140.jsonl");
@@ -217,7 +219,8 @@ describe("bc codex-fork (the command)", () => {
     const window = modelWindowOf(readRollout(source))!;
     expect(window).toBeGreaterThan(0);
     const byDefault = json();
-    expect(byDefault.budget).toEqual({ tokens: Math.floor(window * 0.6), window, reached: true });
+    expect(byDefault.budget).toEqual({ tokens: Math.floor(window * 0.6), window, reached: true, codexTokens: expect.any(Number) });
+    expect(byDefault.budget.codexTokens).toBeLessThanOrEqual(byDefault.budget.tokens);
     expect(json("--budget", "50%").budget.tokens).toBe(Math.floor(window * 0.5));
     const none = json("--budget", "none");
     expect(none.budget.tokens).toBeUndefined();
@@ -226,9 +229,11 @@ describe("bc codex-fork (the command)", () => {
     const tight = json("--budget", String(Math.floor(none.tokens.after * 0.8)));
     expect(tight.tokens.after).toBeLessThan(none.tokens.after);
     expect(tight.byRule.escalation.removed).toBeGreaterThan(0);
-    expect(tight.budget.reached).toBe(tight.tokens.after <= tight.budget.tokens);
+    // reached as Codex counts the history (its JSON, reasoning), which is more than its text
+    expect(tight.budget.reached).toBe(tight.budget.codexTokens <= tight.budget.tokens);
+    expect(tight.budget.codexTokens).toBeGreaterThan(tight.tokens.after);
     const human = bc([source, "--dry-run", "--budget", "1"], { CODEX_HOME: tempDir() });
-    expect(human.stdout.toString()).toMatch(/^budget: +~1 tokens \(of a .*-token window\), NOT reached/m);
+    expect(human.stdout.toString()).toMatch(/^budget: +~1 tokens \(of a .*-token window\), the history ~[0-9.k]+ as Codex counts it, NOT reached/m);
     const bad = bc([source, "--dry-run", "--budget", "12x"], { CODEX_HOME: tempDir() });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr.toString()).toContain("--budget must be a number of tokens, a share of the window such as 60%, or none");
@@ -249,7 +254,8 @@ describe("bc codex-fork (the command)", () => {
           rate_limits: null,
         },
       });
-    const history = byDefault.tokens.before;
+    // the history as Codex counts it: the rest of its last request is what it sends besides
+    const history = codexTokens(rebuildHistory(readRollout(source)).items.map((h) => sentForm(h.item)));
     const share = Math.floor(window * 0.6);
     const withCount = (input: number): string => {
       const file = join(tempDir(), "rollout-budget-count.jsonl");
@@ -260,7 +266,7 @@ describe("bc codex-fork (the command)", () => {
     const counted = withCount(history + 12_000);
     expect(forked(counted).budget).toMatchObject({ tokens: share - 12_000, unseenTokens: 12_000, window });
     expect(bc([counted, "--dry-run"], { CODEX_HOME: tempDir() }).stdout.toString()).toMatch(/^budget: .*less ~12(\.0)?k for Codex's instructions and tools/m);
-    expect(forked(counted, "--budget", "5000").budget).toEqual({ tokens: 5000, window, reached: expect.any(Boolean) });
+    expect(forked(counted, "--budget", "5000").budget).toEqual({ tokens: 5000, window, reached: expect.any(Boolean), codexTokens: expect.any(Number) });
     // at most half the share, however far off the count
     expect(forked(withCount(history * 1000)).budget).toMatchObject({ tokens: share - Math.floor(share / 2), unseenTokens: Math.floor(share / 2) });
   });
@@ -294,4 +300,39 @@ test("--out-dir naming a file: a one-line error, nothing written, no stack trace
     `bc: ${file}: cannot be used as the fork's folder (EEXIST)\nhint: pass --out-dir a folder (it is created if missing), or set CODEX_HOME\n`,
   );
   expect(r.stdout.toString()).toBe("");
+});
+
+test("a budget is reached as Codex counts the history, reasoning included: the token count the fork tells Codex is then at or under it", () => {
+  const b = new RolloutBuilder().turn("turn-1").context();
+  for (let k = 0; k < 12; k++)
+    b.user(`RUN: cat part-${k}.txt`)
+      .item({
+        type: "reasoning",
+        summary: [{ type: "summary_text", text: `Reading part ${k}.` }],
+        content: null,
+        encrypted_content: "gAAAAB".padEnd(12_000, "x"),
+      })
+      .shell(`cat part-${k}.txt`, bigText(`part-${k}.txt`, 12_000))
+      .assistant(`part ${k} read`);
+  const source = b.tokens(60_000).write(tempDir());
+  const pruning = (tokens: number) =>
+    forkRollout(source, {
+      context: "fresh",
+      pruner: enginePruner(undefined, { tokens }),
+      codexHome: tempDir(),
+      dryRun: true,
+      now: new Date("2026-12-01T09:00:00Z"),
+    });
+  // the text alone is under 45k tokens; the reasoning adds ~2k an item (12 × 8,350 bytes) as Codex counts it
+  const r = pruning(60_000);
+  expect(r.pruning.tokensBefore).toBeLessThan(45_000);
+  expect(r.pruning.budget).toMatchObject({ tokens: 60_000, reached: true });
+  expect(r.estimatedTokens).toBeLessThanOrEqual(60_000);
+  expect(r.pruning.budget!.codexTokens).toBeLessThanOrEqual(60_000);
+  // text alone would be under 60k with nothing cut: the reasoning makes the escalation cut
+  expect(r.pruning.resultsDropped + r.pruning.resultsTruncated).toBeGreaterThan(0);
+  // a budget the reasoning alone (~25k) exceeds cannot be reached, and says so
+  const under = pruning(20_000);
+  expect(under.pruning.budget).toMatchObject({ tokens: 20_000, reached: false });
+  expect(under.estimatedTokens).toBeGreaterThan(20_000);
 });

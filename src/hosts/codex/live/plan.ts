@@ -9,6 +9,7 @@
 //   revised : that turn and every later one: reverted, then injected again, pruned by the engine
 // The context messages Codex injects itself (developer text, environment) are left to Codex.
 // The result must fit well under the auto-compact limit, or Codex would compact again at once.
+import { codexTokens } from "../codex-estimate.ts";
 import { estimateTokens } from "../../../engine/estimate.ts";
 import type { RuleId, RuleTotals } from "../../../engine/types.ts";
 import { enginePruner, plannedHistory } from "../fork.ts";
@@ -60,13 +61,6 @@ export interface LivePlan {
   readonly resultsDropped: number;
   readonly byRule: Readonly<Partial<Record<RuleId, RuleTotals>>>;
 }
-
-/** Tokens of items as Codex estimates a history it has not sent: their JSON's UTF-8 bytes / 4, as a fork counts them. */
-const jsonTokens = (items: readonly unknown[]): number => {
-  let bytes = 0;
-  for (const it of items) bytes += Buffer.byteLength(JSON.stringify(it));
-  return estimateTokens(bytes);
-};
 
 /** The auto-compact limit in force: configured, else a share of the window; undefined when neither is known. */
 export const compactLimit = (limits: LiveLimits): number | undefined =>
@@ -183,14 +177,14 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
   const fixed = all.filter((h) => h.origin.line < turn.line && !isInjectedContext(h.item)).map(sent);
   const revised = all.filter((h) => h.origin.line > turn.line);
   const keptPart = unpaired === undefined ? "the earlier injected block" : "the turns up to the unpaired call";
-  const historyTokens = jsonTokens(all.map(sent));
+  const historyTokens = codexTokens(all.map(sent));
   // what the request carries besides the history (instructions, tools), from the last recorded request
   const meta = sessionMeta(rollout)?.payload as Json | undefined;
   const overhead =
     usage.lastInput !== undefined && usage.lastInput > historyTokens
       ? usage.lastInput - historyTokens
       : estimateTokens(Buffer.byteLength(String(meta?.base_instructions?.text ?? "")));
-  const frame = overhead + jsonTokens(context) + jsonTokens(fixed);
+  const frame = overhead + codexTokens(context) + codexTokens(fixed);
   const tokensBefore = overhead + historyTokens;
   const base = { revertTurnId: turn.turnId, fixedItems: fixed.length, revisedItems: revised.length, tokensBefore, limit, target };
   if (revised.filter((h) => !isInjectedContext(h.item)).length === 0)
@@ -211,7 +205,7 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
   for (let i = 0; i < FIT_TRIES && budget > 0; i++) {
     const pruning = enginePruner({ budgetTokens: budget })(revised, rollout);
     const items = plannedHistory(revised, pruning, "fresh");
-    const tokensAfter = frame + jsonTokens(items);
+    const tokensAfter = frame + codexTokens(items);
     const plan: LivePlan = {
       ...base,
       fits: tokensAfter <= target,
