@@ -63,7 +63,9 @@ export const headerChars = (text: string): number => {
   const shape = shapeOf(text);
   if (shape !== "exec" && shape !== "code-mode") return 0;
   const start = outputStart(text);
-  return start === -1 ? 0 : Math.min(start, MAX_HEADER_CHARS);
+  // no `Output:` line: all of it is header (as headerOf reads it), or the head an earlier pass
+  // kept of a header longer than MAX_HEADER_CHARS, which must read as long as it did then
+  return Math.min(start === -1 ? text.length : start, MAX_HEADER_CHARS);
 };
 
 /** The header's text (the whole text when it has no `Output:` line). */

@@ -269,3 +269,27 @@ describe("ranked escalation", () => {
     expect(JSON.stringify(plan(s, { budgetTokens: budget }))).toBe(JSON.stringify(plan(s, { budgetTokens: budget })));
   });
 });
+
+test("a Codex exec output whose header (a long Command: line) runs past the header cap: a second pass at the same budget keeps the head the first kept", () => {
+  const call = { id: "call_1", name: "exec_command", input: { cmd: "bash script.sh" }, inputText: '{"cmd":"bash script.sh"}' };
+  // exit code 1: never dropped, so the escalation cuts it to its head, which ends inside the header
+  const text = `Command: ${"x".repeat(800)}\nChunk ID: ab\nWall time: 0.1s\nProcess exited with code 1\nOutput:\n${"output line\n".repeat(300)}`;
+  const prompt = (i: number) => ({ role: "user" as const, kind: "prompt" as const, text: `prompt ${i}`, toolCalls: [], toolResults: [] });
+  const s: Session = {
+    host: "codex",
+    id: "s",
+    messages: [
+      prompt(0),
+      { role: "assistant", kind: "reply", text: "", toolCalls: [call], toolResults: [] },
+      { role: "assistant", kind: "tool", text: "", toolCalls: [], toolResults: [{ callId: "call_1", text, isError: false, images: 0 }] },
+      ...[1, 2, 3, 4, 5, 6].map(prompt),
+    ],
+  };
+  const once = apply(s, plan(s, { budgetTokens: 0 }));
+  const cut = once[2]!.toolResults[0]!.text;
+  expect(cut.length).toBeLessThan(text.length);
+  expect(cut.startsWith(text.slice(0, 700))).toBe(true);
+  const again = plan({ ...s, messages: once }, { budgetTokens: 0 });
+  expect(apply({ ...s, messages: once }, again)[2]!.toolResults[0]!.text).toBe(cut);
+  expect(again.budget?.lentBack ?? 0).toBe(0);
+});
