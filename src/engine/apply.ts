@@ -12,19 +12,25 @@ const rewrite = (r: ToolResult, d: Decision): ToolResult => {
 export const apply = (session: Session, plan: Plan): Message[] => {
   const messages = session.messages;
   if (plan.skipped) return [...messages];
+  // per message, its decisions in order, keeps included: the k-th result with an id takes the
+  // k-th decision with that id (a host that gave two results one id gets each its own)
   const byMessage = new Map<number, Decision[]>();
+  const changes = new Set<number>();
   for (const d of plan.decisions) {
-    if (d.action === "keep") continue;
     const list = byMessage.get(d.messageIndex);
     if (list) list.push(d);
     else byMessage.set(d.messageIndex, [d]);
+    if (d.action !== "keep") changes.add(d.messageIndex);
   }
   return messages.map((m, i) => {
     const ds = byMessage.get(i);
-    if (!ds) return m;
+    if (!ds || !changes.has(i)) return m;
+    const taken = new Set<Decision>();
     const toolResults = m.toolResults.map((r) => {
-      const d = ds.find((x) => x.callId === r.callId);
+      const d = ds.find((x) => x.callId === r.callId && !taken.has(x));
       if (!d) return r;
+      taken.add(d);
+      if (d.action === "keep") return r;
       if (d.chars !== r.text.length)
         throw new Error(`plan does not match the session: result ${r.callId} at #${i} has ${r.text.length} chars, the plan says ${d.chars}`);
       return rewrite(r, d);

@@ -82,3 +82,36 @@ describe("apply", () => {
     expect(() => apply(changed, p)).toThrow(/plan does not match/);
   });
 });
+
+test("two results with one call id in a message: each takes its own decision, in order (a pinned error stays whole, the other is cut)", () => {
+  const big = "x".repeat(2400);
+  const call = (id: string) => ({ id, name: "Bash", input: { command: "./build" }, inputText: '{"command":"./build"}' });
+  const session = {
+    host: "claude" as const,
+    id: "s",
+    messages: [
+      { role: "user" as const, kind: "prompt" as const, text: "go", toolCalls: [], toolResults: [] },
+      { role: "assistant" as const, kind: "reply" as const, text: "", toolCalls: [call("toolu_1"), call("toolu_1")], toolResults: [] },
+      {
+        role: "user" as const,
+        kind: "tool" as const,
+        text: "",
+        toolCalls: [],
+        toolResults: [
+          { callId: "toolu_1", text: big, isError: true, images: 0 },
+          { callId: "toolu_1", text: `${big.slice(0, 1200)}${"y".repeat(1200)}`, isError: false, images: 0 },
+        ],
+      },
+    ],
+  };
+  const decisions = [
+    { callId: "toolu_1", messageIndex: 2, tool: "Bash", chars: 2400, action: "keep" as const, rule: "pinned" as const, reason: "" },
+    { callId: "toolu_1", messageIndex: 2, tool: "Bash", chars: 2400, action: "drop" as const, rule: "escalation" as const, reason: "" },
+  ];
+  const out = apply(session, { decisions, totals: plan(session).totals, skipped: false });
+  expect(out[2]!.toolResults[0]!.text).toBe(big);
+  expect(isAlreadyCut(out[2]!.toolResults[1]!.text)).toBe(true);
+  // a plan for a different session still says so
+  const wrong = [decisions[0]!, { ...decisions[1]!, chars: 12 }];
+  expect(() => apply(session, { decisions: wrong, totals: plan(session).totals, skipped: false })).toThrow("plan does not match the session");
+});

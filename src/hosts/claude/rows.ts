@@ -63,9 +63,11 @@ export const rowsToSession = (rows: readonly SessionRow[], id: string): Session 
 const rebuildAssistant = (row: SessionRow, m: Message): SessionRow => ({
   role: "assistant",
   text: m.text,
-  toolUses: m.toolCalls.map((c) => {
-    const orig = row.toolUses.find((u) => u.tool_use_id === c.id);
-    return { tool_use_id: c.id, tool: c.name, input: orig ? orig.input : c.input };
+  // calls come back in their row's order (the engine never touches a call): each its own input,
+  // even where two share an id
+  toolUses: m.toolCalls.map((c, k) => {
+    const orig = row.toolUses[k];
+    return { tool_use_id: c.id, tool: c.name, input: orig?.tool_use_id === c.id ? orig.input : c.input };
   }),
 });
 

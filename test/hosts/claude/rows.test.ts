@@ -92,6 +92,22 @@ describe("sessionToRows", () => {
     expect(out[2]!.handle).toBeUndefined();
   });
 
+  test("two calls sharing an id in one row come back each with its own input", () => {
+    const rows: SessionRow[] = [
+      { role: "user", text: "go", toolUses: [] },
+      {
+        role: "assistant",
+        text: "",
+        toolUses: [
+          { tool_use_id: "dup", tool: "Read", input: { file_path: "/a" } },
+          { tool_use_id: "dup", tool: "Bash", input: { command: "ls" } },
+        ],
+      },
+    ];
+    const back = sessionToRows(rows, rowsToSession(rows, "s").messages);
+    expect(back[1]!.toolUses).toEqual(rows[1]!.toolUses);
+  });
+
   test("a message without a claude source is rebuilt from itself", () => {
     const m: Message = {
       role: "assistant",
