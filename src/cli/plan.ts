@@ -5,11 +5,13 @@ import { z } from "zod";
 import { fraction, JSON_ARG, parseFlags, SESSIONS_ARG, wholeNumber } from "./args.ts";
 import { forEachSession, sessionsGiven, warnSkipped } from "./sessions.ts";
 import { applyToSession } from "../engine/apply.ts";
-import { estimateSessionTokens } from "../engine/estimate.ts";
 import { plan } from "../engine/plan.ts";
 import { type Options, type Plan, type RuleId, type RuleTotals, type Session, DEFAULT_OPTIONS } from "../engine/types.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
-import { type BudgetSpec, budgetFor, parseBudget } from "../hosts/codex/window.ts";
+import { forkBudgetOf } from "../hosts/codex/fork.ts";
+import { rebuildHistory } from "../hosts/codex/history.ts";
+import { readRollout } from "../hosts/codex/rollout.ts";
+import { type BudgetSpec, parseBudget } from "../hosts/codex/window.ts";
 import { loadSessionFile, resolveSession, sessionName } from "../hosts/load.ts";
 import type { LoadedSession } from "../hosts/types.ts";
 import { describeWeights, weightsInUse } from "../hosts/need-weights.ts";
@@ -36,8 +38,19 @@ export interface PlanReport {
   readonly passes: readonly PassReport[];
   /** with a budget: which need weights ranked the escalation */
   readonly needWeights?: string;
-  /** a budget given as a share of the window: the share, the window and what Codex's requests carry besides the history */
-  readonly budgetShare?: { readonly percent: number; readonly window: number; readonly unseenTokens?: number };
+  /**
+   * a budget given as a share of the window: the share, the window, the tokens the history may
+   * take as Codex counts it (what its requests carry besides the history taken off), and of the
+   * history what Codex counts beyond the text the engine estimates (each item's JSON, reasoning),
+   * which comes off the engine's budget
+   */
+  readonly budgetShare?: {
+    readonly percent: number;
+    readonly window: number;
+    readonly tokens: number;
+    readonly unseenTokens?: number;
+    readonly onlyCodexCounts?: number;
+  };
   /** `file:line: what was wrong` for each line the reader skipped or found cut */
   readonly skipped: readonly string[];
 }
@@ -110,7 +123,10 @@ export const renderReport = (r: PlanReport): string => {
     ...(r.needWeights ? [`need weights: ${r.needWeights}`] : []),
     ...(share
       ? [
-          `budget: ${share.percent}% of a ${figure(share.window)}-token window${share.unseenTokens === undefined ? "" : `, less ~${figure(share.unseenTokens)} for Codex's instructions and tools`}`,
+          `budget: ${share.percent}% of a ${figure(share.window)}-token window${share.unseenTokens === undefined ? "" : `, less ~${figure(share.unseenTokens)} for Codex's instructions and tools`}: ~${figure(share.tokens)} as Codex counts the history` +
+            (share.onlyCodexCounts === undefined
+              ? ""
+              : `, ~${figure(share.tokens - share.onlyCodexCounts)} of text (Codex also counts ~${figure(share.onlyCodexCounts)} of JSON and reasoning)`),
         ]
       : []),
     "",
@@ -154,9 +170,19 @@ const budgetOf = (spec: BudgetSpec, loaded: LoadedSession, session: Session): { 
       `${loaded.path}: --budget ${spec.percent}% needs the model's context window, and a Claude Code transcript does not record it`,
       "give --budget in tokens (the plugin's budget is compactAtPercent of the window Claude Code reports)",
     );
-  const b = budgetFor(spec, loaded.recordedWindow, estimateSessionTokens(session).total);
-  if (b.tokens === undefined || b.window === undefined) throw new BcError("usage", `${loaded.path}: ${b.why ?? "no budget"}`);
-  return { tokens: b.tokens, share: { percent: spec.percent, window: b.window, ...(b.unseenTokens === undefined ? {} : { unseenTokens: b.unseenTokens }) } };
+  const rollout = readRollout(loaded.path);
+  const { forkBudget: b, engineBudget, onlyCodexCounts } = forkBudgetOf(spec, rebuildHistory(rollout).items, rollout, session);
+  if (b.tokens === undefined || b.window === undefined || engineBudget === undefined) throw new BcError("usage", `${loaded.path}: ${b.why ?? "no budget"}`);
+  return {
+    tokens: engineBudget,
+    share: {
+      percent: spec.percent,
+      window: b.window,
+      tokens: b.tokens,
+      ...(b.unseenTokens === undefined ? {} : { unseenTokens: b.unseenTokens }),
+      ...(onlyCodexCounts > 0 ? { onlyCodexCounts } : {}),
+    },
+  };
 };
 
 export const planReport = (

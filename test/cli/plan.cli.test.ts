@@ -71,10 +71,21 @@ describe("bc plan", () => {
     const fork = forkRollout(f, { context: "fresh", pruner: enginePruner(undefined, { percent: 50 }), dryRun: true, codexHome: TMP });
     const b = fork.pruning.budget!;
     expect(b.tokens).toBeGreaterThan(0);
-    expect(r.options.budgetTokens).toBe(b.tokens!);
-    expect(r.passes[0]!.plan.budget?.tokens).toBe(b.tokens!);
-    expect(r.budgetShare).toEqual({ percent: 50, window: b.window!, ...(b.unseenTokens === undefined ? {} : { unseenTokens: b.unseenTokens }) });
+    // the budget as Codex counts the history is the fork's; the engine plans to that less what
+    // only Codex counts (items' JSON, reasoning)
+    const only = r.budgetShare?.onlyCodexCounts ?? 0;
+    expect(only).toBeGreaterThan(0);
+    expect(r.options.budgetTokens).toBe(b.tokens! - only);
+    expect(r.passes[0]!.plan.budget?.tokens).toBe(b.tokens! - only);
+    expect(r.budgetShare).toEqual({
+      percent: 50,
+      window: b.window!,
+      tokens: b.tokens!,
+      onlyCodexCounts: only,
+      ...(b.unseenTokens === undefined ? {} : { unseenTokens: b.unseenTokens }),
+    });
     expect(renderReport(r)).toContain(`budget: 50% of a `);
+    expect(renderReport(r)).toContain("as Codex counts the history");
     // a number of tokens is taken as given, the window or not
     expect(planReport(f, { budget: { tokens: 1000 } }).options.budgetTokens).toBe(1000);
     expect(planReport(fixture("claude", "parallel-tool-calls.jsonl"), { budget: { tokens: 1000 } }).options.budgetTokens).toBe(1000);

@@ -361,9 +361,9 @@ export const enginePruner =
   (options?: Partial<Options>, budget?: BudgetSpec): Pruner =>
   (history, rollout) => {
     const session: Session = { host: "codex", id: threadId(rollout), messages: historyToMessages(history) };
-    const codexBefore = codexTokens(history.map((h) => sentForm(h.item)));
-    const forkBudget = budget === undefined ? undefined : budgetFor(budget, recordedWindow(rollout), codexBefore);
-    let engineBudget = forkBudget?.tokens === undefined ? undefined : forkBudget.tokens - Math.max(0, codexBefore - estimateSessionTokens(session).total);
+    const { forkBudget, engineBudget: first } =
+      budget === undefined ? { forkBudget: undefined, engineBudget: undefined } : forkBudgetOf(budget, history, rollout, session);
+    let engineBudget = first;
     let pruning = prune(session, history, options, engineBudget);
     let codexAfter = codexTokens(plannedHistory(history, pruning, "keep"));
     for (
@@ -382,6 +382,23 @@ export const enginePruner =
       budget: { ...forkBudget, ...(forkBudget.tokens === undefined ? {} : { reached: codexAfter <= forkBudget.tokens, codexTokens: codexAfter }) },
     };
   };
+
+/**
+ * A fork's budget for a history (`session` is the history as the engine reads it), as Codex counts
+ * the history, and the engine's first budget: that less what only Codex counts (each item's JSON,
+ * reasoning). `bc plan --budget N%` of a rollout plans to the same.
+ */
+export const forkBudgetOf = (
+  spec: BudgetSpec,
+  history: readonly HistoryItem[],
+  rollout: Rollout,
+  session: Session,
+): { forkBudget: ForkBudget; engineBudget?: number; onlyCodexCounts: number } => {
+  const codexBefore = codexTokens(history.map((h) => sentForm(h.item)));
+  const forkBudget = budgetFor(spec, recordedWindow(rollout), codexBefore);
+  const onlyCodexCounts = Math.max(0, codexBefore - estimateSessionTokens(session).total);
+  return { forkBudget, onlyCodexCounts, ...(forkBudget.tokens === undefined ? {} : { engineBudget: forkBudget.tokens - onlyCodexCounts }) };
+};
 
 /** One plan of the session, to `budgetTokens` of the engine's estimate when given. */
 const prune = (
