@@ -115,9 +115,10 @@ export const unseenOf = (input: Pick<CompactInput, "agentId" | "usage" | "option
 /**
  * One `session.compact` dispatch, decided. precompute: skip. manual / auto / plugin (main loop or
  * subagent alike): the rules, then escalation to the budget (compactAtPercent of the window);
- * still over budget, or an auto pass freeing < minFreedPercent points: hand over the pruned rows;
- * a plugin pass freeing < minFreedPercent beyond the lent room it cuts back: skip; a manual pass
- * removing nothing: skip.
+ * a manual or auto pass still over budget, or an auto pass freeing < minFreedPercent points: hand
+ * over the pruned rows; a plugin pass freeing < minFreedPercent beyond the lent room it cuts back:
+ * skip; a plugin pass still over budget: the rows as far as they were cut (no summary before
+ * Claude Code's own threshold); a manual pass removing nothing: skip.
  */
 export const compactRows = (input: CompactInput): CompactOutcome => {
   const t0 = input.now();
@@ -187,7 +188,11 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
     const why = `better-compaction: this pass would free only ${loopPercent} points of the window${lent} (minFreedPercent ${options.minFreedPercent}); waiting for Claude Code's own threshold`;
     return finish({ skip: why }, "skipped", why, { ...facts, rowsOut: rows.length, tokensAfter: tokensBefore });
   }
-  if (budgetTokens !== undefined && tokensAfter > budgetTokens) {
+  // bc's own loop pass brings on no summary before Claude Code would: over the budget, it hands
+  // back what it freed (it freed enough, or it skipped above), and the summary, if it comes, comes
+  // at Claude Code's threshold
+  const overBudget = budgetTokens !== undefined && tokensAfter > budgetTokens;
+  if (overBudget && trigger !== "plugin") {
     const unseen = unseenTokens > 0 ? `, less ~${unseenTokens} the rows do not show` : "";
     const why = `still ~${tokensAfter} tokens after the rules and escalation, over the budget of ${budgetTokens} (${options.compactAtPercent}% of the window${unseen}): handed to Claude Code's summary`;
     return finish({ handover: out }, "handed-over", why, facts);
@@ -202,7 +207,8 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
   }
   const dropped = results.filter((r) => r.action === "drop").length;
   const truncated = results.filter((r) => r.action === "truncate").length;
-  const why = `${dropped} results dropped, ${truncated} truncated; freed ${freedText}${facts.escalated ? " (escalated to the budget)" : ""}`;
+  const over = overBudget ? `; still over the budget of ${budgetTokens}, which Claude Code's own compaction will meet` : "";
+  const why = `${dropped} results dropped, ${truncated} truncated; freed ${freedText}${facts.escalated ? (overBudget ? " (escalated)" : " (escalated to the budget)") : ""}${over}`;
   return finish({ messages: out, tokensBefore, tokensAfter }, "compacted", why, facts);
 };
 

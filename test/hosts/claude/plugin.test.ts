@@ -148,6 +148,19 @@ describe("compactRows", () => {
     expect("messages" in answer).toBe(true);
   });
 
+  test("a plugin pass that cannot reach the budget hands back the rows it cut, never the summary; an auto pass hands them to the summary", () => {
+    const tight = { ...DEFAULT_PLUGIN_OPTIONS, compactAtPercent: 1 };
+    const inRows = rows();
+    const loop = compactRows(input({ trigger: "plugin", rows: inRows, window: 20_000, options: tight }));
+    if (!("messages" in loop.answer)) throw new Error(`expected messages, got ${JSON.stringify(loop.answer).slice(0, 200)}`);
+    expectSound(inRows, loop.answer.messages);
+    expect(loop.record.outcome).toBe("compacted");
+    expect(loop.record.tokensAfter).toBeGreaterThan(loop.record.budgetTokens!);
+    expect(loop.record.reason).toContain("still over the budget of 200, which Claude Code's own compaction will meet");
+    const auto = compactRows(input({ trigger: "auto", rows: inRows, window: 20_000, options: tight }));
+    expect(auto.record.outcome).toBe("handed-over");
+  });
+
   test("auto trigger freeing too little: the pruned rows are handed over to Claude Code's summary", () => {
     const inRows = rows();
     const { answer, record } = compactRows(input({ trigger: "auto", rows: inRows, window: 1_000_000 }));
