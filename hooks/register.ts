@@ -35,6 +35,9 @@ export function register(on: On, options: Record<string, unknown>) {
   const opts = pluginOptions(options);
   let turnsSinceLast = TURN_COOLDOWN + 1;
   let headless = false;
+  // compactions of one session can run at once (the main thread and its subagents share a log,
+  // and $.fs has no append): the log is read and written back one compaction at a time
+  let logWrites: Promise<void> = Promise.resolve();
   try {
     warmUp();
   } catch {
@@ -73,16 +76,18 @@ export function register(on: On, options: Record<string, unknown>) {
       ...(needWeights === undefined ? {} : { needWeights }),
     });
     $.ui.log(debugLine(record), { to: "debug" });
-    if (opts.logDecisions && e.trigger !== "precompute") {
-      try {
-        if (claudeDir !== undefined) {
-          const path = logPathFor(claudeDir, sessionId);
+    if (opts.logDecisions && e.trigger !== "precompute" && claudeDir !== undefined) {
+      const path = logPathFor(claudeDir, sessionId);
+      const write = async (): Promise<void> => {
+        try {
           const existing = (await $.fs.exists(path)) ? await $.fs.read(path) : "";
           await $.fs.write(path, appendRecord(existing, record));
+        } catch (err) {
+          $.ui.log(`better-compaction: decision log not written: ${(err as Error)?.message ?? err}`, { to: "debug" });
         }
-      } catch (err) {
-        $.ui.log(`better-compaction: decision log not written: ${(err as Error)?.message ?? err}`, { to: "debug" });
-      }
+      };
+      logWrites = logWrites.then(write);
+      await logWrites;
     }
     if ("handover" in answer) return next({ ...e, messages: answer.handover });
     return answer;
