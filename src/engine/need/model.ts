@@ -27,8 +27,20 @@ export const modelProblem = (m: NeedModel): string | undefined => {
   }
   if (m.scale.some((v) => v <= 0)) return "scale holds a value that is not positive";
   if (!Number.isFinite(m.intercept)) return "intercept is not a finite number";
+  // what a fit can write (fit.ts: a scale of at least 1e-6, regularized weights): beyond these a
+  // score overflows to NaN or every need reads 0% or 100%, and the file is no fit's
+  if (m.scale.some((v) => v < MIN_SCALE)) return `scale holds a value under ${MIN_SCALE}, which no fit writes`;
+  if (m.weights.some((v) => Math.abs(v) > MAX_WEIGHT) || Math.abs(m.intercept) > MAX_WEIGHT)
+    return `a weight or the intercept is beyond ±${MAX_WEIGHT}, which no fit writes`;
+  if (m.mean.some((v) => Math.abs(v) > MAX_MEAN)) return `mean holds a value beyond ±${MAX_MEAN}, which no feature reaches`;
   return undefined;
 };
+
+const MIN_SCALE = 1e-6;
+const MAX_WEIGHT = 1000;
+const MAX_MEAN = 1e6;
+/** A weights file is a few kilobytes: anything near Claude Code's 4 MiB $.fs limit is not one. */
+const MAX_WEIGHTS_CHARS = 1 << 20;
 
 const sigmoid = (z: number): number => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
 
@@ -44,6 +56,7 @@ export const needOf = (m: NeedModel, x: ArrayLike<number>): number => sigmoid(lo
 
 /** A weights file's text as a model, or why it cannot be used. */
 export const parseNeedModel = (text: string): NeedModel | { problem: string } => {
+  if (text.length > MAX_WEIGHTS_CHARS) return { problem: `${text.length.toLocaleString("en-US")} characters, far more than a weights file holds` };
   let v: unknown;
   try {
     v = JSON.parse(text);

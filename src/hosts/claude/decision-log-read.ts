@@ -32,6 +32,8 @@ const DecisionRecordSchema = z.looseObject({
   budgetTokens: count.optional(),
   unseenTokens: count.optional(),
   escalated: z.boolean(),
+  needWeights: z.enum(["shipped", "user"]).optional(),
+  needWeightsProblem: z.string().optional(),
   ms: count,
   results: z.array(ResultDecisionSchema),
 });

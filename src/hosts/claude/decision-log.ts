@@ -47,6 +47,8 @@ export interface DecisionRecord {
   readonly escalated: boolean;
   /** which need weights ranked the escalation: the binary's own, or the user's (bc calibrate --write) */
   readonly needWeights?: "shipped" | "user";
+  /** why the user's weights file, there, was not used (the shipped weights were) */
+  readonly needWeightsProblem?: string;
   /** milliseconds of the hook's own work (rows in to rows out) */
   readonly ms: number;
   readonly results: readonly ResultDecision[];
@@ -108,6 +110,7 @@ export const formatRecord = (r: DecisionRecord, opts: { readonly allResults?: bo
       : [
           `  budget ~${tokenCount(r.budgetTokens)} tokens for the rows${r.unseenTokens === undefined ? "" : ` (the window's share less ~${tokenCount(r.unseenTokens)} the rows do not show: system prompt, tools, thinking)`}`,
         ]),
+    ...(r.needWeightsProblem === undefined ? [] : [`  need weights: shipped; yours not used: ${r.needWeightsProblem}`]),
     `  results${applied ? "" : " as planned, not applied"}: ${counts.keep} kept, ${counts.truncate} truncated, ${counts.drop} dropped`,
   ];
   for (const d of r.results) {

@@ -165,6 +165,7 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
     results,
     escalated: escalated(p),
     needWeights: needModel === undefined ? ("shipped" as const) : ("user" as const),
+    ...(parsed !== undefined && "problem" in parsed ? { needWeightsProblem: parsed.problem } : {}),
     ...(window === undefined ? {} : { window, freedPercent, budgetTokens }),
     ...(unseenTokens > 0 ? { unseenTokens } : {}),
   };

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { FEATURE_NAMES } from "../../../src/engine/need/features.ts";
 import { type Sample, auc, calibration, fitNeedModel, foldOf, heldOutScore, scoreByTool } from "../../../src/engine/need/fit.ts";
-import { modelProblem, needOf } from "../../../src/engine/need/model.ts";
+import { modelProblem, needOf, parseNeedModel } from "../../../src/engine/need/model.ts";
 
 const K = FEATURE_NAMES.length;
 /** Made-up samples whose label follows feature 0 through a known logistic curve (a fixed pseudo-random stream). */
@@ -68,6 +68,17 @@ describe("need model fitting", () => {
     expect(modelProblem({ ...m, features: m.features.slice(1) })).toContain("not this version's");
     expect(modelProblem({ ...m, scale: m.scale.map(() => 0) })).toContain("not positive");
     expect(modelProblem({ ...m, weights: [...m.weights.slice(1), Number.NaN] })).toContain("finite");
+    // finite, but no fit's: scores that overflow to NaN, or needs all 0% or 100%
+    expect(modelProblem({ ...m, weights: m.weights.map((_, i) => (i % 2 ? 1e300 : -1e300)), scale: m.scale.map(() => 1e-300) })).toContain(
+      "which no fit writes",
+    );
+    expect(modelProblem({ ...m, weights: m.weights.map(() => 5e3) })).toContain("beyond ±1000");
+    expect(modelProblem({ ...m, intercept: -2e3 })).toContain("beyond ±1000");
+    expect(modelProblem({ ...m, mean: m.mean.map(() => 1e300) })).toContain("which no feature reaches");
+    expect(parseNeedModel(JSON.stringify({ ...m, padding: "x".repeat(2 << 20) }))).toMatchObject({
+      problem: expect.stringContaining("far more than a weights file holds"),
+    });
+    expect(parseNeedModel(JSON.stringify(m))).toEqual(m);
   });
 });
 

@@ -15,6 +15,7 @@ import {
   type PluginOptions,
 } from "../../../src/hosts/claude/plugin.ts";
 import type { SessionRow } from "../../../src/hosts/claude/rows.ts";
+import { formatRecord } from "../../../src/hosts/claude/decision-log.ts";
 import { SHIPPED_NEED_MODEL } from "../../../src/engine/need/weights.ts";
 import { readRows, turnRows } from "../../e2e/support/claude-fixtures.ts";
 import { claudeResultProblems, pairingProblems } from "../../e2e/support/claude-validate.ts";
@@ -218,7 +219,12 @@ describe("compactRows", () => {
     const unpinned = mine.record.results.filter((r) => r.rule !== "pinned" && r.action === "keep").map((r) => order.indexOf(r.callId));
     // nothing kept (unpinned) is newer than the newest cut
     for (const k of unpinned) expect(k).toBeLessThan(newestCut);
-    expect(compactRows(input({ rows: inRows, window, needWeights: "{not json" })).record.needWeights).toBe("shipped");
+    const broken = compactRows(input({ rows: inRows, window, needWeights: "{not json" })).record;
+    expect(broken.needWeights).toBe("shipped");
+    // the log says why the user's file was passed over
+    expect(broken.needWeightsProblem).toContain("not JSON");
+    expect(formatRecord(broken)).toContain("need weights: shipped; yours not used: not JSON");
+    expect(mine.record.needWeightsProblem).toBeUndefined();
   });
 
   test("still over the budget after escalation: handed over", () => {
