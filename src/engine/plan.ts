@@ -109,5 +109,7 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
     byRule,
   };
   const skipped = opts.minRemovalFraction > 0 && (before.tool === 0 || freed / before.tool < opts.minRemovalFraction);
+  // a skipped pass is not applied: the budget is reached only if the history was already under it
+  if (skipped && budget !== undefined) budget = { tokens: budget.tokens, reached: before.total <= budget.tokens };
   return budget === undefined ? { decisions, totals, skipped } : { decisions, totals, skipped, budget };
 };

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { estimateTextTokens } from "../../src/engine/estimate.ts";
 import { plan } from "../../src/engine/plan.ts";
+import { apply } from "../../src/engine/apply.ts";
+import { BEYOND_RECENT, SessionBuilder } from "./support/build.ts";
 import { generateSession } from "./support/generate.ts";
 
 describe("plan", () => {
@@ -37,4 +39,18 @@ describe("plan", () => {
     expect(plan(s, { minRemovalFraction: share + 0.01 }).skipped).toBe(true);
     expect(plan(s, { minRemovalFraction: share - 0.01 }).skipped).toBe(false);
   });
+});
+
+test("a pass skipped for removing less than minRemovalFraction reaches a budget only if the history was already under it: it is not applied", () => {
+  const b = new SessionBuilder().user("start");
+  for (let k = 0; k < 8; k++) b.bash(`./gen-${k}`, `generated output ${k}\n`.repeat(200));
+  b.assistant("done");
+  b.filler(BEYOND_RECENT);
+  const s = b.session();
+  const before = plan(s).totals.tokensBefore;
+  const p = plan(s, { minRemovalFraction: 0.9999, budgetTokens: before - 100 });
+  expect(p.skipped).toBe(true);
+  expect(p.budget).toEqual({ tokens: before - 100, reached: false });
+  expect(apply(s, p)).toEqual([...s.messages]);
+  expect(plan(s, { minRemovalFraction: 0.9999, budgetTokens: before + 100 }).budget?.reached).toBe(true);
 });

@@ -179,6 +179,15 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
     return finish({ skip: why }, "skipped", why, { ...facts, rowsOut: rows.length, tokensAfter: tokensBefore });
   }
 
+  // a pass removing less than minRemovalFraction is not taken: an automatic compaction needs the
+  // room all the same, so it is Claude Code's
+  if (p.skipped) {
+    const little = `this pass would remove less than minRemovalFraction ${options.minRemovalFraction} of the tool output`;
+    if (trigger === "auto")
+      return finish({ handover: out }, "handed-over", `${little}: handed to Claude Code's summary`, { ...facts, tokensAfter: tokensBefore });
+    const why = `better-compaction: ${little}; not compacted`;
+    return finish({ skip: why }, "skipped", why, { ...facts, rowsOut: rows.length, tokensAfter: tokensBefore });
+  }
   const freed = tokensBefore - tokensAfter;
   const freedText = freedPercent === undefined ? `~${freed} tokens` : `${freedPercent} points of the window`;
   const small = freedPercent !== undefined && freedPercent < options.minFreedPercent;

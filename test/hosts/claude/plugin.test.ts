@@ -162,6 +162,22 @@ describe("compactRows", () => {
     expect(auto.record.outcome).toBe("handed-over");
   });
 
+  test("a pass removing less than minRemovalFraction is not taken: manual and loop skip, auto hands the rows as they are to the summary", () => {
+    const picky = { ...DEFAULT_PLUGIN_OPTIONS, minRemovalFraction: 0.99 };
+    const inRows = rows();
+    for (const trigger of ["manual", "plugin"] as const) {
+      const { answer, record } = compactRows(input({ trigger, rows: inRows, window: 20_000, options: picky }));
+      expect(answer).toEqual({ skip: expect.stringContaining("less than minRemovalFraction 0.99") });
+      expect(record).toMatchObject({ outcome: "skipped", tokensAfter: record.tokensBefore });
+    }
+    const auto = compactRows(input({ trigger: "auto", rows: inRows, window: 20_000, options: picky }));
+    if (!("handover" in auto.answer)) throw new Error("expected a handover");
+    expectSound(inRows, auto.answer.handover);
+    const texts = (rs: readonly SessionRow[]) => rs.flatMap((r) => r.toolResults ?? []).map((r) => r.text);
+    expect(texts(auto.answer.handover)).toEqual(texts(inRows));
+    expect(auto.record.tokensAfter).toBe(auto.record.tokensBefore);
+  });
+
   test("auto trigger freeing too little: the pruned rows are handed over to Claude Code's summary", () => {
     const inRows = rows();
     const { answer, record } = compactRows(input({ trigger: "auto", rows: inRows, window: 1_000_000 }));
