@@ -286,19 +286,28 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
         : { ...c.cut, reason: `over budget: need ${needPercent(need[k]!)}, ${needPercent(own)} ${names} held nowhere else${c.cut.reason}` };
   }
   // Every cut taken and still over: the heads kept of results the rules may drop go too, in the
-  // same order (a result never dropped keeps its head), before a host has to summarize.
+  // same order (a result never dropped keeps its head), then the heads the rules themselves kept
+  // (re-runnable output), least needed first, before a host has to summarize.
   if (freed < over) {
     const heads = candidates.filter((c) => c.tier === "ranked" && c.cut.action === "truncate").sort((a, b) => order[a.item.ordinal]! - order[b.item.ordinal]!);
-    for (const c of heads) {
-      if (freed >= over) break;
-      const k = c.item.ordinal;
-      const text = c.item.result.text;
-      const id = c.item.result.callId;
-      const more = tokensAfter(text, c.cut, id) - tokensAfter(text, ESCALATION_DROP, id);
-      if (more <= 0) continue;
+    const inHeap = new Set(candidates.map((c) => c.item.ordinal));
+    const rulesHeads = facts.items
+      .filter((item) => !inHeap.has(item.ordinal) && verdicts[item.ordinal]!.action === "truncate" && tierOf(facts, item, verdicts[item.ordinal]!) === "ranked")
+      .sort((a, b) => need[a.ordinal]! - need[b.ordinal]! || a.ordinal - b.ordinal);
+    const dropHead = (k: number, text: string, id: string, kept: Verdict): void => {
+      const more = tokensAfter(text, kept, id) - tokensAfter(text, ESCALATION_DROP, id);
+      if (more <= 0) return;
       freed += more;
       steps.push({ k, gain: more, undone: out[k]! });
       out[k] = { ...ESCALATION_DROP, reason: `over budget with every cut taken: need ${needPercent(need[k]!)}; its head went too` };
+    };
+    for (const c of heads) {
+      if (freed >= over) break;
+      dropHead(c.item.ordinal, c.item.result.text, c.item.result.callId, c.cut);
+    }
+    for (const item of rulesHeads) {
+      if (freed >= over) break;
+      dropHead(item.ordinal, item.result.text, item.result.callId, out[item.ordinal]!);
     }
   }
   freed -= stepBack(steps, out, freed - over);

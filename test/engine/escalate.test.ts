@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { apply } from "../../src/engine/apply.ts";
-import { estimateTextTokens } from "../../src/engine/estimate.ts";
+import { estimateSessionTokens, estimateTextTokens } from "../../src/engine/estimate.ts";
 import { tokensAfter } from "../../src/engine/escalate.ts";
-import { truncatedText } from "../../src/engine/notes.ts";
+import { dropNote, truncatedText } from "../../src/engine/notes.ts";
 import { plan } from "../../src/engine/plan.ts";
-import type { Session } from "../../src/engine/types.ts";
+import type { Message, Session } from "../../src/engine/types.ts";
 import { BEYOND_RECENT, SessionBuilder } from "./support/build.ts";
 import { generateSession } from "./support/generate.ts";
 import { checkNoSpareCut } from "./support/laws.ts";
@@ -292,4 +292,37 @@ test("a Codex exec output whose header (a long Command: line) runs past the head
   const again = plan({ ...s, messages: once }, { budgetTokens: 0 });
   expect(apply({ ...s, messages: once }, again)[2]!.toolResults[0]!.text).toBe(cut);
   expect(again.budget?.lentBack ?? 0).toBe(0);
+});
+
+test("the heads the rules kept (passing test runs) go too when nothing else reaches the budget, least needed first", () => {
+  const prompt = (i: number): Message => ({ role: "user", kind: "prompt", text: `p${i}`, toolCalls: [], toolResults: [] });
+  const runs: Message[] = [];
+  for (let k = 0; k < 30; k++) {
+    const id = `toolu_${k}`;
+    const text = `${Array.from({ length: 40 }, (_, j) => `(pass) suite${k} > case ${j} [0.${j}ms]\n`).join("")} 40 pass\n 0 fail\n`;
+    runs.push({
+      role: "assistant",
+      kind: "reply",
+      text: "",
+      toolCalls: [{ id, name: "Bash", input: { command: "bun test" }, inputText: '{"command":"bun test"}' }],
+      toolResults: [],
+    });
+    runs.push({ role: "user", kind: "tool", text: "", toolCalls: [], toolResults: [{ callId: id, text, isError: false, images: 0 }] });
+    if (k % 5 === 0) runs.push(prompt(100 + k));
+  }
+  const s: Session = { host: "claude", id: "s", messages: [prompt(0), ...runs, ...[1, 2, 3, 4, 5, 6].map(prompt)] };
+  expect(plan(s).decisions.filter((d) => d.rule === "re-runnable" && d.action === "truncate").length).toBeGreaterThan(10);
+  // the budget every unpinned result dropped to its note leaves, and a little
+  const floor = estimateSessionTokens({
+    ...s,
+    messages: s.messages.map((m) => ({ ...m, toolResults: m.toolResults.map((r) => ({ ...r, text: dropNote(r.text.length, r.callId) })) })),
+  }).total;
+  const budgetTokens = floor + 100;
+  const p = plan(s, { budgetTokens });
+  expect(p.budget?.reached).toBe(true);
+  expect(p.totals.tokensAfter).toBeLessThanOrEqual(budgetTokens);
+  expect(p.decisions.some((d) => d.rule === "escalation" && d.reason.includes("its head went too"))).toBe(true);
+  // a second pass at the same budget changes nothing
+  const once = apply(s, p);
+  expect(apply({ ...s, messages: once }, plan({ ...s, messages: once }, { budgetTokens }))).toEqual(once);
 });
