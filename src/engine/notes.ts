@@ -19,8 +19,12 @@ import { shellQuote } from "./shell.ts";
 /** Call ids longer than this are not written into a note (the note would outgrow its purpose). */
 const MAX_ID_IN_NOTE = 256;
 
-const howToSee = (callId: string, what: string): string =>
-  callId === "" || callId.length > MAX_ID_IN_NOTE || /[\n\r\]]/.test(callId) ? "re-run the call to see it" : `bc recall ${shellQuote(callId)} prints ${what}`;
+const howToSee = (callId: string, what: string): string => {
+  if (callId === "" || callId.length > MAX_ID_IN_NOTE || /[\n\r\]]/.test(callId)) return "re-run the call to see it";
+  // quoting can make an id up to four times longer ('it'\''s'): the note must stay where a later pass looks
+  const word = shellQuote(callId);
+  return word.length > 2 * MAX_ID_IN_NOTE ? "re-run the call to see it" : `bc recall ${word} prints ${what}`;
+};
 
 export const dropNote = (chars: number, callId: string): string => `[bc removed ${chars} chars; ${howToSee(callId, "it")}]`;
 

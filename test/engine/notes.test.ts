@@ -104,3 +104,16 @@ describe("notes", () => {
     expect(readNote(text)).toBeUndefined();
   });
 });
+
+test("an id whose quoting would carry its note past where a later pass looks is not written: the note is still read back as bc's", () => {
+  const quoted = "'".repeat(200); // 200 chars; quoted, 800
+  for (const note of [dropNote(9000, quoted), truncatedText("x".repeat(5000), 200, quoted)]) {
+    expect(note).toContain("re-run the call to see it");
+    expect(isAlreadyCut(note)).toBe(true);
+    expect(readNote(note)).toBeDefined();
+  }
+  // an id of the longest length written, quoted to twice its length at most, is named
+  const id = `a'${"b".repeat(120)}'c`;
+  expect(dropNote(9000, id)).toContain(`bc recall ${shellQuote(id)} prints it`);
+  expect(isAlreadyCut(dropNote(9000, id))).toBe(true);
+});
