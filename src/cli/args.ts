@@ -62,5 +62,12 @@ export const fraction = () =>
     return z.NEVER;
   });
 
-/** A flag that names a file or folder. */
-export const pathFlag = () => z.string().min(1, "needs a path");
+/**
+ * A flag that names a file or folder. A value that is another flag (`--out-dir --json`: the
+ * parser took the next flag for the path) is refused; a folder so named is `./--json`.
+ */
+export const pathFlag = () =>
+  z
+    .string()
+    .min(1, "needs a path")
+    .refine((s) => !s.startsWith("--"), "needs a path, not another flag (write ./--x for a folder so named)");

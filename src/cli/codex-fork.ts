@@ -35,7 +35,8 @@ const underSessions = (codexHome: string, path: string): boolean => {
 const resumeCommand = (r: ForkResult, codexHome: string): string => {
   if (underSessions(codexHome, r.path)) return r.resumeCommand;
   const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
-  return `mv ${q(r.path)} ${q(join(codexHome, "sessions"))}/ && ${r.resumeCommand}`;
+  const sessions = q(join(codexHome, "sessions"));
+  return `mkdir -p ${sessions} && mv ${q(r.path)} ${sessions}/ && ${r.resumeCommand}`;
 };
 
 /** The fork still holds more than the model's window: no compaction by bc can make it fit. */

@@ -165,8 +165,13 @@ export const resolveSession = (arg: string, places: SessionPlaces = {}, only?: H
   if (existsSync(arg) || arg.includes("/") || arg.includes("\\") || arg.endsWith(".jsonl") || arg.endsWith(".zst")) return arg;
   // `only`: a command for one host's sessions (codex-fork) looks among that host's alone
   const files = discoverSessions({ ...places, archived: true, ...(only === undefined ? {} : { host: only }) });
-  const matches = files.filter((f) => f.id === arg);
+  // ids as the hosts write them are lower case; Codex takes one in any case
+  const id = arg.toLowerCase();
+  const matches = files.filter((f) => f.id.toLowerCase() === id);
   if (matches.length === 1) return matches[0]!.path;
+  // a thread both live and archived: the live one, which is the one Codex resumes
+  const live = matches.filter((f) => !/[/\\]archived_sessions[/\\]/.test(f.path));
+  if (matches.length > 1 && live.length === 1) return live[0]!.path;
   if (matches.length > 1)
     throw new BcError("usage", `session id ${arg} matches ${matches.length} files: ${matches.map((m) => m.path).join(", ")}`, "pass the file path instead");
   // no id: a session's name, as `claude --resume <name>` takes it (this project's first), or a

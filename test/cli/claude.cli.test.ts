@@ -114,6 +114,11 @@ test("a folder flag given without a folder is a usage error, not the current fol
     expect(r.stdout).toBe("");
     expect(r.stderr.split("\n")[0]).toMatch(/^bc: --(dir|out-dir) needs a path, got ''$/);
   }
+  // the next flag taken for the folder: refused, nothing written
+  const r = bc(["codex-fork", join(REPO, "test", "fixtures", "codex", "fork-legacy-0.140.jsonl"), "--out-dir", "--json"]);
+  expect(r.code).toBe(2);
+  expect(r.stdout).toBe("");
+  expect(r.stderr.split("\n")[0]).toBe("bc: --out-dir needs a path, not another flag (write ./--x for a folder so named), got '--json'");
 });
 
 test("log --json with no log yet prints a log's shape with no records and succeeds", () => {

@@ -95,7 +95,7 @@ describe("bc plan", () => {
     const bad = run([f, "--budget", "12x"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(
-      "bc: --budget must be a number of tokens, a share of the window such as 60%, or none; got '12x'\nhint: for example --budget 120000 or --budget 60%\n",
+      "bc: --budget must be a number of tokens (up to 1,000,000,000), a share of the window from 1% to 100% such as 60%, or none; got '12x'\nhint: for example --budget 120000 or --budget 60%\n",
     );
   });
 

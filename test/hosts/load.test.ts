@@ -138,6 +138,16 @@ describe("finding sessions", () => {
     expect(resolveSession(CODEX_ID, places)).toBe(codexPath);
   });
 
+  test("an id in upper case is found (Codex takes one so); a thread both live and archived is the live one", () => {
+    expect(resolveSession(CODEX_ID.toUpperCase(), places)).toBe(codexPath);
+    const archived = write(join(codexHome, "archived_sessions", `rollout-2026-03-01T10-00-00-${CODEX_ID}.jsonl`), `${CODEX_LINE(CODEX_ID)}\n`);
+    try {
+      expect(resolveSession(CODEX_ID, places)).toBe(codexPath);
+    } finally {
+      rmSync(archived);
+    }
+  });
+
   test("an unknown id: one-line not-found error saying where bc looked", () => {
     const e = errorOf(() => resolveSession("0000-nope", places));
     expect(e.code).toBe("not-found");

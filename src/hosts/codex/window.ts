@@ -18,18 +18,22 @@ export const unseenTokens = (recorded: RecordedWindow, historyTokens: number, sh
 /** `--budget`: a number of tokens, or N% of the model's window; "none" turns escalation off. */
 export type BudgetSpec = { readonly tokens: number } | { readonly percent: number } | "none";
 
+/** No model's window is near this: a budget beyond it is a typo. */
+const MAX_BUDGET_TOKENS = 1_000_000_000;
+
 export const parseBudget = (raw: string | undefined): BudgetSpec => {
-  if (raw === undefined || raw === "") return { percent: DEFAULT_FORK_BUDGET_PERCENT };
+  if (raw === undefined) return { percent: DEFAULT_FORK_BUDGET_PERCENT };
   const s = raw.trim();
   if (s === "none") return "none";
   const pct = /^(\d+(?:\.\d+)?)%$/.exec(s);
   if (pct) {
+    // under 1% of a window is no budget to work in
     const n = Number(pct[1]);
-    if (n > 0 && n <= 100) return { percent: n };
-  } else if (/^\d+$/.test(s) && Number(s) > 0) return { tokens: Number(s) };
+    if (n >= 1 && n <= 100) return { percent: n };
+  } else if (/^\d+$/.test(s) && Number(s) > 0 && Number(s) <= MAX_BUDGET_TOKENS) return { tokens: Number(s) };
   throw new BcError(
     "usage",
-    `--budget must be a number of tokens, a share of the window such as 60%, or none; got '${raw}'`,
+    `--budget must be a number of tokens (up to ${MAX_BUDGET_TOKENS.toLocaleString("en-US")}), a share of the window from 1% to 100% such as 60%, or none; got '${raw}'`,
     "for example --budget 120000 or --budget 60%",
   );
 };

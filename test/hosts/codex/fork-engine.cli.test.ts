@@ -122,17 +122,22 @@ describe("bc codex-fork (the command)", () => {
     const dry = bc([LEGACY, "--dry-run", "--out-dir", outDir], { CODEX_HOME: home });
     expect(dry.exitCode).toBe(0);
     expect(dry.stdout.toString()).toMatch(
-      /would fork .* -> [0-9a-f-]{36}\n[\s\S]*resume: +mv '.*forks\/rollout-[^']+\.jsonl' '.*\/sessions'\/ && codex resume [0-9a-f-]{36}/,
+      /would fork .* -> [0-9a-f-]{36}\n[\s\S]*resume: +mkdir -p '.*\/sessions' && mv '.*forks\/rollout-[^']+\.jsonl' '.*\/sessions'\/ && codex resume [0-9a-f-]{36}/,
     );
     // outside $CODEX_HOME/sessions codex resume does not look: said, with what to do
     // (a dry run wrote nothing: it says where the fork would be)
-    expect(dry.stderr.toString()).toContain(`the fork would be outside ${join(home, "sessions")}, where codex resume looks; once written, to resume it: mv `);
+    expect(dry.stderr.toString()).toContain(`the fork would be outside ${join(home, "sessions")}, where codex resume looks; once written, to resume it: mkdir -p `);
     expect(existsSync(outDir)).toBe(false);
     const real = bc([LEGACY, "--out-dir", outDir], { CODEX_HOME: home });
     expect(real.exitCode).toBe(0);
-    expect(real.stderr.toString()).toContain(`the fork is outside ${join(home, "sessions")}, where codex resume looks; to resume it: mv `);
+    expect(real.stderr.toString()).toContain(`the fork is outside ${join(home, "sessions")}, where codex resume looks; to resume it: mkdir -p `);
     expect(readdirSync(outDir)).toHaveLength(1);
     expect(existsSync(join(home, "sessions"))).toBe(false);
+    // the command printed works as it stands, with no sessions folder yet (codex itself left out)
+    const printed = /^resume: +(.*) && codex resume ([0-9a-f-]{36})$/m.exec(real.stdout.toString())!;
+    expect(Bun.spawnSync(["sh", "-c", printed[1]!]).exitCode).toBe(0);
+    expect(readdirSync(outDir)).toEqual([]);
+    expect(readdirSync(join(home, "sessions"))).toEqual([expect.stringContaining(printed[2]!)]);
   });
 
   /** bc in a pseudo-terminal (script(1)), as a person runs it: stdout and stderr arrive together on stdout. */
@@ -234,9 +239,16 @@ describe("bc codex-fork (the command)", () => {
     expect(tight.budget.codexTokens).toBeGreaterThan(tight.tokens.after);
     const human = bc([source, "--dry-run", "--budget", "1"], { CODEX_HOME: tempDir() });
     expect(human.stdout.toString()).toMatch(/^budget: +~1 tokens \(of a .*-token window\), the history ~[0-9.k]+ as Codex counts it, NOT reached/m);
+    // a share under 1%, a count no window comes near, and an empty value are refused as 12x is
+    for (const odd of ["0.0001%", "1000000000000000000000", ""]) {
+      const r = bc([source, "--dry-run", "--budget", odd], { CODEX_HOME: tempDir() });
+      expect([odd, r.exitCode, r.stderr.toString().split("\n")[0]]).toEqual([odd, 2, expect.stringContaining("--budget must be")]);
+    }
     const bad = bc([source, "--dry-run", "--budget", "12x"], { CODEX_HOME: tempDir() });
     expect(bad.exitCode).toBe(2);
-    expect(bad.stderr.toString()).toContain("--budget must be a number of tokens, a share of the window such as 60%, or none");
+    expect(bad.stderr.toString()).toContain(
+      "--budget must be a number of tokens (up to 1,000,000,000), a share of the window from 1% to 100% such as 60%, or none",
+    );
 
     // Codex's last request was larger than the history: its instructions and tools. A share of the
     // window is for the whole request, so they come off it; a number of tokens is the history's own.
