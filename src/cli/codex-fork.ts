@@ -134,7 +134,7 @@ export default defineCommand({
       default: "fresh",
       description:
         "fresh: leave the old developer/environment context out; Codex injects the current one on resume. " +
-        "keep: keep the original context messages and Codex's last world_state/turn_context, so nothing is re-injected",
+        "keep: keep the original context messages and Codex's last world_state/turn_context, so nothing is re-injected (needs Codex 0.145+'s world_state)",
     },
     "out-dir": {
       type: "string",

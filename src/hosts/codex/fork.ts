@@ -282,6 +282,14 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
       "a fork would lose it; resume the thread itself (codex resume), where Codex's own compaction keeps it",
     );
   }
+  // the context kept stays the only copy only when a world_state (Codex 0.145 and later) follows
+  // the compaction: with a turn_context alone, Codex injects its context again beside it
+  if (options.context === "keep" && lastWorldState(src) === undefined)
+    throw new BcError(
+      "usage",
+      `${sourcePath}: --context keep needs a world_state record, which Codex writes from 0.145 on; this rollout has none, so the resumed thread would get its context twice`,
+      "leave --context out (fresh: Codex injects its context once, anew)",
+    );
   const history = rebuilt.items;
   const pruning = options.pruner(history, src);
   const replacement = plannedHistory(history, pruning, options.context);

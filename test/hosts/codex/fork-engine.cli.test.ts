@@ -63,7 +63,11 @@ describe("fork with the rules engine", () => {
     const home = tempDir();
     const first = forkRollout(LEGACY, { context: "fresh", pruner: enginePruner(LOOSE), codexHome: home });
     const second = forkRollout(first.path, { context: "fresh", pruner: enginePruner(LOOSE), codexHome: home });
-    const third = forkRollout(second.path, { context: "keep", pruner: enginePruner({ pinLastMessages: 0, recentResults: 0 }), codexHome: home });
+    const third = forkRollout(second.path, { context: "fresh", pruner: enginePruner({ pinLastMessages: 0, recentResults: 0 }), codexHome: home });
+    // a rollout from before Codex wrote world_state records cannot keep its context: Codex would inject it again
+    expect(() => forkRollout(second.path, { context: "keep", pruner: enginePruner(LOOSE), codexHome: home })).toThrow(
+      "--context keep needs a world_state record, which Codex writes from 0.145 on",
+    );
     const notes = (p: string) =>
       outputsOf(p)
         .map((t, i) => [i, t] as const)
@@ -126,7 +130,9 @@ describe("bc codex-fork (the command)", () => {
     );
     // outside $CODEX_HOME/sessions codex resume does not look: said, with what to do
     // (a dry run wrote nothing: it says where the fork would be)
-    expect(dry.stderr.toString()).toContain(`the fork would be outside ${join(home, "sessions")}, where codex resume looks; once written, to resume it: mkdir -p `);
+    expect(dry.stderr.toString()).toContain(
+      `the fork would be outside ${join(home, "sessions")}, where codex resume looks; once written, to resume it: mkdir -p `,
+    );
     expect(existsSync(outDir)).toBe(false);
     const real = bc([LEGACY, "--out-dir", outDir], { CODEX_HOME: home });
     expect(real.exitCode).toBe(0);
