@@ -1,7 +1,7 @@
 // The facts of one session that the rules read: every tool result with its call, what the call
 // means and whether it failed; which files are read and written where; and the token and quote
 // lookup, plain or fast, chosen once. Built once per plan; rules only look things up.
-import { type CallMeaning, describeCall } from "./call-meaning.ts";
+import { type CallMeaning, describeCall, isPersonTool } from "./call-meaning.ts";
 import { FastLookup } from "./lookup/fast.ts";
 import type { Lookup, LookupMode } from "./lookup/lookup.ts";
 import { ReferenceLookup } from "./lookup/reference.ts";
@@ -102,6 +102,16 @@ export class SessionFacts {
     const calls = new Map<string, { call: ToolCall; at: number }>();
     const items: ResultItem[] = [];
     const meaningFor = sessionMeanings();
+    // a result whose call comes later (or only in a damaged history) still means what that call
+    // means: a person's answer stays one
+    const callsAnywhere = new Map<string, ToolCall>();
+    // an id a person's question carries, whatever else shares it
+    const asksPerson = new Set<string>();
+    for (const m of session.messages)
+      for (const c of m.toolCalls) {
+        if (!callsAnywhere.has(c.id)) callsAnywhere.set(c.id, c);
+        if (isPersonTool(c.name)) asksPerson.add(c.id);
+      }
     let lastPrompt = -1;
     session.messages.forEach((m, i) => {
       if (m.kind === "prompt") lastPrompt = i;
@@ -111,7 +121,9 @@ export class SessionFacts {
       }
       for (const r of m.toolResults) {
         const found = calls.get(r.callId);
-        const meaning = found ? meaningFor(found.call) : NO_MEANING;
+        const later = found ? undefined : callsAnywhere.get(r.callId);
+        const paired = found ? meaningFor(found.call) : later ? meaningFor(later) : NO_MEANING;
+        const meaning = !paired.asksPerson && asksPerson.has(r.callId) ? { ...paired, asksPerson: true } : paired;
         const code = exitCode(r.text);
         const item: ResultItem = {
           ordinal: items.length,

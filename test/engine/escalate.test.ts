@@ -326,3 +326,27 @@ test("the heads the rules kept (passing test runs) go too when nothing else reac
   const once = apply(s, p);
   expect(apply({ ...s, messages: once }, plan({ ...s, messages: once }, { budgetTokens }))).toEqual(once);
 });
+
+test("a person's answer is never cut, even where its result stands before its call or another call shares its id", () => {
+  const prompt = (i: number): Message => ({ role: "user", kind: "prompt", text: `prompt ${i}`, toolCalls: [], toolResults: [] });
+  const answer = `The user answered: ${"use the blue option because of reasons. ".repeat(60)}`;
+  const ask = { id: "toolu_q", name: "AskUserQuestion", input: { questions: [{ question: "which?" }] }, inputText: '{"questions":[{"question":"which?"}]}' };
+  const bash = { id: "toolu_q", name: "Bash", input: { command: "ls" }, inputText: '{"command":"ls"}' };
+  const result: Message = {
+    role: "user",
+    kind: "tool",
+    text: "",
+    toolCalls: [],
+    toolResults: [{ callId: "toolu_q", text: answer, isError: false, images: 0 }],
+  };
+  const asked = (calls: Message["toolCalls"]): Message => ({ role: "assistant", kind: "reply", text: "", toolCalls: calls, toolResults: [] });
+  for (const middle of [
+    [result, asked([ask])],
+    [asked([ask, bash]), result],
+    [asked([ask]), result],
+  ]) {
+    const s: Session = { host: "claude", id: "s", messages: [prompt(0), ...middle, ...[1, 2, 3, 4, 5, 6, 7, 8].map(prompt)] };
+    const out = apply(s, plan(s, { budgetTokens: 0 }));
+    expect(out.flatMap((m) => m.toolResults).map((r) => r.text)).toEqual([answer]);
+  }
+});
