@@ -8,7 +8,7 @@ import { enginePruner, type ForkResult, forkRollout } from "../hosts/codex/fork.
 import { defaultCodexHome } from "../hosts/codex/home.ts";
 import { parseBudget } from "../hosts/codex/window.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
-import { weightsInUse } from "../hosts/need-weights.ts";
+import { describeWeights, weightsInUse } from "../hosts/need-weights.ts";
 import { resolveSession } from "../hosts/load.ts";
 import { BcError } from "../util/errors.ts";
 import { tokenCount as k } from "../util/format.ts";
@@ -52,7 +52,7 @@ const largestKept = (r: ForkResult): number => {
   return max;
 };
 
-const human = (r: ForkResult, resume: string): string => {
+const human = (r: ForkResult, resume: string, weights: string): string => {
   const p = r.pruning;
   const lines = [
     `${r.dryRun ? "would fork" : "forked"} ${r.sourceId} -> ${r.newId}`,
@@ -75,6 +75,8 @@ const human = (r: ForkResult, resume: string): string => {
         ? `budget:   none (${b.why})`
         : `budget:   ~${k(b.tokens)} tokens${b.window === undefined ? "" : ` (of a ${k(b.window)}-token window${b.unseenTokens === undefined ? "" : `, less ~${k(b.unseenTokens)} for Codex's instructions and tools`})`}, ${b.codexTokens === undefined ? "" : `the history ~${k(b.codexTokens)} as Codex counts it, `}${b.reached ? "reached" : "NOT reached: Codex may compact the fork soon after resuming"}`,
     );
+  // the need weights rank what the escalation cuts: said whenever there is a budget to cut to
+  if (b?.tokens !== undefined) lines.push(`weights:  ${weights}`);
   lines.push(`resume:   ${resume}`);
   // named as its source, as Codex names its own forks
   if (r.name !== undefined)
@@ -87,7 +89,7 @@ const human = (r: ForkResult, resume: string): string => {
   return lines.join("\n");
 };
 
-const asJson = (r: ForkResult, resume: string) => ({
+const asJson = (r: ForkResult, resume: string, weights: string) => ({
   sourcePath: r.sourcePath,
   sourceId: r.sourceId,
   newId: r.newId,
@@ -110,6 +112,7 @@ const asJson = (r: ForkResult, resume: string) => ({
   tokens: { before: r.pruning.tokensBefore, after: r.pruning.tokensAfter },
   byRule: r.pruning.byRule,
   budget: r.pruning.budget ?? null,
+  needWeights: weights,
   resumeCommand: resume,
   name: r.name ?? null,
 });
@@ -184,7 +187,8 @@ export default defineCommand({
     warnSkipped(result.skipped);
     if (result.nameProblem !== undefined) log.warn(`the fork could not take its source's name (${result.nameProblem}); resume it by its id`);
     const resume = resumeCommand(result, codexHome);
-    out(flags.json ? JSON.stringify(asJson(result, resume), null, 2) : human(result, resume));
+    const said = describeWeights(weights);
+    out(flags.json ? JSON.stringify(asJson(result, resume, said), null, 2) : human(result, resume, said));
     if (!underSessions(codexHome, result.path))
       log.warn(
         flags["dry-run"]

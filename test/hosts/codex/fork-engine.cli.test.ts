@@ -230,6 +230,9 @@ describe("bc codex-fork (the command)", () => {
     const window = modelWindowOf(readRollout(source))!;
     expect(window).toBeGreaterThan(0);
     const byDefault = json();
+    // which need weights ranked the cuts is said with every budget
+    expect(byDefault.needWeights).toStartWith("shipped: fitted by build/fit-need.ts");
+    expect(bc([source, "--dry-run"], { CODEX_HOME: tempDir() }).stdout.toString()).toMatch(/^weights: +shipped: fitted by/m);
     expect(byDefault.budget).toEqual({ tokens: Math.floor(window * 0.6), window, reached: true, codexTokens: expect.any(Number) });
     expect(byDefault.budget.codexTokens).toBeLessThanOrEqual(byDefault.budget.tokens);
     expect(json("--budget", "50%").budget.tokens).toBe(Math.floor(window * 0.5));
