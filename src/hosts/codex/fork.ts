@@ -373,22 +373,18 @@ export const enginePruner =
       budget === undefined ? { forkBudget: undefined, engineBudget: undefined } : forkBudgetOf(budget, history, rollout, session);
     let engineBudget = first;
     let pruning = prune(session, history, options, engineBudget);
+    if (forkBudget?.tokens === undefined) {
+      const { engineReached: _, ...rest } = pruning;
+      return forkBudget === undefined ? rest : { ...rest, budget: forkBudget };
+    }
     let codexAfter = codexTokens(plannedHistory(history, pruning, "keep"));
-    for (
-      let i = 1;
-      i < FIT_TRIES && forkBudget?.tokens !== undefined && engineBudget !== undefined && codexAfter > forkBudget.tokens && pruning.engineReached;
-      i++
-    ) {
+    for (let i = 1; i < FIT_TRIES && engineBudget !== undefined && codexAfter > forkBudget.tokens && pruning.engineReached; i++) {
       engineBudget -= codexAfter - forkBudget.tokens;
       pruning = prune(session, history, options, engineBudget);
       codexAfter = codexTokens(plannedHistory(history, pruning, "keep"));
     }
     const { engineReached: _, ...rest } = pruning;
-    if (forkBudget === undefined) return rest;
-    return {
-      ...rest,
-      budget: { ...forkBudget, ...(forkBudget.tokens === undefined ? {} : { reached: codexAfter <= forkBudget.tokens, codexTokens: codexAfter }) },
-    };
+    return { ...rest, budget: { ...forkBudget, reached: codexAfter <= forkBudget.tokens, codexTokens: codexAfter } };
   };
 
 /**
