@@ -3,7 +3,7 @@ import { defineCommand } from "citty";
 import { z } from "zod";
 import { existsSync, mkdtempSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, mkdirSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { Host } from "../engine/types.ts";
 import { discoverSessions } from "../hosts/load.ts";
 import { collectFiles, homeName, sortFiles, type CorpusFile, type Skipped } from "../eval/corpus.ts";
@@ -14,12 +14,12 @@ import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
 import { weightsInUse } from "../hosts/need-weights.ts";
 import { DEFAULT_PASSES } from "../eval/passes.ts";
-import { DEFAULT_PRESSURE } from "../eval/pressure.ts";
+import { BUDGET_PERCENT, DEFAULT_PRESSURE } from "../eval/pressure.ts";
 import { terminalSummary } from "../eval/report/terminal.ts";
 import { defaultOutDir, writeReport } from "../eval/report/write.ts";
 import { warnSkipped } from "./sessions.ts";
 import { METHOD_IDS } from "../eval/replay.ts";
-import { needWeightsRecord, runEval, type EvalReport, type NeedWeightsRecord } from "../eval/run.ts";
+import { needWeightsRecord, runEval, unscoredCuts, type EvalReport, type NeedWeightsRecord } from "../eval/run.ts";
 import { BcError } from "../util/errors.ts";
 import { selfCommand } from "../util/self-command.ts";
 import { log, out, warnList } from "../util/log.ts";
@@ -50,16 +50,21 @@ export const parseMethods = (value: string): string[] => {
   return METHOD_IDS.filter((id) => ids.includes(id));
 };
 
-/** `--pressure P`: the history's share of the window (0 < P <= 1), or `off` for the light mode alone. */
+/**
+ * `--pressure P`: the history's share of the window, or `off` for the light mode alone. P must be
+ * above the budget's share (at or below it, the history already fits and there is nothing to
+ * free) and at most 1. Given empty (`--pressure=`), it is an error, not the default.
+ */
 export const parsePressure = (value: unknown): number | undefined => {
-  if (value === undefined || value === "") return DEFAULT_PRESSURE;
+  if (value === undefined) return DEFAULT_PRESSURE;
   const v = String(value).trim();
   if (v === "off" || v === "none") return undefined;
+  const budget = BUDGET_PERCENT / 100;
   const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0 || n > 1)
+  if (v === "" || !Number.isFinite(n) || n <= budget || n > 1)
     throw new BcError(
       "usage",
-      `--pressure ${v}: expected the history's share of the window, above 0 and at most 1, or off`,
+      `--pressure ${v === "" ? "(empty)" : v}: expected the history's share of the window, above the budget's ${budget} (${BUDGET_PERCENT}% of the window) and at most 1, or off`,
       `for example --pressure ${DEFAULT_PRESSURE}`,
     );
   return n;
@@ -81,22 +86,44 @@ export const parseJobs = (v: string | undefined, cores = availableParallelism())
   return n;
 };
 
-/** The report folder, checked (created and written to) before any replay, so a bad --out fails at once. */
-export const checkOutDir = (dir: string): { created: boolean } => {
-  const created = !existsSync(dir);
-  if (!created && !statSync(dir).isDirectory()) throw new BcError("bad-input", `${dir}: exists and is not a folder`, "pass --out with a folder path");
+/**
+ * The report folder, checked (created and written to) before any replay, so a bad --out fails at
+ * once. `created`: the outermost folder this made (undefined when the folder was there before).
+ */
+export const checkOutDir = (dir: string): { created: string | undefined } => {
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new BcError("bad-input", `${dir}: exists and is not a folder`, "pass --out with a folder path");
+  let created: string | undefined;
   try {
-    mkdirSync(dir, { recursive: true });
+    created = mkdirSync(dir, { recursive: true });
     const probe = join(dir, `.bc-eval-probe-${process.pid}`);
     writeFileSync(probe, "");
     unlinkSync(probe);
     return { created };
   } catch (e) {
+    removeMadeDirs(dir, created);
     throw new BcError(
       "bad-input",
       `${dir}: cannot write the report there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
       "pass --out with a folder you can write to",
     );
+  }
+};
+
+/**
+ * Remove the folders checkOutDir made, from `dir` out to `created`, each only while it is empty:
+ * a run that fails leaves no empty folder behind, and never removes one that was there before
+ * or holds anything.
+ */
+export const removeMadeDirs = (dir: string, created: string | undefined): void => {
+  if (created === undefined) return;
+  const outermost = resolve(created);
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    try {
+      rmdirSync(d);
+    } catch {
+      return;
+    }
+    if (d === outermost || dirname(d) === d) return;
   }
 };
 
@@ -146,6 +173,26 @@ const demoCorpus = (): { files: CorpusFile[]; dir: string } => {
   return { files: sortFiles(files), dir };
 };
 
+const BAR_WIDTH = 28;
+const LABEL_WIDTH = 50;
+
+/**
+ * The progress bar's line, at most `columns - 1` wide: a line that wraps is redrawn below itself,
+ * not in place. The file's name gives way first (down to 20 characters), then the bar, which goes
+ * when too short to read; with no width known, the full bar and up to 50 characters of the name.
+ */
+export const progressLine = (done: number, total: number, name: string, columns?: number): string => {
+  const room = columns !== undefined && columns > 1 ? columns - 1 : Number.POSITIVE_INFINITY;
+  const count = `${done}/${total}`;
+  const fit = Math.min(BAR_WIDTH, room - count.length - 4 - Math.min(name.length, LABEL_WIDTH, 20));
+  const width = fit >= 8 ? fit : 0;
+  const filled = Math.round((done / total) * width);
+  const head = width > 0 ? `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${count}` : count;
+  const labelRoom = Math.min(LABEL_WIDTH, room - head.length - 1);
+  const label = labelRoom < 2 ? "" : name.length > labelRoom ? `…${name.slice(-(labelRoom - 1))}` : name;
+  return `${head} ${label}`.slice(0, room);
+};
+
 /** Progress on stderr once a run has taken a second: a bar redrawn in place on a terminal, a line every few seconds otherwise. */
 const progress = (): { update: (done: number, total: number, name: string) => void; end: () => void } => {
   const tty = process.stderr.isTTY === true;
@@ -157,10 +204,8 @@ const progress = (): { update: (done: number, total: number, name: string) => vo
       const now = Date.now();
       if (total < 2 || now - start < 1_000) return;
       if (tty) {
-        const width = 28;
-        const filled = Math.round((done / total) * width);
-        const label = name.length > 50 ? `…${name.slice(-49)}` : name;
-        process.stderr.write(`\r\x1b[2K[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total} ${label}`);
+        // read at each redraw: the terminal may have been resized since
+        process.stderr.write(`\r\x1b[2K${progressLine(done, total, name, process.stderr.columns)}`);
         drawn = true;
       } else if (done < total && now - lastLine >= 5_000) {
         process.stderr.write(`bc eval: ${done}/${total} files replayed, ${Math.round((now - start) / 1000)} s\n`);
@@ -246,112 +291,121 @@ export default defineCommand({
     const jobs = parseJobs(args.jobs);
     const outDir = args.out;
     const outCheck = checkOutDir(outDir ?? ".");
-    // a folder made only for this run goes again if the run writes nothing into it
-    const dropOutDir = (): void => {
-      if (outDir === undefined || !outCheck.created) return;
-      try {
-        rmdirSync(outDir);
-      } catch {
-        // not empty or gone: leave it
-      }
-    };
-    const positional = (raw._ as string[] | undefined) ?? [];
+    // a folder made only for this run goes again if the run fails before writing into it
+    const dropOutDir = (): void => removeMadeDirs(outDir ?? ".", outCheck.created);
+    try {
+      const positional = (raw._ as string[] | undefined) ?? [];
 
-    let files: CorpusFile[];
-    let skipped: Skipped[] = [];
-    let groups: string[] | undefined;
-    let kind: EvalReport["corpus"]["kind"];
-    let tempDir: string | undefined;
-    if (args.demo === true) {
-      if (positional.length > 0) throw new BcError("usage", "--demo runs on the built-in examples: give either --demo or files, not both");
-      kind = "demo";
-    } else if (positional.length > 0) {
-      ({ files, skipped, groups } = collectFiles(positional));
-      if (files.length === 0)
+      let files: CorpusFile[];
+      let skipped: Skipped[] = [];
+      let groups: string[] | undefined;
+      let kind: EvalReport["corpus"]["kind"];
+      let tempDir: string | undefined;
+      if (args.demo === true) {
+        if (positional.length > 0) throw new BcError("usage", "--demo runs on the built-in examples: give either --demo or files, not both");
+        kind = "demo";
+      } else if (positional.length > 0) {
+        ({ files, skipped, groups } = collectFiles(positional));
+        if (files.length === 0)
+          throw new BcError(
+            "not-found",
+            skipped.length === positional.length ? skipped.map((s) => s.reason).join("; ") : `no session files (*.jsonl) in ${positional.join(", ")}`,
+            "pass Claude Code transcripts or Codex rollouts, or folders holding them",
+          );
+        kind = "files";
+      } else {
+        const found = discoverSessions(host === undefined ? {} : { host });
+        if (found.length === 0) {
+          log.info(
+            "No sessions found under ~/.claude/projects or $CODEX_HOME/sessions: running on the built-in example corpus (small example sessions made by the bc project; see --demo).",
+          );
+          kind = "demo";
+        } else {
+          files = sortFiles(found.map((f) => ({ path: f.path, name: homeName(f.path) })));
+          kind = "user";
+        }
+      }
+      if (kind === "demo") {
+        const demo = demoCorpus();
+        files = demo.files;
+        tempDir = demo.dir;
+      }
+
+      // Ctrl-C: finish the current session, write nothing, exit 130; a second Ctrl-C exits at once.
+      const previous = process.listeners("SIGINT");
+      let stop = false;
+      const onInterrupt = (): void => {
+        if (stop) {
+          dropOutDir();
+          process.exit(130);
+        }
+        stop = true;
+        process.stderr.write("\nbc eval: stopping (no report will be written); press Ctrl-C again to quit at once\n");
+      };
+      process.removeAllListeners("SIGINT");
+      process.on("SIGINT", onInterrupt);
+      const bar = progress();
+      let report: EvalReport;
+      try {
+        report = await runEval({
+          files: files!,
+          skipped,
+          kind,
+          cuts,
+          methods,
+          passes: DEFAULT_PASSES,
+          ...(host === undefined ? {} : { host }),
+          ...(pressure === undefined ? {} : { pressure }),
+          ...(args.split === true ? { split: true, ...(groups === undefined ? {} : { groups }) } : {}),
+          ...(weights.model === undefined ? {} : { needModel: weights.model }),
+          needWeights: weights.record,
+          ...(jobs > 1 ? { workers: { count: jobs, command: selfCommand() } } : {}),
+          onProgress: bar.update,
+          onWarn: (m) => {
+            bar.end();
+            log.warn(m);
+          },
+          shouldStop: () => stop,
+        });
+      } finally {
+        bar.end();
+        process.off("SIGINT", onInterrupt);
+        for (const l of previous) process.on("SIGINT", l as () => void);
+        if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
+      }
+      warnList(
+        report.corpus.skipped.map((s) => `skipped ${s.reason}`),
+        (rest) => `and ${rest.length} more files skipped: report.json lists every one (corpus.skipped)`,
+      );
+      // lines the readers skipped or found cut inside files that loaded: said as every command says them
+      warnSkipped(report.corpus.malformedLines);
+      const unscored = unscoredCuts(report.sessions, cuts);
+      if (unscored.length > 0)
+        warnList(
+          [
+            `no cut at ${unscored.join(" or ")} was scored: no session had a result a method may remove before it and messages after it (a cut near 0 or 1 leaves none)`,
+          ],
+          () => "",
+        );
+      if (report.corpus.sessions === 0) {
+        const why =
+          report.corpus.filteredOut > 0 && report.corpus.filteredOut === files!.length
+            ? `--host ${host} left out all ${report.corpus.filteredOut} files (none is a ${host === "claude" ? "Claude Code transcript" : "Codex rollout"})`
+            : report.corpus.skipped.length > 0
+              ? `every file was skipped (${report.corpus.skipped.length}, reasons above)`
+              : "no file held a session to replay";
         throw new BcError(
-          "not-found",
-          skipped.length === positional.length ? skipped.map((s) => s.reason).join("; ") : `no session files (*.jsonl) in ${positional.join(", ")}`,
+          "bad-input",
+          `nothing to replay: ${why}; no report written`,
           "pass Claude Code transcripts or Codex rollouts, or folders holding them",
         );
-      kind = "files";
-    } else {
-      const found = discoverSessions(host === undefined ? {} : { host });
-      if (found.length === 0) {
-        log.info(
-          "No sessions found under ~/.claude/projects or $CODEX_HOME/sessions: running on the built-in example corpus (small example sessions made by the bc project; see --demo).",
-        );
-        kind = "demo";
-      } else {
-        files = sortFiles(found.map((f) => ({ path: f.path, name: homeName(f.path) })));
-        kind = "user";
       }
-    }
-    if (kind === "demo") {
-      const demo = demoCorpus();
-      files = demo.files;
-      tempDir = demo.dir;
-    }
-
-    // Ctrl-C: finish the current session, write nothing, exit 130; a second Ctrl-C exits at once.
-    const previous = process.listeners("SIGINT");
-    let stop = false;
-    const onInterrupt = (): void => {
-      if (stop) process.exit(130);
-      stop = true;
-      process.stderr.write("\nbc eval: stopping (no report will be written); press Ctrl-C again to quit at once\n");
-    };
-    process.removeAllListeners("SIGINT");
-    process.on("SIGINT", onInterrupt);
-    const bar = progress();
-    let report: EvalReport;
-    try {
-      report = await runEval({
-        files: files!,
-        skipped,
-        kind,
-        cuts,
-        methods,
-        passes: DEFAULT_PASSES,
-        ...(host === undefined ? {} : { host }),
-        ...(pressure === undefined ? {} : { pressure }),
-        ...(args.split === true ? { split: true, ...(groups === undefined ? {} : { groups }) } : {}),
-        ...(weights.model === undefined ? {} : { needModel: weights.model }),
-        needWeights: weights.record,
-        ...(jobs > 1 ? { workers: { count: jobs, command: selfCommand() } } : {}),
-        onProgress: bar.update,
-        onWarn: (m) => {
-          bar.end();
-          log.warn(m);
-        },
-        shouldStop: () => stop,
-      });
+      const paths = writeReport(String(args.out ?? defaultOutDir(report)), report);
+      out(args.json === true ? summaryJson(report, paths) : terminalSummary(report, paths));
+      return 0;
     } catch (e) {
       dropOutDir();
       throw e;
-    } finally {
-      bar.end();
-      process.off("SIGINT", onInterrupt);
-      for (const l of previous) process.on("SIGINT", l as () => void);
-      if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
     }
-    warnList(
-      report.corpus.skipped.map((s) => `skipped ${s.reason}`),
-      (rest) => `and ${rest.length} more files skipped: report.json lists every one (corpus.skipped)`,
-    );
-    // lines the readers skipped or found cut inside files that loaded: said as every command says them
-    warnSkipped(report.corpus.malformedLines);
-    if (report.corpus.sessions === 0) {
-      const why =
-        report.corpus.filteredOut > 0 && report.corpus.filteredOut === files!.length
-          ? `--host ${host} left out all ${report.corpus.filteredOut} files (none is a ${host === "claude" ? "Claude Code transcript" : "Codex rollout"})`
-          : report.corpus.skipped.length > 0
-            ? `every file was skipped (${report.corpus.skipped.length}, reasons above)`
-            : "no file held a session to replay";
-      dropOutDir();
-      throw new BcError("bad-input", `nothing to replay: ${why}; no report written`, "pass Claude Code transcripts or Codex rollouts, or folders holding them");
-    }
-    const paths = writeReport(String(args.out ?? defaultOutDir(report)), report);
-    out(args.json === true ? summaryJson(report, paths) : terminalSummary(report, paths));
-    return 0;
   },
 });

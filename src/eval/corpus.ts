@@ -3,13 +3,13 @@
 // corpus fingerprint depends on the files' contents only (not on their names or paths), so the
 // same sessions give the same fingerprint whoever runs them from wherever.
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, join, relative, sep } from "node:path";
+import { basename, join, relative, resolve, sep } from "node:path";
 
 export interface CorpusFile {
   readonly path: string;
-  /** what the report calls it: relative to the folder given (with that folder's name), or the file name */
+  /** what the report calls it: relative to the folder given (with that folder's name), or the file name; where two would share one, the last parts of their paths that tell them apart */
   readonly name: string;
   /** the path given on the command line it was found by, as the report names it (for --split) */
   readonly group?: string;
@@ -48,8 +48,11 @@ export const collectFiles = (args: readonly string[]): { files: CorpusFile[]; sk
   const groups = groupNames(args);
   let group = "";
   const add = (path: string, name: string): void => {
-    if (seen.has(path)) return;
-    seen.add(path);
+    // one file given twice (F and ./F, or a folder and a file in it) is read once: twice, its
+    // contents would count twice in the fingerprint
+    const real = realPath(path);
+    if (seen.has(real)) return;
+    seen.add(real);
     files.push({ path, name, group });
   };
   for (const [i, arg] of args.entries()) {
@@ -65,7 +68,45 @@ export const collectFiles = (args: readonly string[]): { files: CorpusFile[]; sk
       for (const p of found) add(p, posix(join(base, relative(arg, p))));
     } else add(arg, basename(arg));
   }
-  return { files: sortFiles(files), skipped, groups };
+  return { files: sortFiles(uniqueNames(files)), skipped, groups };
+};
+
+const realPath = (path: string): string => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+};
+
+/**
+ * The files, each name unique: files that share a name (s.jsonl given from two folders) are
+ * named by the last parts of their paths instead, as few as tell them apart from each other and
+ * from every other name, so the report (the lost list above all) says which file is which.
+ */
+export const uniqueNames = (files: readonly CorpusFile[]): CorpusFile[] => {
+  let out = [...files];
+  // each round settles one shared name; a new name that meets an old one is settled in a later round
+  for (let round = 0; round <= files.length; round++) {
+    const count = new Map<string, number>();
+    for (const f of out) count.set(f.name, (count.get(f.name) ?? 0) + 1);
+    const shared = [...count].find(([, n]) => n > 1)?.[0];
+    if (shared === undefined) return out;
+    const group = out.filter((f) => f.name === shared);
+    const others = new Set(out.filter((f) => f.name !== shared).map((f) => f.name));
+    const parts = group.map((f) => posix(resolve(f.path)).split("/"));
+    const longest = Math.max(...parts.map((p) => p.length));
+    let names: string[] = [];
+    for (let k = 1; k <= longest; k++) {
+      names = parts.map((p) => p.slice(-k).join("/"));
+      if (new Set(names).size === names.length && !names.some((n) => others.has(n))) break;
+    }
+    out = out.map((f) => {
+      const i = group.indexOf(f);
+      return i < 0 ? f : { ...f, name: names[i]! };
+    });
+  }
+  return out;
 };
 
 /** What the report calls each given path: its last component, numbered where two share one. */

@@ -168,6 +168,19 @@ export const parameters = (p: EvalParameters): Record<string, unknown> => ({
   },
 });
 
+/**
+ * The cuts at which nothing was scored in any session: before the cut no result a method may
+ * remove (none yet, or every one pinned), or after it no message to judge a removal by. A cut
+ * near 0 or 1 (`--cuts 0.001`) is such a cut in every session of ordinary length, and its rows
+ * are all zeros; whether a cut is depends on the sessions, so it is said after the run.
+ */
+export const unscoredCuts = (sessions: readonly SessionReplay[], cuts: readonly number[]): number[] =>
+  sessions.length === 0
+    ? []
+    : cuts.filter(
+        (share) => !sessions.some((s) => s.cuts.some((c) => c.share === share && c.at < s.messages && Object.values(c.methods).some((t) => t.unpinned > 0))),
+      );
+
 export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
   const methods = METHOD_IDS.filter((m) => opts.methods.includes(m));
   const cuts = [...opts.cuts].sort((a, b) => a - b);

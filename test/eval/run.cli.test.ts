@@ -176,10 +176,11 @@ test("--split: each given path is its own block beside the total; fingerprints d
   expect(r.split![1]!.hosts[0]!.methods).toEqual(r.hosts[0]!.methods);
   expect(r.split![0]!.hosts[0]!.pressure).toEqual(r.hosts[1]!.pressure);
   const md = renderMarkdown(r);
+  // each host's table has the paths holding its sessions only: split-a is all Claude Code, split-b all Codex
   expect(md).toContain(
-    "| method | total: freed | total: lost rate | total: lost of scorable | total: lost | split-b: freed | split-b: lost rate | split-b: lost of scorable | split-b: lost | split-a: freed |",
+    "| method | total: freed | total: lost rate | total: lost of scorable | total: lost | split-a: freed | split-a: lost rate | split-a: lost of scorable | split-a: lost |\n",
   );
-  expect(md).toContain("| method | total: freed | total: lost rate | total: lost | split-b: freed | split-b: lost rate | split-b: lost | split-a: freed |");
+  expect(md).toContain("| method | total: freed | total: lost rate | total: lost | split-b: freed | split-b: lost rate | split-b: lost |\n");
   // the same files from another folder, in one folder together: the same fingerprints
   const together = corpus("together", {}, { ...claude, ...codex });
   const again = await runEval({ ...opts, ...collectFiles([together]) });
@@ -303,4 +304,54 @@ test("a file listed and then gone, or that cannot be read: said in words under t
     "x.jsonl: cannot be read (permission denied)",
   );
   expect(unreadable("x.jsonl", new Error("disk on fire"))).toBe("x.jsonl: cannot be read (disk on fire)");
+});
+
+test("a run that fails after making its --out folder removes the folders it made, and only those, when empty", () => {
+  const empty = join(tmp, "no-sessions");
+  mkdirSync(empty, { recursive: true });
+  const kept = join(tmp, "was-there");
+  mkdirSync(kept, { recursive: true });
+  const failures: { args: string[]; code: number; made: string }[] = [
+    { args: [empty, "--out", join(tmp, "o1")], code: 1, made: join(tmp, "o1") },
+    { args: [join(tmp, "nosuch"), "--out", join(tmp, "o3", "a", "b")], code: 1, made: join(tmp, "o3") },
+    { args: ["--demo", "small", "--out", join(tmp, "dm")], code: 2, made: join(tmp, "dm") },
+    { args: [empty, "--out", kept], code: 1, made: "" },
+  ];
+  for (const f of failures) {
+    const r = bcEval(...f.args);
+    expect({ args: f.args, code: r.code, stdout: r.stdout }).toEqual({ args: f.args, code: f.code, stdout: "" });
+    if (f.made !== "") expect({ made: f.made, there: existsSync(f.made) }).toEqual({ made: f.made, there: false });
+  }
+  expect(existsSync(kept)).toBe(true);
+});
+
+test("--pressure at or below the budget's share, or given empty, is a usage error (exit 2) that names the budget", () => {
+  for (const flag of [["--pressure", "0.6"], ["--pressure="]]) {
+    const r = bcEval("--demo", ...flag, "--out", join(tmp, "never"));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^bc: --pressure .*above the budget's 0\.6 \(60% of the window\).*\nhint: for example --pressure 0\.95\n$/);
+    expect(existsSync(join(tmp, "never"))).toBe(false);
+  }
+});
+
+test("--cuts where no session has anything to score (near 0 or 1) is said in a warning; the cuts that scored are not named", () => {
+  const small = "demo/claude/example-tag-crash.jsonl";
+  const dir = corpus("edge-cuts", {}, { [small]: DEMO_FILES[small]! });
+  const r = bcEval(dir, "--cuts", "0.001,0.5,0.9999", "--pressure", "off", "--methods", "rules", "--out", join(tmp, "edge-cuts-out"));
+  expect(r.code).toBe(0);
+  expect(r.stderr.split("\n").filter((l) => l.startsWith("warning: "))).toEqual([
+    "warning: no cut at 0.001 or 0.9999 was scored: no session had a result a method may remove before it and messages after it (a cut near 0 or 1 leaves none)",
+  ]);
+  expect(bcEval(dir, "--cuts", "0.5", "--pressure", "off", "--methods", "rules", "--out", join(tmp, "edge-cuts-out")).stderr).not.toContain("warning");
+});
+
+test("one file given twice by two spellings leaves the corpus fingerprint as it was", async () => {
+  const small = "demo/claude/example-tag-crash.jsonl";
+  const dir = corpus("twice", {}, { [small]: DEMO_FILES[small]! });
+  const file = join(dir, small);
+  const opts = { kind: "files" as const, cuts: [0.5], passes: [], methods: ["rules"], compact: rulesCompactor };
+  const once = await runEval({ ...opts, ...collectFiles([file]) });
+  const twice = await runEval({ ...opts, ...collectFiles([file, `${dir}/./${small}`]) });
+  expect(twice.corpus.fingerprint).toBe(once.corpus.fingerprint);
+  expect(twice.corpus.files).toBe(1);
 });

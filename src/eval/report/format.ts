@@ -8,6 +8,9 @@ export const pct = (x: number, digits = 1): string => `${(100 * x).toFixed(digit
 
 export const share = (part: number, whole: number, digits = 1): string => (whole === 0 ? "-" : pct(part / whole, digits));
 
+/** A share with the counts it is of, or "-" where it is of nothing (a row with no cuts or no sessions): not "0% (0/0)". */
+const counts = (value: number, part: number, whole: number): string => (whole === 0 ? "-" : `${pct(value, 0)} (${part}/${whole})`);
+
 export const HOST_NAMES: Record<string, string> = { claude: "Claude Code", codex: "Codex" };
 
 export interface Column {
@@ -49,7 +52,7 @@ export const METHOD_COLUMNS: readonly Column[] = [
   { head: "lost rate w/o number-only", cell: (m) => pct(m.lostRateWithoutNumbers, 2) },
   { head: "lost of scorable", cell: (m) => pct(m.lostOfScorable, 2) },
   { head: "lost / session", cell: (m) => m.lostPerSession.toFixed(2) },
-  { head: "sessions losing nothing", cell: (m) => `${pct(m.losingNothingShare, 0)} (${m.sessionsLosingNothing}/${m.sessions})` },
+  { head: "sessions losing nothing", cell: (m) => counts(m.losingNothingShare, m.sessionsLosingNothing, m.sessions) },
   { head: "needed still visible, per session: median / worst tenth", cell: spreadCell },
 ];
 
@@ -60,17 +63,17 @@ export const pressureColumns = (host: string): readonly Column[] => [
   { head: "removed", cell: (m) => int(m.removed) },
   { head: "tokens freed", cell: (m) => int(m.tokensFreed) },
   { head: "of tokens", cell: (m) => pct(m.freedShare) },
-  { head: "reached the budget", cell: (m) => (m.kind === "host" ? "-" : `${pct(m.reachedShare, 0)} (${m.reached}/${m.cuts})`) },
+  { head: "reached the budget", cell: (m) => (m.kind === "host" ? "-" : counts(m.reachedShare, m.reached, m.cuts)) },
   {
     head: "where it can be reached",
-    cell: (m) => (m.kind === "host" ? "-" : `${pct(m.reachedReachableShare, 0)} (${m.reachedReachable}/${m.reachable})`),
+    cell: (m) => (m.kind === "host" ? "-" : counts(m.reachedReachableShare, m.reachedReachable, m.reachable)),
   },
   { head: "misses", cell: (m) => int(m.misses) },
   { head: "lost", cell: (m) => int(m.lost) },
   { head: "lost rate", cell: (m) => pct(m.lostRate, 2) },
   { head: "lost of scorable", cell: (m) => (m.kind === "host" ? "-" : pct(m.lostOfScorable, 2)) },
   { head: "lost / session", cell: (m) => m.lostPerSession.toFixed(2) },
-  { head: "sessions losing nothing", cell: (m) => `${pct(m.losingNothingShare, 0)} (${m.sessionsLosingNothing}/${m.sessions})` },
+  { head: "sessions losing nothing", cell: (m) => counts(m.losingNothingShare, m.sessionsLosingNothing, m.sessions) },
   { head: "needed still visible, per session: median / worst tenth", cell: spreadCell },
 ];
 

@@ -11,16 +11,14 @@ import {
   RULES_SECTION,
   ceilingSentences,
   compactionRows,
-  int,
   pct,
   pressureColumns,
   ruleTables,
   toolTables,
   TOOLS_SECTION,
   rowName,
-  share,
 } from "./format.ts";
-import { DEFINITIONS, corpusLine, lostList, pressureHeading, splitRows } from "./markdown.ts";
+import { DEFINITIONS, PASS_HEAD, corpusLine, lostList, passRows, pressureHeading, splitRows } from "./markdown.ts";
 import { counted } from "../../util/format.ts";
 
 const esc = (s: string): string => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -229,10 +227,11 @@ export const renderChart = (h: HostSummary, rows: readonly MethodSummary[], mode
   return parts.join("\n");
 };
 
+/** A table in a box of its own that scrolls sideways: a wide one (--split, many columns) never widens the page. */
 const htmlTable = (head: readonly string[], rows: readonly (readonly string[])[]): string =>
-  `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>${rows
+  `<div class="table"><table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>${rows
     .map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`)
-    .join("")}</tbody></table>`;
+    .join("")}</tbody></table></div>`;
 
 const code = (s: string): string => esc(s).replace(/`([^`]*)`/g, "<code>$1</code>");
 
@@ -265,7 +264,8 @@ export const renderHtml = (r: EvalReport): string => {
         h.methods.map((m) => METHOD_COLUMNS.map((c) => c.cell(m))),
       ),
     );
-    const s = ceilingSentences(h)[0];
+    // the light sentence only: without bc's light row there is none, and the next would be another mode's
+    const s = ceilingSentences(h).find((x) => x.startsWith("light: "));
     if (s) body.push(`<p>${esc(s.replace(/^light: /, ""))}</p>`);
   }
   if (p.pressure !== null) {
@@ -313,21 +313,7 @@ export const renderHtml = (r: EvalReport): string => {
   body.push(`<h2>Repeated passes (the rules)</h2>`);
   for (const h of r.hosts) {
     body.push(`<h3>${esc(hostName(h))}</h3>`);
-    body.push(
-      htmlTable(
-        ["pass at", "freed by this pass", "freed so far", "removed", "misses", "lost", "lost rate", "fixed-point violations"],
-        h.passes.map((q) => [
-          pct(q.share, 0),
-          int(q.passFreed),
-          `${int(q.tokensFreed)} (${share(q.tokensFreed, q.tokensBefore)})`,
-          int(q.removed),
-          int(q.misses),
-          int(q.lost),
-          share(q.lost, q.removed, 2),
-          int(q.fixedPointViolations),
-        ]),
-      ),
-    );
+    body.push(htmlTable(PASS_HEAD, passRows(h)));
   }
   body.push(
     `<h2>Methods</h2><ul>${p.methods.map((m) => `<li><code>${esc(m.id)}</code>: ${esc(m.summary)}</li>`).join("")}${(p.pressure?.methods ?? [])
@@ -352,6 +338,6 @@ export const renderHtml = (r: EvalReport): string => {
   body.push(`<h2>Skipped files (${r.corpus.skipped.length})</h2>`);
   body.push(r.corpus.skipped.length === 0 ? "<p>None.</p>" : `<ul>${r.corpus.skipped.map((s) => `<li>${esc(s.reason)}</li>`).join("")}</ul>`);
   const css =
-    "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1120px;padding:0 1em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}th,td{border:1px solid #ddd;padding:3px 7px;text-align:right}th:first-child,td:first-child{text-align:left}th{background:#f5f5f5}code{background:#f3f3f3;padding:0 3px}svg{max-width:100%;height:auto}.charts{display:flex;flex-wrap:wrap;gap:12px}";
+    "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1120px;padding:0 1em;color:#222}.table{max-width:100%;overflow-x:auto;margin:.5em 0 1.5em}table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ddd;padding:3px 7px;text-align:right}th:first-child,td:first-child{text-align:left}th{background:#f5f5f5}code{background:#f3f3f3;padding:0 3px}svg{max-width:100%;height:auto}.charts{display:flex;flex-wrap:wrap;gap:12px}";
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>bc eval report</title><style>${css}</style></head><body>\n${body.join("\n")}\n</body></html>\n`;
 };

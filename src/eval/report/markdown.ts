@@ -48,7 +48,8 @@ export const pressureTable = (h: HostSummary): string => {
 
 /** --split: per host and mode, each given path's block beside the total (freed, lost rate, light: lost of scorable, lost). */
 export const splitRows = (r: EvalReport, host: string, mode: "light" | "pressure"): { head: string[]; rows: string[][] } | undefined => {
-  const blocks = [{ name: "total", hosts: r.hosts }, ...(r.split ?? [])];
+  // only the paths holding sessions of this host: another path's columns would be all "-"
+  const blocks = [{ name: "total", hosts: r.hosts }, ...(r.split ?? []).filter((b) => b.hosts.some((h) => h.host === host))];
   const total = r.hosts.find((h) => h.host === host);
   const list = mode === "light" ? total?.methods : total?.pressure;
   if (!list || (r.split ?? []).length === 0) return undefined;
@@ -70,21 +71,33 @@ export const splitRows = (r: EvalReport, host: string, mode: "light" | "pressure
 
 export const compactionTable = (hosts: readonly HostSummary[]): string => table(COMPACTION_HEAD, compactionRows(hosts));
 
-export const passTable = (h: HostSummary): string =>
-  table(
-    ["pass at", "sessions", "freed by this pass", "freed so far (of tokens)", "removed", "misses", "lost", "lost rate", "fixed-point violations"],
-    h.passes.map((p) => [
-      pct(p.share, 0),
-      int(p.sessions),
-      int(p.passFreed),
-      `${int(p.tokensFreed)} (${share(p.tokensFreed, p.tokensBefore)})`,
-      int(p.removed),
-      int(p.misses),
-      int(p.lost),
-      share(p.lost, p.removed, 2),
-      int(p.fixedPointViolations),
-    ]),
-  );
+/** The repeated passes' table, in the same columns for markdown and HTML. */
+export const PASS_HEAD: readonly string[] = [
+  "pass at",
+  "sessions",
+  "freed by this pass",
+  "freed so far (of tokens)",
+  "removed",
+  "misses",
+  "lost",
+  "lost rate",
+  "fixed-point violations",
+];
+
+export const passRows = (h: HostSummary): string[][] =>
+  h.passes.map((p) => [
+    pct(p.share, 0),
+    int(p.sessions),
+    int(p.passFreed),
+    `${int(p.tokensFreed)} (${share(p.tokensFreed, p.tokensBefore)})`,
+    int(p.removed),
+    int(p.misses),
+    int(p.lost),
+    share(p.lost, p.removed, 2),
+    int(p.fixedPointViolations),
+  ]);
+
+export const passTable = (h: HostSummary): string => table(PASS_HEAD, passRows(h));
 
 export const corpusLine = (r: EvalReport): string => {
   const perHost = r.hosts.map((h) => `${h.sessions} ${HOST_NAMES[h.host] ?? h.host}`).join(", ");
@@ -159,7 +172,8 @@ export const renderMarkdown = (r: EvalReport): string => {
   push("Each method compacts as it would on its own, with nothing forcing it to free more.", "");
   for (const h of r.hosts) {
     push(`### ${HOST_NAMES[h.host] ?? h.host}: ${counted(h.sessions, "session")}`, "", methodTable(h), "");
-    const s = ceilingSentences(h)[0];
+    // the light sentence only: without bc's light row there is none, and the next would be another mode's
+    const s = ceilingSentences(h).find((x) => x.startsWith("light: "));
     if (s) push(s.replace(/^light: /, ""), "");
   }
   if (p.pressure !== null) {

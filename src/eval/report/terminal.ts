@@ -28,21 +28,25 @@ const closest = (rows: readonly MethodSummary[], bc: MethodSummary, n: number): 
 const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): string[] => {
   const rows = mode === "light" ? h.methods : (h.pressure ?? []);
   const bc = rows.find((m) => m.method === "rules");
-  if (!bc) return [];
-  const out = [`${HOST_NAMES[h.host] ?? h.host}, ${counted(h.sessions, "session")}`];
-  out.push(row(mode === "light" ? "bc's rules" : "bc", bc, mode === "pressure" ? `  budget ${pct(bc.reachedShare, 0)}` : ""));
+  const budget = (m: MethodSummary): string => (mode === "pressure" ? `  budget ${m.cuts === 0 ? "-" : pct(m.reachedShare, 0)}` : "");
+  const head = `${HOST_NAMES[h.host] ?? h.host}, ${counted(h.sessions, "session")}`;
+  const ceilings = rows.filter((m) => m.kind === "ceiling" && m.method !== "oracle").map((c) => row(`ceiling: ${c.method} (hindsight)`, c));
+  const host = rows.find((m) => m.kind === "host");
+  const hostRow = host ? [row(`${HOST_NAMES[h.host] ?? h.host}'s summary, ${host.cuts} real compaction${host.cuts === 1 ? "" : "s"}`, host)] : [];
+  // --methods without bc's rules: the methods that ran and the ceilings, with no bc to set them beside
+  if (!bc) return rows.length === 0 ? [] : [head, ...rows.filter((m) => m.kind === "method").map((m) => row(m.method, m, budget(m))), ...ceilings, ...hostRow];
+  const out = [head];
+  out.push(row(mode === "light" ? "bc's rules" : "bc", bc, budget(bc)));
   const blocks = r.split ?? [];
   // a block per path given, up to a few; more are in the report
   for (const b of blocks.length <= MAX_BLOCKS ? blocks : []) {
     const x = b.hosts.find((y) => y.host === h.host);
     const m = (mode === "light" ? x?.methods : x?.pressure)?.find((y) => y.method === "rules");
-    if (m) out.push(row(`  in ${b.name}`, m, mode === "pressure" ? `  budget ${pct(m.reachedShare, 0)}` : ""));
+    if (m) out.push(row(`  in ${b.name}`, m, budget(m)));
   }
   if (blocks.length > MAX_BLOCKS) out.push(`    (each of the ${blocks.length} paths given: in the report)`);
-  for (const m of closest(rows, bc, 3)) out.push(row(m.method, m, mode === "pressure" ? `  budget ${pct(m.reachedShare, 0)}` : ""));
-  for (const c of rows.filter((m) => m.kind === "ceiling" && m.method !== "oracle")) out.push(row(`ceiling: ${c.method} (hindsight)`, c));
-  const host = rows.find((m) => m.kind === "host");
-  if (host) out.push(row(`${HOST_NAMES[h.host] ?? h.host}'s summary, ${host.cuts} real compaction${host.cuts === 1 ? "" : "s"}`, host));
+  for (const m of closest(rows, bc, 3)) out.push(row(m.method, m, budget(m)));
+  out.push(...ceilings, ...hostRow);
   if (mode === "light") {
     const f = freedOfOracleHead(h);
     if (f !== undefined) out.push(`  bc frees ${pct(f, 0)} of what the oracle-head ceiling frees.`);
@@ -56,7 +60,7 @@ const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): s
     const handed = bc.handovers > 0 ? `; the other ${int(bc.cuts - bc.reached)} went to Claude Code's summary` : "";
     out.push(`  bc reached the budget itself in ${int(bc.reached)} of ${int(bc.cuts)} cuts${handed}.`);
     out.push(
-      `  Where what no method may touch fits the budget (${int(bc.reachable)} cuts), bc reached it in ${int(bc.reachedReachable)} (${pct(bc.reachedReachableShare, 0)}).`,
+      `  Where what no method may touch fits the budget (${int(bc.reachable)} cuts), bc reached it in ${int(bc.reachedReachable)} (${bc.reachable === 0 ? "-" : pct(bc.reachedReachableShare, 0)}).`,
     );
     const c = rows.find((m) => m.method === "oracle-to-budget");
     const n = rows.find((m) => m.method === "need-oracle");

@@ -1,0 +1,34 @@
+// Which files a run reads and what the report calls them: each file once, each name its own.
+import { afterAll, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { collectFiles } from "../../src/eval/corpus.ts";
+
+const tmp = mkdtempSync(join(tmpdir(), "bc-corpus-test-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const write = (...parts: string[]): string => {
+  const path = join(tmp, ...parts);
+  mkdirSync(join(path, ".."), { recursive: true });
+  writeFileSync(path, `${parts.join("/")}\n`);
+  return path;
+};
+
+test("files that share a name in different folders are named apart by the fewest parent folders", () => {
+  const c = write("c", "proj", "s.jsonl");
+  const d = write("d", "proj", "s.jsonl");
+  const other = write("d", "proj", "t.jsonl");
+  // given as files, and as their folders
+  expect(collectFiles([c, d, other]).files.map((f) => f.name)).toEqual(["c/proj/s.jsonl", "d/proj/s.jsonl", "t.jsonl"]);
+  expect(collectFiles([join(tmp, "c", "proj"), join(tmp, "d", "proj")]).files.map((f) => f.name)).toEqual(["c/proj/s.jsonl", "d/proj/s.jsonl", "proj/t.jsonl"]);
+  // names that are apart already stay as they were
+  expect(collectFiles([c, other]).files.map((f) => f.name)).toEqual(["s.jsonl", "t.jsonl"]);
+});
+
+test("one file given twice (two spellings, a link, a folder and a file in it) is read once", () => {
+  const f = write("twice", "a.jsonl");
+  symlinkSync(f, join(tmp, "twice-link.jsonl"));
+  const { files } = collectFiles([f, `${tmp}/./twice/a.jsonl`, `${tmp}/twice/../twice/a.jsonl`, join(tmp, "twice-link.jsonl"), join(tmp, "twice")]);
+  expect(files.map((x) => [x.path, x.name])).toEqual([[f, "a.jsonl"]]);
+});
