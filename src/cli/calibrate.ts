@@ -1,9 +1,9 @@
 // `bc calibrate [sessions]`: fit the need model on the user's own sessions and compare it with
 // the shipped one on sessions of theirs it was not fitted on. Writes the weights only with --write.
 import { defineCommand } from "citty";
-import { mkdirSync, renameSync } from "node:fs";
+import { accessSync, constants, mkdirSync, renameSync, statSync, unlinkSync } from "node:fs";
 import { dirname } from "node:path";
-import { DEFAULT_FIT, type HeldOut, type ToolScore, fitNeedModel, foldModels, heldOutScore, scoreByTool, scoreModel } from "../engine/need/fit.ts";
+import { DEFAULT_FIT, type HeldOut, type ToolScore, fitNeedModel, foldModels, foldOf, heldOutScore, scoreByTool, scoreModel } from "../engine/need/fit.ts";
 import { unknownToolClass } from "../engine/need/features.ts";
 import { needPercent } from "../engine/need/model.ts";
 import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
@@ -12,9 +12,12 @@ import { collectNeedSamples } from "../eval/need-data.ts";
 import { BUDGET_PERCENT, DEFAULT_PRESSURE } from "../eval/pressure.ts";
 import { discoverSessions } from "../hosts/load.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
+import { weightsInUse } from "../hosts/need-weights.ts";
 import { BcError } from "../util/errors.ts";
 import { writeAtomically } from "../util/jsonl.ts";
 import { log, out, warnList } from "../util/log.ts";
+import { warnSkipped } from "./sessions.ts";
+import { counted } from "../util/format.ts";
 
 /** Fewer sessions than this cannot be split into folds that say anything. */
 const MIN_SESSIONS = 5;
@@ -31,38 +34,122 @@ const OFF_BY = 0.15;
 const CLEARLY_FEWER = 0.05;
 const MIN_FEWER = 2;
 
+export interface BudgetFigures {
+  readonly pressure: number;
+  readonly budgetPercent: number;
+  readonly cuts: number;
+  readonly shipped: { readonly lost: number; readonly reached: number };
+  readonly refit: { readonly lost: number; readonly reached: number };
+  readonly oracleLost: number;
+}
+
 export interface CalibrationReport {
   readonly sessions: number;
   readonly samples: number;
   readonly used: number;
   readonly fingerprint: string;
   readonly shipped: { readonly auc: number; readonly ece: number; readonly source: string };
+  /** NaN figures (null in JSON) when fewer than two folds hold sessions: see heldOut */
   readonly refit: HeldOut;
+  /** why there are no held-out figures (undefined: there are) */
+  readonly heldOut?: string;
   /**
    * Results bc loses under pressure on the held-out sessions (each ranked by the refit that did not
    * see it), with the shipped weights and with the refit, beside oracle-to-budget: as bc eval's
    * pressure mode, the history at `pressure` of the window, compacted to `budgetPercent` of it.
+   * Undefined without held-out sessions.
    */
-  readonly budget: {
-    readonly pressure: number;
-    readonly budgetPercent: number;
-    readonly cuts: number;
-    readonly shipped: { readonly lost: number; readonly reached: number };
-    readonly refit: { readonly lost: number; readonly reached: number };
-    readonly oracleLost: number;
-  };
+  readonly budget?: BudgetFigures;
   /** the shipped weights per tool (tools with enough results to say anything) */
   readonly byTool: readonly ToolScore[];
-  /** files not read as sessions, and copies of sessions read before, with why */
+  /** files not read as sessions, copies of sessions read, and lines the readers skipped (`file:line: why`), with why */
   readonly skipped: readonly string[];
   readonly written?: string;
+  /** what the file written held before: weights (their source), or a file bc did not use (why) */
+  readonly replaced?: { readonly source: string } | { readonly problem: string };
   readonly weights: unknown;
 }
 
 const fmt = (n: number): string => (Number.isNaN(n) ? "n/a" : n.toFixed(3));
+/** What was read, when none of it has a result to score. */
+const noResults = (sessions: number): string =>
+  sessions === 0
+    ? "no file given could be replayed as a session (the warnings above say why)"
+    : sessions === 1
+      ? "1 session read, and it has no tool result to score"
+      : `${sessions} sessions read, and none has a tool result to score`;
+
+/** The nearest part of `path` that exists (the path itself when it does). */
+const nearestExisting = (path: string): string => {
+  let p = path;
+  while (dirname(p) !== p) {
+    try {
+      statSync(p);
+      return p;
+    } catch {
+      p = dirname(p);
+    }
+  }
+  return p;
+};
+
+/** Why the weights file cannot be written there (undefined: it can): checked before the fit, which can take minutes. */
+const unwritable = (path: string): string | undefined => {
+  const there = nearestExisting(path);
+  if (there === path && !statSync(path).isFile()) return `${path}: is a folder, not a file; cannot write the weights there`;
+  if (there !== path && !statSync(there).isDirectory()) return `${there}: is a file, not a folder; cannot write ${path}`;
+  // the new file is made beside the old one and renamed over it: its folder must take new files
+  const folder = there === path ? dirname(path) : there;
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch {
+    return `${folder}: cannot be written (permission denied); cannot write ${path}`;
+  }
+  return undefined;
+};
+
+/** What `path` holds, said when it is replaced (undefined: nothing there). */
+const replacing = (path: string): CalibrationReport["replaced"] => {
+  const w = weightsInUse(path);
+  if (w.kind === "user") return { source: w.model.source };
+  return w.problem === undefined ? undefined : { problem: w.problem.replace(`${path}: `, "") };
+};
+
+/** Write the weights: whole beside the old file, then renamed over it, so a reader sees the old or the new one; on failure nothing is left behind. */
+export const writeWeights = (path: string, text: string): void => {
+  const fresh = `${path}.${process.pid}.new`;
+  let made = false;
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeAtomically(fresh, text);
+    made = true;
+    renameSync(fresh, path);
+  } catch (e) {
+    if (made) unlinkSync(fresh);
+    // the system's code, not its message: that names the temporary file, which is gone
+    const code = (e as NodeJS.ErrnoException).code ?? /\((E[A-Z]+):/.exec(e instanceof Error ? e.message : "")?.[1];
+    const why = code === undefined ? (e instanceof Error ? e.message.split(fresh).join(path) : String(e)) : (WRITE_ERRORS[code] ?? code);
+    throw new BcError("bad-input", `${path}: cannot be written (${why})`, "nothing was written; the weights bc uses are unchanged");
+  }
+};
+
+/** errno codes of a failed write, in words */
+const WRITE_ERRORS: Record<string, string> = {
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EISDIR: "a folder is in the way",
+  ENOTEMPTY: "a folder is in the way",
+  EEXIST: "a file is in the way of its folder",
+  ENOTDIR: "a file is in the way of its folder",
+  ENOSPC: "no room left on the disk",
+  EROFS: "read-only file system",
+};
 
 export const calibrate = (paths: readonly string[], opts: { write?: string; progress?: (msg: string) => void }): CalibrationReport => {
-  const data = collectNeedSamples(paths, opts.progress ?? (() => {}));
+  const problem = opts.write === undefined ? undefined : unwritable(opts.write);
+  if (problem !== undefined) throw new BcError("bad-input", problem, "move it out of the way (or fix the folder), then run bc calibrate --write again");
+  const progress = opts.progress ?? (() => {});
+  const data = collectNeedSamples(paths, progress);
   if (data.files === 0)
     throw new BcError(
       "not-found",
@@ -70,30 +157,46 @@ export const calibrate = (paths: readonly string[], opts: { write?: string; prog
       "pass Claude Code transcripts or Codex rollouts, or folders holding them",
     );
   warnList(data.skipped, (rest) => `and ${rest.length} more files skipped: --json lists every one (skipped)`);
+  warnSkipped(data.malformed);
   const sessions = new Set(data.samples.map((s) => s.group)).size;
   const used = data.samples.filter((s) => s.y === 1).length;
+  if (data.samples.length === 0)
+    throw new BcError(
+      "bad-input",
+      `too little to calibrate on: ${noResults(data.sessions.length)}`,
+      "pass sessions that ran tools, or keep the shipped weights",
+    );
   if (sessions < MIN_SESSIONS || data.samples.length < MIN_SAMPLES || used === 0 || used === data.samples.length)
     throw new BcError(
       "bad-input",
-      `too little to calibrate on: ${data.samples.length} results (${used} used later) in ${sessions} sessions; need at least ${MIN_SAMPLES} results in ${MIN_SESSIONS} sessions, some used later and some not`,
+      `too little to calibrate on: ${counted(data.samples.length, "result")} (${used} used later) in ${counted(sessions, "session")}; need at least ${MIN_SAMPLES} results in ${MIN_SESSIONS} sessions, some used later and some not`,
       "pass more sessions, or keep the shipped weights",
     );
+  // a fold holds out its sessions only when the others hold some to fit on
+  const holding = new Set(data.samples.map((s) => foldOf(s.group, FOLDS))).size;
+  const heldOut = holding < 2 ? `all ${counted(sessions, "session")} fall in one of the ${FOLDS} folds: none can be held out from a fit` : undefined;
+  // weights no held-out session has judged are not written in place of the shipped ones, which were
+  if (heldOut !== undefined && opts.write !== undefined)
+    throw new BcError("bad-input", `held-out figures cannot be computed: ${heldOut}; nothing written`, "pass more sessions, or keep the shipped weights");
   const shipped = scoreModel(SHIPPED_NEED_MODEL, data.samples);
-  const folds = foldModels(data.samples, DEFAULT_FIT, FOLDS);
+  const folds =
+    heldOut === undefined
+      ? foldModels(data.samples, DEFAULT_FIT, FOLDS, (k, n) => progress(`fits without each fold's sessions: ${k} of ${n}`))
+      : new Array<undefined>(FOLDS).fill(undefined);
   const refit = heldOutScore(data.samples, DEFAULT_FIT, FOLDS, folds);
-  const losses = heldOutBudgetLosses(data.sessions, folds, SHIPPED_NEED_MODEL, (k, n) => {
-    if (k % 10 === 0) opts.progress?.(`under a budget: ${k} of ${n} sessions`);
-  });
+  const losses =
+    heldOut === undefined
+      ? heldOutBudgetLosses(data.sessions, folds, SHIPPED_NEED_MODEL, (k, n) => {
+          if (k % 10 === 0) progress(`under a budget: ${k} of ${n} sessions`);
+        })
+      : undefined;
+  if (losses !== undefined) progress(`under a budget: ${data.sessions.length} of ${data.sessions.length} sessions`);
   const byTool = scoreByTool(SHIPPED_NEED_MODEL, data.samples, unknownToolClass, MIN_TOOL_SAMPLES);
   const source = `fitted by bc calibrate on ${data.samples.length} results of ${sessions} sessions (corpus ${data.fingerprint.slice(0, 12)}); grouped ${FOLDS}-fold AUC ${fmt(refit.auc)}, ECE ${fmt(refit.ece)}`;
+  progress(`fit on all ${counted(sessions, "session")}`);
   const model = fitNeedModel(data.samples, { ...DEFAULT_FIT, source });
-  if (opts.write !== undefined) {
-    mkdirSync(dirname(opts.write), { recursive: true });
-    // written whole beside the old one, then renamed over it: a reader sees the old or the new file
-    const fresh = `${opts.write}.${process.pid}.new`;
-    writeAtomically(fresh, `${JSON.stringify(model, null, 2)}\n`);
-    renameSync(fresh, opts.write);
-  }
+  const replaced = opts.write === undefined ? undefined : replacing(opts.write);
+  if (opts.write !== undefined) writeWeights(opts.write, `${JSON.stringify(model, null, 2)}\n`);
   return {
     sessions,
     samples: data.samples.length,
@@ -101,17 +204,23 @@ export const calibrate = (paths: readonly string[], opts: { write?: string; prog
     fingerprint: data.fingerprint,
     shipped: { auc: shipped.auc, ece: shipped.ece, source: SHIPPED_NEED_MODEL.source },
     refit,
-    budget: {
-      pressure: DEFAULT_PRESSURE,
-      budgetPercent: BUDGET_PERCENT,
-      cuts: losses.cuts,
-      shipped: { lost: losses.lost[0]!, reached: losses.reached[0]! },
-      refit: { lost: losses.lost[1]!, reached: losses.reached[1]! },
-      oracleLost: losses.oracleLost,
-    },
+    ...(heldOut === undefined ? {} : { heldOut }),
+    ...(losses === undefined
+      ? {}
+      : {
+          budget: {
+            pressure: DEFAULT_PRESSURE,
+            budgetPercent: BUDGET_PERCENT,
+            cuts: losses.cuts,
+            shipped: { lost: losses.lost[0]!, reached: losses.reached[0]! },
+            refit: { lost: losses.lost[1]!, reached: losses.reached[1]! },
+            oracleLost: losses.oracleLost,
+          },
+        }),
     byTool,
-    skipped: data.skipped,
+    skipped: [...data.skipped, ...data.malformed],
     ...(opts.write === undefined ? {} : { written: opts.write }),
+    ...(replaced === undefined ? {} : { replaced }),
     weights: model,
   };
 };
@@ -148,7 +257,7 @@ const toolLines = (tools: readonly ToolScore[]): string[] => {
 };
 
 /** What the report advises, from what each set of weights loses at the budget on held-out sessions. */
-export const advice = (budget: CalibrationReport["budget"]): string => {
+export const advice = (budget: BudgetFigures): string => {
   const fewer = budget.shipped.lost - budget.refit.lost;
   if (fewer >= MIN_FEWER && fewer >= CLEARLY_FEWER * budget.shipped.lost)
     return `a refit loses ${fewer} fewer results at the budget on held-out sessions: write it with --write`;
@@ -156,22 +265,40 @@ export const advice = (budget: CalibrationReport["budget"]): string => {
   return `a refit loses about as much at the budget on held-out sessions (${fewer} fewer): keep the shipped weights`;
 };
 
-const budgetLines = (b: CalibrationReport["budget"]): string[] => [
+const budgetLines = (b: BudgetFigures): string[] => [
   `under a budget (${Math.round(b.pressure * 100)}% of the window, compacted to ${b.budgetPercent}%; ${b.cuts} cuts of held-out sessions):`,
   `  bc loses ${b.shipped.lost} results with the shipped weights, ${b.refit.lost} with a refit; hindsight oracle-to-budget ${b.oracleLost}`,
 ];
+
+const heldOutLines = (r: CalibrationReport): string[] =>
+  r.heldOut !== undefined || r.budget === undefined
+    ? ["refit on yours, scored on held-out ones: cannot be computed", `  (${r.heldOut ?? "no held-out sessions"})`]
+    : [
+        `refit on yours, scored on held-out ones: AUC ${fmt(r.refit.auc)}  calibration error ${fmt(r.refit.ece)}`,
+        `  AUC per fold of held-out sessions: ${r.refit.foldAuc.map(fmt).join(", ")}`,
+        ...budgetLines(r.budget),
+      ];
+
+const closingLines = (r: CalibrationReport): string[] => {
+  if (r.written === undefined)
+    return [r.budget === undefined ? "no held-out sessions to compare a refit with the shipped weights on: keep the shipped weights" : advice(r.budget)];
+  const was = r.replaced;
+  return [
+    `wrote ${r.written}: bc plan, bc codex-fork, bc eval and the Claude Code plugin use it from now on`,
+    ...(was === undefined
+      ? []
+      : ["source" in was ? `  in place of the weights it held: ${was.source}` : `  in place of a file bc did not use (${was.problem})`]),
+    "(delete it to go back; to compare what bc loses with each: bc eval, then bc eval --need-weights shipped)",
+  ];
+};
 
 export const renderCalibration = (r: CalibrationReport): string =>
   [
     `${r.samples} results from ${r.sessions} sessions, ${r.used} of them used after the cut (${((100 * r.used) / r.samples).toFixed(1)}%)`,
     `shipped weights on your sessions:        AUC ${fmt(r.shipped.auc)}  calibration error ${fmt(r.shipped.ece)}`,
-    `refit on yours, scored on held-out ones: AUC ${fmt(r.refit.auc)}  calibration error ${fmt(r.refit.ece)}`,
-    `  AUC per fold of held-out sessions: ${r.refit.foldAuc.map(fmt).join(", ")}`,
-    ...budgetLines(r.budget),
+    ...heldOutLines(r),
     ...toolLines(r.byTool),
-    r.written !== undefined
-      ? `wrote ${r.written}: bc plan, bc codex-fork, bc eval and the Claude Code plugin use it from now on\n(delete it to go back; to compare what bc loses with each: bc eval, then bc eval --need-weights shipped)`
-      : advice(r.budget),
+    ...closingLines(r),
   ].join("\n");
 
 export default defineCommand({

@@ -3,7 +3,7 @@
 // yardstick: 1 when the session used one of its tokens after the cut (a miss, had it been removed).
 import { needTable } from "../engine/need/table.ts";
 import type { Session } from "../engine/types.ts";
-import { CopyFinder, copyReason } from "./copies.ts";
+import { CopyFinder, copyKeys, copyReason } from "./copies.ts";
 import { collectFiles, fingerprint as corpusFingerprint, notASession } from "./corpus.ts";
 import { cutContext } from "./cut.ts";
 import { neededTokens } from "./score.ts";
@@ -44,15 +44,40 @@ export const needSamples = (group: string, timeline: Session, cuts: readonly num
 };
 
 export interface CollectedSamples {
+  /** by session (its content hash), each session's in its own order: names and paths do not change the fit */
   readonly samples: NeedSample[];
   /** the corpus fingerprint (corpus.ts) over the files read, as bc eval's report gives it: the same sessions, the same fingerprint */
   readonly fingerprint: string;
   readonly files: number;
-  /** files that could not be read as sessions, with why */
+  /** files that could not be read as sessions, and copies of sessions read, with why (in file order) */
   readonly skipped: readonly string[];
-  /** the sessions the samples come from, each with its group */
+  /** `file:line: why` for each line the readers skipped inside files that loaded */
+  readonly malformed: readonly string[];
+  /** the sessions read and replayed (copies left out), each with its group, by group */
   readonly sessions: readonly { readonly path: string; readonly group: string }[];
 }
+
+/** A session read, before the copies among them are known. */
+interface Candidate {
+  readonly slot: number;
+  readonly name: string;
+  readonly path: string;
+  readonly hash: string;
+  readonly keys: readonly string[];
+  readonly messages: number;
+  /** undefined: not replayed (a copy whatever else is read), or the replay failed (why in `failed`) */
+  readonly samples?: NeedSample[];
+  readonly failed?: string;
+}
+
+/**
+ * Which of two sessions holding the same results is kept (the other is its copy): the one with more
+ * results, then more messages (a copy taken while its session was shorter loses), then the lower
+ * content hash. Never the name or the order found: renaming or moving files must not move the fit.
+ * The name decides only between byte-identical files, which give the same samples either way.
+ */
+const keptFirst = (a: Candidate, b: Candidate): number =>
+  b.keys.length - a.keys.length || b.messages - a.messages || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /**
  * Samples of every session under the given files or folders. A session's group is the hash of
@@ -60,37 +85,58 @@ export interface CollectedSamples {
  */
 export const collectNeedSamples = (paths: readonly string[], progress: (msg: string) => void, cuts: readonly number[] = FIT_CUTS): CollectedSamples => {
   const { files, skipped: missing } = collectFiles(paths);
-  const samples: NeedSample[] = [];
   const hashes: string[] = [];
-  const skipped = missing.map((s) => s.reason);
-  const sessions: { path: string; group: string }[] = [];
-  const copies = new CopyFinder();
-  files.forEach((f, k) => {
-    if (k % 10 === 0) progress(`${k} of ${files.length} files`);
+  const notes: { slot: number; reason: string }[] = [];
+  const malformed: string[] = [];
+  const candidates: Candidate[] = [];
+  /** each result's best holder so far (keptFirst): a session all of whose results have a better holder is a copy, whatever comes later */
+  const best = new Map<string, Candidate>();
+  files.forEach((f, slot) => {
+    if (slot % 10 === 0) progress(`${slot} of ${files.length} files`);
     const file = readSessionFile(f);
     if (file.kind === "unreadable" || file.kind === "filtered") {
-      if (file.kind === "unreadable") skipped.push(file.reason);
+      if (file.kind === "unreadable") notes.push({ slot, reason: file.reason });
       return;
     }
     hashes.push(file.hash);
     if (file.kind === "not-a-session") {
-      skipped.push(file.reason);
+      notes.push({ slot, reason: file.reason });
       return;
     }
-    const copy = copies.copyOf(f.name, file.session.timeline);
-    if (copy !== undefined) {
-      skipped.push(copyReason(f.name, copy));
-      return;
-    }
-    try {
-      samples.push(...needSamples(file.hash, file.session.timeline, cuts));
-      sessions.push({ path: f.path, group: file.hash });
-    } catch (e) {
-      // a session that cannot be replayed is named and left out; the fit goes on
-      skipped.push(notASession(f, e));
-    }
+    for (const m of file.session.malformed) malformed.push(m.split(f.path).join(f.name));
+    const timeline = file.session.timeline;
+    const seen: Candidate = { slot, name: f.name, path: f.path, hash: file.hash, keys: copyKeys(timeline), messages: timeline.messages.length };
+    const copy = seen.keys.length > 0 && seen.keys.every((k) => keptFirst(best.get(k) ?? seen, seen) < 0);
+    for (const k of seen.keys) if (keptFirst(best.get(k) ?? seen, seen) >= 0) best.set(k, seen);
+    // a sure copy is not replayed; another may still turn out one, and its samples are then dropped
+    if (copy) candidates.push(seen);
+    else
+      try {
+        candidates.push({ ...seen, samples: needSamples(file.hash, timeline, cuts) });
+      } catch (e) {
+        // a session that cannot be replayed is named and left out; the fit goes on
+        candidates.push({ ...seen, failed: notASession(f, e) });
+      }
   });
-  // as bc eval's report names the corpus: over every file read
-  const fingerprint = corpusFingerprint(hashes);
-  return { samples, fingerprint, files: hashes.length, skipped, sessions };
+  if (files.length > 0) progress(`${files.length} of ${files.length} files`);
+  // copies decided in the order keptFirst gives: by content alone, whatever the names and the order read
+  const copies = new CopyFinder();
+  const kept: Candidate[] = [];
+  for (const c of [...candidates].sort(keptFirst)) {
+    const of = copies.copyOfKeys(c.name, c.keys);
+    if (of !== undefined) notes.push({ slot: c.slot, reason: copyReason(c.name, of) });
+    else if (c.failed !== undefined) notes.push({ slot: c.slot, reason: c.failed });
+    else kept.push(c);
+  }
+  kept.sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+  return {
+    // a sure copy (no samples) is always found a copy above: every result of it is held before it
+    samples: kept.flatMap((c) => c.samples ?? []),
+    // as bc eval's report names the corpus: over every file read
+    fingerprint: corpusFingerprint(hashes),
+    files: hashes.length,
+    skipped: [...missing.map((s) => s.reason), ...notes.sort((a, b) => a.slot - b.slot).map((n) => n.reason)],
+    malformed,
+    sessions: kept.map((c) => ({ path: c.path, group: c.hash })),
+  };
 };

@@ -1,9 +1,12 @@
 // `bc calibrate` as a user runs it, on the built-in example sessions (5 sessions, a few hundred
 // results): the report, determinism, --write, and the weights file read back by bc plan.
 import { afterAll, describe, expect, test } from "bun:test";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { foldOf } from "../../src/engine/need/fit.ts";
+import { contentHash } from "../../src/eval/corpus.ts";
+import { DEMO_FILES } from "../../src/eval/demo/index.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 const MAIN = join(REPO, "src", "main.ts");
@@ -11,11 +14,16 @@ const DEMO = join(REPO, "src", "eval", "demo");
 const home = mkdtempSync(join(tmpdir(), "bc-calibrate-"));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-const bc = (...args: string[]) => {
+const bc = (...args: string[]) => bcAt(home, ...args);
+/** bc with its home folder elsewhere: a test of what lies where the weights go */
+const bcAt = (home: string, ...args: string[]) => {
   const env: Record<string, string | undefined> = { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: join(home, ".codex") };
   const r = Bun.spawnSync([process.execPath, MAIN, ...args], { cwd: REPO, env, stdout: "pipe", stderr: "pipe" });
   return { code: r.exitCode ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 };
+
+/** the error line among the progress lines */
+const errorLine = (stderr: string): string | undefined => stderr.split("\n").find((l) => l.startsWith("bc: "));
 
 const weightsFile = join(home, ".claude", "better-compaction", "need-weights.json");
 
@@ -88,8 +96,92 @@ describe("bc calibrate", () => {
   test("too few sessions: one line saying what is needed, exit 1, nothing written", () => {
     const r = bc("calibrate", join(DEMO, "claude", "example-due-dates.jsonl"), "--write");
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("too little to calibrate on");
+    expect(errorLine(r.stderr)).toMatch(
+      /^bc: too little to calibrate on: \d+ results \(\d+ used later\) in 1 session; need at least 200 results in 5 sessions/,
+    );
     expect(() => readFileSync(weightsFile)).toThrow();
+  });
+
+  test("sessions without a tool result: how many were read, and that none has one", () => {
+    const dir = join(home, "no-results");
+    mkdirSync(dir);
+    const [first] = readFileSync(join(DEMO, "claude", "example-due-dates.jsonl"), "utf8").split("\n");
+    const reply = { ...JSON.parse(first!), type: "assistant", message: { role: "assistant", content: [{ type: "text", text: "Done." }] } };
+    const chat = `${first}\n${JSON.stringify(reply)}\n`;
+    writeFileSync(join(dir, "a.jsonl"), chat);
+    expect(errorLine(bc("calibrate", dir).stderr)).toBe("bc: too little to calibrate on: 1 session read, and it has no tool result to score");
+    writeFileSync(join(dir, "b.jsonl"), chat);
+    writeFileSync(join(dir, "c.jsonl"), chat);
+    expect(errorLine(bc("calibrate", dir).stderr)).toBe("bc: too little to calibrate on: 3 sessions read, and none has a tool result to score");
+  });
+
+  test("progress to the end: every file read, every fold fitted, every session under a budget", () => {
+    const r = bc("calibrate", DEMO);
+    expect(r.code).toBe(0);
+    for (const end of ["5 of 5 files", "fits without each fold's sessions: 5 of 5", "under a budget: 5 of 5 sessions", "fit on all 5 sessions"])
+      expect(r.stderr).toContain(end);
+  });
+
+  test("a line of a session that is not JSON: warned of as file:line, listed in skipped; the session is still read", () => {
+    const dir = join(home, "demo-bad-line");
+    cpSync(DEMO, dir, { recursive: true });
+    const file = join(dir, "claude", "recorded-sum-fix.jsonl");
+    const lines = readFileSync(file, "utf8").split("\n");
+    writeFileSync(file, [...lines.slice(0, 10), "{not json", ...lines.slice(10)].join("\n"));
+    const r = bc("calibrate", dir, "--json");
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("warning: demo-bad-line/claude/recorded-sum-fix.jsonl:11: not valid JSON");
+    const report = JSON.parse(r.stdout);
+    expect(report.sessions).toBe(5);
+    expect(report.skipped).toHaveLength(1);
+    expect(report.skipped[0]).toStartWith("demo-bad-line/claude/recorded-sum-fix.jsonl:11: not valid JSON");
+  });
+
+  test("every session in one fold: no held-out figures, said so; --write refuses in one line and writes nothing", () => {
+    // the demo sessions, each given blank lines at its end until its content hash falls in fold 0
+    const dir = join(home, "one-fold");
+    mkdirSync(dir);
+    for (const [name, text] of Object.entries(DEMO_FILES)) {
+      let t = text;
+      while (foldOf(contentHash(Buffer.from(t)), 5) !== 0) t += "\n";
+      writeFileSync(join(dir, name.split("/").at(-1)!), t);
+    }
+    const json = bc("calibrate", dir, "--json");
+    expect(json.code).toBe(0);
+    const r = JSON.parse(json.stdout);
+    expect(r.sessions).toBe(5);
+    expect(r.refit).toEqual({ folds: 5, scoredFolds: 0, samples: 0, auc: null, foldAuc: [], ece: null, bins: [] });
+    expect(r.heldOut).toBe("all 5 sessions fall in one of the 5 folds: none can be held out from a fit");
+    expect(r.budget).toBeUndefined();
+    const text = bc("calibrate", dir).stdout;
+    expect(text).toContain("refit on yours, scored on held-out ones: cannot be computed\n");
+    expect(text).not.toContain("AUC per fold");
+    expect(text).not.toContain("cuts of held-out sessions");
+    expect(text.trimEnd().split("\n").at(-1)).toBe("no held-out sessions to compare a refit with the shipped weights on: keep the shipped weights");
+    const w = bc("calibrate", dir, "--write");
+    expect(w.code).toBe(1);
+    expect(w.stderr).toContain(
+      "bc: held-out figures cannot be computed: all 5 sessions fall in one of the 5 folds: none can be held out from a fit; nothing written\nhint: ",
+    );
+    expect(() => readFileSync(weightsFile)).toThrow();
+  });
+
+  test("--write where a folder is in the way of the file, or a file in the way of the folder: one line naming it, before any fitting, nothing left behind", () => {
+    const h = mkdtempSync(join(home, "in-the-way-"));
+    const folder = join(h, ".claude", "better-compaction");
+    mkdirSync(join(folder, "need-weights.json"), { recursive: true });
+    const a = bcAt(h, "calibrate", DEMO, "--write");
+    expect(a.code).toBe(1);
+    expect(a.stderr.split("\n")[0]).toBe(`bc: ${join(folder, "need-weights.json")}: is a folder, not a file; cannot write the weights there`);
+    expect(a.stderr).not.toContain("files");
+    expect(readdirSync(folder)).toEqual(["need-weights.json"]);
+    rmSync(folder, { recursive: true });
+    writeFileSync(folder, "");
+    const b = bcAt(h, "calibrate", DEMO, "--write");
+    expect(b.code).toBe(1);
+    expect(b.stderr.split("\n")[0]).toBe(`bc: ${folder}: is a file, not a folder; cannot write ${join(folder, "need-weights.json")}`);
+    expect(b.stderr).not.toContain("files");
+    expect(readdirSync(join(h, ".claude"))).toEqual(["better-compaction"]);
   });
 
   test("--write: the weights land where bc reads them; plan --budget says it ranks by them; a broken file falls back to the shipped ones", () => {
@@ -102,13 +194,17 @@ describe("bc calibrate", () => {
     expect(p.code).toBe(0);
     expect(p.stdout).toContain("need weights: yours");
     expect(bc("claude", "status").stdout).toContain("need weights:     yours");
-    // written again: replaced, not refused
-    expect(bc("calibrate", DEMO, "--write").code).toBe(0);
+    // written again: replaced, not refused, saying what it held
+    const again = bc("calibrate", DEMO, "--write");
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`\n  in place of the weights it held: ${written.source}\n`);
     writeFileSync(weightsFile, '{"source": "x"}');
     const broken = bc("plan", session, "--budget", "1000");
     expect(broken.code).toBe(0);
     expect(broken.stdout).toContain("need weights: shipped");
     expect(broken.stderr).toContain("expected { source, features");
+    const overBroken = JSON.parse(bc("calibrate", DEMO, "--write", "--json").stdout);
+    expect(overBroken.replaced).toEqual({ problem: expect.stringContaining("expected { source, features") });
   });
 
   test("bc eval ranks by the weights in use too, or by those --need-weights names; a bad file is a one-line error", () => {

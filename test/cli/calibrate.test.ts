@@ -1,6 +1,6 @@
 // What `bc calibrate` calls a weak spot of the shipped weights, tool by tool, and what it advises.
 import { expect, test } from "bun:test";
-import { advice, type CalibrationReport, weakness } from "../../src/cli/calibrate.ts";
+import { advice, type BudgetFigures, weakness } from "../../src/cli/calibrate.ts";
 import type { ToolScore } from "../../src/engine/need/fit.ts";
 
 const tool = (over: Partial<ToolScore>): ToolScore => ({ tool: "Read", samples: 100, usedShare: 0.5, meanNeed: 0.5, auc: 0.9, unknownTool: false, ...over });
@@ -18,7 +18,7 @@ test("ranked poorly, or scored far from how often it is used; a tool bc knows no
   expect(weakness(tool({ auc: 0.5, unknownTool: true }))).toBe("ranked poorly (AUC 0.500); bc knows no meaning for it, so it is scored by size and age alone");
 });
 
-const budget = (shipped: number, refit: number): CalibrationReport["budget"] => ({
+const budget = (shipped: number, refit: number): BudgetFigures => ({
   pressure: 0.95,
   budgetPercent: 60,
   cuts: 30,

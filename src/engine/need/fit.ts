@@ -160,6 +160,9 @@ export const foldOf = (group: string, folds: number): number => hashString(group
 
 export interface HeldOut {
   readonly folds: number;
+  /** folds whose sessions were scored by a model fitted without them: under two, there are no held-out figures (NaN) */
+  readonly scoredFolds: number;
+  /** samples scored by a model fitted without their session */
   readonly samples: number;
   readonly auc: number;
   /** AUC of each fold's held-out sessions */
@@ -168,16 +171,29 @@ export interface HeldOut {
   readonly bins: readonly CalibrationBin[];
 }
 
-/** Grouped k-fold: per fold, the model fitted on the other folds' sessions (undefined: they hold none). */
-export const foldModels = (samples: readonly Sample[], options: Omit<FitOptions, "source">, folds = 5): (NeedModel | undefined)[] =>
-  Array.from({ length: folds }, (_, f) => {
+/**
+ * Grouped k-fold: per fold, the model fitted on the other folds' sessions (undefined: they hold none).
+ * `progress(done, folds)` before each fit and once all are done: a fit on a large corpus takes seconds.
+ */
+export const foldModels = (
+  samples: readonly Sample[],
+  options: Omit<FitOptions, "source">,
+  folds = 5,
+  progress: (done: number, total: number) => void = () => {},
+): (NeedModel | undefined)[] => {
+  const models = Array.from({ length: folds }, (_, f) => {
+    progress(f, folds);
     const train = samples.filter((s) => foldOf(s.group, folds) !== f);
     return train.length === 0 ? undefined : fitNeedModel(train, { ...options, source: "fold" });
   });
+  progress(folds, folds);
+  return models;
+};
 
 /**
  * Grouped k-fold: fit on the other folds' sessions (or take `models`, foldModels' answer), score
- * each fold's; AUC and calibration over all held-out scores.
+ * each fold's; AUC and calibration over the held-out scores. A fold without a model (every session
+ * in it) scores nothing: pooling a made-up score for it would give figures no model earned.
  */
 export const heldOutScore = (
   samples: readonly Sample[],
@@ -185,22 +201,29 @@ export const heldOutScore = (
   folds = 5,
   models: readonly (NeedModel | undefined)[] = foldModels(samples, options, folds),
 ): HeldOut => {
-  const scores = new Array<number>(samples.length).fill(0);
+  const fold = samples.map((s) => foldOf(s.group, folds));
+  const score = samples.map((s, i) => {
+    const m = models[fold[i]!];
+    return m === undefined ? undefined : needOf(m, s.x);
+  });
   const foldAuc: number[] = [];
+  let scoredFolds = 0;
   for (let f = 0; f < folds; f++) {
-    const testIdx = samples.flatMap((s, i) => (foldOf(s.group, folds) === f ? [i] : []));
-    const m = models[f];
-    if (m === undefined || testIdx.length === 0) continue;
-    for (const i of testIdx) scores[i] = needOf(m, samples[i]!.x);
+    const testIdx = samples.flatMap((_, i) => (fold[i] === f && score[i] !== undefined ? [i] : []));
+    if (testIdx.length === 0) continue;
+    scoredFolds++;
     const a = auc(
-      testIdx.map((i) => scores[i]!),
+      testIdx.map((i) => score[i]!),
       testIdx.map((i) => samples[i]!.y),
     );
     if (!Number.isNaN(a)) foldAuc.push(a);
   }
-  const labels = samples.map((s) => s.y);
+  if (scoredFolds < 2) return { folds, scoredFolds, samples: 0, auc: Number.NaN, foldAuc: [], ece: Number.NaN, bins: [] };
+  const scored = samples.flatMap((_, i) => (score[i] === undefined ? [] : [i]));
+  const scores = scored.map((i) => score[i]!);
+  const labels = scored.map((i) => samples[i]!.y);
   const cal = calibration(scores, labels);
-  return { folds, samples: samples.length, auc: auc(scores, labels), foldAuc, ece: cal.ece, bins: cal.bins };
+  return { folds, scoredFolds, samples: scored.length, auc: auc(scores, labels), foldAuc, ece: cal.ece, bins: cal.bins };
 };
 
 /** AUC and calibration of a given model on samples (e.g. the shipped weights on a user's sessions). */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { FEATURE_NAMES } from "../../../src/engine/need/features.ts";
-import { type Sample, auc, calibration, fitNeedModel, foldOf, heldOutScore, scoreByTool } from "../../../src/engine/need/fit.ts";
+import { type Sample, auc, calibration, fitNeedModel, foldModels, foldOf, heldOutScore, scoreByTool } from "../../../src/engine/need/fit.ts";
 import { modelProblem, needOf, parseNeedModel } from "../../../src/engine/need/model.ts";
 
 const K = FEATURE_NAMES.length;
@@ -55,6 +55,43 @@ describe("need model fitting", () => {
     const folds = new Map<string, Set<number>>();
     for (const s of data) (folds.get(s.group) ?? folds.set(s.group, new Set()).get(s.group)!).add(foldOf(s.group, 5));
     for (const f of folds.values()) expect(f.size).toBe(1);
+  });
+
+  test("held-out figures pool the folds a model was fitted without, and no others: none at all when every session is in one fold", () => {
+    const opts = { l2: 1, iterations: 20 };
+    const oneFold = samples(400, 2).map((s) => ({ ...s, group: "one session" }));
+    const none = heldOutScore(oneFold, opts, 5);
+    expect({ ...none, auc: String(none.auc), ece: String(none.ece) }).toEqual({
+      folds: 5,
+      scoredFolds: 0,
+      samples: 0,
+      auc: "NaN",
+      foldAuc: [],
+      ece: "NaN",
+      bins: [],
+    });
+    // a fold given no model: its sessions are left out of the pooled figures, not scored 0
+    const data = samples(400, 2);
+    const models = foldModels(data, opts, 5);
+    const missing = foldOf(data[0]!.group, 5);
+    models[missing] = undefined;
+    const rest = data.filter((s) => foldOf(s.group, 5) !== missing);
+    const held = heldOutScore(data, opts, 5, models);
+    expect(held.scoredFolds).toBe(4);
+    expect(held.samples).toBe(rest.length);
+    expect(held.foldAuc).toHaveLength(4);
+    expect(held.auc).toBe(
+      auc(
+        rest.map((s) => needOf(models[foldOf(s.group, 5)]!, s.x)),
+        rest.map((s) => s.y),
+      ),
+    );
+  });
+
+  test("the fold fits say how far they are, ending at all of them", () => {
+    const seen: string[] = [];
+    foldModels(samples(200, 1), { l2: 1, iterations: 5 }, 5, (done, total) => seen.push(`${done} of ${total}`));
+    expect(seen).toEqual(["0 of 5", "1 of 5", "2 of 5", "3 of 5", "4 of 5", "5 of 5"]);
   });
 
   test("calibration bins count every score once", () => {
