@@ -15,8 +15,15 @@ export interface NeedModel {
 
 /** Why a weights file cannot be used (undefined: it can). */
 export const modelProblem = (m: NeedModel): string | undefined => {
-  if (m.features.length !== FEATURE_NAMES.length || m.features.some((f, i) => f !== FEATURE_NAMES[i]))
-    return `its features (${m.features.join(", ")}) are not this version's (${FEATURE_NAMES.join(", ")})`;
+  if (m.features.length !== FEATURE_NAMES.length || m.features.some((f, i) => f !== FEATURE_NAMES[i])) {
+    const missing = FEATURE_NAMES.filter((f) => !m.features.includes(f));
+    const extra = m.features.filter((f) => !(FEATURE_NAMES as readonly string[]).includes(f));
+    const what = [
+      ...(missing.length > 0 ? [`lacks ${missing.join(", ")}`] : []),
+      ...(extra.length > 0 ? [`has ${extra.join(", ")}, which this version does not`] : []),
+    ];
+    return `its features are not this version's: it ${what.length > 0 ? what.join(" and ") : "lists them in another order"} (refit with bc calibrate --write)`;
+  }
   for (const [name, list] of [
     ["mean", m.mean],
     ["scale", m.scale],

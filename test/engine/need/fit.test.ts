@@ -102,7 +102,13 @@ describe("need model fitting", () => {
 
   test("a weights file for other features, or with bad numbers, is refused with the reason", () => {
     const m = fitNeedModel(samples(200, 1), { l2: 1, iterations: 20, source: "t" });
-    expect(modelProblem({ ...m, features: m.features.slice(1) })).toContain("not this version's");
+    expect(modelProblem({ ...m, features: m.features.slice(1) })).toBe(
+      `its features are not this version's: it lacks ${m.features[0]} (refit with bc calibrate --write)`,
+    );
+    expect(modelProblem({ ...m, features: [...m.features.slice(0, -1), "old_feature"] })).toBe(
+      `its features are not this version's: it lacks ${m.features.at(-1)} and has old_feature, which this version does not (refit with bc calibrate --write)`,
+    );
+    expect(modelProblem({ ...m, features: [...m.features].reverse() })).toContain("lists them in another order");
     expect(modelProblem({ ...m, scale: m.scale.map(() => 0) })).toContain("not positive");
     expect(modelProblem({ ...m, weights: [...m.weights.slice(1), Number.NaN] })).toContain("finite");
     // finite, but no fit's: scores that overflow to NaN, or needs all 0% or 100%
