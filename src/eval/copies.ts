@@ -33,3 +33,20 @@ export class CopyFinder {
 /** The reason a copy is not replayed. */
 export const copyReason = (name: string, of: string): string =>
   `${name}: a copy of ${of} (every tool result of it is there, with the same id and text): replayed once`;
+
+/** What decides which of two sessions holding the same results is kept, the other being its copy. */
+export interface CopyCandidate {
+  readonly name: string;
+  readonly hash: string;
+  readonly keys: readonly string[];
+  readonly messages: number;
+}
+
+/**
+ * Which of two sessions holding the same results is kept (the other is its copy): the one with more
+ * results, then more messages (a copy taken while its session was shorter loses), then the lower
+ * content hash. Never the name or the order found: renaming or moving files must not move a fit or
+ * a report. The name decides only between byte-identical files, which give the same figures.
+ */
+export const keptFirst = (a: CopyCandidate, b: CopyCandidate): number =>
+  b.keys.length - a.keys.length || b.messages - a.messages || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0);

@@ -34,12 +34,10 @@ export type LoadedOutcome =
   | { readonly kind: "empty" }
   | {
       readonly kind: "session";
-      /** what tells a copy of an earlier session (copies.ts) */
+      /** what tells a copy of another session (copies.ts), and its messages (which of two is kept) */
       readonly copyKeys: readonly string[];
-      /** asked of the run's copy finder here already: the session it copies (undefined: none) */
-      readonly copyOf?: string;
-      readonly copyChecked: boolean;
-      /** the replay, or why it failed (absent for a copy found here) */
+      readonly messages: number;
+      /** the replay, or why it failed */
       readonly replay?: ReplayWithRecall;
       readonly failed?: string;
     };
@@ -51,15 +49,10 @@ export type FileOutcome =
   | { readonly kind: "read"; readonly hash: string; readonly malformed: readonly string[]; readonly loaded: LoadedOutcome };
 
 /**
- * One file, replayed. `copyOf`, when given, is asked before the replay (a copy is not replayed);
- * without it, the run asks when it folds the outcome, and a copy's replay is thrown away there.
+ * One file, replayed. Which sessions are copies of others is known only once every file is read
+ * (copies.ts keptFirst): the run decides it then, and a copy's replay is thrown away there.
  */
-export const replayFile = (
-  f: CorpusFile,
-  config: ReplayConfig,
-  compact: Compactor,
-  copyOf?: (name: string, keys: readonly string[]) => string | undefined,
-): FileOutcome => {
+export const replayFile = (f: CorpusFile, config: ReplayConfig, compact: Compactor): FileOutcome => {
   const file = readSessionFile(f, config.host);
   if (file.kind === "unreadable" || file.kind === "filtered") return file;
   const { hash } = file;
@@ -70,9 +63,7 @@ export const replayFile = (
   for (const m of session.malformed) malformed.push(m.split(f.path).join(f.name));
   if (session.timeline.messages.length === 0) return read({ kind: "empty" });
   const keys = copyKeys(session.timeline);
-  const copy = copyOf?.(f.name, keys);
-  const checked = copyOf !== undefined;
-  if (copy !== undefined) return read({ kind: "session", copyKeys: keys, copyOf: copy, copyChecked: true });
+  const messages = session.timeline.messages.length;
   try {
     const replay = replaySession(
       { host: session.host, id: session.id, file: f.name, timeline: session.timeline, compactions: session.compactions },
@@ -94,9 +85,9 @@ export const replayFile = (
         const r = checkRecall(session, [compact({ ...session.timeline, messages: session.timeline.messages.slice(0, at) }).messages]);
         recall = { removed: recall.removed + r.removed, recalled: recall.recalled + r.recalled };
       }
-    return read({ kind: "session", copyKeys: keys, copyChecked: checked, replay: { ...replay, recall } });
+    return read({ kind: "session", copyKeys: keys, messages, replay: { ...replay, recall } });
   } catch (e) {
     // a file that cannot be replayed as a session is reported and skipped; the run goes on
-    return read({ kind: "session", copyKeys: keys, copyChecked: checked, failed: notASession(f, e) });
+    return read({ kind: "session", copyKeys: keys, messages, failed: notASession(f, e) });
   }
 };

@@ -3,7 +3,7 @@
 // yardstick: 1 when the session used one of its tokens after the cut (a miss, had it been removed).
 import { needTable } from "../engine/need/table.ts";
 import type { Session } from "../engine/types.ts";
-import { CopyFinder, copyKeys, copyReason } from "./copies.ts";
+import { CopyFinder, copyKeys, copyReason, keptFirst } from "./copies.ts";
 import { collectFiles, fingerprint as corpusFingerprint, notASession } from "./corpus.ts";
 import { cutContext } from "./cut.ts";
 import { neededTokens } from "./score.ts";
@@ -69,15 +69,6 @@ interface Candidate {
   readonly samples?: NeedSample[];
   readonly failed?: string;
 }
-
-/**
- * Which of two sessions holding the same results is kept (the other is its copy): the one with more
- * results, then more messages (a copy taken while its session was shorter loses), then the lower
- * content hash. Never the name or the order found: renaming or moving files must not move the fit.
- * The name decides only between byte-identical files, which give the same samples either way.
- */
-const keptFirst = (a: Candidate, b: Candidate): number =>
-  b.keys.length - a.keys.length || b.messages - a.messages || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /**
  * Samples of every session under the given files or folders. A session's group is the hash of

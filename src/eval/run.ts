@@ -6,7 +6,7 @@ import { CHARS_PER_TOKEN } from "../engine/estimate.ts";
 import type { NeedModel } from "../engine/need/model.ts";
 import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
 import { DEFAULT_OPTIONS, type Host } from "../engine/types.ts";
-import { CopyFinder, copyReason } from "./copies.ts";
+import { CopyFinder, copyReason, keptFirst } from "./copies.ts";
 import { VERSION } from "../version.ts";
 import { contentHash, fingerprint, type CorpusFile, type Skipped } from "./corpus.ts";
 import { type FileOutcome, type ReplayConfig, replayFile } from "./file-replay.ts";
@@ -190,7 +190,6 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
   const sessions: (SessionReplay & { group?: string })[] = [];
   const hashed: { name: string; group?: string; hash: string }[] = [];
   let filteredOut = 0;
-  const copies = new CopyFinder();
   const config: ReplayConfig = {
     cuts,
     methods,
@@ -214,11 +213,21 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
       if (opts.shouldStop?.()) throw interruptedAfter(outcomes.length, opts.files.length);
       opts.onProgress?.(outcomes.length, opts.files.length, f.name);
       await yieldToEvents();
-      // a copy of a session read before is found before it is replayed
-      outcomes.push(replayFile(f, config, compact, (name, keys) => copies.copyOfKeys(name, keys)));
+      outcomes.push(replayFile(f, config, compact));
     }
   }
-  // the outcomes, in file order: what a copy is depends on what came before it
+  // which sessions are copies of others, by content alone (copies.ts keptFirst): renaming or
+  // moving files changes no figure
+  const copies = new CopyFinder();
+  const copyOf = new Map<number, string>();
+  const read = opts.files.flatMap((f, k) => {
+    const o = outcomes[k]!;
+    return o.kind === "read" && o.loaded.kind === "session" ? [{ k, name: f.name, hash: o.hash, keys: o.loaded.copyKeys, messages: o.loaded.messages }] : [];
+  });
+  for (const c of read.sort(keptFirst)) {
+    const of = copies.copyOfKeys(c.name, c.keys);
+    if (of !== undefined) copyOf.set(c.k, of);
+  }
   opts.files.forEach((f, k) => {
     const o = outcomes[k]!;
     if (o.kind === "unreadable") skipped.push({ file: f.name, reason: o.reason });
@@ -230,7 +239,7 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
     if (l.kind === "not-a-session") skipped.push({ file: f.name, reason: l.reason });
     if (l.kind === "empty") skipped.push({ file: f.name, reason: `${f.name}: no messages to replay` });
     if (l.kind !== "session") return;
-    const copy = l.copyChecked ? l.copyOf : copies.copyOfKeys(f.name, l.copyKeys);
+    const copy = copyOf.get(k);
     if (copy !== undefined) skipped.push({ file: f.name, reason: copyReason(f.name, copy) });
     else if (l.replay === undefined) skipped.push({ file: f.name, reason: l.failed ?? `${f.name}: not replayed` });
     else sessions.push(opts.split === true && f.group !== undefined ? { ...l.replay, group: f.group } : l.replay);

@@ -2,11 +2,13 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { Session } from "../../src/engine/types.ts";
 import { CopyFinder } from "../../src/eval/copies.ts";
 import { DEMO_FILES } from "../../src/eval/demo/index.ts";
+import { collectFiles } from "../../src/eval/corpus.ts";
 import { collectNeedSamples } from "../../src/eval/need-data.ts";
+import { runEval } from "../../src/eval/run.ts";
 import { SessionBuilder } from "../engine/support/build.ts";
 
 const TMP = mkdtempSync(join(tmpdir(), "bc-copies-"));
@@ -89,4 +91,27 @@ test("a refit's samples: a session and its copy give the samples of the session 
   expect(alone.samples.length).toBeGreaterThan(0);
   expect(both.samples).toEqual(alone.samples);
   expect(both.skipped).toEqual(["two/x/b.jsonl: a copy of two/x/a.jsonl (every tool result of it is there, with the same id and text): replayed once"]);
+});
+
+test("bc eval keeps the longer of a session and a copy taken while it was shorter, whatever the files are called", async () => {
+  const [, text] = Object.entries(DEMO_FILES).find(([k]) => k.includes("/claude/"))!;
+  const lines = text.trimEnd().split("\n");
+  const prefix = `${lines.slice(0, Math.floor(lines.length * 0.6)).join("\n")}\n`;
+  const run = async (copyName: string) => {
+    const dir = join(TMP, `eval-${copyName}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "m-session.jsonl"), text);
+    writeFileSync(join(dir, copyName), prefix);
+    return runEval({ ...collectFiles([dir]), kind: "files", cuts: [0.5], passes: [], methods: ["rules"] });
+  };
+  const before = await run("a-copy.jsonl");
+  const after = await run("z-copy.jsonl");
+  for (const [r, copy] of [
+    [before, "a-copy.jsonl"],
+    [after, "z-copy.jsonl"],
+  ] as const) {
+    expect(r.sessions.map((s) => basename(s.file))).toEqual(["m-session.jsonl"]);
+    expect(r.corpus.skipped.map((s) => s.reason)).toEqual([expect.stringMatching(new RegExp(`${copy}: a copy of \\S*m-session\\.jsonl`))]);
+  }
+  expect(after.hosts).toEqual(before.hosts);
 });
