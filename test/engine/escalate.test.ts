@@ -5,7 +5,7 @@ import { tokensAfter } from "../../src/engine/escalate.ts";
 import { dropNote, truncatedText } from "../../src/engine/notes.ts";
 import { plan } from "../../src/engine/plan.ts";
 import type { Message, Session } from "../../src/engine/types.ts";
-import { BEYOND_RECENT, SessionBuilder } from "./support/build.ts";
+import { BEYOND_RECENT, SessionBuilder, bashTurn } from "./support/build.ts";
 import { generateSession } from "./support/generate.ts";
 import { checkNoSpareCut } from "./support/laws.ts";
 import { modelOn } from "./support/need-models.ts";
@@ -300,14 +300,7 @@ test("the heads the rules kept (passing test runs) go too when nothing else reac
   for (let k = 0; k < 30; k++) {
     const id = `toolu_${k}`;
     const text = `${Array.from({ length: 40 }, (_, j) => `(pass) suite${k} > case ${j} [0.${j}ms]\n`).join("")} 40 pass\n 0 fail\n`;
-    runs.push({
-      role: "assistant",
-      kind: "reply",
-      text: "",
-      toolCalls: [{ id, name: "Bash", input: { command: "bun test" }, inputText: '{"command":"bun test"}' }],
-      toolResults: [],
-    });
-    runs.push({ role: "user", kind: "tool", text: "", toolCalls: [], toolResults: [{ callId: id, text, isError: false, images: 0 }] });
+    runs.push(...bashTurn(id, "bun test", text));
     if (k % 5 === 0) runs.push(prompt(100 + k));
   }
   const s: Session = { host: "claude", id: "s", messages: [prompt(0), ...runs, ...[1, 2, 3, 4, 5, 6].map(prompt)] };

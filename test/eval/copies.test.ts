@@ -9,7 +9,7 @@ import { DEMO_FILES } from "../../src/eval/demo/index.ts";
 import { collectFiles } from "../../src/eval/corpus.ts";
 import { collectNeedSamples } from "../../src/eval/need-data.ts";
 import { runEval } from "../../src/eval/run.ts";
-import { SessionBuilder } from "../engine/support/build.ts";
+import { SessionBuilder, bashTurn } from "../engine/support/build.ts";
 
 const TMP = mkdtempSync(join(tmpdir(), "bc-copies-"));
 afterAll(() => rmSync(TMP, { recursive: true, force: true }));
@@ -19,16 +19,7 @@ const session = (results: [string, string][], host: Session["host"] = "claude"):
   const b = new SessionBuilder().user("start");
   const s = b.session();
   const messages = [...s.messages];
-  for (const [id, text] of results) {
-    messages.push({
-      role: "assistant",
-      kind: "reply",
-      text: "",
-      toolCalls: [{ id, name: "Bash", input: { command: "ls" }, inputText: '{"command":"ls"}' }],
-      toolResults: [],
-    });
-    messages.push({ role: "user", kind: "tool", text: "", toolCalls: [], toolResults: [{ callId: id, text, isError: false, images: 0 }] });
-  }
+  for (const [id, text] of results) messages.push(...bashTurn(id, "ls", text));
   return { ...s, host, messages };
 };
 

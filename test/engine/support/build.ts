@@ -64,3 +64,15 @@ export const numbered = (lines: readonly string[], from = 1): string => lines.ma
 /** A file's worth of distinct lines (long enough to be worth cutting). */
 export const fileLines = (name: string, count: number): string[] =>
   Array.from({ length: count }, (_, i) => `const ${name}Value${i} = computeSomething(${i}); // line ${i} of ${name}`);
+
+/** A Bash call and its result, as two messages (an assistant's reply with the call, a user's with the result). */
+export const bashTurn = (id: string, command: string, text: string): Message[] => [
+  {
+    role: "assistant",
+    kind: "reply",
+    text: "",
+    toolCalls: [{ id, name: "Bash", input: { command }, inputText: JSON.stringify({ command }) }],
+    toolResults: [],
+  },
+  { role: "user", kind: "tool", text: "", toolCalls: [], toolResults: [{ callId: id, text, isError: false, images: 0 }] },
+];
