@@ -8,7 +8,7 @@ import { applyToSession } from "../engine/apply.ts";
 import { plan } from "../engine/plan.ts";
 import { type Options, type Plan, type RuleId, type RuleTotals, type Session, DEFAULT_OPTIONS } from "../engine/types.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
-import { forkBudgetOf } from "../hosts/codex/fork.ts";
+import { enginePruner } from "../hosts/codex/fork.ts";
 import { rebuildHistory } from "../hosts/codex/history.ts";
 import { readRollout } from "../hosts/codex/rollout.ts";
 import { type BudgetSpec, parseBudget } from "../hosts/codex/window.ts";
@@ -38,19 +38,14 @@ export interface PlanReport {
   readonly passes: readonly PassReport[];
   /** with a budget: which need weights ranked the escalation */
   readonly needWeights?: string;
+  /** a budget given as a share of the window: the share, the window and what Codex's requests carry besides the history */
+  readonly budgetShare?: { readonly percent: number; readonly window: number; readonly unseenTokens?: number };
   /**
-   * a budget given as a share of the window: the share, the window, the tokens the history may
-   * take as Codex counts it (what its requests carry besides the history taken off), and of the
-   * history what Codex counts beyond the text the engine estimates (each item's JSON, reasoning),
-   * which comes off the engine's budget
+   * a Codex rollout's budget as its fork reckons it: the tokens the history may take as Codex
+   * counts it (each item's JSON and reasoning too), and the budget of the engine's own estimate of
+   * the history's text that the fork, and so this plan, cut to
    */
-  readonly budgetShare?: {
-    readonly percent: number;
-    readonly window: number;
-    readonly tokens: number;
-    readonly unseenTokens?: number;
-    readonly onlyCodexCounts?: number;
-  };
+  readonly codexBudget?: { readonly tokens: number; readonly engineTokens: number };
   /** `file:line: what was wrong` for each line the reader skipped or found cut */
   readonly skipped: readonly string[];
 }
@@ -123,10 +118,12 @@ export const renderReport = (r: PlanReport): string => {
     ...(r.needWeights ? [`need weights: ${r.needWeights}`] : []),
     ...(share
       ? [
-          `budget: ${share.percent}% of a ${figure(share.window)}-token window${share.unseenTokens === undefined ? "" : `, less ~${figure(share.unseenTokens)} for Codex's instructions and tools`}: ~${figure(share.tokens)} as Codex counts the history` +
-            (share.onlyCodexCounts === undefined
-              ? ""
-              : `, ~${figure(share.tokens - share.onlyCodexCounts)} of text (Codex also counts ~${figure(share.onlyCodexCounts)} of JSON and reasoning)`),
+          `budget: ${share.percent}% of a ${figure(share.window)}-token window${share.unseenTokens === undefined ? "" : `, less ~${figure(share.unseenTokens)} for Codex's instructions and tools`}`,
+        ]
+      : []),
+    ...(r.codexBudget
+      ? [
+          `budget: ~${figure(r.codexBudget.tokens)} tokens as Codex counts the history (its JSON and reasoning too), as a fork is cut: ~${figure(r.codexBudget.engineTokens)} of the text bc estimates`,
         ]
       : []),
     "",
@@ -157,31 +154,33 @@ const FLAGS = z.object({
 
 /**
  * A budget in tokens for the session: as given, or a share of the model's window as a Codex
- * rollout records it, less what Codex's requests carry besides the history (as `bc codex-fork
- * --budget` reckons it, so a plan shows what a fork would do). A Claude Code transcript records
- * no window.
+ * rollout records it. A Codex rollout is planned to the budget its fork would be cut to (`bc
+ * codex-fork --budget` reckons it as Codex counts the history: enginePruner), so a plan shows what a
+ * fork would do. A Claude Code transcript records no window.
  */
-const budgetOf = (spec: BudgetSpec, loaded: LoadedSession, session: Session): { tokens?: number; share?: PlanReport["budgetShare"] } => {
+const budgetOf = (
+  spec: BudgetSpec,
+  loaded: LoadedSession,
+  options: Partial<Options>,
+): { tokens?: number; share?: PlanReport["budgetShare"]; codex?: PlanReport["codexBudget"] } => {
   if (spec === "none") return {};
-  if ("tokens" in spec) return { tokens: spec.tokens };
-  if (loaded.recordedWindow === undefined)
+  if (loaded.host !== "codex") {
+    if ("tokens" in spec) return { tokens: spec.tokens };
     throw new BcError(
       "usage",
       `${loaded.path}: --budget ${spec.percent}% needs the model's context window, and a Claude Code transcript does not record it`,
       "give --budget in tokens (the plugin's budget is compactAtPercent of the window Claude Code reports)",
     );
+  }
   const rollout = readRollout(loaded.path);
-  const { forkBudget: b, engineBudget, onlyCodexCounts } = forkBudgetOf(spec, rebuildHistory(rollout).items, rollout, session);
-  if (b.tokens === undefined || b.window === undefined || engineBudget === undefined) throw new BcError("usage", `${loaded.path}: ${b.why ?? "no budget"}`);
+  const b = enginePruner(options, spec)(rebuildHistory(rollout).items, rollout).budget;
+  if (b?.tokens === undefined || b.engineTokens === undefined) throw new BcError("usage", `${loaded.path}: ${b?.why ?? "no budget"}`);
   return {
-    tokens: engineBudget,
-    share: {
-      percent: spec.percent,
-      window: b.window,
-      tokens: b.tokens,
-      ...(b.unseenTokens === undefined ? {} : { unseenTokens: b.unseenTokens }),
-      ...(onlyCodexCounts > 0 ? { onlyCodexCounts } : {}),
-    },
+    tokens: b.engineTokens,
+    codex: { tokens: b.tokens, engineTokens: b.engineTokens },
+    ...("percent" in spec && b.window !== undefined
+      ? { share: { percent: spec.percent, window: b.window, ...(b.unseenTokens === undefined ? {} : { unseenTokens: b.unseenTokens }) } }
+      : {}),
   };
 };
 
@@ -192,15 +191,15 @@ export const planReport = (
   const path = resolveSession(arg);
   const loaded = loadSessionFile(path);
   const session = flags.timeline ? loaded.timeline : loaded.live;
-  const budget = flags.budget === undefined ? {} : budgetOf(flags.budget, loaded, session);
-  const options: Options = {
+  const weights = weightsInUse(needWeightsPath());
+  if (weights.problem !== undefined) log.warn(`need weights ${weights.problem}; using the shipped ones`);
+  const given: Options = {
     ...DEFAULT_OPTIONS,
     ...(flags.minRemoval !== undefined ? { minRemovalFraction: flags.minRemoval } : {}),
     ...(flags.pinLast !== undefined ? { pinLastMessages: flags.pinLast } : {}),
-    ...(budget.tokens !== undefined ? { budgetTokens: budget.tokens } : {}),
   };
-  const weights = weightsInUse(needWeightsPath());
-  if (weights.problem !== undefined) log.warn(`need weights ${weights.problem}; using the shipped ones`);
+  const budget = flags.budget === undefined ? {} : budgetOf(flags.budget, loaded, weights.kind === "user" ? { ...given, needModel: weights.model } : given);
+  const options: Options = { ...given, ...(budget.tokens !== undefined ? { budgetTokens: budget.tokens } : {}) };
   const name = sessionName(loaded);
   return {
     path,
@@ -212,6 +211,7 @@ export const planReport = (
     passes: planPasses(session, flags.passes ?? 1, weights.kind === "user" ? { ...options, needModel: weights.model } : options),
     ...(budget.tokens !== undefined ? { needWeights: describeWeights(weights) } : {}),
     ...(budget.share !== undefined ? { budgetShare: budget.share } : {}),
+    ...(budget.codex !== undefined ? { codexBudget: budget.codex } : {}),
     skipped: loaded.malformed,
   };
 };

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { planReport, renderReport } from "../../src/cli/plan.ts";
 import { enginePruner, forkRollout } from "../../src/hosts/codex/fork.ts";
+import type { BudgetSpec } from "../../src/hosts/codex/window.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 const MAIN = join(REPO, "src", "main.ts");
@@ -65,29 +66,33 @@ describe("bc plan", () => {
     expect(readdirSync(TMP).sort()).toEqual(files);
   });
 
-  test("--budget N% of a Codex rollout: the tokens a fork with the same --budget is cut to; a Claude Code transcript records no window", () => {
+  test("--budget of a Codex rollout, N% or tokens: the plan is cut as a fork with the same --budget is; a Claude Code transcript records no window", () => {
     const f = fixture("codex", "legacy-every-item-variant.jsonl");
-    const r = planReport(f, { budget: { percent: 50 } });
-    const fork = forkRollout(f, { context: "fresh", pruner: enginePruner(undefined, { percent: 50 }), dryRun: true, codexHome: TMP });
-    const b = fork.pruning.budget!;
-    expect(b.tokens).toBeGreaterThan(0);
-    // the budget as Codex counts the history is the fork's; the engine plans to that less what
-    // only Codex counts (items' JSON, reasoning)
-    const only = r.budgetShare?.onlyCodexCounts ?? 0;
-    expect(only).toBeGreaterThan(0);
-    expect(r.options.budgetTokens).toBe(b.tokens! - only);
-    expect(r.passes[0]!.plan.budget?.tokens).toBe(b.tokens! - only);
-    expect(r.budgetShare).toEqual({
-      percent: 50,
-      window: b.window!,
-      tokens: b.tokens!,
-      onlyCodexCounts: only,
-      ...(b.unseenTokens === undefined ? {} : { unseenTokens: b.unseenTokens }),
-    });
-    expect(renderReport(r)).toContain(`budget: 50% of a `);
-    expect(renderReport(r)).toContain("as Codex counts the history");
-    // a number of tokens is taken as given, the window or not
-    expect(planReport(f, { budget: { tokens: 1000 } }).options.budgetTokens).toBe(1000);
+    const fork = (budget: BudgetSpec) => forkRollout(f, { context: "fresh", pruner: enginePruner(undefined, budget), dryRun: true, codexHome: TMP }).pruning;
+    for (const spec of [{ percent: 50 }, { percent: 1 }, { tokens: 2000 }] as const) {
+      const r = planReport(f, { budget: spec });
+      const p = fork(spec);
+      const b = p.budget!;
+      // the budget as Codex counts the history is the fork's; the engine plans its text to the fork's last budget
+      expect(r.codexBudget).toEqual({ tokens: b.tokens!, engineTokens: b.engineTokens! });
+      expect(b.engineTokens!).toBeGreaterThanOrEqual(0);
+      expect(b.engineTokens!).toBeLessThan(b.tokens!);
+      expect(r.options.budgetTokens).toBe(b.engineTokens!);
+      // every output the fork cuts, the plan cuts (the plan also lists results a fork cannot rewrite, a tool search's)
+      const planned = new Set(r.passes[0]!.plan.decisions.filter((d) => d.action !== "keep").map((d) => d.messageIndex));
+      expect([...p.outputs.keys()].filter((i) => !planned.has(i))).toEqual([]);
+      if (!("percent" in spec && spec.percent === 50)) expect(p.outputs.size).toBeGreaterThan(0);
+      expect(renderReport(r)).toContain("as Codex counts the history (its JSON and reasoning too)");
+      if ("percent" in spec) {
+        expect(r.budgetShare).toEqual({
+          percent: spec.percent as number,
+          window: b.window!,
+          ...(b.unseenTokens === undefined ? {} : { unseenTokens: b.unseenTokens }),
+        });
+        expect(renderReport(r)).toContain(`budget: ${spec.percent}% of a `);
+      } else expect(r.budgetShare).toBeUndefined();
+    }
+    // a number of tokens is taken as given for a Claude Code transcript
     expect(planReport(fixture("claude", "parallel-tool-calls.jsonl"), { budget: { tokens: 1000 } }).options.budgetTokens).toBe(1000);
     expect(() => planReport(fixture("claude", "parallel-tool-calls.jsonl"), { budget: { percent: 60 } })).toThrow(
       "--budget 60% needs the model's context window, and a Claude Code transcript does not record it",

@@ -345,10 +345,13 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
       async () => {
         const id = fresh.sourceId as string;
         const rulesOnly = await forkJson(env, [id, "--budget", "none"]);
-        // as far as a budget can go (pins and prose stay), and a budget halfway there
-        const floor = (await forkJson(env, [id, "--budget", "1", "--dry-run"])).tokens.after;
-        expect(floor).toBeLessThan(rulesOnly.tokens.after);
-        const budget = Math.floor((floor + rulesOnly.tokens.after) / 2);
+        // the history as Codex counts it (the budget's measure): with the rules alone (a budget no
+        // history reaches), as far as a budget can go (pins and prose stay), and a budget halfway
+        const counted = async (budget: string) => (await forkJson(env, [id, "--budget", budget, "--dry-run"])).budget.codexTokens as number;
+        const whole = await counted("1000000000");
+        const floor = await counted("1");
+        expect(floor).toBeLessThan(whole);
+        const budget = Math.floor((floor + whole) / 2);
         const cut = await forkJson(env, [id, "--budget", String(budget)]);
         expect(cut.budget).toMatchObject({ tokens: budget, reached: true });
         expect(cut.byRule.escalation.removed).toBeGreaterThan(0);
@@ -442,8 +445,10 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
           const copy = join(env.root, `twice-${basename(corpus[0]!)}`);
           copyFileSync(corpus[0]!, copy);
           const copyBefore = fileState(copy);
-          const after = async (from: string, budget: string) => (await forkJson(env, [from, "--budget", budget, "--dry-run"])).tokens.after as number;
-          const first = await forkJson(env, [copy, "--budget", String(Math.floor(((await after(copy, "1")) + (await after(copy, "none"))) / 2))]);
+          // the history as Codex counts it (the budget's measure); "all": with the rules alone
+          const after = async (from: string, budget: string) =>
+            (await forkJson(env, [from, "--budget", budget === "all" ? "1000000000" : budget, "--dry-run"])).budget.codexTokens as number;
+          const first = await forkJson(env, [copy, "--budget", String(Math.floor(((await after(copy, "1")) + (await after(copy, "all"))) / 2))]);
           const outputs = (path: string) =>
             new Map(
               rebuildHistory(readRollout(path))
@@ -458,7 +463,7 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
           const [id, text] = lent!;
           // over what the rules leave of the first fork by half of what that head holds beyond the
           // usual one: cutting it back alone reaches the budget
-          const budget = (await after(first.path, "none")) - Math.floor((text.length - usual(id).length) / 8);
+          const budget = (await after(first.path, "all")) - Math.floor((text.length - usual(id).length) / 8);
           const second = await forkJson(env, [first.path, "--budget", String(budget)]);
           expect(second.budget).toMatchObject({ reached: true });
           expect(outputs(second.path).get(id)).toBe(usual(id));

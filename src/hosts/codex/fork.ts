@@ -18,7 +18,7 @@ import { appendThreadName, sessionIndexPath, threadName } from "./thread-names.t
 import { BcError } from "../../util/errors.ts";
 import { lineSpans, writeAtomically } from "../../util/jsonl.ts";
 import { type HistoryItem, rebuildHistory } from "./history.ts";
-import { isInjectedContext, isOutputItem, replaceOutputText, sentForm } from "./items.ts";
+import { isInjectedContext, isOutputItem, outputText, replaceOutputText, sentForm } from "./items.ts";
 import { historyToMessages } from "./session-map.ts";
 import { checkFork } from "./fork-check.ts";
 import { canonicalFileName, sessionsDayDir, uuidV7 } from "./fork-names.ts";
@@ -48,7 +48,12 @@ export interface Pruning extends Omit<PlanTotals, "toolTokensBefore" | "toolToke
    * the budget the history was cut to, whether it was reached, and the history's size as Codex
    * estimates it, injected context included (absent: no budget)
    */
-  readonly budget?: ForkBudget & { readonly reached?: boolean; readonly codexTokens?: number };
+  readonly budget?: ForkBudget & {
+    readonly reached?: boolean;
+    readonly codexTokens?: number;
+    /** the budget of the engine's own estimate (of the history's text) the plan was cut to */
+    readonly engineTokens?: number;
+  };
 }
 
 /** Decide new output texts for a rebuilt history (the engine, or a test's own rule). */
@@ -356,7 +361,7 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
 };
 
 /** How many times a fork's plan is tightened when Codex's estimate of its history is still over the budget. */
-const FIT_TRIES = 3;
+const FIT_TRIES = 4;
 
 /**
  * The rules engine as a pruner: the history maps one item to one message (session-map.ts), so a
@@ -369,8 +374,11 @@ export const enginePruner =
   (options?: Partial<Options>, budget?: BudgetSpec): Pruner =>
   (history, rollout) => {
     const session: Session = { host: "codex", id: threadId(rollout), messages: historyToMessages(history) };
-    const { forkBudget, engineBudget: first } =
-      budget === undefined ? { forkBudget: undefined, engineBudget: undefined } : forkBudgetOf(budget, history, rollout, session);
+    const {
+      forkBudget,
+      engineBudget: first,
+      textRatio,
+    } = budget === undefined ? { forkBudget: undefined, engineBudget: undefined, textRatio: 1 } : forkBudgetOf(budget, history, rollout, session);
     let engineBudget = first;
     let pruning = prune(session, history, options, engineBudget);
     if (forkBudget?.tokens === undefined) {
@@ -379,29 +387,53 @@ export const enginePruner =
     }
     let codexAfter = codexTokens(plannedHistory(history, pruning, "keep"));
     for (let i = 1; i < FIT_TRIES && engineBudget !== undefined && codexAfter > forkBudget.tokens && pruning.engineReached; i++) {
-      engineBudget -= codexAfter - forkBudget.tokens;
+      // what is still over, as Codex counts it, off what the engine left: a token of output text
+      // the engine cuts takes textRatio tokens off Codex's count (three for text in CJK scripts)
+      const over = Math.ceil((codexAfter - forkBudget.tokens) / textRatio);
+      engineBudget = Math.max(0, Math.min(engineBudget, pruning.tokensAfter) - over);
       pruning = prune(session, history, options, engineBudget);
       codexAfter = codexTokens(plannedHistory(history, pruning, "keep"));
     }
     const { engineReached: _, ...rest } = pruning;
-    return { ...rest, budget: { ...forkBudget, reached: codexAfter <= forkBudget.tokens, codexTokens: codexAfter } };
+    return {
+      ...rest,
+      budget: {
+        ...forkBudget,
+        reached: codexAfter <= forkBudget.tokens,
+        codexTokens: codexAfter,
+        ...(engineBudget === undefined ? {} : { engineTokens: engineBudget }),
+      },
+    };
   };
 
 /**
  * A fork's budget for a history (`session` is the history as the engine reads it), as Codex counts
- * the history, and the engine's first budget: that less what only Codex counts (each item's JSON,
- * reasoning). `bc plan --budget N%` of a rollout plans to the same.
+ * the history, and the engine's first budget: that less what only Codex counts of what no cut
+ * changes (each item's JSON around its text, reasoning). What Codex counts beyond an output's text
+ * (its UTF-8 bytes past one a character, its JSON escapes) goes with the output when it is cut, so
+ * it is not taken off: a plan still over is tightened by what is left (enginePruner).
  */
 export const forkBudgetOf = (
   spec: BudgetSpec,
   history: readonly HistoryItem[],
   rollout: Rollout,
   session: Session,
-): { forkBudget: ForkBudget; engineBudget?: number; onlyCodexCounts: number } => {
-  const codexBefore = codexTokens(history.map((h) => sentForm(h.item)));
+): { forkBudget: ForkBudget; engineBudget?: number; textRatio: number } => {
+  const sent = history.map((h) => sentForm(h.item));
+  const codexBefore = codexTokens(sent);
   const forkBudget = budgetFor(spec, recordedWindow(rollout), codexBefore);
-  const onlyCodexCounts = Math.max(0, codexBefore - estimateSessionTokens(session).total);
-  return { forkBudget, onlyCodexCounts, ...(forkBudget.tokens === undefined ? {} : { engineBudget: forkBudget.tokens - onlyCodexCounts }) };
+  // the outputs' text as Codex counts it, and as the engine does
+  let codexText = 0;
+  let engineText = 0;
+  for (const item of sent) {
+    if (!isOutputItem(item)) continue;
+    codexText += Math.max(0, codexTokens([item]) - codexTokens([replaceOutputText(item, "")]));
+    engineText += estimateTextTokens(outputText(item.output).text);
+  }
+  const textRatio = engineText > 0 ? Math.max(1, codexText / engineText) : 1;
+  if (forkBudget.tokens === undefined) return { forkBudget, textRatio };
+  const onlyCodexCounts = Math.max(0, codexBefore - estimateSessionTokens(session).total - Math.max(0, codexText - engineText));
+  return { forkBudget, engineBudget: Math.max(0, forkBudget.tokens - onlyCodexCounts), textRatio };
 };
 
 /** One plan of the session, to `budgetTokens` of the engine's estimate when given. */

@@ -233,10 +233,18 @@ describe("bc codex-fork (the command)", () => {
     // which need weights ranked the cuts is said with every budget
     expect(byDefault.needWeights).toStartWith("shipped: fitted by build/fit-need.ts");
     expect(bc([source, "--dry-run"], { CODEX_HOME: tempDir() }).stdout.toString()).toMatch(/^weights: +shipped: fitted by/m);
-    expect(byDefault.budget).toEqual({ tokens: Math.floor(window * 0.6), window, reached: true, codexTokens: expect.any(Number) });
+    expect(byDefault.budget).toEqual({
+      tokens: Math.floor(window * 0.6),
+      window,
+      reached: true,
+      codexTokens: expect.any(Number),
+      engineTokens: expect.any(Number),
+    });
     expect(byDefault.budget.codexTokens).toBeLessThanOrEqual(byDefault.budget.tokens);
     expect(json("--budget", "50%").budget.tokens).toBe(Math.floor(window * 0.5));
     const none = json("--budget", "none");
+    // no budget: nothing was ranked, and no weights are named
+    expect(none.needWeights).toBeNull();
     expect(none.budget.tokens).toBeUndefined();
     expect(none.budget.why).toContain("none");
     // a budget below what the rules leave: the escalation cuts further, and says whether it got there
@@ -287,7 +295,13 @@ describe("bc codex-fork (the command)", () => {
     const counted = withCount(history + 12_000);
     expect(forked(counted).budget).toMatchObject({ tokens: share - 12_000, unseenTokens: 12_000, window });
     expect(bc([counted, "--dry-run"], { CODEX_HOME: tempDir() }).stdout.toString()).toMatch(/^budget: .*less ~12(\.0)?k for Codex's instructions and tools/m);
-    expect(forked(counted, "--budget", "5000").budget).toEqual({ tokens: 5000, window, reached: expect.any(Boolean), codexTokens: expect.any(Number) });
+    expect(forked(counted, "--budget", "5000").budget).toEqual({
+      tokens: 5000,
+      window,
+      reached: expect.any(Boolean),
+      codexTokens: expect.any(Number),
+      engineTokens: expect.any(Number),
+    });
     // at most half the share, however far off the count
     expect(forked(withCount(history * 1000)).budget).toMatchObject({ tokens: share - Math.floor(share / 2), unseenTokens: Math.floor(share / 2) });
   });
@@ -356,4 +370,28 @@ test("a budget is reached as Codex counts the history, reasoning included: the t
   const under = pruning(20_000);
   expect(under.pruning.budget).toMatchObject({ tokens: 20_000, reached: false });
   expect(under.estimatedTokens).toBeGreaterThan(20_000);
+});
+
+test("output in a CJK script (three UTF-8 bytes a character as Codex counts it) is cut no further than the budget needs", () => {
+  const b = new RolloutBuilder().turn("turn-1").context();
+  for (let k = 0; k < 10; k++)
+    b.user(`RUN: cat docs/ja-${k}.md`)
+      .shell(`cat docs/ja-${k}.md`, `第${k}章 ${"日本語の文書です。".repeat(600)}`)
+      .assistant(`read chapter ${k}`);
+  for (let k = 0; k < 12; k++) b.user(`next ${k}`).shell(`echo ${k}`, `${k}\n`).assistant(`step ${k}`);
+  const source = b.tokens(30_000, 100_000).write(tempDir());
+  const fork = (tokens: number) =>
+    forkRollout(source, {
+      context: "fresh",
+      pruner: enginePruner(undefined, { tokens }),
+      codexHome: tempDir(),
+      dryRun: true,
+      now: new Date("2026-12-01T09:00:00Z"),
+    }).pruning;
+  const whole = fork(1_000_000).budget!.codexTokens!;
+  // one chapter cut to its head frees ~4k as Codex counts it: enough for 2k
+  const p = fork(whole - 2000);
+  expect(p.budget).toMatchObject({ reached: true });
+  expect(p.budget!.codexTokens!).toBeGreaterThan(whole - 6000);
+  expect(p.resultsTruncated + p.resultsDropped).toBe(1);
 });
