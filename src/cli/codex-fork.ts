@@ -112,7 +112,8 @@ const asJson = (r: ForkResult, resume: string, weights: string) => ({
   tokens: { before: r.pruning.tokensBefore, after: r.pruning.tokensAfter },
   byRule: r.pruning.byRule,
   budget: r.pruning.budget ?? null,
-  needWeights: weights,
+  // as the human output: said when the cuts had a budget to be ranked for
+  needWeights: r.pruning.budget?.tokens === undefined ? null : weights,
   resumeCommand: resume,
   name: r.name ?? null,
 });
