@@ -176,21 +176,37 @@ const demoCorpus = (): { files: CorpusFile[]; dir: string } => {
 const BAR_WIDTH = 28;
 const LABEL_WIDTH = 50;
 
+/** The end of `s` that fits in `cells` terminal columns, whole characters only, "…" before it when cut. */
+const tailIn = (s: string, cells: number): string => {
+  if (Bun.stringWidth(s) <= cells) return s;
+  if (cells < 2) return "";
+  const chars = [...s];
+  let out = "";
+  let used = 1; // the "…"
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const w = Bun.stringWidth(chars[i]!);
+    if (used + w > cells) break;
+    out = chars[i]! + out;
+    used += w;
+  }
+  return `…${out}`;
+};
+
 /**
- * The progress bar's line, at most `columns - 1` wide: a line that wraps is redrawn below itself,
- * not in place. The file's name gives way first (down to 20 characters), then the bar, which goes
- * when too short to read; with no width known, the full bar and up to 50 characters of the name.
+ * The progress bar's line, at most `columns - 1` terminal cells wide (a wide character, as in a
+ * CJK file name, takes two): a line that wraps is redrawn below itself, not in place. The file's
+ * name gives way first (down to 20 cells), then the bar, which goes when too short to read; with
+ * no width known, the full bar and up to 50 cells of the name.
  */
 export const progressLine = (done: number, total: number, name: string, columns?: number): string => {
   const room = columns !== undefined && columns > 1 ? columns - 1 : Number.POSITIVE_INFINITY;
   const count = `${done}/${total}`;
-  const fit = Math.min(BAR_WIDTH, room - count.length - 4 - Math.min(name.length, LABEL_WIDTH, 20));
+  const fit = Math.min(BAR_WIDTH, room - count.length - 4 - Math.min(Bun.stringWidth(name), LABEL_WIDTH, 20));
   const width = fit >= 8 ? fit : 0;
   const filled = Math.round((done / total) * width);
   const head = width > 0 ? `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${count}` : count;
-  const labelRoom = Math.min(LABEL_WIDTH, room - head.length - 1);
-  const label = labelRoom < 2 ? "" : name.length > labelRoom ? `…${name.slice(-(labelRoom - 1))}` : name;
-  return `${head} ${label}`.slice(0, room);
+  if (head.length >= room) return head.slice(0, room);
+  return `${head} ${tailIn(name, Math.min(LABEL_WIDTH, room - head.length - 1))}`.trimEnd();
 };
 
 /** Progress on stderr once a run has taken a second: a bar redrawn in place on a terminal, a line every few seconds otherwise. */

@@ -36,4 +36,8 @@ test("the progress line fits the terminal's width, one column spare, so a redraw
   expect(progressLine(5, 50, name, 60)).toBe("[###.........................] 5/50 …3f8-afce5b4edc6f.jsonl");
   expect(progressLine(5, 50, name, 45)).toBe("[##..............] 5/50 …-afce5b4edc6f.jsonl");
   expect(progressLine(5, 50, name, 30)).toBe("5/50 …83f8-afce5b4edc6f.jsonl");
+  // measured in terminal cells: a CJK name's characters take two each, an emoji is never split
+  const wide = `claude/${"日本語".repeat(10)}.jsonl`;
+  for (const columns of [80, 60, 40]) expect(Bun.stringWidth(progressLine(5, 50, wide, columns))).toBeLessThanOrEqual(columns - 1);
+  expect(progressLine(5, 50, "aaaaaaaaaaaaaaa😀😀😀.jsonl", 40)).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
 });
