@@ -34,7 +34,7 @@ const installCmd = defineCommand({
     register: {
       type: "boolean",
       default: true,
-      description: "Register with Claude Code through its CLI (--no-register: only write the folder and print the commands)",
+      description: "Only write the plugin's folder and print the claude commands that register it (by default bc runs them)",
     },
     "allow-recall": {
       type: "boolean",

@@ -22,7 +22,8 @@ export type BudgetSpec = { readonly tokens: number } | { readonly percent: numbe
 const MAX_BUDGET_TOKENS = 1_000_000_000;
 
 export const parseBudget = (raw: string | undefined): BudgetSpec => {
-  if (raw === undefined) return { percent: DEFAULT_FORK_BUDGET_PERCENT };
+  // not given, or given alone (`--budget` with no value): the default share
+  if (raw === undefined || raw === "") return { percent: DEFAULT_FORK_BUDGET_PERCENT };
   const s = raw.trim();
   if (s === "none") return "none";
   const pct = /^(\d+(?:\.\d+)?)%$/.exec(s);

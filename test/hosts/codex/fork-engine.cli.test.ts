@@ -256,8 +256,9 @@ describe("bc codex-fork (the command)", () => {
     expect(tight.budget.codexTokens).toBeGreaterThan(tight.tokens.after);
     const human = bc([source, "--dry-run", "--budget", "1"], { CODEX_HOME: tempDir() });
     expect(human.stdout.toString()).toMatch(/^budget: +~1 tokens \(of a .*-token window\), the history ~[0-9.k]+ as Codex counts it, NOT reached/m);
-    // a share under 1%, a count no window comes near, and an empty value are refused as 12x is
-    for (const odd of ["0.0001%", "1000000000000000000000", ""]) {
+    // a share under 1% and a count no window comes near are refused as 12x is; --budget alone is the default
+    expect(json("--budget", "").budget.tokens).toBe(Math.floor(window * 0.6));
+    for (const odd of ["0.0001%", "1000000000000000000000"]) {
       const r = bc([source, "--dry-run", "--budget", odd], { CODEX_HOME: tempDir() });
       expect([odd, r.exitCode, r.stderr.toString().split("\n")[0]]).toEqual([odd, 2, expect.stringContaining("--budget must be")]);
     }
