@@ -34,11 +34,17 @@ const installCmd = defineCommand({
   },
   async run({ args }) {
     const r = await install({ trust: args.trust, codex: args.codex });
-    if (args.json) return out(JSON.stringify(r, null, 2));
+    // --trust that could not trust fails (exit 1), the hook written all the same: a script can tell
+    const failed = args.trust && !r.trusted ? 1 : 0;
+    if (args.json) {
+      out(JSON.stringify(r, null, 2));
+      return failed;
+    }
     log.success(`${r.createdHooksFile ? "wrote" : "added bc's hook to"} ${r.hooksPath}`);
     if (r.trusted) log.success("the hook is trusted; it takes effect in new codex sessions");
     else log.warn(r.trustHint ?? "the hook is not trusted yet");
     log.info("check it: 'bc codex status'; after a compaction, 'bc codex log' says what bc did; turn it off: 'bc codex uninstall'");
+    return failed;
   },
 });
 

@@ -75,3 +75,19 @@ test("log: a damaged line is said as every reader says one ('warning: file:line:
   expect(r.stdout).toContain("applied  (812.3 ms)");
   expect(r.stdout).not.toContain("bogus");
 });
+
+test("install --trust that cannot trust (no codex on PATH) writes the hook and exits 1, so a script can tell; without --trust, 0", () => {
+  const own = join(home, "trust-home");
+  const run = (args: string[]) =>
+    Bun.spawnSync([process.execPath, join(REPO, "src", "main.ts"), "codex", "install", ...args], {
+      env: { PATH: dirname(process.execPath), HOME: home, CODEX_HOME: own },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+  // PATH holds bun alone: no codex to ask for the trust key
+  const failed = run(["--trust", "--json"]);
+  expect(failed.exitCode).toBe(1);
+  expect(JSON.parse(failed.stdout.toString())).toMatchObject({ trusted: false });
+  expect(readFileSync(join(own, "hooks.json"), "utf8")).toContain("codex-hook");
+  expect(run([]).exitCode).toBe(0);
+});
