@@ -10,9 +10,10 @@ const REPO = join(import.meta.dir, "..", "..");
 const home = mkdtempSync(join(tmpdir(), "bc-codex-cli-"));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-const bc = (args: string[]) => {
+/** `bc args` with only bun on PATH (no codex), and $CODEX_HOME at `codexHome`. */
+const bc = (args: string[], codexHome = home) => {
   const r = Bun.spawnSync([process.execPath, join(REPO, "src", "main.ts"), ...args], {
-    env: { PATH: dirname(process.execPath), HOME: home, CODEX_HOME: home },
+    env: { PATH: dirname(process.execPath), HOME: home, CODEX_HOME: codexHome },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -21,18 +22,12 @@ const bc = (args: string[]) => {
 
 test("log --json with no log yet prints a log's shape with no records and succeeds, as bc claude log does; without --json it is an error", () => {
   const empty = join(home, "no-logs-here");
-  const run = (args: string[]) =>
-    Bun.spawnSync([process.execPath, join(REPO, "src", "main.ts"), "codex", "log", ...args], {
-      env: { PATH: dirname(process.execPath), HOME: home, CODEX_HOME: empty },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-  const r = run(["--json"]);
-  expect(r.exitCode).toBe(0);
-  expect(JSON.parse(r.stdout.toString())).toEqual({ threadId: null, path: null, records: [] });
-  const plain = run([]);
-  expect(plain.exitCode).toBe(1);
-  expect(plain.stderr.toString().split("\n")[0]).toBe(`bc: no decision log under ${empty}/better-compaction/logs`);
+  const r = bc(["codex", "log", "--json"], empty);
+  expect(r.code).toBe(0);
+  expect(JSON.parse(r.stdout)).toEqual({ threadId: null, path: null, records: [] });
+  const plain = bc(["codex", "log"], empty);
+  expect(plain.code).toBe(1);
+  expect(plain.stderr.split("\n")[0]).toBe(`bc: no decision log under ${empty}/better-compaction/logs`);
 });
 
 test("log: a thread by its id, a prefix of it, or its name (session_index.jsonl: the newest thread so named that has a log)", () => {
@@ -78,16 +73,10 @@ test("log: a damaged line is said as every reader says one ('warning: file:line:
 
 test("install --trust that cannot trust (no codex on PATH) writes the hook and exits 1, so a script can tell; without --trust, 0", () => {
   const own = join(home, "trust-home");
-  const run = (args: string[]) =>
-    Bun.spawnSync([process.execPath, join(REPO, "src", "main.ts"), "codex", "install", ...args], {
-      env: { PATH: dirname(process.execPath), HOME: home, CODEX_HOME: own },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
   // PATH holds bun alone: no codex to ask for the trust key
-  const failed = run(["--trust", "--json"]);
-  expect(failed.exitCode).toBe(1);
-  expect(JSON.parse(failed.stdout.toString())).toMatchObject({ trusted: false });
+  const failed = bc(["codex", "install", "--trust", "--json"], own);
+  expect(failed.code).toBe(1);
+  expect(JSON.parse(failed.stdout)).toMatchObject({ trusted: false });
   expect(readFileSync(join(own, "hooks.json"), "utf8")).toContain("codex-hook");
-  expect(run([]).exitCode).toBe(0);
+  expect(bc(["codex", "install"], own).code).toBe(0);
 });

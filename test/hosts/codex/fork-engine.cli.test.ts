@@ -338,6 +338,16 @@ test("--out-dir naming a file: a one-line error, nothing written, no stack trace
   expect(r.stdout.toString()).toBe("");
 });
 
+/** A dry-run fork of `source` cut by the engine to `tokens` as Codex counts the history. */
+const dryFork = (source: string, tokens: number) =>
+  forkRollout(source, {
+    context: "fresh",
+    pruner: enginePruner(undefined, { tokens }),
+    codexHome: tempDir(),
+    dryRun: true,
+    now: new Date("2026-12-01T09:00:00Z"),
+  });
+
 test("a budget is reached as Codex counts the history, reasoning included: the token count the fork tells Codex is then at or under it", () => {
   const b = new RolloutBuilder().turn("turn-1").context();
   for (let k = 0; k < 12; k++)
@@ -351,14 +361,7 @@ test("a budget is reached as Codex counts the history, reasoning included: the t
       .shell(`cat part-${k}.txt`, bigText(`part-${k}.txt`, 12_000))
       .assistant(`part ${k} read`);
   const source = b.tokens(60_000).write(tempDir());
-  const pruning = (tokens: number) =>
-    forkRollout(source, {
-      context: "fresh",
-      pruner: enginePruner(undefined, { tokens }),
-      codexHome: tempDir(),
-      dryRun: true,
-      now: new Date("2026-12-01T09:00:00Z"),
-    });
+  const pruning = (tokens: number) => dryFork(source, tokens);
   // the text alone is under 45k tokens; the reasoning adds ~2k an item (12 × 8,350 bytes) as Codex counts it
   const r = pruning(60_000);
   expect(r.pruning.tokensBefore).toBeLessThan(45_000);
@@ -381,14 +384,7 @@ test("output in a CJK script (three UTF-8 bytes a character as Codex counts it) 
       .assistant(`read chapter ${k}`);
   for (let k = 0; k < 12; k++) b.user(`next ${k}`).shell(`echo ${k}`, `${k}\n`).assistant(`step ${k}`);
   const source = b.tokens(30_000, 100_000).write(tempDir());
-  const fork = (tokens: number) =>
-    forkRollout(source, {
-      context: "fresh",
-      pruner: enginePruner(undefined, { tokens }),
-      codexHome: tempDir(),
-      dryRun: true,
-      now: new Date("2026-12-01T09:00:00Z"),
-    }).pruning;
+  const fork = (tokens: number) => dryFork(source, tokens).pruning;
   const whole = fork(1_000_000).budget!.codexTokens!;
   // one chapter cut to its head frees ~4k as Codex counts it: enough for 2k
   const p = fork(whole - 2000);
