@@ -6,13 +6,13 @@
 // its history, and a budget is reached only when this figure is under it: an estimate of the text
 // alone would leave out what Codex counts (a long session's reasoning can double it).
 
+import { isObject } from "../../util/json.ts";
+
 const REASONING_BASE64_OVERHEAD_BYTES = 650;
 const IMAGE_BYTES_ESTIMATE = 7373;
 const BYTES_PER_TOKEN = 4;
 
 const DATA_URL_BASE64 = /^data:[^;,]*;base64,/i;
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The base64 payload bytes of the inline images an item carries (a message's or an output's input_image parts). */
 const imagePayloads = (item: Record<string, unknown>): { bytes: number; images: number } => {
