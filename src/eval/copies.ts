@@ -50,3 +50,17 @@ export interface CopyCandidate {
  */
 export const keptFirst = (a: CopyCandidate, b: CopyCandidate): number =>
   b.keys.length - a.keys.length || b.messages - a.messages || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * Which of `sessions` are copies of another among them, decided by content alone (keptFirst), once
+ * every one is read: each copy, with the name of the session it copies.
+ */
+export const copiesByContent = <T extends CopyCandidate>(sessions: readonly T[]): Map<T, string> => {
+  const finder = new CopyFinder();
+  const copies = new Map<T, string>();
+  for (const c of [...sessions].sort(keptFirst)) {
+    const of = finder.copyOfKeys(c.name, c.keys);
+    if (of !== undefined) copies.set(c, of);
+  }
+  return copies;
+};

@@ -3,7 +3,7 @@
 // yardstick: 1 when the session used one of its tokens after the cut (a miss, had it been removed).
 import { needTable } from "../engine/need/table.ts";
 import type { Session } from "../engine/types.ts";
-import { CopyFinder, copyKeys, copyReason, keptFirst } from "./copies.ts";
+import { copiesByContent, copyKeys, copyReason } from "./copies.ts";
 import { collectFiles, fingerprint as corpusFingerprint, notASession } from "./corpus.ts";
 import { cutContext } from "./cut.ts";
 import { neededTokens } from "./score.ts";
@@ -65,7 +65,7 @@ interface Candidate {
   readonly hash: string;
   readonly keys: readonly string[];
   readonly messages: number;
-  /** undefined: not replayed (a copy whatever else is read), or the replay failed (why in `failed`) */
+  /** undefined: the replay failed (why in `failed`) */
   readonly samples?: NeedSample[];
   readonly failed?: string;
 }
@@ -80,8 +80,6 @@ export const collectNeedSamples = (paths: readonly string[], progress: (msg: str
   const notes: { slot: number; reason: string }[] = [];
   const malformed: string[] = [];
   const candidates: Candidate[] = [];
-  /** each result's best holder so far (keptFirst): a session all of whose results have a better holder is a copy, whatever comes later */
-  const best = new Map<string, Candidate>();
   files.forEach((f, slot) => {
     if (slot % 10 === 0) progress(`${slot} of ${files.length} files`);
     const file = readSessionFile(f);
@@ -96,32 +94,26 @@ export const collectNeedSamples = (paths: readonly string[], progress: (msg: str
     }
     for (const m of file.session.malformed) malformed.push(m.split(f.path).join(f.name));
     const timeline = file.session.timeline;
-    const seen: Candidate = { slot, name: f.name, path: f.path, hash: file.hash, keys: copyKeys(timeline), messages: timeline.messages.length };
-    const copy = seen.keys.length > 0 && seen.keys.every((k) => keptFirst(best.get(k) ?? seen, seen) < 0);
-    for (const k of seen.keys) if (keptFirst(best.get(k) ?? seen, seen) >= 0) best.set(k, seen);
-    // a sure copy is not replayed; another may still turn out one, and its samples are then dropped
-    if (copy) candidates.push(seen);
-    else
-      try {
-        candidates.push({ ...seen, samples: needSamples(file.hash, timeline, cuts) });
-      } catch (e) {
-        // a session that cannot be replayed is named and left out; the fit goes on
-        candidates.push({ ...seen, failed: notASession(f, e) });
-      }
+    const seen = { slot, name: f.name, path: f.path, hash: file.hash, keys: copyKeys(timeline), messages: timeline.messages.length };
+    try {
+      candidates.push({ ...seen, samples: needSamples(file.hash, timeline, cuts) });
+    } catch (e) {
+      // a session that cannot be replayed is named and left out; the fit goes on
+      candidates.push({ ...seen, failed: notASession(f, e) });
+    }
   });
   if (files.length > 0) progress(`${files.length} of ${files.length} files`);
-  // copies decided in the order keptFirst gives: by content alone, whatever the names and the order read
-  const copies = new CopyFinder();
+  // copies decided by content alone, whatever the names and the order read (as bc eval decides them)
+  const copies = copiesByContent(candidates);
   const kept: Candidate[] = [];
-  for (const c of [...candidates].sort(keptFirst)) {
-    const of = copies.copyOfKeys(c.name, c.keys);
+  for (const c of candidates) {
+    const of = copies.get(c);
     if (of !== undefined) notes.push({ slot: c.slot, reason: copyReason(c.name, of) });
     else if (c.failed !== undefined) notes.push({ slot: c.slot, reason: c.failed });
     else kept.push(c);
   }
   kept.sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
   return {
-    // a sure copy (no samples) is always found a copy above: every result of it is held before it
     samples: kept.flatMap((c) => c.samples ?? []),
     // as bc eval's report names the corpus: over every file read
     fingerprint: corpusFingerprint(hashes),

@@ -6,7 +6,7 @@ import { CHARS_PER_TOKEN } from "../engine/estimate.ts";
 import type { NeedModel } from "../engine/need/model.ts";
 import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
 import { DEFAULT_OPTIONS, type Host } from "../engine/types.ts";
-import { CopyFinder, copyReason, keptFirst } from "./copies.ts";
+import { copiesByContent, copyReason } from "./copies.ts";
 import { VERSION } from "../version.ts";
 import { contentHash, fingerprint, type CorpusFile, type Skipped } from "./corpus.ts";
 import { type FileOutcome, type ReplayConfig, replayFile } from "./file-replay.ts";
@@ -218,16 +218,11 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
   }
   // which sessions are copies of others, by content alone (copies.ts keptFirst): renaming or
   // moving files changes no figure
-  const copies = new CopyFinder();
-  const copyOf = new Map<number, string>();
   const read = opts.files.flatMap((f, k) => {
     const o = outcomes[k]!;
     return o.kind === "read" && o.loaded.kind === "session" ? [{ k, name: f.name, hash: o.hash, keys: o.loaded.copyKeys, messages: o.loaded.messages }] : [];
   });
-  for (const c of read.sort(keptFirst)) {
-    const of = copies.copyOfKeys(c.name, c.keys);
-    if (of !== undefined) copyOf.set(c.k, of);
-  }
+  const copyOf = new Map([...copiesByContent(read)].map(([c, of]) => [c.k, of]));
   opts.files.forEach((f, k) => {
     const o = outcomes[k]!;
     if (o.kind === "unreadable") skipped.push({ file: f.name, reason: o.reason });
