@@ -102,26 +102,29 @@ export class SessionFacts {
     const calls = new Map<string, { call: ToolCall; at: number }>();
     const items: ResultItem[] = [];
     const meaningFor = sessionMeanings();
-    // a result whose call comes later (or only in a damaged history) still means what that call
-    // means: a person's answer stays one
-    const callsAnywhere = new Map<string, ToolCall>();
-    // an id a person's question carries, whatever else shares it
+    // an id a person's question carries, whatever other call shares it
     const asksPerson = new Set<string>();
-    for (const m of session.messages)
-      for (const c of m.toolCalls) {
-        if (!callsAnywhere.has(c.id)) callsAnywhere.set(c.id, c);
-        if (isPersonTool(c.name)) asksPerson.add(c.id);
+    // a result whose call comes later (only in a damaged history) still means what that call
+    // means, so that a person's answer stays one: looked up, the first time it is needed
+    let callsAnywhere: Map<string, ToolCall> | undefined;
+    const callAnywhere = (id: string): ToolCall | undefined => {
+      if (callsAnywhere === undefined) {
+        callsAnywhere = new Map();
+        for (const m of session.messages) for (const c of m.toolCalls) if (!callsAnywhere.has(c.id)) callsAnywhere.set(c.id, c);
       }
+      return callsAnywhere.get(id);
+    };
     let lastPrompt = -1;
     session.messages.forEach((m, i) => {
       if (m.kind === "prompt") lastPrompt = i;
       for (const c of m.toolCalls) {
         calls.set(c.id, { call: c, at: i });
+        if (isPersonTool(c.name)) asksPerson.add(c.id);
         for (const w of meaningFor(c).writes) push(this.writesByPath, w, i);
       }
       for (const r of m.toolResults) {
         const found = calls.get(r.callId);
-        const later = found ? undefined : callsAnywhere.get(r.callId);
+        const later = found ? undefined : callAnywhere(r.callId);
         const paired = found ? meaningFor(found.call) : later ? meaningFor(later) : NO_MEANING;
         const meaning = !paired.asksPerson && asksPerson.has(r.callId) ? { ...paired, asksPerson: true } : paired;
         const code = exitCode(r.text);
