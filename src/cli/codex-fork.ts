@@ -4,6 +4,7 @@ import { defineCommand } from "citty";
 import { z } from "zod";
 import { JSON_ARG, parseFlags, pathFlag, SESSION_ARG } from "./args.ts";
 import { join, relative, resolve as resolvePath, sep } from "node:path";
+import { codexTokens } from "../hosts/codex/codex-estimate.ts";
 import { enginePruner, type ForkResult, forkRollout } from "../hosts/codex/fork.ts";
 import { defaultCodexHome } from "../hosts/codex/home.ts";
 import { parseBudget } from "../hosts/codex/window.ts";
@@ -42,12 +43,15 @@ const resumeCommand = (r: ForkResult, codexHome: string): string => {
 /** The fork still holds more than the model's window: no compaction by bc can make it fit. */
 const tooBig = (r: ForkResult): boolean => r.contextWindow !== undefined && r.estimatedTokens > r.contextWindow;
 
-/** The largest tool output the fork keeps, in estimated tokens. */
+/**
+ * The largest tool output the fork keeps, as Codex counts it: the unit the fork's size and budget
+ * are told in (a CJK output's UTF-8 bytes are three to a character, not one).
+ */
 const largestKept = (r: ForkResult): number => {
   let max = 0;
   for (const item of r.replacementHistory) {
     if (typeof item.type !== "string" || !item.type.endsWith("_output")) continue;
-    max = Math.max(max, Math.ceil(JSON.stringify(item.output ?? "").length / 4));
+    max = Math.max(max, codexTokens([item]));
   }
   return max;
 };

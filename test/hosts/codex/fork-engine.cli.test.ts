@@ -11,6 +11,7 @@ import { rebuildHistory } from "../../../src/hosts/codex/history.ts";
 import { isOutputItem, outputText, sentForm } from "../../../src/hosts/codex/items.ts";
 import { readRollout } from "../../../src/hosts/codex/rollout.ts";
 import { modelWindowOf } from "../../../src/hosts/codex/rollout.ts";
+import { tokenCount } from "../../../src/util/format.ts";
 import { REPO_DIR } from "../../support/shared.ts";
 import { RolloutBuilder, bigText } from "./live/support.ts";
 
@@ -201,6 +202,27 @@ describe("bc codex-fork (the command)", () => {
       /^tokens: +~1\.\d\dM before, ~1\.\d\dM after \(text\); Codex is told ~1\.\d\dM \(the history as sent\) of its 272\.0k window$/m,
     );
     expect(r.stderr.toString()).toMatch(/the fork still holds ~1\.\d\dM tokens, more than the model's 272\.0k context window: Codex cannot continue it/);
+  });
+
+  test("the largest kept output it names is counted as Codex counts the fork: a CJK output's UTF-8 bytes, not its characters", () => {
+    // 400,000 CJK characters: ~100k tokens by characters, ~300k by Codex's bytes / 4 (over a 272k window)
+    const dir = tempDir();
+    const lines = readFileSync(LEGACY, "utf8").trimEnd().split("\n");
+    const item = (payload: object): string => JSON.stringify({ timestamp: "2026-06-01T10:00:00.000Z", type: "response_item", payload });
+    const output = { type: "function_call_output", call_id: "call_big", output: `${"日志".repeat(200_000)} port 4242` };
+    lines.push(
+      item({ type: "function_call", name: "shell", arguments: JSON.stringify({ command: ["bash", "-lc", "cat server.log"] }), call_id: "call_big" }),
+      item(output),
+      item({ type: "message", role: "assistant", content: [{ type: "output_text", text: "It listens on 4242." }] }),
+    );
+    const source = join(dir, "rollout-big-cjk.jsonl");
+    writeFileSync(source, `${lines.join("\n")}\n`);
+    const r = bc([source, "--dry-run"], { CODEX_HOME: tempDir() });
+    expect(r.exitCode).toBe(0);
+    expect(codexTokens([output])).toBeGreaterThan(272_000);
+    expect(r.stderr.toString()).toContain(
+      `Codex cannot continue it (its largest kept tool output alone is ~${tokenCount(codexTokens([output]))} tokens); start a new session instead`,
+    );
   });
 
   test("--budget: 60% of the window the rollout reports by default, N% or tokens when given, none for the rules alone", () => {
