@@ -1,7 +1,7 @@
 // `bc calibrate [sessions]`: fit the need model on the user's own sessions and compare it with
 // the shipped one on sessions of theirs it was not fitted on. Writes the weights only with --write.
 import { defineCommand } from "citty";
-import { accessSync, constants, mkdirSync, renameSync, statSync, unlinkSync } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { DEFAULT_FIT, type HeldOut, type ToolScore, fitNeedModel, foldModels, foldOf, heldOutScore, scoreByTool, scoreModel } from "../engine/need/fit.ts";
 import { unknownToolClass } from "../engine/need/features.ts";
@@ -14,7 +14,7 @@ import { discoverSessions } from "../hosts/load.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
 import { weightsInUse } from "../hosts/need-weights.ts";
 import { BcError } from "../util/errors.ts";
-import { writeAtomically } from "../util/jsonl.ts";
+import { replaceFile } from "../util/jsonl.ts";
 import { log, out, warnList } from "../util/log.ts";
 import { warnSkipped } from "./sessions.ts";
 import { counted } from "../util/format.ts";
@@ -115,35 +115,8 @@ const replacing = (path: string): CalibrationReport["replaced"] => {
   return w.problem === undefined ? undefined : { problem: w.problem.replace(`${path}: `, "") };
 };
 
-/** Write the weights: whole beside the old file, then renamed over it, so a reader sees the old or the new one; on failure nothing is left behind. */
-export const writeWeights = (path: string, text: string): void => {
-  const fresh = `${path}.${process.pid}.new`;
-  let made = false;
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeAtomically(fresh, text);
-    made = true;
-    renameSync(fresh, path);
-  } catch (e) {
-    if (made) unlinkSync(fresh);
-    // the system's code, not its message: that names the temporary file, which is gone
-    const code = (e as NodeJS.ErrnoException).code ?? /\((E[A-Z]+):/.exec(e instanceof Error ? e.message : "")?.[1];
-    const why = code === undefined ? (e instanceof Error ? e.message.split(fresh).join(path) : String(e)) : (WRITE_ERRORS[code] ?? code);
-    throw new BcError("bad-input", `${path}: cannot be written (${why})`, "nothing was written; the weights bc uses are unchanged");
-  }
-};
-
-/** errno codes of a failed write, in words */
-const WRITE_ERRORS: Record<string, string> = {
-  EACCES: "permission denied",
-  EPERM: "permission denied",
-  EISDIR: "a folder is in the way",
-  ENOTEMPTY: "a folder is in the way",
-  EEXIST: "a file is in the way of its folder",
-  ENOTDIR: "a file is in the way of its folder",
-  ENOSPC: "no room left on the disk",
-  EROFS: "read-only file system",
-};
+/** Write the weights in place of the old file: a reader (the plugin, bc plan) sees the old or the new one whole. */
+export const writeWeights = (path: string, text: string): void => replaceFile(path, text, { hint: "nothing was written; the weights bc uses are unchanged" });
 
 export const calibrate = (paths: readonly string[], opts: { write?: string; progress?: (msg: string) => void }): CalibrationReport => {
   const problem = opts.write === undefined ? undefined : unwritable(opts.write);

@@ -1,9 +1,9 @@
 // `bc eval [files or folders…]`: replay sessions, cut them, and score what each method loses.
 import { defineCommand } from "citty";
 import { z } from "zod";
-import { existsSync, mkdtempSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, unlinkSync, writeFileSync, mkdirSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import type { Host } from "../engine/types.ts";
 import { discoverSessions } from "../hosts/load.ts";
 import { collectFiles, homeName, sortFiles, type CorpusFile, type Skipped } from "../eval/corpus.ts";
@@ -20,6 +20,7 @@ import { defaultOutDir, writeReport } from "../eval/report/write.ts";
 import { warnSkipped } from "./sessions.ts";
 import { METHOD_IDS } from "../eval/replay.ts";
 import { needWeightsRecord, runEval, unscoredCuts, type EvalReport, type NeedWeightsRecord } from "../eval/run.ts";
+import { removeMadeDirs } from "../util/dirs.ts";
 import { BcError } from "../util/errors.ts";
 import { selfCommand } from "../util/self-command.ts";
 import { log, out, warnList } from "../util/log.ts";
@@ -106,24 +107,6 @@ export const checkOutDir = (dir: string): { created: string | undefined } => {
       `${dir}: cannot write the report there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
       "pass --out with a folder you can write to",
     );
-  }
-};
-
-/**
- * Remove the folders checkOutDir made, from `dir` out to `created`, each only while it is empty:
- * a run that fails leaves no empty folder behind, and never removes one that was there before
- * or holds anything.
- */
-export const removeMadeDirs = (dir: string, created: string | undefined): void => {
-  if (created === undefined) return;
-  const outermost = resolve(created);
-  for (let d = resolve(dir); ; d = dirname(d)) {
-    try {
-      rmdirSync(d);
-    } catch {
-      return;
-    }
-    if (d === outermost || dirname(d) === d) return;
   }
 };
 

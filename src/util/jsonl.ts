@@ -1,8 +1,26 @@
 // JSON Lines in and out, losslessly: every line keeps its raw text so an unchanged file
 // writes back byte for byte; a malformed line is reported as `file:line: why` and kept raw.
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { readFileSync } from "node:fs";
+// Files are written whole or not at all: a new one (writeAtomically), or in place of one (replaceFile).
+import {
+  closeSync,
+  existsSync,
+  fchmodSync,
+  fchownSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { removeMadeDirs } from "./dirs.ts";
 import { BcError } from "./errors.ts";
 import { HUGE_LINE_CHARS, parseJsonLine } from "./huge-line.ts";
 
@@ -195,6 +213,41 @@ export const parseJsonl = (text: string, path: string): JsonlFile => {
 /** Join raw lines back into file text. */
 export const joinJsonl = (raws: readonly string[], endsWithNewline: boolean): string => raws.join("\n") + (endsWithNewline && raws.length > 0 ? "\n" : "");
 
+let tempCount = 0;
+/** A new name beside `path`, in its folder: a rename within one filesystem is atomic. */
+const tempBeside = (path: string): string => join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.${tempCount++}.tmp`);
+
+/**
+ * Write `text` whole to a new temporary file beside `path` and fsync it; returns its name. On a
+ * failure the temporary file is gone. `keep`: the file it will replace, whose mode (and owner, where
+ * the system lets bc) it takes; otherwise it is made with `mode`, narrowed by the umask.
+ */
+const writeTemp = (path: string, text: string | Uint8Array, opts: { mode: number; keep?: Stats }): string => {
+  const tmp = tempBeside(path);
+  // a kept mode is set by fchmod, which the umask does not narrow
+  const fd = openSync(tmp, "wx", opts.keep === undefined ? opts.mode : 0o600);
+  try {
+    if (opts.keep !== undefined) {
+      fchmodSync(fd, opts.keep.mode & 0o7777);
+      try {
+        // root replacing a user's settings: were they root's now, the user could no longer read them
+        fchownSync(fd, opts.keep.uid, opts.keep.gid);
+      } catch {
+        // only root may give a file away: anyone else's new file stays theirs
+      }
+    }
+    const bytes = typeof text === "string" ? Buffer.from(text) : text;
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    unlinkSync(tmp);
+    throw e;
+  }
+  closeSync(fd);
+  return tmp;
+};
+
 /**
  * Write `text` to a temporary file beside `path`, let `check` read it back, then make it
  * visible atomically. An existing `path` is never overwritten. On any failure nothing is left behind.
@@ -207,15 +260,9 @@ export const writeAtomically = (
   link: (from: string, to: string) => void = linkSync,
 ): void => {
   if (existsSync(path)) throw new BcError("exists", `${path}: already exists; refusing to overwrite`);
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
-  let fd: number | undefined;
+  let tmp: string | undefined;
   try {
-    fd = openSync(tmp, "wx", 0o600);
-    if (typeof text === "string") writeSync(fd, text);
-    else writeSync(fd, text);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
+    tmp = writeTemp(path, text, { mode: 0o600 });
     check?.(tmp);
     // link + unlink: fails (instead of replacing) if `path` appeared meanwhile
     try {
@@ -228,8 +275,7 @@ export const writeAtomically = (
       renameSync(tmp, path);
     }
   } catch (e) {
-    if (fd !== undefined) closeSync(fd);
-    if (existsSync(tmp)) unlinkSync(tmp);
+    if (tmp !== undefined && existsSync(tmp)) unlinkSync(tmp);
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "EEXIST") throw new BcError("exists", `${path}: already exists; refusing to overwrite`);
     if (e instanceof BcError || code === undefined) throw e;
@@ -243,3 +289,63 @@ export const writeAtomically = (
 
 /** errno codes of a filesystem that cannot make hard links */
 const NO_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
+
+export interface ReplaceOptions {
+  /** permission bits of a file made new (a file replaced keeps its own); by default its owner's alone */
+  readonly newMode?: number;
+  /** the error's hint: what a failure left as it was */
+  readonly hint?: string;
+}
+
+/**
+ * Put `text` in place of what `path` holds, so a reader sees the old file or the new one whole:
+ * written and fsynced beside it, then renamed over it. A symlink stays a link and the file it
+ * names is replaced (a dotfiles setup keeps its link); a file replaced keeps its mode (settings can
+ * hold an API key). Missing folders are made. On any failure the old file is as it was, no
+ * temporary file or folder made for it is left, and the error is one line naming `path`.
+ */
+export const replaceFile = (path: string, text: string | Uint8Array, opts: ReplaceOptions = {}): void => replaceFiles([{ path, text }], opts);
+
+/** replaceFile for files that go together: all are written before any is renamed, so a failure while writing leaves each as it was. */
+export const replaceFiles = (files: readonly { readonly path: string; readonly text: string | Uint8Array }[], opts: ReplaceOptions = {}): void => {
+  const made: { dir: string; created: string | undefined }[] = [];
+  const staged: { path: string; tmp: string; target: string }[] = [];
+  let failing = "";
+  try {
+    for (const { path, text } of files) {
+      failing = path;
+      const target = existsSync(path) ? realpathSync(path) : path;
+      made.push({ dir: dirname(target), created: mkdirSync(dirname(target), { recursive: true }) });
+      const keep = existsSync(target) ? statSync(target) : undefined;
+      staged.push({ path, tmp: writeTemp(target, text, { mode: opts.newMode ?? 0o600, keep }), target });
+    }
+    for (const { path, tmp, target } of staged) {
+      failing = path;
+      renameSync(tmp, target);
+    }
+  } catch (e) {
+    for (const { tmp } of staged) rmSync(tmp, { force: true });
+    for (const { dir, created } of made.reverse()) removeMadeDirs(dir, created);
+    const code = (e as NodeJS.ErrnoException).code;
+    // the system's code in words, not its message: that names the temporary file, which is gone
+    const why = code === undefined ? (e instanceof Error ? e.message : String(e)) : writeErrorWords(code);
+    throw new BcError("bad-input", `${failing}: cannot be written (${why})`, opts.hint ?? "nothing was written; the file is as it was");
+  }
+};
+
+/** errno codes of a failed write, in words */
+const WRITE_ERRORS: Record<string, string> = {
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EISDIR: "a folder is in the way",
+  ENOTEMPTY: "a folder is in the way",
+  EEXIST: "a file is in the way of its folder",
+  ENOTDIR: "a file is in the way of its folder",
+  ENOSPC: "no room left on the disk",
+  EDQUOT: "no room left on the disk",
+  EFBIG: "larger than the system lets a file grow",
+  EROFS: "read-only file system",
+};
+
+/** A failed write's errno code in words (the code itself when it has none). */
+export const writeErrorWords = (code: string): string => WRITE_ERRORS[code] ?? code;

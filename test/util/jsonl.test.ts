@@ -1,10 +1,23 @@
-// Writing a file the atomic way: nothing half-written, nothing overwritten, one-line errors.
+// Writing a file the atomic way: nothing half-written, nothing overwritten unless asked, one-line errors.
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BcError } from "../../src/util/errors.ts";
-import { writeAtomically } from "../../src/util/jsonl.ts";
+import { replaceFile, replaceFiles, writeAtomically } from "../../src/util/jsonl.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "bc-atomic-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -83,5 +96,111 @@ describe("writeAtomically", () => {
     expect((err as BcError).code).toBe("bad-input");
     expect((err as BcError).message).toStartWith(`${path}: cannot be written (ENOENT`);
     expect((err as BcError).message).not.toContain("\n");
+  });
+});
+
+describe("replaceFile", () => {
+  /** A folder of its own holding `files` (name -> text). */
+  const folder = (name: string, files: Record<string, string> = {}): string => {
+    const d = join(dir, name);
+    mkdirSync(d);
+    for (const [f, text] of Object.entries(files)) writeFileSync(join(d, f), text);
+    return d;
+  };
+  /** The one-line error replaceFiles throws, as `message | hint`. */
+  const failure = (run: () => void): string => {
+    try {
+      run();
+    } catch (e) {
+      expect(e).toBeInstanceOf(BcError);
+      return `${(e as BcError).message} | ${(e as BcError).hint}`;
+    }
+    throw new Error("expected a failure");
+  };
+
+  test("the new text replaces the old, the file keeps its mode, and no temporary file is left", () => {
+    const d = folder("replace", { "settings.json": "old\n" });
+    chmodSync(join(d, "settings.json"), 0o640);
+    replaceFile(join(d, "settings.json"), "new\n");
+    expect(readFileSync(join(d, "settings.json"), "utf8")).toBe("new\n");
+    expect(statSync(join(d, "settings.json")).mode & 0o777).toBe(0o640);
+    expect(readdirSync(d)).toEqual(["settings.json"]);
+  });
+
+  test("a file made new, in folders made new, is its owner's alone unless the caller asks another mode", () => {
+    const d = folder("new-file");
+    replaceFile(join(d, "a", "b", "private.json"), "{}\n");
+    expect(statSync(join(d, "a", "b", "private.json")).mode & 0o777).toBe(0o600);
+    replaceFile(join(d, "shared.md"), "# report\n", { newMode: 0o644 });
+    expect(statSync(join(d, "shared.md")).mode & 0o777).toBe(0o644 & ~process.umask());
+  });
+
+  test("a symlink stays a link: the file it names gets the text and keeps its mode, and neither folder keeps a temporary file", () => {
+    const real = folder("dotfiles", { "settings.json": "old\n" });
+    chmodSync(join(real, "settings.json"), 0o600);
+    const home = folder("home");
+    symlinkSync(join(real, "settings.json"), join(home, "settings.json"));
+    replaceFile(join(home, "settings.json"), "new\n");
+    expect(lstatSync(join(home, "settings.json")).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(real, "settings.json"), "utf8")).toBe("new\n");
+    expect(statSync(join(real, "settings.json")).mode & 0o777).toBe(0o600);
+    expect([readdirSync(home), readdirSync(real)]).toEqual([["settings.json"], ["settings.json"]]);
+  });
+
+  test.skipIf(process.getuid?.() !== 0)("root replacing a user's file leaves it the user's", () => {
+    const d = folder("owned", { "settings.json": "old\n" });
+    chownSync(join(d, "settings.json"), 4321, 4321);
+    replaceFile(join(d, "settings.json"), "new\n");
+    const st = statSync(join(d, "settings.json"));
+    expect([st.uid, st.gid]).toEqual([4321, 4321]);
+  });
+
+  // a real failure in the middle of the write: the system refuses to let a file grow past 1 KiB
+  test.skipIf(process.platform === "win32")("a write that fails midway leaves the old file as it was, and no temporary file or folder made for it", () => {
+    const d = folder("midway", { "weights.json": "old\n" });
+    const script = `const { replaceFile } = await import(${JSON.stringify(join(import.meta.dir, "../../src/util/jsonl.ts"))});
+for (const path of ["weights.json", "new/deeper/weights.json"]) {
+  try { replaceFile(path, "x".repeat(100_000)); } catch (e) { console.log(e.message); }
+}`;
+    const p = Bun.spawnSync(["sh", "-c", `trap '' XFSZ; ulimit -f 1; exec "$0" -e "$1"`, process.execPath, script], { cwd: d });
+    expect(p.stdout.toString().trim().split("\n")).toEqual([
+      "weights.json: cannot be written (larger than the system lets a file grow)",
+      "new/deeper/weights.json: cannot be written (larger than the system lets a file grow)",
+    ]);
+    expect(readFileSync(join(d, "weights.json"), "utf8")).toBe("old\n");
+    expect(readdirSync(d)).toEqual(["weights.json"]);
+  });
+
+  test("a folder where the file goes, or a file where its folder goes: one line naming the file, nothing changed", () => {
+    const d = folder("in-the-way", { file: "mine\n" });
+    mkdirSync(join(d, "settings.json"));
+    expect(failure(() => replaceFile(join(d, "settings.json"), "{}\n", { hint: "left as it was" }))).toBe(
+      `${join(d, "settings.json")}: cannot be written (a folder is in the way) | left as it was`,
+    );
+    expect(failure(() => replaceFile(join(d, "file", "settings.json"), "{}\n"))).toBe(
+      `${join(d, "file", "settings.json")}: cannot be written (a file is in the way of its folder) | nothing was written; the file is as it was`,
+    );
+    expect(readdirSync(d).sort()).toEqual(["file", "settings.json"]);
+    expect(readdirSync(join(d, "settings.json"))).toEqual([]);
+    expect(readFileSync(join(d, "file"), "utf8")).toBe("mine\n");
+  });
+
+  test("files that go together: one that cannot be written leaves every other as it was", () => {
+    const d = folder("together", { "report.md": "old md\n", blocked: "" });
+    expect(
+      failure(() =>
+        replaceFiles([
+          { path: join(d, "report.md"), text: "new md\n" },
+          { path: join(d, "blocked", "report.json"), text: "{}\n" },
+        ]),
+      ),
+    ).toStartWith(`${join(d, "blocked", "report.json")}: cannot be written (a file is in the way of its folder)`);
+    expect(readFileSync(join(d, "report.md"), "utf8")).toBe("old md\n");
+    expect(readdirSync(d).sort()).toEqual(["blocked", "report.md"]);
+    replaceFiles([
+      { path: join(d, "report.md"), text: "new md\n" },
+      { path: join(d, "report.json"), text: "{}\n" },
+    ]);
+    expect([readFileSync(join(d, "report.md"), "utf8"), readFileSync(join(d, "report.json"), "utf8")]).toEqual(["new md\n", "{}\n"]);
   });
 });

@@ -2,10 +2,11 @@
 // in the user's settings (permissions.allow): the plugin's MCP tool `recall`, and the shell
 // command `bc recall` the note names. Offered by `bc claude install --allow-recall`, only with
 // the user's consent; removed by `bc claude uninstall`. Nothing else in the file changes.
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { BcError } from "../../util/errors.ts";
 import { isObject } from "../../util/json.ts";
+import { replaceFile } from "../../util/jsonl.ts";
 
 /** The plugin's MCP tool: mcp__plugin_<plugin>_<server>__<tool>. */
 export const RECALL_MCP_RULE = "mcp__plugin_better-compaction_bc__recall";
@@ -43,17 +44,13 @@ const readSettings = (path: string): Record<string, unknown> => {
 };
 
 /**
- * Write the settings whole, atomically, where they are: through a symlink (a dotfiles setup keeps
- * its link), with the file's own permissions (settings can hold an API key), and its BOM if it had one.
+ * Write the settings whole, where they are: through a symlink (a dotfiles setup keeps its link),
+ * with the file's own permissions, its owner's alone when new (settings can hold an API key), and
+ * its BOM if it had one.
  */
 const writeSettings = (path: string, v: Record<string, unknown>): void => {
-  const target = existsSync(path) ? realpathSync(path) : path;
-  mkdirSync(dirname(target), { recursive: true });
-  const old = existsSync(target) ? readFileSync(target, "utf8") : "";
-  const tmp = `${target}.bc-${process.pid}.tmp`;
-  writeFileSync(tmp, `${old.startsWith(BOM) ? BOM : ""}${JSON.stringify(v, null, 2)}\n`, { mode: 0o600 });
-  if (existsSync(target)) chmodSync(tmp, statSync(target).mode & 0o7777);
-  renameSync(tmp, target);
+  const old = existsSync(path) ? readFileSync(path, "utf8") : "";
+  replaceFile(path, `${old.startsWith(BOM) ? BOM : ""}${JSON.stringify(v, null, 2)}\n`, { newMode: 0o600 });
 };
 
 const allowList = (v: Record<string, unknown>): unknown[] => (isObject(v.permissions) && Array.isArray(v.permissions.allow) ? v.permissions.allow : []);

@@ -4,8 +4,9 @@
 // - `logs/<thread id>.jsonl`: the decision log, one line per compaction: what bc did and why.
 import { z } from "zod";
 import { tokenCount } from "../../../util/format.ts";
+import { replaceFile } from "../../../util/jsonl.ts";
 import { parseRecordLines } from "../../../util/record-lines.ts";
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { homeOfRollout } from "../rollout-files.ts";
 
@@ -36,14 +37,9 @@ export const readMarker = (codexHome: string, threadId: string): Marker | undefi
   }
 };
 
-const writeJson = (path: string, value: unknown): void => {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(value)}\n`);
-  renameSync(tmp, path);
-};
-
-export const writeMarker = (codexHome: string, threadId: string, marker: Marker): void => writeJson(markerPath(codexHome, threadId), marker);
+/** Replaced whole: the next compaction's hook may read it while the applier writes it. */
+export const writeMarker = (codexHome: string, threadId: string, marker: Marker): void =>
+  replaceFile(markerPath(codexHome, threadId), `${JSON.stringify(marker)}\n`);
 
 export const clearMarker = (codexHome: string, threadId: string): void => rmSync(markerPath(codexHome, threadId), { force: true });
 
