@@ -1,8 +1,9 @@
-// Writing the three report files: all three are written to temporary names first and then
+// Writing the three report files: all three are written beside their places before any is
 // renamed into place, so an interrupted run never leaves a half-written report.
-import { existsSync, mkdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { BcError } from "../../util/errors.ts";
+import { replaceFiles } from "../../util/jsonl.ts";
 import type { EvalReport } from "../run.ts";
 import { renderHtml } from "./html.ts";
 import { renderMarkdown } from "./markdown.ts";
@@ -22,19 +23,9 @@ export const defaultOutDir = (r: EvalReport): string => `bc-eval-${r.corpus.kind
 
 export const writeReport = (dir: string, r: EvalReport): string[] => {
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw new BcError("bad-input", `${dir}: exists and is not a folder`, "pass --out with a folder path");
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (e) {
-    throw new BcError("bad-input", `${dir}: cannot create the report folder (${(e as Error).message})`);
-  }
   const texts = renderReport(r);
-  const tmp = (name: string): string => join(dir, `.${name}.${process.pid}.tmp`);
-  try {
-    for (const name of REPORT_FILES) writeFileSync(tmp(name), texts[name]);
-    for (const name of REPORT_FILES) renameSync(tmp(name), join(dir, name));
-  } catch (e) {
-    for (const name of REPORT_FILES) if (existsSync(tmp(name))) unlinkSync(tmp(name));
-    throw new BcError("bad-input", `${dir}: cannot write the report (${(e as Error).message})`);
-  }
-  return REPORT_FILES.map((name) => join(dir, name));
+  const files = REPORT_FILES.map((name) => ({ path: join(dir, name), text: texts[name] }));
+  // a report is read like any file the user makes: the umask decides who may read it
+  replaceFiles(files, { newMode: 0o666, hint: "no report was written; pass --out with a folder you can write to" });
+  return files.map((f) => f.path);
 };
