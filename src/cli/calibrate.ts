@@ -1,7 +1,7 @@
 // `bc calibrate [sessions]`: fit the need model on the user's own sessions and compare it with
 // the shipped one on sessions of theirs it was not fitted on. Writes the weights only with --write.
 import { defineCommand } from "citty";
-import { accessSync, constants, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { DEFAULT_FIT, type HeldOut, type ToolScore, fitNeedModel, foldModels, foldOf, heldOutScore, scoreByTool, scoreModel } from "../engine/need/fit.ts";
 import { unknownToolClass } from "../engine/need/features.ts";
@@ -13,8 +13,9 @@ import { BUDGET_PERCENT, DEFAULT_PRESSURE } from "../eval/pressure.ts";
 import { discoverSessions } from "../hosts/load.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
 import { weightsInUse } from "../hosts/need-weights.ts";
+import { unwritableDir } from "../util/dirs.ts";
 import { BcError } from "../util/errors.ts";
-import { replaceFile } from "../util/jsonl.ts";
+import { replaceFile, writeErrorWords } from "../util/jsonl.ts";
 import { log, out, warnList } from "../util/log.ts";
 import { warnSkipped } from "./sessions.ts";
 import { counted } from "../util/format.ts";
@@ -79,33 +80,15 @@ const noResults = (sessions: number): string =>
       ? "1 session read, and it has no tool result to score"
       : `${sessions} sessions read, and none has a tool result to score`;
 
-/** The nearest part of `path` that exists (the path itself when it does). */
-const nearestExisting = (path: string): string => {
-  let p = path;
-  while (dirname(p) !== p) {
-    try {
-      statSync(p);
-      return p;
-    } catch {
-      p = dirname(p);
-    }
-  }
-  return p;
-};
-
 /** Why the weights file cannot be written there (undefined: it can): checked before the fit, which can take minutes. */
 const unwritable = (path: string): string | undefined => {
-  const there = nearestExisting(path);
-  if (there === path && !statSync(path).isFile()) return `${path}: is a folder, not a file; cannot write the weights there`;
-  if (there !== path && !statSync(there).isDirectory()) return `${there}: is a file, not a folder; cannot write ${path}`;
+  if (existsSync(path) && !statSync(path).isFile()) return `${path}: is a folder, not a file; cannot write the weights there`;
   // the new file is made beside the old one and renamed over it: its folder must take new files
-  const folder = there === path ? dirname(path) : there;
-  try {
-    accessSync(folder, constants.W_OK);
-  } catch {
-    return `${folder}: cannot be written (permission denied); cannot write ${path}`;
-  }
-  return undefined;
+  const problem = unwritableDir(dirname(path));
+  if (problem === undefined) return undefined;
+  return problem.code === "ENOTDIR"
+    ? `${problem.at}: is a file, not a folder; cannot write ${path}`
+    : `${problem.at}: cannot be written (${writeErrorWords(problem.code)}); cannot write ${path}`;
 };
 
 /** What `path` holds, said when it is replaced (undefined: nothing there). */

@@ -1,7 +1,7 @@
 // `bc eval [files or folders…]`: replay sessions, cut them, and score what each method loses.
 import { defineCommand } from "citty";
 import { z } from "zod";
-import { existsSync, mkdtempSync, rmSync, statSync, unlinkSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Host } from "../engine/types.ts";
@@ -20,7 +20,7 @@ import { defaultOutDir, writeReport } from "../eval/report/write.ts";
 import { warnSkipped } from "./sessions.ts";
 import { METHOD_IDS } from "../eval/replay.ts";
 import { needWeightsRecord, runEval, unscoredCuts, type EvalReport, type NeedWeightsRecord } from "../eval/run.ts";
-import { removeMadeDirs } from "../util/dirs.ts";
+import { unwritableDir } from "../util/dirs.ts";
 import { BcError } from "../util/errors.ts";
 import { selfCommand } from "../util/self-command.ts";
 import { log, out, warnList } from "../util/log.ts";
@@ -88,26 +88,15 @@ export const parseJobs = (v: string | undefined, cores = availableParallelism())
 };
 
 /**
- * The report folder, checked (created and written to) before any replay, so a bad --out fails at
- * once. `created`: the outermost folder this made (undefined when the folder was there before).
+ * The report folder, checked before any replay (a file tried there), so a bad --out fails at once.
+ * It leaves nothing behind: the folder is made when the report is written, so a run that fails
+ * leaves no folder of its own.
  */
-export const checkOutDir = (dir: string): { created: string | undefined } => {
-  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new BcError("bad-input", `${dir}: exists and is not a folder`, "pass --out with a folder path");
-  let created: string | undefined;
-  try {
-    created = mkdirSync(dir, { recursive: true });
-    const probe = join(dir, `.bc-eval-probe-${process.pid}`);
-    writeFileSync(probe, "");
-    unlinkSync(probe);
-    return { created };
-  } catch (e) {
-    removeMadeDirs(dir, created);
-    throw new BcError(
-      "bad-input",
-      `${dir}: cannot write the report there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-      "pass --out with a folder you can write to",
-    );
-  }
+export const checkOutDir = (dir: string): void => {
+  const problem = unwritableDir(dir);
+  if (problem === undefined) return;
+  if (problem.at === dir && problem.code === "ENOTDIR") throw new BcError("bad-input", `${dir}: exists and is not a folder`, "pass --out with a folder path");
+  throw new BcError("bad-input", `${dir}: cannot write the report there (${problem.code})`, "pass --out with a folder you can write to");
 };
 
 /** The flags, read through one schema; the shares and method lists are then read by the parsers above, which say what a good value looks like. */
@@ -288,123 +277,108 @@ export default defineCommand({
     const pressure = parsePressure(args.pressure);
     const weights = evalNeedWeights(args["need-weights"]);
     const jobs = parseJobs(args.jobs);
-    const outDir = args.out;
-    const outCheck = checkOutDir(outDir ?? ".");
-    // a folder made only for this run goes again if the run fails before writing into it
-    const dropOutDir = (): void => removeMadeDirs(outDir ?? ".", outCheck.created);
-    try {
-      const positional = (raw._ as string[] | undefined) ?? [];
+    checkOutDir(args.out ?? ".");
+    const positional = (raw._ as string[] | undefined) ?? [];
 
-      let files: CorpusFile[];
-      let skipped: Skipped[] = [];
-      let groups: string[] | undefined;
-      let kind: EvalReport["corpus"]["kind"];
-      let tempDir: string | undefined;
-      if (args.demo === true) {
-        if (positional.length > 0) throw new BcError("usage", "--demo runs on the built-in examples: give either --demo or files, not both");
-        kind = "demo";
-      } else if (positional.length > 0) {
-        ({ files, skipped, groups } = collectFiles(positional));
-        if (files.length === 0)
-          throw new BcError(
-            "not-found",
-            skipped.length === positional.length ? skipped.map((s) => s.reason).join("; ") : `no session files (*.jsonl) in ${positional.join(", ")}`,
-            "pass Claude Code transcripts or Codex rollouts, or folders holding them",
-          );
-        kind = "files";
-      } else {
-        const found = discoverSessions(host === undefined ? {} : { host });
-        if (found.length === 0) {
-          log.info(
-            "No sessions found under ~/.claude/projects or $CODEX_HOME/sessions: running on the built-in example corpus (small example sessions made by the bc project; see --demo).",
-          );
-          kind = "demo";
-        } else {
-          files = sortFiles(found.map((f) => ({ path: f.path, name: homeName(f.path) })));
-          kind = "user";
-        }
-      }
-      if (kind === "demo") {
-        const demo = demoCorpus();
-        files = demo.files;
-        tempDir = demo.dir;
-      }
-
-      // Ctrl-C: finish the current session, write nothing, exit 130; a second Ctrl-C exits at once.
-      const previous = process.listeners("SIGINT");
-      let stop = false;
-      const onInterrupt = (): void => {
-        if (stop) {
-          dropOutDir();
-          process.exit(130);
-        }
-        stop = true;
-        process.stderr.write("\nbc eval: stopping (no report will be written); press Ctrl-C again to quit at once\n");
-      };
-      process.removeAllListeners("SIGINT");
-      process.on("SIGINT", onInterrupt);
-      const bar = progress();
-      let report: EvalReport;
-      try {
-        report = await runEval({
-          files: files!,
-          skipped,
-          kind,
-          cuts,
-          methods,
-          passes: DEFAULT_PASSES,
-          ...(host === undefined ? {} : { host }),
-          ...(pressure === undefined ? {} : { pressure }),
-          ...(args.split === true ? { split: true, ...(groups === undefined ? {} : { groups }) } : {}),
-          ...(weights.model === undefined ? {} : { needModel: weights.model }),
-          needWeights: weights.record,
-          ...(jobs > 1 ? { workers: { count: jobs, command: selfCommand() } } : {}),
-          onProgress: bar.update,
-          onWarn: (m) => {
-            bar.end();
-            log.warn(m);
-          },
-          shouldStop: () => stop,
-        });
-      } finally {
-        bar.end();
-        process.off("SIGINT", onInterrupt);
-        for (const l of previous) process.on("SIGINT", l as () => void);
-        if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
-      }
-      warnList(
-        report.corpus.skipped.map((s) => `skipped ${s.reason}`),
-        (rest) => `and ${rest.length} more files skipped: report.json lists every one (corpus.skipped)`,
-      );
-      // lines the readers skipped or found cut inside files that loaded: said as every command says them
-      warnSkipped(report.corpus.malformedLines);
-      const unscored = unscoredCuts(report.sessions, cuts);
-      if (unscored.length > 0)
-        warnList(
-          [
-            `no cut at ${unscored.join(" or ")} was scored: no session had a result a method may remove before it and messages after it (a cut near 0 or 1 leaves none)`,
-          ],
-          () => "",
-        );
-      if (report.corpus.sessions === 0) {
-        const why =
-          report.corpus.filteredOut > 0 && report.corpus.filteredOut === files!.length
-            ? `--host ${host} left out all ${report.corpus.filteredOut} files (none is a ${host === "claude" ? "Claude Code transcript" : "Codex rollout"})`
-            : report.corpus.skipped.length > 0
-              ? `every file was skipped (${report.corpus.skipped.length}, reasons above)`
-              : "no file held a session to replay";
+    let files: CorpusFile[];
+    let skipped: Skipped[] = [];
+    let groups: string[] | undefined;
+    let kind: EvalReport["corpus"]["kind"];
+    let tempDir: string | undefined;
+    if (args.demo === true) {
+      if (positional.length > 0) throw new BcError("usage", "--demo runs on the built-in examples: give either --demo or files, not both");
+      kind = "demo";
+    } else if (positional.length > 0) {
+      ({ files, skipped, groups } = collectFiles(positional));
+      if (files.length === 0)
         throw new BcError(
-          "bad-input",
-          `nothing to replay: ${why}; no report written`,
+          "not-found",
+          skipped.length === positional.length ? skipped.map((s) => s.reason).join("; ") : `no session files (*.jsonl) in ${positional.join(", ")}`,
           "pass Claude Code transcripts or Codex rollouts, or folders holding them",
         );
+      kind = "files";
+    } else {
+      const found = discoverSessions(host === undefined ? {} : { host });
+      if (found.length === 0) {
+        log.info(
+          "No sessions found under ~/.claude/projects or $CODEX_HOME/sessions: running on the built-in example corpus (small example sessions made by the bc project; see --demo).",
+        );
+        kind = "demo";
+      } else {
+        files = sortFiles(found.map((f) => ({ path: f.path, name: homeName(f.path) })));
+        kind = "user";
       }
-      const paths = writeReport(String(args.out ?? defaultOutDir(report)), report);
-      out(args.json === true ? summaryJson(report, paths) : terminalSummary(report, paths));
-      return 0;
-    } catch (e) {
-      dropOutDir();
-      throw e;
     }
+    if (kind === "demo") {
+      const demo = demoCorpus();
+      files = demo.files;
+      tempDir = demo.dir;
+    }
+
+    // Ctrl-C: finish the current session, write nothing, exit 130; a second Ctrl-C exits at once.
+    const previous = process.listeners("SIGINT");
+    let stop = false;
+    const onInterrupt = (): void => {
+      if (stop) process.exit(130);
+      stop = true;
+      process.stderr.write("\nbc eval: stopping (no report will be written); press Ctrl-C again to quit at once\n");
+    };
+    process.removeAllListeners("SIGINT");
+    process.on("SIGINT", onInterrupt);
+    const bar = progress();
+    let report: EvalReport;
+    try {
+      report = await runEval({
+        files: files!,
+        skipped,
+        kind,
+        cuts,
+        methods,
+        passes: DEFAULT_PASSES,
+        ...(host === undefined ? {} : { host }),
+        ...(pressure === undefined ? {} : { pressure }),
+        ...(args.split === true ? { split: true, ...(groups === undefined ? {} : { groups }) } : {}),
+        ...(weights.model === undefined ? {} : { needModel: weights.model }),
+        needWeights: weights.record,
+        ...(jobs > 1 ? { workers: { count: jobs, command: selfCommand() } } : {}),
+        onProgress: bar.update,
+        onWarn: (m) => {
+          bar.end();
+          log.warn(m);
+        },
+        shouldStop: () => stop,
+      });
+    } finally {
+      bar.end();
+      process.off("SIGINT", onInterrupt);
+      for (const l of previous) process.on("SIGINT", l as () => void);
+      if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
+    }
+    warnList(
+      report.corpus.skipped.map((s) => `skipped ${s.reason}`),
+      (rest) => `and ${rest.length} more files skipped: report.json lists every one (corpus.skipped)`,
+    );
+    // lines the readers skipped or found cut inside files that loaded: said as every command says them
+    warnSkipped(report.corpus.malformedLines);
+    const unscored = unscoredCuts(report.sessions, cuts);
+    if (unscored.length > 0)
+      warnList(
+        [
+          `no cut at ${unscored.join(" or ")} was scored: no session had a result a method may remove before it and messages after it (a cut near 0 or 1 leaves none)`,
+        ],
+        () => "",
+      );
+    if (report.corpus.sessions === 0) {
+      const why =
+        report.corpus.filteredOut > 0 && report.corpus.filteredOut === files!.length
+          ? `--host ${host} left out all ${report.corpus.filteredOut} files (none is a ${host === "claude" ? "Claude Code transcript" : "Codex rollout"})`
+          : report.corpus.skipped.length > 0
+            ? `every file was skipped (${report.corpus.skipped.length}, reasons above)`
+            : "no file held a session to replay";
+      throw new BcError("bad-input", `nothing to replay: ${why}; no report written`, "pass Claude Code transcripts or Codex rollouts, or folders holding them");
+    }
+    const paths = writeReport(String(args.out ?? defaultOutDir(report)), report);
+    out(args.json === true ? summaryJson(report, paths) : terminalSummary(report, paths));
+    return 0;
   },
 });

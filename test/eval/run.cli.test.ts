@@ -308,7 +308,7 @@ test("a file listed and then gone, or that cannot be read: said in words under t
   expect(unreadable("x.jsonl", new Error("disk on fire"))).toBe("x.jsonl: cannot be read (disk on fire)");
 });
 
-test("a run that fails after making its --out folder removes the folders it made, and only those, when empty", () => {
+test("a run that fails leaves no --out folder it would have made, and keeps one that was there", () => {
   const empty = join(tmp, "no-sessions");
   mkdirSync(empty, { recursive: true });
   const kept = join(tmp, "was-there");
