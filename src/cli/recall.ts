@@ -6,6 +6,8 @@ import { projectSessionFiles, recall, type Recalled } from "../hosts/recall/look
 import type { StoredImage } from "../hosts/recall/records.ts";
 import { removedIn, type RemovedList } from "../hosts/recall/removed.ts";
 import { subagentFiles } from "../hosts/claude/transcript.ts";
+import { needWeightsPath } from "../hosts/claude/install.ts";
+import { weightsInUse } from "../hosts/need-weights.ts";
 import { BcError } from "../util/errors.ts";
 import { log, out } from "../util/log.ts";
 import { counted } from "../util/format.ts";
@@ -64,7 +66,9 @@ const listRemoved = (session: string | undefined, json: boolean): number => {
     path = newest.path;
   }
   const host = detectHost(path);
-  const list = removedIn(path, host);
+  // a Codex fork's rules are found by planning again as codex-fork plans: with the need weights in use
+  const weights = host === "codex" ? weightsInUse(needWeightsPath()) : undefined;
+  const list = removedIn(path, host, weights?.kind === "user" ? { needModel: weights.model } : undefined);
   // a Claude Code subagent's own compactions are in its file beside the session
   const subagents =
     host === "claude"

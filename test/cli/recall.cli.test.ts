@@ -458,6 +458,41 @@ describe("a real fork written by bc codex-fork", () => {
   });
 });
 
+describe("a fork bc cut to a budget, and a fork of that fork", () => {
+  test("--list names the rule of every removal, the escalation's too, each as the fork's plan counts it", async () => {
+    const { enginePruner, forkRollout: fork } = await import("../../src/hosts/codex/fork.ts");
+    const { removedIn } = await import("../../src/hosts/recall/removed.ts");
+    const source = join(REPO, "src", "eval", "demo", "codex", "rollout-2026-11-30T02-43-47-01a22a56-491b-7581-aca8-3d67346846f7.jsonl");
+    const dir = join(tmp, "budget-fork");
+    mkdirSync(dir, { recursive: true });
+    const forkTo = (from: string, tokens: number) =>
+      fork(from, { context: "fresh", pruner: enginePruner(undefined, { tokens }), outDir: dir, codexHome: join(dir, "codex") });
+    const byRule = (xs: readonly { rule?: string }[]): Record<string, number> => {
+      const n: Record<string, number> = {};
+      for (const x of xs) n[x.rule ?? "-"] = (n[x.rule ?? "-"] ?? 0) + 1;
+      return n;
+    };
+    const planned = (r: ReturnType<typeof forkTo>): Record<string, number> =>
+      Object.fromEntries(Object.entries(r.pruning.byRule).flatMap(([rule, t]) => (t!.removed > 0 ? [[rule, t!.removed]] : [])));
+    // the budget met (the room left lent to a longer head), and not met (all the escalation may cut)
+    const met = forkTo(source, 2500);
+    const unmet = forkTo(source, 1500);
+    expect([met.pruning.budget?.reached, unmet.pruning.budget?.reached]).toEqual([true, false]);
+    for (const r of [met, unmet]) {
+      expect(planned(r).escalation).toBeGreaterThan(0);
+      expect(byRule(removedIn(r.path, "codex").removed)).toEqual(planned(r));
+    }
+    // a later pass over the met fork: its own cuts, and the first pass's notes it carries on
+    const first = new Map(removedIn(met.path, "codex").removed.map((x) => [x.id, x]));
+    const again = forkTo(met.path, 2000);
+    const listed = removedIn(again.path, "codex").removed;
+    const carried = listed.filter((x) => first.get(x.id)?.charsRemoved === x.charsRemoved && first.get(x.id)?.kind === x.kind);
+    expect(carried.length).toBeGreaterThan(0);
+    for (const x of carried) expect(x.rule).toBe(first.get(x.id)!.rule!);
+    expect(byRule(listed.filter((x) => !carried.includes(x)))).toEqual(planned(again));
+  });
+});
+
 test("an output larger than a pipe holds comes out whole to a reader that is slow to start (a shell tool): bc waits for stdout before it exits", () => {
   const big = `${Array.from({ length: 6000 }, (_, i) => `line ${i}: ${"x".repeat(40)}`).join("\n")}\n`;
   const file = join(tmp, "big-output.jsonl");

@@ -1,17 +1,20 @@
 // `bc recall --list`: what bc removed in a session. Every tool output whose text in the file ends
 // in one of bc's notes, with its tool, what was removed, whether the file still holds the
-// original (so `bc recall` can print it), and the rule that removed it where that was recorded
-// (the Claude Code plugin's decision log).
+// original (so `bc recall` can print it), and the rule that removed it where that is known (the
+// Claude Code plugin's decision log; for a Codex fork, the engine run again as the fork ran it).
 import { existsSync, readFileSync } from "node:fs";
-import type { Host } from "../../engine/types.ts";
+import type { Host, Options, Plan, Session } from "../../engine/types.ts";
 import { readNote } from "../../engine/notes.ts";
 import { parseLog } from "../claude/decision-log-read.ts";
 import { claudeDirOf, logPathFor } from "../claude/decision-log.ts";
 import { apply } from "../../engine/apply.ts";
+import { estimateSessionTokens, estimateTextTokens } from "../../engine/estimate.ts";
+import { tokensAfter } from "../../engine/escalate.ts";
 import { plan } from "../../engine/plan.ts";
-import { readTextFile, parseJsonl, type JsonlFile } from "../../util/jsonl.ts";
-import { rebuildHistory } from "../codex/history.ts";
-import { parseRollout } from "../codex/rollout.ts";
+import { readTextFile, parseJsonl } from "../../util/jsonl.ts";
+import { type HistoryItem, rebuildHistory } from "../codex/history.ts";
+import { isOutputItem } from "../codex/items.ts";
+import { readRollout, type Rollout } from "../codex/rollout.ts";
 import { historyToMessages } from "../codex/session-map.ts";
 import { sightingsIn } from "./records.ts";
 import { isObject } from "../../util/json.ts";
@@ -58,46 +61,93 @@ const claudeRules = (path: string, sessionId: string | undefined): Map<string, {
   return rules;
 };
 
+/** How many budgets codexRules tries, each less what the fork kept whole of the last plan's cuts. */
+const REPLAN_TRIES = 4;
+
+/** Tokens a plan frees on results that are no output item, which a fork keeps as they are. */
+const freedOnNoOutput = (session: Session, history: readonly HistoryItem[], p: Plan): number => {
+  let freed = 0;
+  for (const d of p.decisions) {
+    const item = history[d.messageIndex]?.item;
+    if (d.action === "keep" || item === undefined || isOutputItem(item)) continue;
+    const text = session.messages[d.messageIndex]?.toolResults.find((r) => r.callId === d.callId)?.text ?? "";
+    freed += estimateTextTokens(text) - tokensAfter(text, d, d.callId);
+  }
+  return freed;
+};
+
+interface Replanned {
+  readonly rule: string;
+  readonly reason: string;
+  /** the text the run leaves in place of the output */
+  readonly text: string;
+}
+
 /**
- * Rules for a Codex fork, which records none: the engine is run again, at its defaults, over the
- * history the newest `compacted` record replaced (the source's lines before it). A rule is given
- * only where that run writes the very note the fork holds, byte for byte.
+ * Rules for the notes of a Codex fork, which records none. The engine is run again over the
+ * history each `compacted` record that first holds one of the notes replaced (the lines before
+ * it), as codex-fork ran it: to the budget, in the engine's estimate, of the history that record
+ * holds. A fork's plan meets its budget exactly (the room its last cut leaves goes to a longer
+ * head), or, where it cannot, cuts all it may; without a budget, nothing more is cut than the
+ * rules cut. So a run to that size cuts what the fork's did, the escalation's cuts too. A rule is
+ * given only where that run writes the very note the fork holds, byte for byte.
  */
-const codexRules = (file: JsonlFile, path: string): Map<string, { rule: string; reason: string; text: string }> => {
-  const rules = new Map<string, { rule: string; reason: string; text: string }>();
-  let last = -1;
-  file.lines.forEach((l, i) => {
-    if (isObject(l.value) && l.value.type === "compacted") last = i;
-  });
-  if (last <= 0) return rules;
+const codexRules = (path: string, firstHeldAt: ReadonlyMap<string, number>, options: Partial<Options> | undefined): Map<string, Replanned> => {
+  const rules = new Map<string, Replanned>();
+  const lineNos = new Set(firstHeldAt.values());
+  let rollout: Rollout;
   try {
-    const rollout = parseRollout(
-      `${file.lines
-        .slice(0, last)
-        .map((l) => l.raw)
-        .join("\n")}\n`,
-      path,
-    );
-    const session = { host: "codex" as const, id: "fork", messages: historyToMessages(rebuildHistory(rollout).items) };
-    const p = plan(session);
-    const after = apply(session, p);
-    for (const d of p.decisions) {
-      if (d.action === "keep") continue;
-      const text = after[d.messageIndex]?.toolResults.find((r) => r.callId === d.callId)?.text;
-      if (text !== undefined) rules.set(d.callId, { rule: d.rule, reason: d.reason, text });
-    }
+    rollout = readRollout(path, { runTogether: "skip" });
   } catch {
-    // not a history bc can plan: no rules
+    return rules; // not a rollout bc can read: no rules
+  }
+  for (const at of rollout.lines) {
+    if (at.kind !== "compacted" || !lineNos.has(at.lineNo)) continue;
+    try {
+      const before = rebuildHistory({ ...rollout, lines: rollout.lines.filter((l) => l.index < at.index) }).items;
+      const holds = rebuildHistory({ ...rollout, lines: rollout.lines.filter((l) => l.index <= at.index) }).items;
+      const session = { host: "codex" as const, id: "fork", messages: historyToMessages(before) };
+      const heldText = new Map(historyToMessages(holds).flatMap((m) => m.toolResults.map((r) => [r.callId, r.text] as const)));
+      // what the record's history comes to as the engine counts it
+      let held = estimateSessionTokens(session).total;
+      for (const m of session.messages)
+        for (const r of m.toolResults) {
+          const t = heldText.get(r.callId);
+          if (t !== undefined) held -= estimateTextTokens(r.text) - estimateTextTokens(t);
+        }
+      // a result whose text is no output string (the tools a search found) the fork keeps whole
+      // where its plan cut it: the budget was that much under what the fork holds
+      let kept = 0;
+      let p = plan(session, { ...options, budgetTokens: Math.max(0, held) });
+      for (let i = 0; i < REPLAN_TRIES; i++) {
+        const keptNow = freedOnNoOutput(session, before, p);
+        if (keptNow === kept) break;
+        kept = keptNow;
+        p = plan(session, { ...options, budgetTokens: Math.max(0, held - kept) });
+      }
+      const after = apply(session, p);
+      for (const d of p.decisions) {
+        if (d.action === "keep") continue;
+        const text = after[d.messageIndex]?.toolResults.find((r) => r.callId === d.callId)?.text;
+        if (text !== undefined && firstHeldAt.get(d.callId) === at.lineNo) rules.set(d.callId, { rule: d.rule, reason: d.reason, text });
+      }
+    } catch {
+      // not a history bc can plan: no rules from it
+    }
   }
   return rules;
 };
 
-/** What bc removed in one session file. */
-export const removedIn = (path: string, host: Host): RemovedList => {
+/**
+ * What bc removed in one session file. `options`: the engine's, as codex-fork plans with them (the
+ * need weights in use), for the rules of a Codex fork's notes.
+ */
+export const removedIn = (path: string, host: Host, options?: Partial<Options>): RemovedList => {
   const file = parseJsonl(readTextFile(path), path);
   const tools = new Map<string, string>();
   const originals = new Map<string, number>();
-  const notes = new Map<string, { kind: "removed" | "truncated"; chars: number; lineNo: number; text: string }>();
+  // of each note, the line that first holds it as it stands (an earlier pass's note, carried on)
+  const notes = new Map<string, { kind: "removed" | "truncated"; chars: number; lineNo: number; firstLineNo: number; text: string }>();
   let sessionId: string | undefined;
   for (const line of file.lines) {
     const v = line.value;
@@ -116,11 +166,13 @@ export const removedIn = (path: string, host: Host): RemovedList => {
         continue;
       }
       const note = readNote(s.text);
-      if (note) notes.set(s.id, { kind: note.kind, chars: note.chars, lineNo: line.lineNo, text: s.text });
+      const before = notes.get(s.id);
+      const firstLineNo = before !== undefined && before.text === s.text ? before.firstLineNo : line.lineNo;
+      if (note) notes.set(s.id, { kind: note.kind, chars: note.chars, lineNo: line.lineNo, firstLineNo, text: s.text });
     }
   }
   const recorded = host === "claude" ? claudeRules(path, sessionId) : new Map<string, { rule: string; reason: string }>();
-  const replanned = host === "codex" ? codexRules(file, path) : new Map<string, { rule: string; reason: string; text: string }>();
+  const replanned = host === "codex" ? codexRules(path, new Map([...notes].map(([id, n]) => [id, n.firstLineNo])), options) : new Map<string, Replanned>();
   const removed: RemovedOutput[] = [];
   for (const [id, n] of notes) {
     const original = originals.get(id);
