@@ -8,12 +8,9 @@ import { applyToSession } from "../engine/apply.ts";
 import { plan } from "../engine/plan.ts";
 import { type Options, type Plan, type RuleId, type RuleTotals, type Session, DEFAULT_OPTIONS } from "../engine/types.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
-import { enginePruner } from "../hosts/codex/fork.ts";
-import { rebuildHistory } from "../hosts/codex/history.ts";
-import { readRollout } from "../hosts/codex/rollout.ts";
+import { engineFork } from "../hosts/codex/fork.ts";
 import { type BudgetSpec, parseBudget } from "../hosts/codex/window.ts";
-import { loadSessionFile, resolveSession, sessionName } from "../hosts/load.ts";
-import type { LoadedSession } from "../hosts/types.ts";
+import { loadSessionSource, resolveSession, type SessionSource, sessionName } from "../hosts/load.ts";
 import { describeWeights, weightsInUse } from "../hosts/need-weights.ts";
 import { BcError } from "../util/errors.ts";
 import { tokenCount } from "../util/format.ts";
@@ -155,16 +152,18 @@ const FLAGS = z.object({
 /**
  * A budget in tokens for the session: as given, or a share of the model's window as a Codex
  * rollout records it. A Codex rollout is planned to the budget its fork would be cut to (`bc
- * codex-fork --budget` reckons it as Codex counts the history: enginePruner), so a plan shows what a
- * fork would do. A Claude Code transcript records no window.
+ * codex-fork --budget` reckons it as Codex counts the history: engineFork), so a plan shows what a
+ * fork would do; `plan` is the fork's own last plan, of the live history to that budget. A Claude
+ * Code transcript records no window.
  */
 const budgetOf = (
   spec: BudgetSpec,
-  loaded: LoadedSession,
+  source: SessionSource,
   options: Partial<Options>,
-): { tokens?: number; share?: PlanReport["budgetShare"]; codex?: PlanReport["codexBudget"] } => {
+): { tokens?: number; share?: PlanReport["budgetShare"]; codex?: PlanReport["codexBudget"]; plan?: Plan } => {
   if (spec === "none") return {};
-  if (loaded.host !== "codex") {
+  const { session: loaded, codex } = source;
+  if (codex === undefined) {
     if ("tokens" in spec) return { tokens: spec.tokens };
     throw new BcError(
       "usage",
@@ -172,8 +171,8 @@ const budgetOf = (
       "give --budget in tokens (the plugin's budget is compactAtPercent of the window Claude Code reports)",
     );
   }
-  const rollout = readRollout(loaded.path);
-  const b = enginePruner(options, spec)(rebuildHistory(rollout).items, rollout).budget;
+  const fork = engineFork(codex.history, codex.rollout, options, spec);
+  const b = fork.pruning.budget;
   if (b?.tokens === undefined || b.engineTokens === undefined) throw new BcError("usage", `${loaded.path}: ${b?.why ?? "no budget"}`);
   return {
     tokens: b.engineTokens,
@@ -181,6 +180,7 @@ const budgetOf = (
     ...("percent" in spec && b.window !== undefined
       ? { share: { percent: spec.percent, window: b.window, ...(b.unseenTokens === undefined ? {} : { unseenTokens: b.unseenTokens }) } }
       : {}),
+    plan: fork.plan,
   };
 };
 
@@ -189,7 +189,8 @@ export const planReport = (
   flags: { passes?: number; timeline?: boolean; budget?: BudgetSpec; minRemoval?: number; pinLast?: number },
 ): PlanReport => {
   const path = resolveSession(arg);
-  const loaded = loadSessionFile(path);
+  const source = loadSessionSource(path);
+  const loaded = source.session;
   const session = flags.timeline ? loaded.timeline : loaded.live;
   const weights = weightsInUse(needWeightsPath());
   if (weights.problem !== undefined) log.warn(`need weights ${weights.problem}; using the shipped ones`);
@@ -198,8 +199,9 @@ export const planReport = (
     ...(flags.minRemoval !== undefined ? { minRemovalFraction: flags.minRemoval } : {}),
     ...(flags.pinLast !== undefined ? { pinLastMessages: flags.pinLast } : {}),
   };
-  const budget = flags.budget === undefined ? {} : budgetOf(flags.budget, loaded, weights.kind === "user" ? { ...given, needModel: weights.model } : given);
+  const budget = flags.budget === undefined ? {} : budgetOf(flags.budget, source, weights.kind === "user" ? { ...given, needModel: weights.model } : given);
   const options: Options = { ...given, ...(budget.tokens !== undefined ? { budgetTokens: budget.tokens } : {}) };
+  const passes = flags.passes ?? 1;
   const name = sessionName(loaded);
   return {
     path,
@@ -208,7 +210,11 @@ export const planReport = (
     ...(name === undefined ? {} : { name }),
     history: flags.timeline ? "timeline" : "live",
     options,
-    passes: planPasses(session, flags.passes ?? 1, weights.kind === "user" ? { ...options, needModel: weights.model } : options),
+    // the fork's last plan is this one pass over the live history: the same messages, options and budget
+    passes:
+      budget.plan !== undefined && passes === 1 && !flags.timeline
+        ? [{ pass: 1, messages: session.messages.length, plan: budget.plan }]
+        : planPasses(session, passes, weights.kind === "user" ? { ...options, needModel: weights.model } : options),
     ...(budget.tokens !== undefined ? { needWeights: describeWeights(weights) } : {}),
     ...(budget.share !== undefined ? { budgetShare: budget.share } : {}),
     ...(budget.codex !== undefined ? { codexBudget: budget.codex } : {}),

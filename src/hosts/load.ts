@@ -10,7 +10,8 @@ import { byThreadName, sessionIndexPath, threadName } from "./codex/thread-names
 import { BcError } from "../util/errors.ts";
 import { checkFile, decodeUtf8, isZstd, parseJsonl, readFileBytes } from "../util/jsonl.ts";
 import { loadClaudeTranscript } from "./claude/transcript.ts";
-import { loadCodexRollout } from "./codex/rollout.ts";
+import { type HistoryItem, rebuildHistory } from "./codex/history.ts";
+import { type Rollout, readRollout, toLoadedSession } from "./codex/rollout.ts";
 import { hostOfOpening, hostOfRecord } from "./record-kind.ts";
 import type { LoadedSession } from "./types.ts";
 import { listDir } from "../util/dirs.ts";
@@ -74,18 +75,34 @@ export const detectHost = (path: string): Host => {
   );
 };
 
-/** Load any session file into the session model, whichever host wrote it. */
-export const loadSessionFile = (path: string): LoadedSession => {
+/** A session file loaded, and a Codex rollout's records and rebuilt history, which its live history was mapped from. */
+export interface SessionSource {
+  readonly session: LoadedSession;
+  readonly codex?: { readonly rollout: Rollout; readonly history: readonly HistoryItem[] };
+}
+
+/**
+ * Load any session file, keeping a Codex rollout's records for what reads them as well as the
+ * session (a plan to a fork's budget), so the file is read once. loadSessionFile keeps only the
+ * session: a corpus read holds no file's records longer than it needs them.
+ */
+export const loadSessionSource = (path: string): SessionSource => {
   const host = detectHost(path);
   switch (host) {
     case "claude":
-      return loadClaudeTranscript(path);
-    case "codex":
-      return loadCodexRollout(path);
+      return { session: loadClaudeTranscript(path) };
+    case "codex": {
+      const rollout = readRollout(path);
+      const history = rebuildHistory(rollout);
+      return { session: toLoadedSession(rollout, history), codex: { rollout, history: history.items } };
+    }
     default:
       return host satisfies never;
   }
 };
+
+/** Load any session file into the session model, whichever host wrote it. */
+export const loadSessionFile = (path: string): LoadedSession => loadSessionSource(path).session;
 
 // ---------------------------------------------------------------------------------------------
 // Where sessions live

@@ -1,10 +1,24 @@
 // `bc plan`: as a function, and once as a user runs it (a child process): the table, the
 // JSON, repeated passes, one-line errors, and nothing written.
 import { afterAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  constants,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { planReport, renderReport } from "../../src/cli/plan.ts";
+import { needWeightsPath } from "../../src/hosts/claude/install.ts";
 import { enginePruner, forkRollout } from "../../src/hosts/codex/fork.ts";
 import type { BudgetSpec } from "../../src/hosts/codex/window.ts";
 
@@ -103,6 +117,53 @@ describe("bc plan", () => {
       "bc: --budget must be a number of tokens (up to 1,000,000,000), a share of the window from 1% to 100% such as 60%, or none; got '12x'\nhint: for example --budget 120000 or --budget 60%\n",
     );
   });
+
+  test.skipIf(process.platform === "win32")(
+    "--budget of a Codex rollout that grows while it is planned: the budget and the plan are of the file as it was read once",
+    async () => {
+      // Codex appends to a rollout while its thread runs. The need weights file is a FIFO, which
+      // bc opens after it has read the session: the test appends then, before bc goes on.
+      const f = fixture("codex", "legacy-every-item-variant.jsonl");
+      const asRead = run([f, "--budget", "60%", "--json"]);
+      expect(asRead.code).toBe(0);
+      const claude = mkdtempSync(join(TMP, "claude-"));
+      const fifo = needWeightsPath({ CLAUDE_CONFIG_DIR: claude });
+      mkdirSync(dirname(fifo), { recursive: true });
+      expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+      const child = Bun.spawn([process.execPath, MAIN, "plan", f, "--budget", "60%", "--json"], {
+        cwd: REPO,
+        env: { ...process.env, CLAUDE_CONFIG_DIR: claude },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      // opening a FIFO to write without a reader fails (ENXIO) rather than blocks: tried until bc reads it
+      let fd: number | undefined;
+      for (let tries = 0; fd === undefined && tries < 1000; tries++)
+        try {
+          fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+        } catch {
+          await Bun.sleep(10);
+        }
+      expect(fd).toBeDefined();
+      // a smaller window, and a larger last request: a budget of this file would be another
+      const last =
+        readFileSync(f, "utf8")
+          .split("\n")
+          .findLast((l) => l.includes('"token_count"')) ?? "";
+      const count = last.replace('"model_context_window":258400', '"model_context_window":2000').replace(/"total_tokens":5010/g, '"total_tokens":9000');
+      expect(count).toContain('"model_context_window":2000');
+      appendFileSync(f, `${count}\n`);
+      closeSync(fd!);
+      expect(await child.exited).toBe(0);
+      const grown = JSON.parse(await new Response(child.stdout).text());
+      const before = JSON.parse(asRead.stdout);
+      const { needWeights: _a, ...expected } = before;
+      const { needWeights: _b, ...got } = grown;
+      expect(got).toEqual(expected);
+      // the file read afresh has another budget: the appended record counts
+      expect(JSON.parse(run([f, "--budget", "60%", "--json"]).stdout).budgetShare.window).toBe(2000);
+    },
+  );
 
   test("a bad value is a one-line usage error and a hint (exit 2); a missing file, one line (exit 1)", () => {
     const bad = run([join(TMP, "x.jsonl"), "--passes", "0"]);

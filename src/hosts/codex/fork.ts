@@ -11,7 +11,7 @@ import { apply } from "../../engine/apply.ts";
 import { plan } from "../../engine/plan.ts";
 import { type BudgetSpec, type ForkBudget, budgetFor } from "./window.ts";
 import { codexTokens } from "./codex-estimate.ts";
-import type { Options, PlanTotals, RuleId, RuleTotals, Session } from "../../engine/types.ts";
+import type { Options, Plan, PlanTotals, RuleId, RuleTotals, Session } from "../../engine/types.ts";
 import { defaultCodexHome } from "./home.ts";
 import { homeOfRollout } from "./rollout-files.ts";
 import { appendThreadName, sessionIndexPath, threadName } from "./thread-names.ts";
@@ -363,39 +363,45 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
 /** How many times a fork's plan is tightened when Codex's estimate of its history is still over the budget. */
 const FIT_TRIES = 4;
 
+/** The engine's pruning of a history for a fork, and the plan it comes from. */
+export interface EngineFork {
+  readonly pruning: Pruning;
+  /** the last plan made (with a budget, to `pruning.budget.engineTokens`), whose decisions the pruning writes */
+  readonly plan: Plan;
+}
+
 /**
- * The rules engine as a pruner: the history maps one item to one message (session-map.ts), so a
- * decision's messageIndex is the history index, and the applied result text is the new output.
- * With a budget, the history must fit it as Codex counts it (codex-estimate.ts), not as the
- * engine counts its text: what only Codex counts (each item's JSON, reasoning) comes off the
- * engine's budget, and a plan still over is tightened by the excess.
+ * The rules engine's plan of a rollout's history for a fork: the history maps one item to one
+ * message (session-map.ts), so a decision's messageIndex is the history index, and the applied
+ * result text is the new output. With a budget, the history must fit it as Codex counts it
+ * (codex-estimate.ts), not as the engine counts its text: what only Codex counts (each item's
+ * JSON, reasoning) comes off the engine's budget, and a plan still over is tightened by the excess.
  */
-export const enginePruner =
-  (options?: Partial<Options>, budget?: BudgetSpec): Pruner =>
-  (history, rollout) => {
-    const session: Session = { host: "codex", id: threadId(rollout), messages: historyToMessages(history) };
-    const {
-      forkBudget,
-      engineBudget: first,
-      textRatio,
-    } = budget === undefined ? { forkBudget: undefined, engineBudget: undefined, textRatio: 1 } : forkBudgetOf(budget, history, rollout, session);
-    let engineBudget = first;
-    let pruning = prune(session, history, options, engineBudget);
-    if (forkBudget?.tokens === undefined) {
-      const { engineReached: _, ...rest } = pruning;
-      return forkBudget === undefined ? rest : { ...rest, budget: forkBudget };
-    }
-    let codexAfter = codexTokens(plannedHistory(history, pruning, "keep"));
-    for (let i = 1; i < FIT_TRIES && engineBudget !== undefined && codexAfter > forkBudget.tokens && pruning.engineReached; i++) {
-      // what is still over, as Codex counts it, off what the engine left: a token of output text
-      // the engine cuts takes textRatio tokens off Codex's count (three for text in CJK scripts)
-      const over = Math.ceil((codexAfter - forkBudget.tokens) / textRatio);
-      engineBudget = Math.max(0, Math.min(engineBudget, pruning.tokensAfter) - over);
-      pruning = prune(session, history, options, engineBudget);
-      codexAfter = codexTokens(plannedHistory(history, pruning, "keep"));
-    }
-    const { engineReached: _, ...rest } = pruning;
-    return {
+export const engineFork = (history: readonly HistoryItem[], rollout: Rollout, options?: Partial<Options>, budget?: BudgetSpec): EngineFork => {
+  const session: Session = { host: "codex", id: threadId(rollout), messages: historyToMessages(history) };
+  const {
+    forkBudget,
+    engineBudget: first,
+    textRatio,
+  } = budget === undefined ? { forkBudget: undefined, engineBudget: undefined, textRatio: 1 } : forkBudgetOf(budget, history, rollout, session);
+  let engineBudget = first;
+  let pruning = prune(session, history, options, engineBudget);
+  if (forkBudget?.tokens === undefined) {
+    const { engineReached: _, plan: last, ...rest } = pruning;
+    return { pruning: forkBudget === undefined ? rest : { ...rest, budget: forkBudget }, plan: last };
+  }
+  let codexAfter = codexTokens(plannedHistory(history, pruning, "keep"));
+  for (let i = 1; i < FIT_TRIES && engineBudget !== undefined && codexAfter > forkBudget.tokens && pruning.engineReached; i++) {
+    // what is still over, as Codex counts it, off what the engine left: a token of output text
+    // the engine cuts takes textRatio tokens off Codex's count (three for text in CJK scripts)
+    const over = Math.ceil((codexAfter - forkBudget.tokens) / textRatio);
+    engineBudget = Math.max(0, Math.min(engineBudget, pruning.tokensAfter) - over);
+    pruning = prune(session, history, options, engineBudget);
+    codexAfter = codexTokens(plannedHistory(history, pruning, "keep"));
+  }
+  const { engineReached: _, plan: last, ...rest } = pruning;
+  return {
+    pruning: {
       ...rest,
       budget: {
         ...forkBudget,
@@ -403,8 +409,16 @@ export const enginePruner =
         codexTokens: codexAfter,
         ...(engineBudget === undefined ? {} : { engineTokens: engineBudget }),
       },
-    };
+    },
+    plan: last,
   };
+};
+
+/** The rules engine as a pruner (engineFork). */
+export const enginePruner =
+  (options?: Partial<Options>, budget?: BudgetSpec): Pruner =>
+  (history, rollout) =>
+    engineFork(history, rollout, options, budget).pruning;
 
 /**
  * A fork's budget for a history (`session` is the history as the engine reads it), as Codex counts
@@ -442,7 +456,7 @@ const prune = (
   history: readonly HistoryItem[],
   options: Partial<Options> | undefined,
   budgetTokens: number | undefined,
-): Pruning & { engineReached: boolean } => {
+): Pruning & { engineReached: boolean; plan: Plan } => {
   const p = plan(session, budgetTokens === undefined ? options : { ...options, budgetTokens: Math.max(0, budgetTokens) });
   const after = apply(session, p);
   const outputs = new Map<number, string>();
@@ -480,5 +494,6 @@ const prune = (
     tokensAfter: t.tokensAfter + unfreed,
     byRule,
     engineReached: budgetTokens === undefined || t.tokensAfter + unfreed <= Math.max(0, budgetTokens),
+    plan: p,
   };
 };

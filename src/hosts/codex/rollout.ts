@@ -10,7 +10,7 @@ import type { Message } from "../../engine/types.ts";
 import { BcError } from "../../util/errors.ts";
 import { decodeUtf8, joinJsonl, parseJsonl, readFileBytes } from "../../util/jsonl.ts";
 import type { HostCompaction, LoadedSession, RecordedWindow } from "../types.ts";
-import { rebuildHistory } from "./history.ts";
+import { type RebuiltHistory, rebuildHistory } from "./history.ts";
 import { itemProblem, type ResponseItem } from "./items.ts";
 import { historyBaseOf, type Inherited, inheritedLines } from "./native-fork.ts";
 import { historyToMessages, timelineMessages } from "./session-map.ts";
@@ -448,11 +448,10 @@ export const threadId = (rollout: Rollout): string =>
 
 // ---- Into the session model ------------------------------------------------------------------------
 
-/** Map a parsed rollout into the session model (see loadCodexRollout). */
-export const toLoadedSession = (rollout: Rollout): LoadedSession => {
+/** Map a parsed rollout into the session model (see loadCodexRollout); `history`: its rebuilt history, when already made. */
+export const toLoadedSession = (rollout: Rollout, history: RebuiltHistory = rebuildHistory(rollout)): LoadedSession => {
   const id = threadId(rollout);
   const timeline = timelineMessages(rollout);
-  const history = rebuildHistory(rollout);
   const compactions: HostCompaction[] = [];
   let from = 0;
   for (const c of history.compactions) {
