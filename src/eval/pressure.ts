@@ -1,7 +1,6 @@
 // The pressure mode's arithmetic: a cut compacted as an automatic compaction with the history
 // at a given share of the window, down to the budget the Claude Code plugin uses by default.
 import { DEFAULT_PLUGIN_OPTIONS } from "../hosts/claude/plugin.ts";
-import { isPersonTool } from "../engine/call-meaning.ts";
 import { estimateTextTokens } from "../engine/estimate.ts";
 import type { CutContext } from "./cut.ts";
 import { CLEARED_PLACEHOLDER } from "./methods/baselines.ts";
@@ -35,13 +34,14 @@ export const pressurePoint = (tokensBefore: number, pressure: number, budgetPerc
 export const LEAST_LEFT_TOKENS = estimateTextTokens(CLEARED_PLACEHOLDER);
 
 /**
- * Tokens of what no method may touch at a cut: prose, call inputs, pinned results and a person's
- * answers (AskUserQuestion, ExitPlanMode), and of every other result the least a removal leaves
- * (the shortest placeholder, or the result itself when shorter). Above the budget, only a
- * summary can reach it.
+ * Tokens of what no method may touch at a cut: prose, call inputs and pinned results, and of every
+ * other result the least a removal leaves (the shortest placeholder, or the result itself when
+ * shorter). A person's answer counts as any other result: bc never cuts it, but the baselines
+ * clear every unpinned result, and so reach budgets bc cannot. Above the budget, only a summary
+ * can reach it.
  */
 export const untouchableTokens = (ctx: Pick<CutContext, "tokensBefore" | "results" | "pinned">): number => {
   let tokens = ctx.tokensBefore;
-  for (const r of ctx.results) if (!ctx.pinned.has(r.ordinal) && !isPersonTool(r.tool)) tokens -= r.estTokens - Math.min(r.estTokens, LEAST_LEFT_TOKENS);
+  for (const r of ctx.results) if (!ctx.pinned.has(r.ordinal)) tokens -= r.estTokens - Math.min(r.estTokens, LEAST_LEFT_TOKENS);
   return tokens;
 };

@@ -174,7 +174,7 @@ describe("where the budget can be reached", () => {
     expect(untouchableTokens(ctx)).toBe(ctx.tokensBefore - unpinned.reduce((n, r) => n + r.estTokens - LEAST_LEFT_TOKENS, 0));
   });
 
-  test("untouchable: a person's answer stays whole; a result shorter than a placeholder stays as it is", () => {
+  test("untouchable: a person's answer counts as any other result (the baselines clear it); a result shorter than a placeholder stays as it is", () => {
     const messages: Message[] = [
       prompt("start"),
       ...pair("c0", "AskUserQuestion", { question: "which?" }, sized("the_answer", 300)),
@@ -186,7 +186,7 @@ describe("where the budget can be reached", () => {
     const [answer, tiny, listing] = ctx.results;
     expect([answer, tiny, listing].map((r) => ctx.pinned.has(r!.ordinal))).toEqual([false, false, false]);
     expect(tiny!.estTokens).toBeLessThan(LEAST_LEFT_TOKENS);
-    expect(untouchableTokens(ctx)).toBe(ctx.tokensBefore - (listing!.estTokens - LEAST_LEFT_TOKENS));
+    expect(untouchableTokens(ctx)).toBe(ctx.tokensBefore - (answer!.estTokens - LEAST_LEFT_TOKENS) - (listing!.estTokens - LEAST_LEFT_TOKENS));
   });
 
   const replayed = (messages: Message[]) =>
@@ -208,6 +208,20 @@ describe("where the budget can be reached", () => {
     expect(tooly.rules!.reachable).toBe(1);
     expect(tooly.rules!.reachedReachable).toBe(tooly.rules!.reached);
     expect(tooly["oldest-first"]!.reachedReachable).toBe(1);
+  });
+
+  test("a budget only clearing a person's answer reaches: reachable, so every method that reaches it counts it there; bc, which keeps the answer, does not", () => {
+    const plan = "the plan to follow, as the person approved it ".repeat(300);
+    const methods = replayed([
+      prompt("start"),
+      ...pair("c0", "ExitPlanMode", { plan: "see below" }, plan),
+      ...pair("c1", "Bash", { command: "ls" }, sized("listing_output", 300)),
+      ...filler(8),
+      reply("done"),
+    ]);
+    expect(methods["oldest-first"]!.reached).toBe(1);
+    for (const [id, t] of Object.entries(methods)) expect([id, t.reachable, t.reachedReachable]).toEqual([id, 1, t.reached]);
+    expect(methods.rules!.reached).toBe(0);
   });
 });
 
