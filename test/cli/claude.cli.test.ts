@@ -5,7 +5,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { appendRecord, type DecisionRecord } from "../../src/hosts/claude/decision-log.ts";
-import { install, MARKETPLACE_NAME, readLog, status, uninstall } from "../../src/hosts/claude/install.ts";
+import { bcDir, install, MARKETPLACE_NAME, readLog, status, uninstall } from "../../src/hosts/claude/install.ts";
+import { folderContent, underFileSizeLimit } from "../support/file-size-limit.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 let tmp = "";
@@ -258,4 +259,39 @@ test("uninstall --dir of a folder Claude Code does not run the plugin from: that
   expect(claude.calls()).not.toContain("marketplace remove");
   expect(r.stderr).toContain(`Claude Code runs the plugin from ${active}, not ${old}: left installed there`);
   uninstall({ register: false });
+});
+
+/** `bc args` from source, no claude on PATH, in a child the system lets grow no file past 512 bytes (a full disk). */
+const bcMidway = (args: string[]) =>
+  underFileSizeLimit([process.execPath, join(REPO, "src", "main.ts"), ...args], {
+    env: { PATH: dirname(process.execPath), HOME: join(tmp, "home"), CLAUDE_CONFIG_DIR: join(tmp, "claude") },
+  });
+const TOO_LARGE = ": cannot be written (larger than the system lets a file grow)";
+
+test("an install that fails midway leaves the plugin Claude Code reads, and bc's install.json, byte for byte with nothing beside them", async () => {
+  const dir = join(tmp, "mp-midway");
+  await install({ dir, register: false });
+  const before = [folderContent(dir), folderContent(bcDir())];
+  const r = bcMidway(["claude", "install", "--dir", dir, "--no-register"]);
+  expect([folderContent(dir), folderContent(bcDir())]).toEqual(before);
+  expect(r.code).toBe(1);
+  expect(r.stderr.split("\n")[0]).toStartWith(`bc: ${dir}/`);
+  expect(r.stderr.split("\n")[0]).toEndWith(TOO_LARGE);
+  uninstall({ register: false });
+});
+
+test("an uninstall whose install.json cannot be written whole leaves it byte for byte: the other folders bc installed into stay recorded", async () => {
+  const [gone, ...others] = ["mp-gone", "mp-kept-1", "mp-kept-2"].map((name) => join(tmp, name));
+  for (const dir of [gone!, ...others]) await install({ dir, register: false });
+  const before = folderContent(bcDir());
+  const r = bcMidway(["claude", "uninstall", "--dir", gone!, "--no-register"]);
+  expect(folderContent(bcDir())).toEqual(before);
+  expect(r.code).toBe(1);
+  expect(r.stderr.split("\n")[0]).toBe(`bc: ${join(bcDir(), "install.json")}${TOO_LARGE}`);
+  expect(existsSync(gone!)).toBe(false);
+  expect(
+    uninstall({ register: false })
+      .folders.filter((f) => f.removedDir)
+      .map((f) => f.dir),
+  ).toEqual(others.reverse());
 });

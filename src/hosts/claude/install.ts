@@ -1,10 +1,11 @@
 // `bc claude install | uninstall | status | log`: the plugin written into a local marketplace
 // folder, registered with Claude Code through its own CLI (`claude plugin marketplace add`,
 // `claude plugin install`), and the decision logs the hook writes.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { shellQuote } from "../../engine/shell.ts";
 import { BcError } from "../../util/errors.ts";
+import { replaceFile, replaceFiles } from "../../util/jsonl.ts";
 import { VERSION } from "../../version.ts";
 import { LOG_DIR_NAME, type DecisionRecord } from "./decision-log.ts";
 import { parseLog } from "./decision-log-read.ts";
@@ -96,8 +97,10 @@ const removeWritten = (dir: string, files: readonly string[]): string[] => {
 
 /**
  * Write the marketplace with the plugin into `dir`; refuses a non-empty folder that is not ours.
- * Files an earlier install wrote and this one does not are removed; files someone else put there stay.
- * Returns the plugin's folder and every file written (relative to `dir`).
+ * Every file is written before any replaces its old one, so a write that fails leaves the plugin
+ * Claude Code reads as it was. Files an earlier install wrote and this one does not are then
+ * removed; files someone else put there stay. Returns the plugin's folder and every file written
+ * (relative to `dir`).
  */
 export const writeMarketplace = (dir: string, files: PluginFiles, previous: readonly string[] = []): { pluginDir: string; written: string[] } => {
   if (existsSync(dir)) {
@@ -106,14 +109,13 @@ export const writeMarketplace = (dir: string, files: PluginFiles, previous: read
       throw new BcError("exists", `${dir}: not empty and not a better-compaction marketplace; refusing to write there`, "pass --dir an empty or new folder");
   }
   const all = marketplaceFiles(files);
+  replaceFiles(
+    // the icon comes as base64
+    Object.entries(all).map(([rel, text]) => ({ path: join(dir, rel), text: rel.endsWith(".png") ? Buffer.from(text, "base64") : text })),
+    { newMode: 0o666, hint: "nothing was written; the plugin's files are as they were" },
+  );
   const stale = previous.filter((rel) => !(rel in all));
   if (stale.length > 0) removeWritten(dir, stale);
-  mkdirSync(dir, { recursive: true });
-  for (const [rel, text] of Object.entries(all)) {
-    const path = join(dir, rel);
-    mkdirSync(join(path, ".."), { recursive: true });
-    writeFileSync(path, rel.endsWith(".png") ? Buffer.from(text, "base64") : text); // the icon comes as base64
-  }
   return { pluginDir: join(dir, "plugins", PLUGIN_NAME), written: Object.keys(all).sort() };
 };
 
@@ -208,8 +210,7 @@ const writeState = (state: InstallState): void => {
     rmSync(statePath(), { force: true });
     return;
   }
-  mkdirSync(bcDir(), { recursive: true });
-  writeFileSync(statePath(), `${JSON.stringify(state, null, 2)}\n`);
+  replaceFile(statePath(), `${JSON.stringify(state, null, 2)}\n`, { newMode: 0o666, hint: "bc's record of the folders it installed into is as it was" });
 };
 
 export const install = async (opts: { readonly dir?: string; readonly register: boolean }): Promise<InstallReport> => {

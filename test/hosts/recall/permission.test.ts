@@ -5,6 +5,7 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sta
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { allowRecall, disallowRecall, RECALL_RULES } from "../../../src/hosts/recall/permission.ts";
+import { evalUnderFileSizeLimit, FILE_SIZE_LIMIT, folderContent } from "../../support/file-size-limit.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "bc-permission-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -46,4 +47,26 @@ test("a settings.json that starts with a byte-order mark is read (as Claude Code
   expect(JSON.parse(text.slice(1)).permissions.allow).toEqual([...RECALL_RULES]);
   expect(disallowRecall(path).removed).toBe(true);
   expect(disallowRecall(settings("bom-plain.json", `\uFEFF${JSON.stringify({ model: "opus" })}`)).removed).toBe(false);
+});
+
+// a real failure in the middle of the write (a full disk): Claude Code must still read the user's settings
+test.skipIf(process.platform === "win32")("a write that fails midway leaves settings.json byte for byte, and nothing beside it", () => {
+  const d = join(dir, "midway");
+  mkdirSync(d);
+  const env = { ANTHROPIC_API_KEY: "sk-secret", NOTES: "n".repeat(FILE_SIZE_LIMIT) };
+  settings("midway/allow.json", JSON.stringify({ env }));
+  settings("midway/disallow.json", JSON.stringify({ env, permissions: { allow: [...RECALL_RULES] } }));
+  const before = folderContent(d);
+  const said = evalUnderFileSizeLimit(
+    `const { allowRecall, disallowRecall } = await import(${JSON.stringify(join(import.meta.dir, "../../../src/hosts/recall/permission.ts"))});
+for (const change of [() => allowRecall("allow.json"), () => disallowRecall("disallow.json")]) {
+  try { change(); console.log("ok"); } catch (e) { console.log(e.message); }
+}`,
+    d,
+  );
+  expect(folderContent(d)).toEqual(before);
+  expect(said).toEqual([
+    "allow.json: cannot be written (larger than the system lets a file grow)",
+    "disallow.json: cannot be written (larger than the system lets a file grow)",
+  ]);
 });
