@@ -3,9 +3,10 @@
 // matcher group to hooks.json and one table to config.toml, remembers exactly what it added in
 // `$CODEX_HOME/better-compaction/install.json`, and `uninstall` removes exactly that. The hook's trust
 // key and hash are Codex's own: asked from `codex app-server` (`hooks/list`), never computed by bc.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { BcError } from "../../../util/errors.ts";
+import { replaceFiles } from "../../../util/jsonl.ts";
 import { defaultCodexHome } from "../home.ts";
 import { type AppServerClient, socketExists, spawnStdio } from "./app-server.ts";
 import { bcCodexDir, listLogs } from "./state.ts";
@@ -96,10 +97,14 @@ const readState = (codexHome: string): InstallState | undefined => {
   }
 };
 
-const writeState = (codexHome: string, s: InstallState): void => {
-  mkdirSync(bcCodexDir(codexHome), { recursive: true });
-  writeFileSync(statePath(codexHome), `${JSON.stringify(s, null, 2)}\n`);
-};
+/** A file bc writes in $CODEX_HOME, as the JSON bc keeps there. */
+const jsonFile = (path: string, v: unknown): { path: string; text: string } => ({ path, text: `${JSON.stringify(v, null, 2)}\n` });
+
+/**
+ * Files the user and Codex read, each put in place whole (a failed write leaves the old one as it
+ * was), and made as a plain write would make them when new.
+ */
+const writeFiles = (files: readonly { path: string; text: string | Uint8Array }[], hint: string): void => replaceFiles(files, { newMode: 0o666, hint });
 
 const tomlString = (s: string): string => JSON.stringify(s);
 
@@ -181,9 +186,14 @@ export const install = async (opts: {
   // the trust table bc wrote before stays until a new one is taken (it is still bc's to remove)
   const oldTrust = old?.trustText !== undefined && original?.toString("utf8").includes(old.trustText) ? old.trustText : undefined;
   const createdHooksFile = old?.createdHooksFile ?? before === undefined;
-  mkdirSync(codexHome, { recursive: true });
-  writeFileSync(path, `${JSON.stringify(withOurHook(before, command), null, 2)}\n`);
-  writeState(codexHome, { command, createdHooksFile, ...(oldTrust === undefined ? {} : { trustText: oldTrust }) });
+  // together: a hook in hooks.json that install.json does not record would outlive 'bc codex uninstall'
+  writeFiles(
+    [
+      jsonFile(path, withOurHook(before, command)),
+      jsonFile(statePath(codexHome), { command, createdHooksFile, ...(oldTrust === undefined ? {} : { trustText: oldTrust }) }),
+    ],
+    "nothing was written; hooks.json is as it was",
+  );
   const report = { codexHome, hooksPath: path, command, createdHooksFile };
   const untrustedHint = "Codex runs the hook only once you trust it: start codex and approve it in /hooks, or run 'bc codex install --trust'";
   if (!opts.trust) return { ...report, trusted: false, trustHint: untrustedHint };
@@ -208,18 +218,18 @@ export const install = async (opts: {
       "approve the changed hook in codex's /hooks; bc changes no entry it did not write",
     );
   const text = trustText(entry.key, entry.currentHash);
-  writeFileSync(cfg, base + text);
+  writeFiles([{ path: cfg, text: base + text }], "config.toml is as it was; bc's hook is in hooks.json, untrusted: approve it in codex's /hooks");
   const after = await askCodexForHook(bin, codexHome, command).catch(() => undefined);
   if (after?.trustStatus !== "trusted") {
     if (original === undefined) rmSync(cfg, { force: true });
-    else writeFileSync(cfg, original);
+    else writeFiles([{ path: cfg, text: original }], "config.toml holds the trust entry codex did not take: remove it by hand");
     throw new BcError(
       "external",
       `codex did not take the trust entry bc wrote to ${cfg} (status: ${after?.trustStatus ?? "unknown"}); config.toml was put back as it was`,
       "approve the hook in codex's /hooks instead",
     );
   }
-  writeState(codexHome, { command, createdHooksFile, trustText: text });
+  writeFiles([jsonFile(statePath(codexHome), { command, createdHooksFile, trustText: text })], "bc's record of what it installed is as it was");
   return { ...report, trusted: true };
 };
 
@@ -235,7 +245,7 @@ const removeTrust = (codexHome: string, text: string): boolean => {
   if (!existsSync(cfg)) return false;
   const now = readFileSync(cfg, "utf8");
   if (!now.includes(text)) return false;
-  writeFileSync(cfg, withoutLast(now, text));
+  writeFiles([{ path: cfg, text: withoutLast(now, text) }], "config.toml is as it was, bc's trust entry still in it");
   return true;
 };
 
@@ -262,7 +272,7 @@ export const uninstall = (opts: { readonly codexHome?: string } = {}): Uninstall
     if (rest === undefined) {
       rmSync(path, { force: true });
       removedHooksFile = true;
-    } else writeFileSync(path, `${JSON.stringify(rest, null, 2)}\n`);
+    } else writeFiles([jsonFile(path, rest)], "hooks.json is as it was, bc's hook still in it");
   }
   const removedTrust = state?.trustText ? removeTrust(codexHome, state.trustText) : false;
   rmSync(statePath(codexHome), { force: true });

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hasOurHook, hookCommand, install, status, trustText, uninstall, withOurHook } from "../../../../src/hosts/codex/live/install.ts";
 import { BcError } from "../../../../src/util/errors.ts";
+import { evalUnderFileSizeLimit, FILE_SIZE_LIMIT, folderContent } from "../../../support/file-size-limit.ts";
 import { type Home, makeHome } from "./support.ts";
 
 let world: Home | undefined;
@@ -200,5 +201,66 @@ describe("bc's group keeps its place (Codex's trust key for a hook names its gro
     v.hooks.PreCompact.push({ hooks: [{ type: "command", command: "/home/me/later.sh" }] });
     writeFileSync(path, JSON.stringify(v));
     expect(uninstall({ codexHome: world.home })).toMatchObject({ removedHook: true, movedGroups: 1 });
+  });
+});
+
+/**
+ * `call` (an expression over install.ts's exports, `m`) in a child process that no file may grow
+ * past FILE_SIZE_LIMIT in: the error it ends with, or "ok".
+ */
+const midway = (call: string): string[] =>
+  evalUnderFileSizeLimit(`const m = await import(${JSON.stringify(join(import.meta.dir, "../../../../src/hosts/codex/live/install.ts"))});
+try { await (${call}); console.log("ok"); } catch (e) { console.log(e.message); }`);
+const TOO_LARGE = "cannot be written (larger than the system lets a file grow)";
+
+// a write that fails part way (a full disk, a killed install) leaves the file Codex reads as it was
+describe.skipIf(process.platform === "win32")("a write that fails midway leaves the old file byte for byte, and nothing beside it", () => {
+  test("hooks.json, at install and at uninstall", async () => {
+    world = makeHome();
+    const path = join(world.home, "hooks.json");
+    writeFileSync(path, JSON.stringify({ ...USER_HOOKS, other: { notes: "n".repeat(FILE_SIZE_LIMIT) } }));
+    const untouched = folderContent(world.home);
+    const installing = midway(`m.install({ codexHome: ${JSON.stringify(world.home)}, trust: false, command: ${JSON.stringify(COMMAND)} })`);
+    expect(folderContent(world.home)).toEqual(untouched);
+    expect(installing).toEqual([`${path}: ${TOO_LARGE}`]);
+    await install({ codexHome: world.home, trust: false, command: COMMAND });
+    const installed = folderContent(world.home);
+    const uninstalling = midway(`m.uninstall({ codexHome: ${JSON.stringify(world.home)} })`);
+    expect(folderContent(world.home)).toEqual(installed);
+    expect(uninstalling).toEqual([`${path}: ${TOO_LARGE}`]);
+  });
+
+  test("install.json, whose record of bc's trust table is what lets uninstall remove it", async () => {
+    world = makeHome();
+    // a $CODEX_HOME at a long path: the trust key install.json records names it, hooks.json does not
+    const home = join(world.root, "a".repeat(100), "b".repeat(100), "c".repeat(100), "d".repeat(100), "codex-home");
+    await install({ codexHome: home, trust: true, codex: fakeCodex(world.root), command: COMMAND });
+    const installed = folderContent(home);
+    // installed again (bc upgraded in place): hooks.json fits in the limit, install.json does not
+    const said = midway(`m.install({ codexHome: ${JSON.stringify(home)}, trust: false, command: ${JSON.stringify(COMMAND)} })`);
+    expect(folderContent(home)).toEqual(installed);
+    expect(said).toEqual([`${join(home, "better-compaction", "install.json")}: ${TOO_LARGE}`]);
+    expect(uninstall({ codexHome: home })).toMatchObject({ removedHook: true, removedTrust: true });
+  });
+
+  test("config.toml, as --trust adds bc's table and as uninstall takes it out", async () => {
+    world = makeHome();
+    const cfg = join(world.home, "config.toml");
+    const user = `model = "gpt-5"\n${Array.from({ length: 40 }, (_, i) => `[profiles.p${i}]\nmodel = "gpt-5"\n`).join("")}`;
+    writeFileSync(cfg, user);
+    const codex = fakeCodex(world.root);
+    const trusting = midway(
+      `m.install({ codexHome: ${JSON.stringify(world.home)}, trust: true, codex: ${JSON.stringify(codex)}, command: ${JSON.stringify(COMMAND)} })`,
+    );
+    expect(readFileSync(cfg, "utf8")).toBe(user);
+    expect(readdirSync(world.home).sort()).toEqual(["better-compaction", "config.toml", "hooks.json"]);
+    expect(trusting).toEqual([`${cfg}: ${TOO_LARGE}`]);
+    await install({ codexHome: world.home, trust: true, codex, command: COMMAND });
+    const trusted = folderContent(world.home);
+    const uninstalling = midway(`m.uninstall({ codexHome: ${JSON.stringify(world.home)} })`);
+    // hooks.json, which bc made, is gone; config.toml is as it was, bc's table still in it
+    const { "hooks.json": _, ...rest } = trusted;
+    expect(folderContent(world.home)).toEqual(rest);
+    expect(uninstalling).toEqual([`${cfg}: ${TOO_LARGE}`]);
   });
 });
