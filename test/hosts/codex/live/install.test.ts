@@ -21,6 +21,19 @@ const USER_HOOKS = {
   other: { keep: true },
 };
 
+/**
+ * $CODEX_HOME as `bc codex install --trust` leaves it, bc's trust table after `config` in
+ * config.toml, each file as bc writes it: the table's text.
+ */
+const installedTrusted = (home: string, config: string): string => {
+  const text = trustText(`${join(home, "hooks.json")}:pre_compact:0:0`, "sha256:bb");
+  writeFileSync(join(home, "config.toml"), config + text);
+  mkdirSync(join(home, "better-compaction"), { recursive: true });
+  writeFileSync(join(home, "better-compaction", "install.json"), `${JSON.stringify({ command: COMMAND, createdHooksFile: true, trustText: text }, null, 2)}\n`);
+  writeFileSync(join(home, "hooks.json"), `${JSON.stringify(withOurHook(undefined, COMMAND), null, 2)}\n`);
+  return text;
+};
+
 describe("bc codex install / uninstall", () => {
   test("a new hooks.json: written with bc's hook, removed whole by uninstall", async () => {
     world = makeHome();
@@ -54,11 +67,7 @@ describe("bc codex install / uninstall", () => {
   test("uninstall removes exactly the trust table bc appended, nothing else of config.toml", async () => {
     world = makeHome();
     const user = 'model = "gpt-5"\n\n[hooks.state."/x/hooks.json:stop:0:0"]\ntrusted_hash = "sha256:aa"\n';
-    const text = trustText(`${join(world.home, "hooks.json")}:pre_compact:0:0`, "sha256:bb");
-    writeFileSync(join(world.home, "config.toml"), user + text);
-    mkdirSync(join(world.home, "better-compaction"), { recursive: true });
-    writeFileSync(join(world.home, "better-compaction", "install.json"), JSON.stringify({ command: COMMAND, createdHooksFile: true, trustText: text }));
-    writeFileSync(join(world.home, "hooks.json"), JSON.stringify({ hooks: { PreCompact: [{ hooks: [{ type: "command", command: COMMAND }] }] } }));
+    const text = installedTrusted(world.home, user);
     expect(uninstall({ codexHome: world.home })).toMatchObject({ removedHook: true, removedHooksFile: true, removedTrust: true });
     expect(readFileSync(join(world.home, "config.toml"), "utf8")).toBe(user);
     expect((Bun.TOML.parse(text) as any).hooks.state[`${join(world.home, "hooks.json")}:pre_compact:0:0`]).toEqual({ trusted_hash: "sha256:bb" });
@@ -234,7 +243,8 @@ describe.skipIf(process.platform === "win32")("a write that fails midway leaves 
     world = makeHome();
     // a $CODEX_HOME at a long path: the trust key install.json records names it, hooks.json does not
     const home = join(world.root, "a".repeat(100), "b".repeat(100), "c".repeat(100), "d".repeat(100), "codex-home");
-    await install({ codexHome: home, trust: true, codex: fakeCodex(world.root), command: COMMAND });
+    mkdirSync(home, { recursive: true });
+    installedTrusted(home, "");
     const installed = folderContent(home);
     // installed again (bc upgraded in place): hooks.json fits in the limit, install.json does not
     const said = midway(`m.install({ codexHome: ${JSON.stringify(home)}, trust: false, command: ${JSON.stringify(COMMAND)} })`);
@@ -255,7 +265,7 @@ describe.skipIf(process.platform === "win32")("a write that fails midway leaves 
     expect(readFileSync(cfg, "utf8")).toBe(user);
     expect(readdirSync(world.home).sort()).toEqual(["better-compaction", "config.toml", "hooks.json"]);
     expect(trusting).toEqual([`${cfg}: ${TOO_LARGE}`]);
-    await install({ codexHome: world.home, trust: true, codex, command: COMMAND });
+    installedTrusted(world.home, user);
     const trusted = folderContent(world.home);
     const uninstalling = midway(`m.uninstall({ codexHome: ${JSON.stringify(world.home)} })`);
     // hooks.json, which bc made, is gone; config.toml is as it was, bc's table still in it
