@@ -43,11 +43,24 @@ type Tier = "ranked" | "never-drop" | "spare-head";
  * the same way.
  */
 const tierOf = (facts: SessionFacts, item: ResultItem, v: Verdict): Tier | undefined => {
+  const tier = tierBeforeQuotes(item, v);
+  return tier === "ranked" && quoted(facts, item) ? "never-drop" : tier;
+};
+
+/**
+ * The tier as far as it is known without the quote search: "ranked" may still be "never-drop"
+ * where a later reply quotes the result. The search reads the whole result, so it is left until
+ * the answer can change something (quoted).
+ */
+const tierBeforeQuotes = (item: ResultItem, v: Verdict): Tier | undefined => {
   if (item.meaning.asksPerson) return undefined;
   if (item.cut) return v.rule !== "pinned" && earlierHead(item.result.text, item.result.callId) !== undefined ? "spare-head" : undefined;
   if (v.rule === "pinned" || v.rule === "already-cut" || v.action === "drop") return undefined;
-  return v.rule === "never-drop" || neverDrop.guard!({ facts, item }) !== undefined ? "never-drop" : "ranked";
+  return v.rule === "never-drop" ? "never-drop" : "ranked";
 };
+
+/** Whether a later reply quotes the result: what never-drop's guard keeps when the ladder would cut it. */
+const quoted = (facts: SessionFacts, item: ResultItem): boolean => neverDrop.guard!({ facts, item }) !== undefined;
 
 export interface Escalated {
   readonly verdicts: Verdict[];
@@ -64,6 +77,10 @@ export interface Escalated {
 /** How many of a result's first characters the history shows once a verdict is applied. */
 const shownBy = (v: Verdict): number => (v.action === "keep" ? WHOLE : v.action === "truncate" ? (v.headChars ?? 0) : 0);
 
+/** The ends of the reasons of a head cut in the never-drop and the ranked tier (the cut is the same). */
+const NEVER_DROPPED_HEAD = "; a result never dropped: its head kept";
+const RANKED_HEAD = "; its head kept";
+
 /** The escalation's drop, before its reason is written. */
 const ESCALATION_DROP: Verdict = { action: "drop", rule: "escalation", reason: "" };
 
@@ -76,10 +93,10 @@ const cutFor = (tier: Tier, text: string, callId: string, headChars: number): Ve
   const headLeaves = truncatedText(text, headChars, callId).length;
   const headFrees = headLeaves < text.length;
   if (tier === "spare-head") return headFrees ? head : undefined;
-  if (tier === "never-drop") return headFrees ? { ...head, reason: "; a result never dropped: its head kept" } : undefined;
+  if (tier === "never-drop") return headFrees ? { ...head, reason: NEVER_DROPPED_HEAD } : undefined;
   // a head costs little beside a large output and keeps its first lines (a command's header,
   // a file's imports, a test run's first failure)
-  if (headFrees && text.length >= 4 * headLeaves) return { ...head, reason: "; its head kept" };
+  if (headFrees && text.length >= 4 * headLeaves) return { ...head, reason: RANKED_HEAD };
   return dropNote(text.length, callId).length < text.length ? ESCALATION_DROP : undefined;
 };
 
@@ -106,8 +123,14 @@ const OWN_NAMES_FLOOR = 1 - OWN_NAMES_WEIGHT + 0.01;
 
 interface Candidate {
   readonly item: ResultItem;
-  readonly tier: Tier;
-  readonly cut: Verdict;
+  /**
+   * "ranked" while the quote search is not yet asked where a ranked result and a quoted one get
+   * the same head (`quoteUnasked`): only the reason, and whether a last resort may drop that head,
+   * differ; `settle` asks it when one of those is needed.
+   */
+  tier: Tier;
+  quoteUnasked: boolean;
+  cut: Verdict;
   /** tokens the cut frees beyond what the rules left */
   readonly gain: number;
   /** the cost as last computed: need, weighted by own names, per token freed */
@@ -235,15 +258,31 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
   const candidates: Candidate[] = [];
   for (const item of facts.items) {
     const k = item.ordinal;
-    const tier = tierOf(facts, item, verdicts[k]!);
+    let tier = tierBeforeQuotes(item, verdicts[k]!);
     if (tier === undefined) continue;
     const text = item.result.text;
     const id = item.result.callId;
-    const cut = cutFor(tier, text, id, facts.options.truncateHeadChars);
+    let cut = cutFor(tier, text, id, facts.options.truncateHeadChars);
+    // a ranked result cut to its head is cut the same way if quoted: the search can wait
+    const quoteUnasked = tier === "ranked" && cut?.action === "truncate";
+    if (tier === "ranked" && !quoteUnasked && quoted(facts, item)) {
+      tier = "never-drop";
+      cut = cutFor(tier, text, id, facts.options.truncateHeadChars);
+    }
     if (cut === undefined) continue;
     const gain = tokensAfter(text, verdicts[k]!, id) - tokensAfter(text, cut, id);
-    if (gain > 0) candidates.push({ item, tier, cut, gain, cost: 0 });
+    if (gain > 0) candidates.push({ item, tier, quoteUnasked, cut, gain, cost: 0 });
   }
+  const settle = (c: Candidate): Candidate => {
+    if (c.quoteUnasked) {
+      c.quoteUnasked = false;
+      if (quoted(facts, c.item)) {
+        c.tier = "never-drop";
+        c.cut = { ...c.cut, reason: NEVER_DROPPED_HEAD };
+      }
+    }
+    return c;
+  };
   const scored = new Set(candidates.map((c) => c.item));
   const coverage = new Coverage(
     facts,
@@ -278,6 +317,7 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
     coverage.release(k, keptBy(c));
     if (freed >= over) continue;
     freed += c.gain;
+    settle(c);
     steps.push({ k, gain: c.gain, undone: out[k]! });
     const names = c.cut.action === "truncate" ? "of its names past its head" : "of its names";
     out[k] =
@@ -289,6 +329,7 @@ export const escalate = (facts: SessionFacts, verdicts: readonly Verdict[], over
   // same order (a result never dropped keeps its head), then the heads the rules themselves kept
   // (re-runnable output), least needed first, before a host has to summarize.
   if (freed < over) {
+    // every candidate was taken, and so settled
     const heads = candidates.filter((c) => c.tier === "ranked" && c.cut.action === "truncate").sort((a, b) => order[a.item.ordinal]! - order[b.item.ordinal]!);
     const inHeap = new Set(candidates.map((c) => c.item.ordinal));
     const rulesHeads = facts.items

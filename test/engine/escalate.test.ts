@@ -207,21 +207,25 @@ describe("ranked escalation", () => {
     expect(all.decisions.find((d) => d.callId === plain)!.rule).toBe("escalation");
   });
 
-  test("a result a later reply quotes is only ever cut to its head, whichever rule kept it (a pass over the output ranks it the same)", () => {
-    const b = new SessionBuilder().user("start");
-    const text = lines("quoted", 12);
-    const quoted = b.bash("./report", text);
-    // a later reply uses one of its names (the referenced rule keeps it) and quotes a line whole
-    b.assistant(`value_quoted_3 matters; the report says:\n${text.split("\n")[5]}`);
-    for (let k = 0; k < BEYOND_RECENT; k++) b.bash(`echo ${k}`, `ok ${k}`);
-    b.filler(4);
-    const s = b.session();
-    const rules = plan(s);
-    expect(rules.decisions.find((d) => d.callId === quoted)!.rule).toBe("referenced");
-    const p = plan(s, { budgetTokens: 1 });
-    expect(p.decisions.find((d) => d.callId === quoted)).toMatchObject({ action: "truncate", rule: "escalation" });
-    expect(p.decisions.find((d) => d.callId === quoted)!.reason).toContain("a result never dropped");
-  });
+  // 12 lines: a ranked result would be dropped; 80: it too would keep a head, and only the reason tells them apart
+  test.each([12, 80])(
+    "a result a later reply quotes is only ever cut to its head, whichever rule kept it (a pass over the output ranks it the same): %p lines",
+    (n) => {
+      const b = new SessionBuilder().user("start");
+      const text = lines("quoted", n);
+      const quoted = b.bash("./report", text);
+      // a later reply uses one of its names (the referenced rule keeps it) and quotes a line whole
+      b.assistant(`value_quoted_3 matters; the report says:\n${text.split("\n")[5]}`);
+      for (let k = 0; k < BEYOND_RECENT; k++) b.bash(`echo ${k}`, `ok ${k}`);
+      b.filler(4);
+      const s = b.session();
+      const rules = plan(s);
+      expect(rules.decisions.find((d) => d.callId === quoted)!.rule).toBe("referenced");
+      const p = plan(s, { budgetTokens: 1 });
+      expect(p.decisions.find((d) => d.callId === quoted)).toMatchObject({ action: "truncate", rule: "escalation" });
+      expect(p.decisions.find((d) => d.callId === quoted)!.reason).toContain("a result never dropped");
+    },
+  );
 
   test("an impossible budget cuts everything allowed, never pins or never-drop beyond a head, and says so", () => {
     const { s } = session();
