@@ -171,7 +171,8 @@ const budgetOf = (
       "give --budget in tokens (the plugin's budget is compactAtPercent of the window Claude Code reports)",
     );
   }
-  const fork = engineFork(codex.history, codex.rollout, options, spec);
+  // as `bc codex-fork` forks by default: with `--context fresh`
+  const fork = engineFork(codex.history, codex.rollout, options, spec, "fresh");
   const b = fork.pruning.budget;
   if (b?.tokens === undefined || b.engineTokens === undefined) throw new BcError("usage", `${loaded.path}: ${b?.why ?? "no budget"}`);
   return {

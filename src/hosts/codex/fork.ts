@@ -18,7 +18,7 @@ import { appendThreadName, sessionIndexPath, threadName } from "./thread-names.t
 import { BcError } from "../../util/errors.ts";
 import { lineSpans, writeAtomically } from "../../util/jsonl.ts";
 import { type HistoryItem, rebuildHistory } from "./history.ts";
-import { isInjectedContext, isOutputItem, outputText, replaceOutputText, sentForm } from "./items.ts";
+import { isInjectedContext, isOutputItem, isSentToModel, outputText, replaceOutputText, type ResponseItem, sentForm } from "./items.ts";
 import { historyToMessages } from "./session-map.ts";
 import { checkFork } from "./fork-check.ts";
 import { canonicalFileName, sessionsDayDir, uuidV7 } from "./fork-names.ts";
@@ -45,8 +45,9 @@ export interface Pruning extends Omit<PlanTotals, "toolTokensBefore" | "toolToke
   /** new output text, by index into the rebuilt history; absent: the item is kept as it is */
   readonly outputs: ReadonlyMap<number, string>;
   /**
-   * the budget the history was cut to, whether it was reached, and the history's size as Codex
-   * estimates it, injected context included (absent: no budget)
+   * the budget the history was cut to, whether it was reached, and what the resumed thread holds
+   * as Codex counts it (heldTokens: the fork's history and the context Codex injects on resume)
+   * (absent: no budget)
    */
   readonly budget?: ForkBudget & {
     readonly reached?: boolean;
@@ -56,8 +57,8 @@ export interface Pruning extends Omit<PlanTotals, "toolTokensBefore" | "toolToke
   };
 }
 
-/** Decide new output texts for a rebuilt history (the engine, or a test's own rule). */
-export type Pruner = (history: readonly HistoryItem[], rollout: Rollout) => Pruning;
+/** Decide new output texts for a rebuilt history (the engine, or a test's own rule), for a fork written with `context`. */
+export type Pruner = (history: readonly HistoryItem[], rollout: Rollout, context: ContextMode) => Pruning;
 
 export interface ForkOptions {
   readonly context: ContextMode;
@@ -86,8 +87,14 @@ export interface ForkResult {
   readonly dryRun: boolean;
   /** items in the new replacement_history */
   readonly historyItems: number;
-  /** the estimate written into the fresh token_count */
+  /** the estimate written into the fresh token_count: the fork's history alone, as Codex counts it */
   readonly estimatedTokens: number;
+  /**
+   * what the resumed thread holds before its first prompt, as Codex counts it: the fork's history
+   * and, with `fresh`, the context Codex injects anew (heldTokens); Codex's instructions and tools
+   * are not in it
+   */
+  readonly heldTokens: number;
   readonly pruning: Pruning;
   /** the fork's bytes (what was, or would be, written): the source's lines as they are, then bc's records */
   readonly bytes: Uint8Array;
@@ -220,6 +227,61 @@ export const plannedHistory = (history: readonly HistoryItem[], pruning: Pick<Pr
   return out;
 };
 
+/** An item Codex sends, and the rollout line it was written on (a compacted record's, for its replacement history). */
+interface Placed {
+  readonly item: ResponseItem;
+  readonly line: number;
+}
+
+/** The first run of injected context among these items that Codex wrote at once: in one compacted record, or on consecutive lines. */
+const firstContextRun = (placed: Iterable<Placed>): ResponseItem[] => {
+  const run: ResponseItem[] = [];
+  let last = 0;
+  for (const { item, line } of placed) {
+    const context = isInjectedContext(item);
+    if (run.length > 0 && (!context || (line !== last && line !== last + 1))) break;
+    if (!context) continue;
+    run.push(sentForm(item));
+    last = line;
+  }
+  return run;
+};
+
+/** Every item the rollout's lines put in a history, in file order (a native fork's inherited lines first). */
+function* everyItem(rollout: Rollout): Generator<Placed> {
+  for (const l of rollout.inherited === undefined ? rollout.lines : [...rollout.inherited.lines, ...rollout.lines]) {
+    if (l.kind === "response_item" && isSentToModel(l.payload)) yield { item: l.payload, line: l.index };
+    if (l.kind === "compacted" && Array.isArray(l.payload.replacement_history))
+      for (const item of l.payload.replacement_history) if (isSentToModel(item)) yield { item, line: l.index };
+  }
+}
+
+/**
+ * The context Codex injects when it resumes a fork written with `fresh`, as the rollout shows it:
+ * Codex's initial context (its developer message, and the user message with AGENTS.md and the
+ * environment), which it writes at once at the thread's start and after a compaction. That is the
+ * first run of injected context in the history; the later ones (an environment or a permissions
+ * change, a skills update, a hook's developer message) are not injected again. A history holding
+ * none (a fork Codex has not resumed yet) takes the first run in the rollout's lines.
+ */
+export const reinjectedContext = (history: readonly HistoryItem[], rollout: Rollout): ResponseItem[] => {
+  const inHistory = firstContextRun(history.map((h) => ({ item: h.item, line: h.origin.line })));
+  return inHistory.length > 0 ? inHistory : firstContextRun(everyItem(rollout));
+};
+
+/**
+ * What the resumed thread holds before its first prompt, as Codex counts it: the fork's history
+ * (for `fresh`, without the context the source holds) and, for `fresh`, the one set of context
+ * Codex injects after it (`reinjected`, reinjectedContext). With `keep` the history keeps its
+ * context and nothing is injected.
+ */
+export const heldTokens = (
+  history: readonly HistoryItem[],
+  pruning: Pick<Pruning, "outputs">,
+  context: ContextMode,
+  reinjected: readonly ResponseItem[],
+): number => codexTokens(plannedHistory(history, pruning, context)) + (context === "fresh" ? codexTokens(reinjected) : 0);
+
 /** A record as one JSON line, with the (large) replacement history spliced in as already-serialized text. */
 const recordLine = (record: Json, replacementJson: string): string => {
   if (record.type !== "compacted") return JSON.stringify(record);
@@ -296,7 +358,7 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
       "leave --context out (fresh: Codex injects its context once, anew)",
     );
   const history = rebuilt.items;
-  const pruning = options.pruner(history, src);
+  const pruning = options.pruner(history, src, options.context);
   const replacement = plannedHistory(history, pruning, options.context);
   const newId = options.newId ?? uuidV7(now.getTime());
   const dir = options.outDir ?? sessionsDayDir(options.codexHome ?? defaultCodexHome(), now);
@@ -344,6 +406,7 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
     dryRun: options.dryRun ?? false,
     historyItems: replacement.length,
     estimatedTokens: built.estimate,
+    heldTokens: built.estimate + (options.context === "fresh" ? codexTokens(reinjectedContext(history, src)) : 0),
     pruning,
     bytes: built.bytes,
     replacementHistory: replacement,
@@ -360,7 +423,7 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
   };
 };
 
-/** How many times a fork's plan is tightened when Codex's estimate of its history is still over the budget. */
+/** How many times a fork's plan is tightened when what the resumed thread holds, as Codex counts it, is still over the budget. */
 const FIT_TRIES = 4;
 
 /** The engine's pruning of a history for a fork, and the plan it comes from. */
@@ -371,33 +434,44 @@ export interface EngineFork {
 }
 
 /**
- * The rules engine's plan of a rollout's history for a fork: the history maps one item to one
- * message (session-map.ts), so a decision's messageIndex is the history index, and the applied
- * result text is the new output. With a budget, the history must fit it as Codex counts it
- * (codex-estimate.ts), not as the engine counts its text: what only Codex counts (each item's
- * JSON, reasoning) comes off the engine's budget, and a plan still over is tightened by the excess.
+ * The rules engine's plan of a rollout's history for a fork written with `context`: the history
+ * maps one item to one message (session-map.ts), so a decision's messageIndex is the history index,
+ * and the applied result text is the new output. With a budget, what the resumed thread holds must
+ * fit it as Codex counts it (heldTokens: the fork's history and the context Codex injects on
+ * resume, codex-estimate.ts), not as the engine counts the history's text: what only Codex counts
+ * (each item's JSON, reasoning) comes off the engine's budget, the context the fork leaves out and
+ * Codex does not inject again goes back on it, and a plan still over is tightened by the excess.
  */
-export const engineFork = (history: readonly HistoryItem[], rollout: Rollout, options?: Partial<Options>, budget?: BudgetSpec): EngineFork => {
+export const engineFork = (
+  history: readonly HistoryItem[],
+  rollout: Rollout,
+  options: Partial<Options> | undefined,
+  budget: BudgetSpec | undefined,
+  context: ContextMode,
+): EngineFork => {
   const session: Session = { host: "codex", id: threadId(rollout), messages: historyToMessages(history) };
+  const reinjected = context === "fresh" ? reinjectedContext(history, rollout) : [];
   const {
     forkBudget,
     engineBudget: first,
     textRatio,
-  } = budget === undefined ? { forkBudget: undefined, engineBudget: undefined, textRatio: 1 } : forkBudgetOf(budget, history, rollout, session);
+  } = budget === undefined
+    ? { forkBudget: undefined, engineBudget: undefined, textRatio: 1 }
+    : forkBudgetOf(budget, history, rollout, session, { context, reinjected });
   let engineBudget = first;
   let pruning = prune(session, history, options, engineBudget);
   if (forkBudget?.tokens === undefined) {
     const { engineReached: _, plan: last, ...rest } = pruning;
     return { pruning: forkBudget === undefined ? rest : { ...rest, budget: forkBudget }, plan: last };
   }
-  let codexAfter = codexTokens(plannedHistory(history, pruning, "keep"));
+  let codexAfter = heldTokens(history, pruning, context, reinjected);
   for (let i = 1; i < FIT_TRIES && engineBudget !== undefined && codexAfter > forkBudget.tokens && pruning.engineReached; i++) {
     // what is still over, as Codex counts it, off what the engine left: a token of output text
     // the engine cuts takes textRatio tokens off Codex's count (three for text in CJK scripts)
     const over = Math.ceil((codexAfter - forkBudget.tokens) / textRatio);
     engineBudget = Math.max(0, Math.min(engineBudget, pruning.tokensAfter) - over);
     pruning = prune(session, history, options, engineBudget);
-    codexAfter = codexTokens(plannedHistory(history, pruning, "keep"));
+    codexAfter = heldTokens(history, pruning, context, reinjected);
   }
   const { engineReached: _, plan: last, ...rest } = pruning;
   return {
@@ -417,23 +491,28 @@ export const engineFork = (history: readonly HistoryItem[], rollout: Rollout, op
 /** The rules engine as a pruner (engineFork). */
 export const enginePruner =
   (options?: Partial<Options>, budget?: BudgetSpec): Pruner =>
-  (history, rollout) =>
-    engineFork(history, rollout, options, budget).pruning;
+  (history, rollout, context) =>
+    engineFork(history, rollout, options, budget, context).pruning;
 
 /**
  * A fork's budget for a history (`session` is the history as the engine reads it), as Codex counts
- * the history, and the engine's first budget: that less what only Codex counts of what no cut
- * changes (each item's JSON around its text, reasoning). What Codex counts beyond an output's text
- * (its UTF-8 bytes past one a character, its JSON escapes) goes with the output when it is cut, so
- * it is not taken off: a plan still over is tightened by what is left (enginePruner).
+ * what the resumed thread holds, and the engine's first budget: that less what only Codex counts of
+ * what no cut changes (each item's JSON around its text, reasoning), plus the context the engine
+ * counts and the resumed thread does not hold (with `fresh`, every context item but the one set
+ * Codex injects again). What Codex counts beyond an output's text (its UTF-8 bytes past one a
+ * character, its JSON escapes) goes with the output when it is cut, so it is not taken off: a plan
+ * still over is tightened by what is left (engineFork).
  */
 export const forkBudgetOf = (
   spec: BudgetSpec,
   history: readonly HistoryItem[],
   rollout: Rollout,
   session: Session,
+  fork: { readonly context: ContextMode; readonly reinjected: readonly ResponseItem[] },
 ): { forkBudget: ForkBudget; engineBudget?: number; textRatio: number } => {
   const sent = history.map((h) => sentForm(h.item));
+  // the history as Codex last sent it, every context item in it: its last request less this is
+  // what the request carries besides (instructions, tools)
   const codexBefore = codexTokens(sent);
   const forkBudget = budgetFor(spec, recordedWindow(rollout), codexBefore);
   // the outputs' text as Codex counts it, and as the engine does
@@ -447,7 +526,8 @@ export const forkBudgetOf = (
   const textRatio = engineText > 0 ? Math.max(1, codexText / engineText) : 1;
   if (forkBudget.tokens === undefined) return { forkBudget, textRatio };
   const onlyCodexCounts = Math.max(0, codexBefore - estimateSessionTokens(session).total - Math.max(0, codexText - engineText));
-  return { forkBudget, engineBudget: Math.max(0, forkBudget.tokens - onlyCodexCounts), textRatio };
+  const notHeld = fork.context === "fresh" ? Math.max(0, codexTokens(sent.filter(isInjectedContext)) - codexTokens(fork.reinjected)) : 0;
+  return { forkBudget, engineBudget: Math.max(0, forkBudget.tokens - onlyCodexCounts + notHeld), textRatio };
 };
 
 /** One plan of the session, to `budgetTokens` of the engine's estimate when given. */

@@ -57,8 +57,8 @@ const inject = (i: number, after: string, bytes: Uint8Array): Uint8Array[] => {
 };
 
 /** Drops every output: the fork's own records then differ from the source's, the copied lines must not. */
-const dropAll: Pruner = (history, rollout) => {
-  const base = keepAllPruner(history, rollout);
+const dropAll: Pruner = (history, rollout, context) => {
+  const base = keepAllPruner(history, rollout, context);
   const outputs = new Map<number, string>();
   history.forEach((h, i) => void (isOutputItem(h.item) && outputs.set(i, "[removed]")));
   return { ...base, outputs, resultsKept: 0, resultsDropped: outputs.size };

@@ -8,7 +8,7 @@ import { codexTokens } from "../../../src/hosts/codex/codex-estimate.ts";
 import { enginePruner, forkRollout } from "../../../src/hosts/codex/fork.ts";
 import { isInjectedContext } from "../../../src/hosts/codex/items.ts";
 import { rebuildHistory } from "../../../src/hosts/codex/history.ts";
-import { isOutputItem, outputText, sentForm } from "../../../src/hosts/codex/items.ts";
+import { isOutputItem, outputText, type ResponseItem, sentForm } from "../../../src/hosts/codex/items.ts";
 import { readRollout } from "../../../src/hosts/codex/rollout.ts";
 import { modelWindowOf } from "../../../src/hosts/codex/rollout.ts";
 import { tokenCount } from "../../../src/util/format.ts";
@@ -413,4 +413,52 @@ test("output in a CJK script (three UTF-8 bytes a character as Codex counts it) 
   expect(p.budget).toMatchObject({ reached: true });
   expect(p.budget!.codexTokens!).toBeGreaterThan(whole - 6000);
   expect(p.resultsTruncated + p.resultsDropped).toBe(1);
+});
+
+test("with --context fresh, what the resumed thread holds counts one set of context, as Codex injects it, not every set the history holds", () => {
+  // Codex's initial context (a large developer message and the environment), written again in full
+  // at each later turn (as a skills and permissions update is), and an output a turn that most
+  // need least
+  const developer = (turn: number) => ({
+    type: "message",
+    role: "developer",
+    content: [{ type: "input_text", text: `<permissions instructions>${bigText(`rules-${turn}.md`, 40_000)}</permissions instructions>` }],
+  });
+  const environment = {
+    type: "message",
+    role: "user",
+    content: [{ type: "input_text", text: "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>" }],
+  };
+  const b = new RolloutBuilder();
+  for (let turn = 0; turn < 3; turn++) {
+    b.turn(`turn-${turn}`)
+      .item(developer(turn))
+      .item(environment)
+      .push("world_state", { full: turn === 0, state: {} });
+    for (let k = 0; k < 4; k++)
+      b.user(`RUN: cat part-${turn}-${k}.txt`)
+        .shell(`cat part-${turn}-${k}.txt`, bigText(`part-${turn}-${k}.txt`, 8_000))
+        .assistant(`part ${turn}-${k} read`);
+  }
+  for (let k = 0; k < 8; k++) b.user(`next ${k}`).assistant(`step ${k}`);
+  const source = b.tokens(90_000).write(tempDir());
+  // the rules alone (a budget no history reaches): the fork leaves every set out, Codex injects the first
+  const rulesOnly = dryFork(source, 1_000_000_000);
+  const once = codexTokens([developer(0), environment]);
+  const held = codexTokens(rulesOnly.replacementHistory) + once;
+  expect(rulesOnly.replacementHistory.some((it) => isInjectedContext(it as ResponseItem))).toBe(false);
+  expect(rulesOnly.pruning.budget!.codexTokens).toBe(held);
+  expect(rulesOnly.heldTokens).toBe(held);
+  // two more sets (~20k) the resumed thread does not hold
+  expect(codexTokens([developer(1), environment, developer(2), environment])).toBeGreaterThan(20_000);
+  // a budget what the thread holds already meets: nothing more is cut (counting every set, it cut
+  // ~20k of results for nothing)
+  const atHeld = dryFork(source, held);
+  expect(atHeld.pruning.budget).toMatchObject({ tokens: held, reached: true, codexTokens: held });
+  expect(atHeld.pruning.byRule.escalation?.removed ?? 0).toBe(0);
+  expect(atHeld.replacementHistory).toEqual(rulesOnly.replacementHistory);
+  // under it, the escalation cuts what the budget needs, and what the thread holds is counted the same way
+  const under = dryFork(source, held - 3000);
+  expect(under.pruning.budget).toMatchObject({ reached: true, codexTokens: codexTokens(under.replacementHistory) + once });
+  expect(under.pruning.budget!.codexTokens!).toBeGreaterThan(held - 10_000);
 });

@@ -42,8 +42,8 @@ const NOTE = (callId: string): string => `[removed by a test pruner: output of $
 /** Drops the output of every call whose arguments mention `needle`: a policy of the test's own, not a stand-in for the engine. */
 const dropWhere =
   (needle: string): Pruner =>
-  (history, rollout) => {
-    const base = keepAllPruner(history, rollout);
+  (history, rollout, context) => {
+    const base = keepAllPruner(history, rollout, context);
     const calls = new Map<string, string>();
     const outputs = new Map<number, string>();
     history.forEach((h, i) => {

@@ -203,7 +203,7 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
   let budget = target - frame;
   let last: LivePlan | undefined;
   for (let i = 0; i < FIT_TRIES && budget > 0; i++) {
-    const pruning = enginePruner({ budgetTokens: budget })(revised, rollout);
+    const pruning = enginePruner({ budgetTokens: budget })(revised, rollout, "fresh");
     const items = plannedHistory(revised, pruning, "fresh");
     const tokensAfter = frame + codexTokens(items);
     const plan: LivePlan = {
