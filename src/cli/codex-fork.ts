@@ -56,14 +56,25 @@ const largestKept = (r: ForkResult): number => {
   return max;
 };
 
+/**
+ * What Codex is told the history holds (the token_count the fork writes) and what the resumed thread
+ * holds, as Codex counts both: with `fresh`, the told figure leaves out the context Codex injects
+ * on resume, which Codex adds to it. One line within 80 columns.
+ */
+const heldLine = (r: ForkResult): string =>
+  r.context === "fresh"
+    ? `Codex:    told ~${k(r.estimatedTokens)} (history); holds ~${k(r.heldTokens)} with the context it re-injects`
+    : `Codex:    told and holds ~${k(r.heldTokens)} (history with its context; none re-injected)`;
+
 const human = (r: ForkResult, resume: string, weights: string): string => {
   const p = r.pruning;
   const lines = [
     `${r.dryRun ? "would fork" : "forked"} ${r.sourceId} -> ${r.newId}`,
     `path:     ${r.path}${r.dryRun ? "  (dry run: nothing written)" : ""}`,
     `history:  ${r.historyItems} items, ${r.format} rollout, context ${r.context}`,
-    `tokens:   ~${k(p.tokensBefore)} before, ~${k(p.tokensAfter)} after (text); Codex is told ~${k(r.estimatedTokens)} (the history as sent)` +
-      (r.contextWindow === undefined ? "" : ` of its ${k(r.contextWindow)} window`),
+    `tokens:   ~${k(p.tokensBefore)} before, ~${k(p.tokensAfter)} after (text)` +
+      (r.contextWindow === undefined ? "" : `; the model's window is ${k(r.contextWindow)}`),
+    heldLine(r),
     `results:  ${p.results} (${p.resultsKept} kept, ${p.resultsTruncated} truncated, ${p.resultsDropped} dropped)`,
   ];
   const rules = Object.entries(p.byRule).filter(([, t]) => t !== undefined && t.tokensFreed > 0);
@@ -77,7 +88,7 @@ const human = (r: ForkResult, resume: string, weights: string): string => {
     lines.push(
       b.tokens === undefined
         ? `budget:   none (${b.why})`
-        : `budget:   ~${k(b.tokens)} tokens${b.window === undefined ? "" : ` (of a ${k(b.window)}-token window${b.unseenTokens === undefined ? "" : `, less ~${k(b.unseenTokens)} for Codex's instructions and tools`})`}, ${b.codexTokens === undefined ? "" : `the history ~${k(b.codexTokens)} as Codex counts it, `}${b.reached ? "reached" : "NOT reached: Codex may compact the fork soon after resuming"}`,
+        : `budget:   ~${k(b.tokens)} tokens${b.window === undefined ? "" : ` (of a ${k(b.window)}-token window${b.unseenTokens === undefined ? "" : `, less ~${k(b.unseenTokens)} for Codex's instructions and tools`})`} for what Codex holds: ${b.reached ? "reached" : "NOT reached: Codex may compact the fork soon after resuming"}`,
     );
   // the need weights rank what the escalation cuts: said whenever there is a budget to cut to
   if (b?.tokens !== undefined) lines.push(`weights:  ${weights}`);
@@ -103,6 +114,7 @@ const asJson = (r: ForkResult, resume: string, weights: string) => ({
   context: r.context,
   historyItems: r.historyItems,
   estimatedTokens: r.estimatedTokens,
+  heldTokens: r.heldTokens,
   contextWindow: r.contextWindow ?? null,
   fitsContextWindow: r.contextWindow === undefined ? null : !tooBig(r),
   partialTail: r.partialTail,
@@ -155,7 +167,9 @@ export default defineCommand({
     budget: {
       type: "string",
       valueHint: "tokens|N%|none",
-      description: "Cut the history to this many tokens, or N% of the model's window as the rollout reports it (default 60%): least needed results first",
+      description:
+        "Cut the history until what the resumed thread holds, with the context Codex re-injects, is within this many tokens, " +
+        "or N% of the model's window as the rollout reports it (default 60%): least needed results first",
     },
   },
   async run({ args }) {

@@ -115,6 +115,8 @@ describe("bc codex-fork (the command)", () => {
     expect(out.newId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(out.written).toBe(true);
     expect(out.context).toBe("keep");
+    // the history keeps its context and Codex injects none: it holds what it is told
+    expect(out.heldTokens).toBe(out.estimatedTokens);
     expect(out.resumeCommand).toBe(`codex resume ${out.newId}`);
     expect(existsSync(out.path)).toBe(true);
     expect(out.path.startsWith(join(home, "sessions"))).toBe(true);
@@ -159,6 +161,34 @@ describe("bc codex-fork (the command)", () => {
     });
   };
 
+  test("what Codex is told (the history) and what the resumed thread holds (with the context Codex re-injects) are named apart", () => {
+    const source = new RolloutBuilder()
+      .turn("turn-1")
+      .context()
+      .push("world_state", { full: true, state: {} })
+      .user("RUN: cat a.txt")
+      .shell("cat a.txt", bigText("a.txt", 8_000))
+      .assistant("Read it.")
+      .tokens(5_000)
+      .write(tempDir());
+    const json = (...args: string[]) => JSON.parse(bc([source, "--dry-run", "--json", ...args], { CODEX_HOME: tempDir() }).stdout.toString());
+    const human = (...args: string[]) => bc([source, "--dry-run", ...args], { CODEX_HOME: tempDir() }).stdout.toString();
+    const fresh = json();
+    const context = rebuildHistory(readRollout(source))
+      .items.filter((h) => isInjectedContext(h.item))
+      .map((h) => sentForm(h.item));
+    expect(fresh.heldTokens).toBe(fresh.estimatedTokens + codexTokens(context));
+    expect(fresh.budget.codexTokens).toBe(fresh.heldTokens);
+    const line = (out: string) => out.split("\n").find((l) => l.startsWith("Codex:"))!;
+    const freshLine = line(human());
+    expect(freshLine).toBe(
+      `Codex:    told ~${tokenCount(fresh.estimatedTokens)} (history); holds ~${tokenCount(fresh.heldTokens)} with the context it re-injects`,
+    );
+    expect(freshLine.length).toBeLessThanOrEqual(80);
+    const keep = json("--context", "keep");
+    expect(line(human("--context", "keep"))).toBe(`Codex:    told and holds ~${tokenCount(keep.heldTokens)} (history with its context; none re-injected)`);
+  });
+
   test("--resume runs `codex resume <new id>` with the terminal inherited, and passes its exit code on", () => {
     const home = tempDir();
     const bin = tempDir();
@@ -198,9 +228,10 @@ describe("bc codex-fork (the command)", () => {
     writeFileSync(source, `${lines.join("\n")}\n`);
     const r = bc([source, "--dry-run"], { CODEX_HOME: tempDir() });
     expect(r.exitCode).toBe(0);
-    expect(r.stdout.toString()).toMatch(
-      /^tokens: +~1\.\d\dM before, ~1\.\d\dM after \(text\); Codex is told ~1\.\d\dM \(the history as sent\) of its 272\.0k window$/m,
-    );
+    expect(r.stdout.toString()).toMatch(/^tokens: +~1\.\d\dM before, ~1\.\d\dM after \(text\); the model's window is 272\.0k$/m);
+    // what Codex is told (the history) and what the resumed thread holds (with the context Codex injects anew), in 80 columns
+    const held = /^Codex: +told ~1\.\d\dM \(history\); holds ~1\.\d\dM with the context it re-injects$/m.exec(r.stdout.toString());
+    expect(held?.[0].length).toBeLessThanOrEqual(80);
     expect(r.stderr.toString()).toMatch(/the fork still holds ~1\.\d\dM tokens, more than the model's 272\.0k context window: Codex cannot continue it/);
   });
 
@@ -277,7 +308,7 @@ describe("bc codex-fork (the command)", () => {
     expect(tight.budget.reached).toBe(tight.budget.codexTokens <= tight.budget.tokens);
     expect(tight.budget.codexTokens).toBeGreaterThan(tight.tokens.after);
     const human = bc([source, "--dry-run", "--budget", "1"], { CODEX_HOME: tempDir() });
-    expect(human.stdout.toString()).toMatch(/^budget: +~1 tokens \(of a .*-token window\), the history ~[0-9.k]+ as Codex counts it, NOT reached/m);
+    expect(human.stdout.toString()).toMatch(/^budget: +~1 tokens \(of a .*-token window\) for what Codex holds: NOT reached/m);
     // a share under 1% and a count no window comes near are refused as 12x is; --budget alone is the default
     expect(json("--budget", "").budget.tokens).toBe(Math.floor(window * 0.6));
     for (const odd of ["0.0001%", "1000000000000000000000"]) {
