@@ -40,8 +40,11 @@ const resumeCommand = (r: ForkResult, codexHome: string): string => {
   return `mkdir -p ${sessions} && mv ${q(r.path)} ${sessions}/ && ${r.resumeCommand}`;
 };
 
-/** The fork still holds more than the model's window: no compaction by bc can make it fit. */
-const tooBig = (r: ForkResult): boolean => r.contextWindow !== undefined && r.estimatedTokens > r.contextWindow;
+/**
+ * The resumed thread would hold more than the model's window (the history and, with `fresh`, the
+ * context Codex re-injects): no compaction by bc can make it fit.
+ */
+const tooBig = (r: ForkResult): boolean => r.contextWindow !== undefined && r.heldTokens > r.contextWindow;
 
 /**
  * The largest tool output the fork keeps, as Codex counts it: the unit the fork's size and budget
@@ -216,7 +219,8 @@ export default defineCommand({
       );
     if (tooBig(result)) {
       log.warn(
-        `the fork still holds ~${k(result.estimatedTokens)} tokens, more than the model's ${k(result.contextWindow!)} context window: ` +
+        `the resumed fork would hold ~${k(result.heldTokens)} tokens${result.context === "fresh" ? " with the context Codex re-injects" : ""}, ` +
+          `more than the model's ${k(result.contextWindow!)} context window: ` +
           `Codex cannot continue it (its largest kept tool output alone is ~${k(largestKept(result))} tokens); start a new session instead`,
       );
       if (flags.resume) return 1;

@@ -232,7 +232,41 @@ describe("bc codex-fork (the command)", () => {
     // what Codex is told (the history) and what the resumed thread holds (with the context Codex injects anew), in 80 columns
     const held = /^Codex: +told ~1\.\d\dM \(history\); holds ~1\.\d\dM with the context it re-injects$/m.exec(r.stdout.toString());
     expect(held?.[0].length).toBeLessThanOrEqual(80);
-    expect(r.stderr.toString()).toMatch(/the fork still holds ~1\.\d\dM tokens, more than the model's 272\.0k context window: Codex cannot continue it/);
+    expect(r.stderr.toString()).toMatch(
+      /the resumed fork would hold ~1\.\d\dM tokens with the context Codex re-injects, more than the model's 272\.0k context window: Codex cannot continue it/,
+    );
+  });
+
+  test("a fork whose history fits the window only without the context Codex re-injects cannot fit, and says so", () => {
+    // Codex's context (~30k tokens of instructions) and one output it cannot cut (~80k, among the last
+    // messages, named by the reply) in a 100k window: the history alone is under it, the resumed thread over
+    const source = new RolloutBuilder()
+      .turn("turn-1")
+      .item({
+        type: "message",
+        role: "developer",
+        content: [{ type: "input_text", text: `<permissions instructions>${bigText("rules.md", 120_000)}</permissions instructions>` }],
+      })
+      .item({ type: "message", role: "user", content: [{ type: "input_text", text: "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>" }] })
+      .push("world_state", { full: true, state: {} })
+      .user("RUN: cat server.log")
+      .shell("cat server.log", `${"x".repeat(320_000)} port 4242`)
+      .assistant("It listens on 4242.")
+      .tokens(90_000, 100_000)
+      .write(tempDir());
+    const r = bc([source, "--dry-run", "--json"], { CODEX_HOME: tempDir() });
+    expect(r.exitCode).toBe(0);
+    const out = JSON.parse(r.stdout.toString());
+    expect(out.contextWindow).toBe(100_000);
+    expect(out.estimatedTokens).toBeLessThan(100_000);
+    expect(out.heldTokens).toBeGreaterThan(100_000);
+    expect(out.fitsContextWindow).toBe(false);
+    expect(r.stderr.toString()).toContain(
+      `the resumed fork would hold ~${tokenCount(out.heldTokens)} tokens with the context Codex re-injects, more than the model's 100.0k context window: Codex cannot continue it`,
+    );
+    // with --context keep the history holds that context itself: the same verdict
+    const keep = JSON.parse(bc([source, "--dry-run", "--json", "--context", "keep"], { CODEX_HOME: tempDir() }).stdout.toString());
+    expect(keep).toMatchObject({ heldTokens: keep.estimatedTokens, fitsContextWindow: false });
   });
 
   test("the largest kept output it names is counted as Codex counts the fork: a CJK output's UTF-8 bytes, not its characters", () => {
