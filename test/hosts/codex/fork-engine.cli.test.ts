@@ -527,3 +527,25 @@ test("with --context fresh, what the resumed thread holds counts one set of cont
   expect(under.pruning.budget).toMatchObject({ reached: true, codexTokens: codexTokens(under.replacementHistory) + once });
   expect(under.pruning.budget!.codexTokens!).toBeGreaterThan(held - 10_000);
 });
+
+test("a fork of a fork Codex has not resumed yet (a history holding no context) counts the context the rollout's lines show first", () => {
+  const source = new RolloutBuilder()
+    .turn("turn-1")
+    .context()
+    .user("RUN: cat a.txt")
+    .shell("cat a.txt", bigText("a.txt", 8_000))
+    .assistant("Read it.")
+    .write(tempDir());
+  const once = codexTokens(
+    rebuildHistory(readRollout(source))
+      .items.filter((h) => isInjectedContext(h.item))
+      .map((h) => sentForm(h.item)),
+  );
+  expect(once).toBeGreaterThan(0);
+  const first = forkRollout(source, { context: "fresh", pruner: enginePruner(undefined, { tokens: 1_000_000 }), codexHome: tempDir() });
+  expect(rebuildHistory(readRollout(first.path)).items.some((h) => isInjectedContext(h.item))).toBe(false);
+  const second = dryFork(first.path, 1_000_000);
+  expect(second.heldTokens).toBe(codexTokens(second.replacementHistory) + once);
+  expect(second.pruning.budget!.codexTokens).toBe(second.heldTokens);
+  expect(second.heldTokens).toBe(first.heldTokens);
+});
