@@ -11,6 +11,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { dropNote, readNote, truncatedText } from "../../src/engine/notes.ts";
+import { codexTokens } from "../../src/hosts/codex/codex-estimate.ts";
 import { isInjectedContext } from "../../src/hosts/codex/items.ts";
 import { CANONICAL_NAME_RE } from "../../src/hosts/codex/fork-names.ts";
 import { rebuildHistory } from "../../src/hosts/codex/history.ts";
@@ -130,6 +131,13 @@ const expectResumeRequest = (req: LoggedRequest, fork: Item, context: "fresh" | 
     for (const it of between) expect(isInjectedContext(it as any)).toBe(true);
   }
   return input.slice(0, rh.length).map((it) => sentForm(it as any) as Item);
+};
+
+/** The context Codex injected anew in a resumed request: the items between the fork's history and the prompt. */
+const reinjectedIn = (req: LoggedRequest, fork: Item, base: string): Item[] => {
+  const compacted = [...readRollout(fork.path).lines].reverse().find((l) => l.kind === "compacted") as any;
+  const { input } = splitBaseInstructions(req.body, base);
+  return input.slice((compacted.payload.replacement_history as Item[]).length, -1).map((it) => sentForm(it as any) as Item);
 };
 
 /** Each output sent is the source's byte for byte, or bc's note for it; user prompts are intact. */
@@ -362,6 +370,11 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
         const budgeted = await resume(cut.newId);
         expect(budgeted[0]!.kind).not.toBe("compaction");
         expectPrunedVerbatim(expectResumeRequest(budgeted[0]!, cut, "fresh", "Go on.", base), source);
+        // what the resumed thread holds, as the budget counts it, is the history bc told Codex and
+        // the one set of context Codex injected anew (the source's own, as it first shows it)
+        const injected = codexTokens(reinjectedIn(budgeted[0]!, cut, base));
+        console.log(`(c, budget) held ~${cut.heldTokens}: told ~${cut.estimatedTokens}, context Codex injected ~${injected}`);
+        expect(cut.heldTokens).toBe(cut.estimatedTokens + injected);
         const control = await resume(rulesOnly.newId);
         expect(control[0]!.kind).toBe("compaction");
         console.log(`(c, budget) rules only ~${rulesOnly.estimatedTokens} tokens told, with --budget ${budget} ~${cut.estimatedTokens}; limit ${limit}`);
