@@ -261,8 +261,9 @@ function* everyItem(rollout: Rollout): Generator<Placed> {
  * Codex's initial context (its developer message, and the user message with AGENTS.md and the
  * environment), which it writes at once at the thread's start and after a compaction. That is the
  * first run of injected context in the history; the later ones (an environment or a permissions
- * change, a skills update, a hook's developer message) are not injected again. A history holding
- * none (a fork Codex has not resumed yet) takes the first run in the rollout's lines.
+ * change, a skills update) are not injected again. A hook's developer message is no part of it: the
+ * fork keeps it in the history. A history holding none (a fork Codex has not resumed yet) takes the
+ * first run in the rollout's lines.
  */
 export const reinjectedContext = (history: readonly HistoryItem[], rollout: Rollout): ResponseItem[] => {
   const inHistory = firstContextRun(history.map((h) => ({ item: h.item, line: h.origin.line })));

@@ -294,11 +294,66 @@ export const isPersonMessage = (item: ResponseItem): item is MessageItem => {
   return !isSummaryText(contentText(content));
 };
 
-/** Developer/system messages and the user-role context Codex injects itself: `fresh` leaves them for Codex to inject anew. */
+// ---- Kinds of developer message -------------------------------------------------------------------
+
+/**
+ * Openings of the developer-message sections Codex writes itself: its initial context (permissions,
+ * collaboration mode, model switch, personality, apps, skills, plugins, the desktop app's context,
+ * multi-agent mode and its usage hints) and the updates it writes when one of them changes (a
+ * command prefix the person approved joins the permissions list). Codex builds them from its
+ * settings, and injects the current ones anew on resume. It bundles several sections in one
+ * message, the config's own developer instructions (any text) among them: one section is enough.
+ */
+const CODEX_DEVELOPER_OPENINGS: readonly string[] = [
+  "<permissions instructions>",
+  "<collaboration_mode>",
+  "<model_switch>",
+  "<personality_spec>",
+  "<app-context>",
+  "<apps_instructions>",
+  "<skills_instructions>",
+  "<plugins_instructions>",
+  "<multi_agent_mode>",
+  "You are `/root`, the primary agent in a team of agents",
+  "You are an agent in a team of agents",
+  "Approved command prefix saved:",
+];
+
+/** How the content kinds Codex (0.150.1 and later) records in a message's metadata for what a hook added begin (`hooks.additional_context`). */
+const HOOK_CONTENT_KIND_PREFIX = "hooks.";
+
+/**
+ * Who wrote a developer message: Codex (its own context, which it injects anew on resume), a hook
+ * (a SessionStart, UserPromptSubmit or PostToolUse hook's additional context, which Codex records
+ * once and never injects again: its metadata says so), or neither as far as bc can tell (text
+ * without Codex's openings and without metadata: a hook's in an older rollout, or a kind of
+ * Codex's own that bc does not know).
+ */
+export type DeveloperAuthor = "codex" | "hook" | "unknown";
+
+export const developerAuthor = (m: MessageItem): DeveloperAuthor => {
+  const meta = m.internal_chat_message_metadata_passthrough;
+  const kinds = isObject(meta) && Array.isArray(meta.content_item_kinds) ? meta.content_item_kinds : [];
+  if (kinds.some((k) => typeof k === "string" && k.startsWith(HOOK_CONTENT_KIND_PREFIX))) return "hook";
+  for (const c of Array.isArray(m.content) ? m.content : []) {
+    if (!isObject(c) || typeof c.text !== "string") continue;
+    const t = c.text.trimStart();
+    if (CODEX_DEVELOPER_OPENINGS.some((o) => t.startsWith(o))) return "codex";
+  }
+  return "unknown";
+};
+
+/**
+ * The context Codex injects itself and injects anew on resume: `fresh` leaves it for Codex to
+ * inject. System messages (never sent), Codex's own developer messages, and the user-role context it
+ * injects again. Every other developer message (a hook's, or one bc does not know as Codex's) stays
+ * in the history: Codex keeps it on resume and never injects it again, so leaving it out loses it.
+ */
 export const isInjectedContext = (item: ResponseItem): boolean => {
   if (item.type !== "message") return false;
   const m = item as MessageItem;
-  if (m.role === "developer" || m.role === "system") return true;
+  if (m.role === "system") return true;
+  if (m.role === "developer") return developerAuthor(m) === "codex";
   if (m.role !== "user") return false;
   return isReinjectedContextText(contentText(m.content));
 };

@@ -7,7 +7,7 @@ import { forkRollout, type Pruner } from "../../../src/hosts/codex/fork.ts";
 import { isInjectedContext } from "../../../src/hosts/codex/items.ts";
 import { CANONICAL_NAME_RE, canonicalFileName, uuidV7 } from "../../../src/hosts/codex/fork-names.ts";
 import { rebuildHistory } from "../../../src/hosts/codex/history.ts";
-import { isOutputItem, outputText, sentForm } from "../../../src/hosts/codex/items.ts";
+import { isOutputItem, outputText, type ResponseItem, sentForm } from "../../../src/hosts/codex/items.ts";
 import { lastOrdinal, parseRollout, readRollout } from "../../../src/hosts/codex/rollout.ts";
 import { BcError } from "../../../src/util/errors.ts";
 import { resolveSession } from "../../../src/hosts/load.ts";
@@ -445,4 +445,73 @@ test("the token count a fork tells Codex is Codex's own estimate of its history:
   const perItem = r.replacementHistory.reduce((n, it) => n + Math.ceil(bytes(it) / 4), 0);
   expect(r.estimatedTokens).toBe(perItem);
   expect(r.estimatedTokens).toBeGreaterThan(Math.ceil(json.length / 4) + 500);
+});
+
+describe("--context fresh leaves out only the context Codex injects again", () => {
+  type Json = Record<string, any>;
+  const developer = (text: string, kinds?: string[]): Json => ({
+    type: "message",
+    role: "developer",
+    content: [{ type: "input_text", text }],
+    ...(kinds === undefined ? {} : { internal_chat_message_metadata_passthrough: { turn_id: "t1", content_item_kinds: kinds } }),
+  });
+  // a SessionStart hook's context as Codex 0.147 wrote it (no metadata), and a UserPromptSubmit
+  // hook's as 0.150 and later write it (its metadata names the hook)
+  const LESSONS = developer("## Relevant Lessons\n\n### 1. feat(build): stamp the build\n  Verdict: expand\n");
+  const DECISIONS = developer("## Related Decisions\n\n### 1. Enforce executable hooks\n  Status: fresh\n", ["hooks.additional_context"]);
+  // updates Codex writes itself when a setting changes: it injects their current form on resume
+  const APPROVED = developer('Approved command prefix saved:\n- ["cat"]');
+  const MODE = developer("<collaboration_mode># Collaboration Mode: Plan\n</collaboration_mode>");
+  const ENV = {
+    type: "message",
+    role: "user",
+    content: [{ type: "input_text", text: "<environment_context>\n  <current_date>2026-12-02</current_date>\n</environment_context>" }],
+  };
+
+  /** The 0.169.0 fixture with items written after the records holding `after` (response items, or the event named), its ordinals renumbered. */
+  const withItems = (inserts: readonly { after: string; item: Json }[]): string => {
+    const source = sourceCopy(PAGINATED);
+    const lines: string[] = [];
+    for (const line of readFileSync(source, "utf8")
+      .split("\n")
+      .filter((l) => l !== "")) {
+      lines.push(line);
+      for (const { after, item } of inserts)
+        if (line.includes(after) && (line.includes('"type":"response_item"') || after.includes('"type":"thread_settings_applied"')))
+          lines.push(JSON.stringify({ timestamp: "2026-11-30T00:40:00.000Z", ordinal: 0, type: "response_item", payload: item }));
+    }
+    writeFileSync(source, `${lines.map((l, i) => l.replace(/"ordinal":\d+/, `"ordinal":${i}`)).join("\n")}\n`);
+    return source;
+  };
+
+  test("a hook's developer message stays in the history byte for byte, in its place; Codex's own context is left out", () => {
+    const source = withItems([
+      { after: '"type":"thread_settings_applied"', item: LESSONS },
+      { after: '"text":"RUN: cat a.txt RUN: ls RUN: cat a.txt"', item: DECISIONS },
+      { after: '"call_id":"call_mock2","output"', item: APPROVED },
+      { after: '"call_id":"call_mock5","output"', item: MODE },
+      { after: '"call_id":"call_mock5","output"', item: ENV },
+    ]);
+    const r = forkRollout(source, { context: "fresh", pruner: keepAllPruner, codexHome: tempDir(), now: NOW });
+    const original = rebuildHistory(readRollout(source)).items.map((h) => sentForm(h.item) as Json);
+    const text = (it: Json): string => (it.type === "message" ? it.content.map((c: Json) => c.text).join("\n") : "");
+    // Codex's initial context (the skills and permissions bundle, the environment) and its updates
+    const codexOwn = original.filter((it) => it.role === "developer" || text(it).startsWith("<environment_context>"));
+    expect(codexOwn.map(text).filter((t) => t.startsWith("## "))).toEqual([text(LESSONS), text(DECISIONS)]);
+    const reinjected = codexOwn.filter((it) => !text(it).startsWith("## "));
+    expect(reinjected).toHaveLength(5);
+    expect(r.replacementHistory).toEqual(original.filter((it) => !reinjected.includes(it)));
+    // byte for byte: the item as the source holds it (less the metadata Codex never sends) is in the fork's compacted record
+    const compacted = readFileSync(r.path, "utf8")
+      .split("\n")
+      .findLast((l) => l.includes('"type":"compacted"'))!;
+    for (const hook of [LESSONS, DECISIONS]) expect(compacted).toContain(JSON.stringify(sentForm(hook as ResponseItem)));
+    const at = (it: Json) => r.replacementHistory.findIndex((x) => JSON.stringify(x) === JSON.stringify(sentForm(it as ResponseItem)));
+    // in place: the SessionStart hook's before the prompt, the UserPromptSubmit hook's right after it
+    expect(text(r.replacementHistory[at(LESSONS) + 1]!)).toBe("RUN: cat a.txt RUN: ls RUN: cat a.txt");
+    expect(at(DECISIONS)).toBe(at(LESSONS) + 2);
+    // counted where the resumed thread holds them: in the history Codex is told, beside the one set of context it injects
+    expect(r.estimatedTokens).toBe(codexTokens(r.replacementHistory));
+    expect(r.heldTokens).toBe(r.estimatedTokens + codexTokens(reinjected.slice(0, 2)));
+  });
 });

@@ -7,7 +7,8 @@
 //   fixed   : everything before that turn (an earlier injected block, Codex's summary, the turns up
 //             to an unpaired call): kept as is
 //   revised : that turn and every later one: reverted, then injected again, pruned by the engine
-// The context messages Codex injects itself (developer text, environment) are left to Codex.
+// The context messages Codex injects itself (its developer sections, the environment) are left to
+// Codex; a hook's developer messages in the revised turns are injected again with those turns, in place.
 // The result must fit well under the auto-compact limit, or Codex would compact again at once.
 import { codexTokens } from "../codex-estimate.ts";
 import { estimateTokens } from "../../../engine/estimate.ts";

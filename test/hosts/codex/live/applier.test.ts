@@ -5,7 +5,7 @@ import { CONTINUE_TEXT, IDLE_TIMEOUT_MS, idleWaitMs, restartPlan, runApplier } f
 import { planLive } from "../../../../src/hosts/codex/live/plan.ts";
 import { logPath, parseLiveLog, readMarker } from "../../../../src/hosts/codex/live/state.ts";
 import { readRollout } from "../../../../src/hosts/codex/rollout.ts";
-import { homePerTest, idleThread, RolloutBuilder, startFakeServer, THREAD, workTurn } from "./support.ts";
+import { bigText, homePerTest, idleThread, RolloutBuilder, startFakeServer, THREAD, workTurn } from "./support.ts";
 
 const homes = homePerTest();
 
@@ -172,6 +172,35 @@ describe("the applier", () => {
     // the restore carries every output whole
     expect(JSON.stringify(restore!.params.items)).not.toContain("better-compaction");
     expect(restore!.params.items.length).toBe(planLive(readRollout(w.path), { autoCompactLimit: 100_000 }).items.length);
+  });
+
+  test("a hook's developer message in the turns replaced is injected with them, and put back with them should the injection fail", async () => {
+    const w = setUp();
+    const hook = { type: "message", role: "developer", content: [{ type: "input_text", text: "## Related Decisions\n\n### 1. Keep the cache" }] };
+    const b = new RolloutBuilder().turn("turn-1").context().user("RUN: cat a.txt RUN: cat b.txt RUN: cat a.txt").item(hook);
+    for (const [cmd, out] of [
+      ["cat a.txt", bigText("a.txt", 8_000)],
+      ["cat b.txt", bigText("b.txt", 8_000)],
+      ["cat a.txt", bigText("a.txt", 8_000)],
+      ["echo one", "one\n"],
+      ["echo two", "two\n"],
+      ["echo three", "three\n"],
+    ])
+      b.shell(cmd!, out!);
+    writeFileSync(w.path, b.assistant("Done.").tokens(20_000).done("turn-1").text());
+    let injections = 0;
+    const s = w.server({
+      ...idleThread(w.path, ["turn-1"]),
+      "thread/inject_items": () => {
+        if (++injections === 1) throw new Error("boom");
+        return {};
+      },
+    });
+    const r = await w.apply();
+    expect(r.reason).toContain("the original items were put back");
+    const [injected, restore] = s.calls.filter((c) => c.method === "thread/inject_items");
+    for (const call of [injected!, restore!]) expect(call.params.items[1]).toEqual(hook);
+    expect(injected!.params.items.map((it: { type: string }) => it.type)).toEqual(restore!.params.items.map((it: { type: string }) => it.type));
   });
 
   test("a revert point the app-server does not know: nothing changed", async () => {

@@ -49,6 +49,37 @@ describe("planLive", () => {
     ]);
   });
 
+  test("a hook's developer messages in the turns replaced are injected again, verbatim and in place; Codex's own context is left to Codex", () => {
+    const hook = (text: string) => ({ type: "message", role: "developer", content: [{ type: "input_text", text }] });
+    const started = hook("## Relevant Lessons\n\n### 1. Read before you write");
+    const prompted = hook("## Related Decisions\n\n### 1. Keep the cache");
+    const b = new RolloutBuilder()
+      .turn("turn-1")
+      .context()
+      .item(started)
+      .user("RUN: cat a.txt RUN: cat b.txt RUN: cat a.txt")
+      .item(prompted)
+      .shell("cat a.txt", bigText("a.txt", 8_000))
+      .shell("cat b.txt", bigText("b.txt", 8_000))
+      .shell("cat a.txt", bigText("a.txt", 8_000))
+      .shell("echo one", "one\n")
+      .shell("echo two", "two\n")
+      .shell("echo three", "three\n")
+      .assistant("Done.")
+      .tokens(20_000)
+      .done("turn-1");
+    const plan = planLive(rollout(b), { autoCompactLimit: 100_000 });
+    expect(plan).toMatchObject({ fits: true, revertTurnId: "turn-1" });
+    expect(plan.resultsDropped + plan.resultsTruncated).toBeGreaterThan(0);
+    expect(plan.items.slice(0, 3)).toEqual([
+      started,
+      { type: "message", role: "user", content: [{ type: "input_text", text: "RUN: cat a.txt RUN: cat b.txt RUN: cat a.txt" }] },
+      prompted,
+    ]);
+    const texts = plan.items.filter((it) => it.type === "message").map((it) => it.content[0].text as string);
+    expect(texts.filter((t) => t.startsWith("<permissions instructions>") || t.startsWith("<environment_context>"))).toEqual([]);
+  });
+
   test("sizes are counted as Codex estimates them, by UTF-8 bytes: output in a non-Latin script counts for more than the same number of ASCII characters", () => {
     const turn = (name: string) =>
       new RolloutBuilder().turn("turn-1").context().user("RUN: cat notes").shell("cat notes", name.repeat(4000)).assistant("Done.");
