@@ -69,8 +69,34 @@ const heldLine = (r: ForkResult): string =>
     ? `Codex:    told ~${k(r.estimatedTokens)} (history); holds ~${k(r.heldTokens)} with the context it re-injects`
     : `Codex:    told and holds ~${k(r.heldTokens)} (history with its context; none re-injected)`;
 
+/** The developer messages the fork keeps because Codex does not inject them again (a hook's context), in one line within 80 columns. */
+const keptLine = (r: ForkResult): string | undefined => {
+  const n = r.keptDeveloper.length;
+  if (n === 0) return undefined;
+  const tokens = r.keptDeveloper.reduce((sum, m) => sum + m.tokens, 0);
+  return `kept:     ${n} developer message${n === 1 ? "" : "s"} Codex does not inject again, in place (~${k(tokens)})`;
+};
+
+/** Up to this many lines are named when bc cannot tell kept developer messages from Codex's own context. */
+const LINES_NAMED = 5;
+
+/** What bc cannot tell from Codex's own context, kept in the fork all the same, said on stderr. */
+const warnUnknownKept = (r: ForkResult): void => {
+  const unknown = r.keptDeveloper.filter((m) => m.author === "unknown");
+  if (unknown.length === 0) return;
+  const lines = unknown.flatMap((m) => (m.line === undefined ? [] : [m.line]));
+  const named =
+    lines.length === 0 ? "" : ` (line${lines.length === 1 ? "" : "s"} ${lines.slice(0, LINES_NAMED).join(", ")}${lines.length > LINES_NAMED ? ", …" : ""})`;
+  log.warn(
+    `${unknown.length === 1 ? "a developer message" : `${unknown.length} developer messages`}${named} ${unknown.length === 1 ? "is" : "are"} not Codex's own context as bc knows it ` +
+      `(a hook's, most likely): kept in place, as Codex keeps ${unknown.length === 1 ? "it" : "them"} when it resumes the source; ` +
+      `should Codex inject ${unknown.length === 1 ? "it" : "one"} again, the resumed thread holds it twice`,
+  );
+};
+
 const human = (r: ForkResult, resume: string, weights: string): string => {
   const p = r.pruning;
+  const kept = keptLine(r);
   const lines = [
     `${r.dryRun ? "would fork" : "forked"} ${r.sourceId} -> ${r.newId}`,
     `path:     ${r.path}${r.dryRun ? "  (dry run: nothing written)" : ""}`,
@@ -78,6 +104,7 @@ const human = (r: ForkResult, resume: string, weights: string): string => {
     `tokens:   ~${k(p.tokensBefore)} before, ~${k(p.tokensAfter)} after (text)` +
       (r.contextWindow === undefined ? "" : `; the model's window is ${k(r.contextWindow)}`),
     heldLine(r),
+    ...(kept === undefined ? [] : [kept]),
     `results:  ${p.results} (${p.resultsKept} kept, ${p.resultsTruncated} truncated, ${p.resultsDropped} dropped)`,
   ];
   const rules = Object.entries(p.byRule).filter(([, t]) => t !== undefined && t.tokensFreed > 0);
@@ -118,6 +145,7 @@ const asJson = (r: ForkResult, resume: string, weights: string) => ({
   historyItems: r.historyItems,
   estimatedTokens: r.estimatedTokens,
   heldTokens: r.heldTokens,
+  keptDeveloperMessages: r.keptDeveloper,
   contextWindow: r.contextWindow ?? null,
   fitsContextWindow: r.contextWindow === undefined ? null : !tooBig(r),
   partialTail: r.partialTail,
@@ -156,7 +184,7 @@ export default defineCommand({
       options: ["fresh", "keep"],
       default: "fresh",
       description:
-        "fresh: leave the old developer/environment context out; Codex injects the current one on resume. " +
+        "fresh: leave Codex's old developer/environment context out; Codex injects the current one on resume (a hook's developer messages stay, as Codex does not inject them again). " +
         "keep: keep the original context messages and Codex's last world_state/turn_context, so nothing is re-injected (needs Codex 0.145+'s world_state)",
     },
     "out-dir": {
@@ -207,6 +235,7 @@ export default defineCommand({
       dryRun: flags["dry-run"],
     });
     warnSkipped(result.skipped);
+    warnUnknownKept(result);
     if (result.nameProblem !== undefined) log.warn(`the fork could not take its source's name (${result.nameProblem}); resume it by its id`);
     const resume = resumeCommand(result, codexHome);
     const said = describeWeights(weights);

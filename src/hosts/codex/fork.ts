@@ -18,7 +18,18 @@ import { appendThreadName, sessionIndexPath, threadName } from "./thread-names.t
 import { BcError } from "../../util/errors.ts";
 import { lineSpans, writeAtomically } from "../../util/jsonl.ts";
 import { type HistoryItem, rebuildHistory } from "./history.ts";
-import { isInjectedContext, isOutputItem, isSentToModel, outputText, replaceOutputText, type ResponseItem, sentForm } from "./items.ts";
+import {
+  contentText,
+  developerAuthor,
+  isInjectedContext,
+  isOutputItem,
+  isSentToModel,
+  type MessageItem,
+  outputText,
+  replaceOutputText,
+  type ResponseItem,
+  sentForm,
+} from "./items.ts";
 import { historyToMessages } from "./session-map.ts";
 import { checkFork } from "./fork-check.ts";
 import { canonicalFileName, sessionsDayDir, uuidV7 } from "./fork-names.ts";
@@ -76,6 +87,24 @@ export interface ForkOptions {
   readonly beforeCheck?: (tmpPath: string) => void;
 }
 
+/** A developer message a `fresh` fork keeps in its place in the history: Codex does not inject it again. */
+export interface KeptDeveloperMessage {
+  /** the source's line it stands on (a compacted record's, for its replacement history); absent: in a native fork's parent */
+  readonly line?: number;
+  /**
+   * hook: its metadata says a hook added it; unknown: bc cannot tell it from Codex's own context
+   * (kept all the same: should Codex inject it again, the resumed thread holds it twice, where
+   * leaving it out could lose it)
+   */
+  readonly author: "hook" | "unknown";
+  /** as Codex counts it */
+  readonly tokens: number;
+  /** the first line of its text, cut to OPENING_CHARS */
+  readonly opening: string;
+}
+
+const OPENING_CHARS = 60;
+
 export interface ForkResult {
   readonly sourcePath: string;
   readonly sourceId: string;
@@ -87,6 +116,8 @@ export interface ForkResult {
   readonly dryRun: boolean;
   /** items in the new replacement_history */
   readonly historyItems: number;
+  /** with `fresh`, the developer messages kept in the history, which Codex does not inject again (a hook's context) */
+  readonly keptDeveloper: readonly KeptDeveloperMessage[];
   /** the estimate written into the fresh token_count: the fork's history alone, as Codex counts it */
   readonly estimatedTokens: number;
   /**
@@ -226,6 +257,22 @@ export const plannedHistory = (history: readonly HistoryItem[], pruning: Pick<Pr
   });
   return out;
 };
+
+/** The developer messages a fork written with `fresh` keeps in its history (every one but Codex's own context). */
+export const keptDeveloperMessages = (history: readonly HistoryItem[], rollout: Rollout): KeptDeveloperMessage[] =>
+  history.flatMap(({ item, origin }) => {
+    if (item.type !== "message" || (item as MessageItem).role !== "developer" || isInjectedContext(item)) return [];
+    const m = item as MessageItem;
+    const line = origin.line < 0 ? undefined : rollout.lines[origin.line]?.lineNo;
+    return [
+      {
+        ...(line === undefined ? {} : { line }),
+        author: developerAuthor(m) === "hook" ? "hook" : "unknown",
+        tokens: codexTokens([sentForm(m)]),
+        opening: contentText(m.content).trimStart().split("\n")[0]!.slice(0, OPENING_CHARS),
+      },
+    ];
+  });
 
 /** An item Codex sends, and the rollout line it was written on (a compacted record's, for its replacement history). */
 interface Placed {
@@ -406,6 +453,7 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
     context: options.context,
     dryRun: options.dryRun ?? false,
     historyItems: replacement.length,
+    keptDeveloper: options.context === "fresh" ? keptDeveloperMessages(history, src) : [],
     estimatedTokens: built.estimate,
     heldTokens: built.estimate + (options.context === "fresh" ? codexTokens(reinjectedContext(history, src)) : 0),
     pruning,

@@ -189,6 +189,46 @@ describe("bc codex-fork (the command)", () => {
     expect(line(human("--context", "keep"))).toBe(`Codex:    told and holds ~${tokenCount(keep.heldTokens)} (history with its context; none re-injected)`);
   });
 
+  test("the developer messages a fresh fork keeps (a hook's context) are said: counted on stdout, and a warning for those bc cannot tell from Codex's own", () => {
+    const hook = (text: string, kinds?: string[]) => ({
+      type: "message",
+      role: "developer",
+      content: [{ type: "input_text", text }],
+      ...(kinds === undefined ? {} : { internal_chat_message_metadata_passthrough: { content_item_kinds: kinds } }),
+    });
+    const build = (...hooks: Record<string, unknown>[]) => {
+      const b = new RolloutBuilder().turn("turn-1").context().push("world_state", { full: true, state: {} }).user("RUN: cat a.txt");
+      for (const h of hooks) b.item(h);
+      return b.shell("cat a.txt", bigText("a.txt", 2_000)).assistant("Read it.").tokens(2_000).write(tempDir());
+    };
+    const source = build(hook("[bd prime] open issues: 3"), hook("## Related Decisions\n\n### 1. Keep the hooks", ["hooks.additional_context"]));
+    const home = tempDir();
+    const json = JSON.parse(bc([source, "--dry-run", "--json"], { CODEX_HOME: home }).stdout.toString());
+    expect(json.keptDeveloperMessages).toEqual([
+      { line: 7, author: "unknown", tokens: expect.any(Number), opening: "[bd prime] open issues: 3" },
+      { line: 8, author: "hook", tokens: expect.any(Number), opening: "## Related Decisions" },
+    ]);
+    const tokens = json.keptDeveloperMessages[0].tokens + json.keptDeveloperMessages[1].tokens;
+    const human = bc([source, "--dry-run"], { CODEX_HOME: home });
+    const kept = human.stdout
+      .toString()
+      .split("\n")
+      .find((l) => l.startsWith("kept:"))!;
+    expect(kept).toBe(`kept:     2 developer messages Codex does not inject again, in place (~${tokenCount(tokens)})`);
+    expect(kept.length).toBeLessThanOrEqual(80);
+    expect(human.stderr.toString()).toContain(
+      "a developer message (line 7) is not Codex's own context as bc knows it (a hook's, most likely): kept in place, as Codex keeps it when it resumes the source; " +
+        "should Codex inject it again, the resumed thread holds it twice",
+    );
+    // a hook's, as its metadata says: kept, with no warning; with --context keep nothing is named
+    const known = build(hook("## Related Decisions", ["hooks.additional_context"]));
+    const quiet = bc([known, "--dry-run"], { CODEX_HOME: home });
+    expect(quiet.stdout.toString()).toContain("kept:     1 developer message Codex does not inject again, in place");
+    expect(quiet.stderr.toString()).not.toContain("developer message");
+    const keep = bc([known, "--dry-run", "--context", "keep"], { CODEX_HOME: home }).stdout.toString();
+    expect(keep).not.toContain("kept:");
+  });
+
   test("--resume runs `codex resume <new id>` with the terminal inherited, and passes its exit code on", () => {
     const home = tempDir();
     const bin = tempDir();

@@ -513,5 +513,20 @@ describe("--context fresh leaves out only the context Codex injects again", () =
     // counted where the resumed thread holds them: in the history Codex is told, beside the one set of context it injects
     expect(r.estimatedTokens).toBe(codexTokens(r.replacementHistory));
     expect(r.heldTokens).toBe(r.estimatedTokens + codexTokens(reinjected.slice(0, 2)));
+    const lineOf = (t: string) =>
+      readFileSync(source, "utf8")
+        .split("\n")
+        .findIndex((l) => l.includes(JSON.stringify(t))) + 1;
+    expect(r.keptDeveloper).toEqual([
+      { line: lineOf(text(LESSONS)), author: "unknown", tokens: codexTokens([LESSONS]), opening: "## Relevant Lessons" },
+      { line: lineOf(text(DECISIONS)), author: "hook", tokens: codexTokens([sentForm(DECISIONS as ResponseItem)]), opening: "## Related Decisions" },
+    ]);
+  });
+
+  test("with --context keep every context message stays, and none is named as kept", () => {
+    const source = withItems([{ after: '"type":"thread_settings_applied"', item: LESSONS }]);
+    const r = forkRollout(source, { context: "keep", pruner: keepAllPruner, codexHome: tempDir(), now: NOW });
+    expect(r.replacementHistory).toEqual(rebuildHistory(readRollout(source)).items.map((h) => sentForm(h.item)));
+    expect(r.keptDeveloper).toEqual([]);
   });
 });
