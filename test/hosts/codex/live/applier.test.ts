@@ -155,8 +155,8 @@ describe("the applier", () => {
     for (const v of [undefined, "", "0", "-3", "0.5", "abc", "5s", "7200"]) expect(idleWaitMs({ BC_CODEX_IDLE_WAIT: v })).toBe(IDLE_TIMEOUT_MS);
   });
 
-  test("an injection that fails after the revert puts the original items back", async () => {
-    const w = setUp();
+  /** The applier where the app-server refuses the first injection: what it did, and the injections it sent (the planned items, then the restore). */
+  const failFirstInjection = async (w: ReturnType<typeof setUp>) => {
     let injections = 0;
     const s = w.server({
       ...idleThread(w.path, ["turn-1"]),
@@ -168,7 +168,12 @@ describe("the applier", () => {
     const r = await w.apply();
     expect(r.outcome).toBe("failed");
     expect(r.reason).toContain("the original items were put back");
-    const [, restore] = s.calls.filter((c) => c.method === "thread/inject_items");
+    return s.calls.filter((c) => c.method === "thread/inject_items");
+  };
+
+  test("an injection that fails after the revert puts the original items back", async () => {
+    const w = setUp();
+    const [, restore] = await failFirstInjection(w);
     // the restore carries every output whole
     expect(JSON.stringify(restore!.params.items)).not.toContain("better-compaction");
     expect(restore!.params.items.length).toBe(planLive(readRollout(w.path), { autoCompactLimit: 100_000 }).items.length);
@@ -188,17 +193,7 @@ describe("the applier", () => {
     ])
       b.shell(cmd!, out!);
     writeFileSync(w.path, b.assistant("Done.").tokens(20_000).done("turn-1").text());
-    let injections = 0;
-    const s = w.server({
-      ...idleThread(w.path, ["turn-1"]),
-      "thread/inject_items": () => {
-        if (++injections === 1) throw new Error("boom");
-        return {};
-      },
-    });
-    const r = await w.apply();
-    expect(r.reason).toContain("the original items were put back");
-    const [injected, restore] = s.calls.filter((c) => c.method === "thread/inject_items");
+    const [injected, restore] = await failFirstInjection(w);
     for (const call of [injected!, restore!]) expect(call.params.items[1]).toEqual(hook);
     expect(injected!.params.items.map((it: { type: string }) => it.type)).toEqual(restore!.params.items.map((it: { type: string }) => it.type));
   });
