@@ -8,7 +8,7 @@
 //
 // Run: npm run test:e2e (or: bun test ./test/e2e/codex.e2e.ts). Uses dist/bc when present, else bun src/main.ts.
 import { afterAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { dropNote, readNote, truncatedText } from "../../src/engine/notes.ts";
 import { codexTokens } from "../../src/hosts/codex/codex-estimate.ts";
@@ -17,6 +17,7 @@ import { CANONICAL_NAME_RE } from "../../src/hosts/codex/fork-names.ts";
 import { rebuildHistory } from "../../src/hosts/codex/history.ts";
 import { contentText, isOutputItem, isPersonMessage, outputText, sentForm } from "../../src/hosts/codex/items.ts";
 import { spawnStdio } from "../../src/hosts/codex/live/app-server.ts";
+import { trustText } from "../../src/hosts/codex/live/install.ts";
 import { lastOrdinal, readRollout } from "../../src/hosts/codex/rollout.ts";
 import { CORPUS_DIR, corpusFiles, SKIP_NOTE } from "../support/shared.ts";
 import { codexExec, codexResume, type CodexEnv, listRollouts, makeCodexEnv, run, WORK_FILES } from "./support/codex-env.ts";
@@ -29,6 +30,8 @@ const DIST = join(REPO, "dist", process.platform === "win32" ? "bc.exe" : "bc");
 const BC = existsSync(DIST) ? [DIST] : [process.execPath, join(REPO, "src", "main.ts")];
 const SLOW = 240_000;
 const CANARY = "CANARY-7f3a-PELICAN";
+/** How the context the test's hooks add begins. */
+const HOOK_MARK = "HOOK-CONTEXT-5e1d";
 
 /** Enough shell calls, with re-reads, that the default rules have something to remove. */
 const COMMANDS = [
@@ -179,6 +182,23 @@ const writeCanarySource = (sourcePath: string, dest: string): void => {
     },
   };
   writeFileSync(dest, `${readFileSync(sourcePath, "utf8") + JSON.stringify(rec)}\n`);
+};
+
+/** Mark every hook Codex lists for the work folder trusted, with the key and hash Codex itself reports (`hooks/list`), as Codex's /hooks does. */
+const trustEveryHook = async (codexBin: string, e: CodexEnv): Promise<void> => {
+  const client = await spawnStdio(codexBin, e.env);
+  try {
+    const r: { data: { hooks: { key: string; currentHash: string; trustStatus: string }[] }[] } = await client.request(
+      "hooks/list",
+      { cwds: [e.work] },
+      30_000,
+    );
+    const hooks = r.data.flatMap((d) => d.hooks);
+    expect(hooks.length).toBeGreaterThan(0);
+    for (const h of hooks) if (h.trustStatus !== "trusted") appendFileSync(join(e.home, "config.toml"), trustText(h.key, h.currentHash));
+  } finally {
+    client.close();
+  }
 };
 
 const forkJson = async (e: CodexEnv, args: string[]): Promise<Item> => {
@@ -393,6 +413,73 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
         const sent = expectResumeRequest(reqs[0]!, keep, "keep", prompt, base);
         expect(sent.some((it) => it.role === "developer")).toBe(true);
         expectPrunedVerbatim(sent, source);
+      },
+      SLOW,
+    );
+
+    test(
+      "(c, hooks) a hook's developer messages stay in a fresh fork: the resumed fork's first request carries each once, in its place, and the context Codex re-injects once",
+      async () => {
+        // a SessionStart and a UserPromptSubmit hook of the user's, each adding context that names
+        // its run: what a run added is told apart from what the next one adds
+        const e = makeCodexEnv(mock.url);
+        envs.push(e);
+        const script = join(e.root, "hook-context.sh");
+        writeFileSync(
+          script,
+          `#!/bin/sh\ncat > /dev/null\nn=$(( $(cat '${e.root}/hook-runs' 2>/dev/null || echo 0) + 1 ))\necho $n > '${e.root}/hook-runs'\n` +
+            `printf '{"hookSpecificOutput":{"hookEventName":"%s","additionalContext":"${HOOK_MARK} %s run %s: lessons the hook recalls"}}\\n' "$1" "$1" "$n"\n`,
+          { mode: 0o755 },
+        );
+        const group = (event: string) => [{ hooks: [{ type: "command", command: `${script} ${event}`, timeout: 30 }] }];
+        writeFileSync(
+          join(e.home, "hooks.json"),
+          JSON.stringify({ hooks: { SessionStart: group("SessionStart"), UserPromptSubmit: group("UserPromptSubmit") } }),
+        );
+        await trustEveryHook(codex.bin, e);
+        const sizeBefore = mock.requests.length;
+        const made = await codexExec(codex.bin, e, "RUN: cat a.txt RUN: cat b.txt RUN: cat a.txt RUN: echo one RUN: echo two");
+        if (made.exitCode !== 0) throw new Error(`codex exec failed (${made.exitCode}):\n${made.stderr.slice(-3000)}`);
+        const ownBase = baseInstructionsOf(mock.responses().find((q) => q.n > sizeBefore)!.body);
+        const hookSource = listRollouts(e.home)[0]!;
+        const hookText = (it: Item): boolean => it.type === "message" && it.role === "developer" && textOf(it).startsWith(HOOK_MARK);
+        const hooked = rebuildHistory(readRollout(hookSource))
+          .items.map((h) => sentForm(h.item) as Item)
+          .filter(hookText);
+        expect(hooked.map(textOf)).toEqual([
+          `${HOOK_MARK} SessionStart run 1: lessons the hook recalls`,
+          `${HOOK_MARK} UserPromptSubmit run 2: lessons the hook recalls`,
+        ]);
+        const id = (readRollout(hookSource).lines[0] as any).payload.id as string;
+        const fork = await forkJson(e, [id]);
+        // Codex names them a hook's in their metadata
+        expect(fork.keptDeveloperMessages.map((m: Item) => [m.author, m.opening])).toEqual(hooked.map((h) => ["hook", textOf(h).slice(0, 60)]));
+        const rh = [...readRollout(fork.path).lines].reverse().find((l) => l.kind === "compacted") as any;
+        expect((rh.payload.replacement_history as Item[]).filter(hookText)).toEqual(hooked);
+        const prompt = "Go on.";
+        const first = (await resumed(fork.newId, prompt, [], e)).requests[0]!;
+        expect(first.kind).not.toBe("compaction");
+        const { input } = splitBaseInstructions(first.body, ownBase);
+        const history = rh.payload.replacement_history as Item[];
+        // the history as bc wrote it, the hook's messages in their places, byte for byte
+        expectSameItems("the resumed request's history", input.slice(0, history.length), history);
+        const count = (text: string): number => input.filter((it) => it.type === "message" && textOf(it) === text).length;
+        for (const h of hooked) expect(count(textOf(h))).toBe(1);
+        // the context Codex re-injects, once: its developer message and its environment
+        const context = input.slice(history.length).filter((it) => isInjectedContext(it as any));
+        expect(context.map((it) => it.role)).toEqual(["developer", "user"]);
+        for (const c of context) expect(count(textOf(c))).toBe(1);
+        expect(input.filter((it) => isInjectedContext(it as any))).toHaveLength(2);
+        // what Codex adds besides: the hooks' new runs (the resumed session's start, the new prompt), and the prompt
+        expect(input.slice(history.length).filter(hookText).map(textOf)).toEqual([
+          `${HOOK_MARK} SessionStart run 3: lessons the hook recalls`,
+          `${HOOK_MARK} UserPromptSubmit run 4: lessons the hook recalls`,
+        ]);
+        expect(count(prompt)).toBe(1);
+        // what bc counted the thread holds: the history it told Codex, the hooks' messages in it, and the context Codex injected
+        expect(fork.estimatedTokens).toBe(codexTokens(history));
+        expect(fork.heldTokens).toBe(fork.estimatedTokens + codexTokens(context.map((it) => sentForm(it as any))));
+        console.log(`(c, hooks) ${hooked.length} hook messages kept (~${codexTokens(hooked)} tokens); held ~${fork.heldTokens}`);
       },
       SLOW,
     );
