@@ -2,9 +2,24 @@
 // scans this file before loading it and refuses a bundled register module.
 // Rules kept here: `register` is a function declared at the top; `$` is only ever spelled
 // `$.noun.event(...)` at the call site; each `on(...)` takes its `.catch` where it is called.
-// Every `$` call happens in this file; the engine gets plain data (rows, usage, options).
-import { appendRecord, claudeDirOf, compactRows, debugLine, failureSkip, logPathFor, needWeightsPathFor, pluginOptions, shouldCompactAfterTurn, TURN_COOLDOWN, warmUp } from "../src/hosts/claude/plugin.ts";
-import type { SessionRow as Row } from "../src/hosts/claude/plugin.ts";
+// Every `$` call happens in this file; the engine gets plain data (rows, usage, the thinking
+// Claude Code's count holds, options).
+import {
+  appendRecord,
+  claudeDirOf,
+  compactRows,
+  debugLine,
+  failureSkip,
+  logPathFor,
+  needWeightsPathFor,
+  pluginOptions,
+  shouldCompactAfterTurn,
+  thinkingInCount,
+  TURN_COOLDOWN,
+  warmUp,
+  within,
+} from "../src/hosts/claude/plugin.ts";
+import type { SessionRow as Row, ThinkingCount } from "../src/hosts/claude/plugin.ts";
 
 // The few shapes of Claude Code's hook API used here (the full declarations live in Claude Code's
 // claude-code.d.ts; importing them would be a bare package, which the module scan refuses).
@@ -12,6 +27,7 @@ type Usage = { context: { tokens?: number; window?: number; percent?: number } }
 type Dollar = {
   session: {
     usage(): Promise<Usage>;
+    messages(args: { as: "api" }): Promise<unknown>;
     id(): Promise<string>;
     info(): Promise<{ transcriptPath?: string }>;
     compact(args?: { instructions?: string }): Promise<{ skip?: string }>;
@@ -30,6 +46,9 @@ type On = {
   (event: "session.compact", hook: Hook<CompactEvent, CompactResult>): { catch(handler: Catch<CompactEvent, CompactResult>): void };
   (event: "turn.complete", hook: Hook<TurnEvent, TurnResult>): { catch(handler: Catch<TurnEvent, TurnResult>): void };
 };
+
+/** How long the read of Claude Code's messages (for their thinking) may take; past it, the compaction goes on without. */
+const THINKING_READ_MS = 2_000;
 
 export function register(on: On, options: Record<string, unknown>) {
   const opts = pluginOptions(options);
@@ -51,6 +70,16 @@ export function register(on: On, options: Record<string, unknown>) {
   on("session.compact", async ($, e, next) => {
     const usage = e.trigger === "precompute" ? undefined : await $.session.usage();
     const sessionId = await $.session.id();
+    // the thinking Claude Code's count holds, which the answer drops (main thread, with a count to
+    // take it from); not known, the whole count stands against the budget
+    let thinking: ThinkingCount | undefined;
+    if (e.agentId === undefined && usage?.context?.tokens !== undefined) {
+      try {
+        thinking = thinkingInCount(await within(THINKING_READ_MS, $.session.messages({ as: "api" })));
+      } catch (err) {
+        thinking = { problem: `Claude Code's messages were not read (${(err as Error)?.message ?? err})` };
+      }
+    }
     // where the logs and the user's own need weights (bc calibrate --write) live; neither is
     // worth failing the compaction over
     let claudeDir: string | undefined;
@@ -71,6 +100,7 @@ export function register(on: On, options: Record<string, unknown>) {
       sessionId,
       rows: e.messages,
       usage: usage?.context,
+      ...(thinking === undefined ? {} : { thinking }),
       options: opts,
       now: () => Date.now(),
       ...(needWeights === undefined ? {} : { needWeights }),

@@ -11,7 +11,7 @@ import { pluginFiles, writePluginFiles } from "../../build/plugin.ts";
 import { truncatedText } from "../../src/engine/notes.ts";
 import { ensureClaude } from "./support/claude-install.ts";
 import { firstTarget } from "./support/versions.ts";
-import { startMock, type Mock, type MockOptions } from "./support/claude-mock.ts";
+import { signatureOf, startMock, type Mock, type MockOptions } from "./support/claude-mock.ts";
 import { comparePruned, HAS_NOTE, notesOf, viewOf, type RequestView } from "./support/claude-requests.ts";
 import { claudeEnv, HeadlessSession, hookTimes, makeSandbox, readDebug, runPrint, waitFor, type Sandbox } from "./support/claude-session.ts";
 
@@ -39,6 +39,14 @@ const small = (name: string): string =>
 /** ~84k characters once Read numbers the lines (~21k tokens): under Read's own cap */
 const big = (name: string): string => `${Array.from({ length: 1000 }, (_, i) => `${name} line ${i} `.padEnd(79, "abcdefghij".charAt(i % 10))).join("\n")}\n`;
 
+/** `bigs` files of ~21k tokens each (big0.txt, ...) and ten small ones (s0.txt to s9.txt) */
+const bigAndSmall = (bigs: number): Record<string, string> => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < bigs; i++) files[`big${i}.txt`] = big(`big${i}`);
+  for (let i = 0; i < 10; i++) files[`s${i}.txt`] = small(`s${i}`);
+  return files;
+};
+
 const setup = (
   name: string,
   files: Record<string, string>,
@@ -63,6 +71,14 @@ const decisionRecords = (sb: Sandbox, sessionId: string): any[] => {
         .map((l) => JSON.parse(l))
     : [];
 };
+/** The next turn's reads, over Claude Code's threshold: one automatic compaction, answered by bc; its record. */
+const oneAutoCompaction = async (session: HeadlessSession, sb: Sandbox): Promise<any> => {
+  const r = await session.send("READFILES s0.txt s1.txt");
+  expect(r.at(-1).is_error).toBeFalsy();
+  const records = decisionRecords(sb, session.sessionId!);
+  expect(records.map((x) => `${x.trigger}:${x.outcome}`)).toEqual(["auto:compacted"]);
+  return records[0];
+};
 const droppedIn = (record: any): Set<string> => new Set(record.results.filter((r: any) => r.action === "drop").map((r: any) => r.callId));
 
 const lastView = (mock: Mock, from = 0): RequestView =>
@@ -84,6 +100,8 @@ const F = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${
 const TURN1 = `READFILES a.txt ${F("f", 12)} a.txt`;
 const TURN2 = `READFILES b.txt f0.txt f1.txt f2.txt f3.txt ${F("g", 8)} b.txt`;
 const TURN3 = `READFILES c.txt ${F("g", 10)} c.txt`;
+/** ~230,000 tokens of reads, from bigAndSmall(8): the first three big files read twice */
+const BIG_TURN = `READFILES big0.txt big1.txt big2.txt ${F("s", 10)} big0.txt big1.txt big2.txt big3.txt big4.txt big5.txt big6.txt big7.txt`;
 
 /** After one /compact: the hook answered, no summary was requested, and the next request is the pruned history. */
 const expectCompacted = (o: { mock: Mock; debug: string; before: RequestView; after: RequestView; record: any; trigger: string }) => {
@@ -185,16 +203,14 @@ describe("auto compaction mid-turn, over a ~230,000-token context (b) + point 4"
   test(
     "the hook answers the auto trigger; the next request is pruned; hook time reported",
     async () => {
-      const files: Record<string, string> = {};
-      for (let i = 0; i < 8; i++) files[`big${i}.txt`] = big(`big${i}`);
-      for (let i = 0; i < 10; i++) files[`s${i}.txt`] = small(`s${i}`);
+      const files = bigAndSmall(8);
       let high = false;
       // low usage while the context is built; then high (over the 30% threshold) until a request carries bc's notes
       const { sb, mock, debug } = setup("auto", files, (body: any) => (high && !HAS_NOTE.test(JSON.stringify(body)) ? 350_000 : 1000));
       const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "30" });
       const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
       try {
-        await session.send(`READFILES big0.txt big1.txt big2.txt ${F("s", 10)} big0.txt big1.txt big2.txt big3.txt big4.txt big5.txt big6.txt big7.txt`);
+        await session.send(BIG_TURN);
         const before = lastView(mock);
         const chars = [...before.results.values()].reduce((n, t) => n + t.length, 0);
         high = true;
@@ -234,9 +250,7 @@ describe("auto compaction under pressure: the budget reached without the summary
   test(
     "rules alone leave the history over the budget; the need-ranked escalation cuts latest reads too and reaches it; no summarizer request; a second compaction takes the room lent to a longer head back first",
     async () => {
-      const files: Record<string, string> = {};
-      for (let i = 0; i < 12; i++) files[`big${i}.txt`] = big(`big${i}`);
-      for (let i = 0; i < 10; i++) files[`s${i}.txt`] = small(`s${i}`);
+      const files = bigAndSmall(12);
       let high = false;
       // after the first compaction: every request counted whole, so that new reads bring the next one
       let grow = false;
@@ -258,14 +272,10 @@ describe("auto compaction under pressure: the budget reached without the summary
       const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "20" });
       const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
       try {
-        await session.send(`READFILES big0.txt big1.txt big2.txt ${F("s", 10)} big0.txt big1.txt big2.txt big3.txt big4.txt big5.txt big6.txt big7.txt`);
+        await session.send(BIG_TURN);
         const original = lastView(mock).results;
         high = true;
-        const r = await session.send("READFILES s0.txt s1.txt");
-        expect(r.at(-1).is_error).toBeFalsy();
-        const records = decisionRecords(sb, session.sessionId!);
-        expect(records.map((x) => `${x.trigger}:${x.outcome}`)).toEqual(["auto:compacted"]);
-        const rec = records[0];
+        const rec = await oneAutoCompaction(session, sb);
         expect(rec.unseenTokens).toBeGreaterThan(0);
         expect(rec.budgetTokens + rec.unseenTokens).toBe(150_000);
         expect(rec.escalated).toBe(true);
@@ -305,6 +315,66 @@ describe("auto compaction under pressure: the budget reached without the summary
         expect(lastView(mock).results.get(lent.callId)).toBe(truncatedText(text, 200, lent.callId));
         console.log(
           `${again.length - 1} more compactions; the second ~${second.tokensBefore} -> ~${second.tokensAfter} tokens, the longer head of ${lent.callId} back to 200 chars`,
+        );
+      } finally {
+        await session.close();
+      }
+    },
+    T,
+  );
+});
+
+describe("auto compaction of a history heavy in thinking: the budget for what stays", () => {
+  test(
+    "the mock thinks (signed) before every answer; bc reads the thinking in Claude Code's count from its messages and leaves it out of the budget, since Claude Code drops it with the rows bc rewrites: the next request lands at the budget, not under it by the thinking's size; no summarizer request",
+    async () => {
+      const files = bigAndSmall(8);
+      let high = false;
+      // ~3,000 tokens of thinking before each answer: ~65,000 in the history the compaction gets
+      const thinking = (n: number): string => `Thinking ${n}: ${"weighing what the files say against the task. ".repeat(260)}`;
+      // the budget: 15% of the 1M window, 150,000 tokens for the whole request, as the mock counts it
+      const settings = { pluginConfigs: { "better-compaction@inline": { options: { compactAtPercent: 15, minFreedPercent: 1 } } } };
+      const { sb, mock, debug } = setup("thinking", files, (body: any) => (high ? Math.ceil(JSON.stringify(body).length / 4) : 1000), { thinking }, settings);
+      const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "20" });
+      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
+      const thinkingBlocks = (body: any): string[] =>
+        (body?.messages ?? []).flatMap((m: any) =>
+          (Array.isArray(m.content) ? m.content : []).filter((b: any) => b.type === "thinking").map((b: any) => b.thinking),
+        );
+      try {
+        await session.send(BIG_TURN);
+        // Claude Code sends the thinking back, signed, in every request
+        const built = mock.conversationRequests().at(-1)!.body;
+        expect(thinkingBlocks(built).length).toBeGreaterThan(15);
+        expect(JSON.stringify(built)).toContain(`"signature":"${signatureOf(thinking(1))}"`);
+        high = true;
+        const rec = await oneAutoCompaction(session, sb);
+        expect(mock.summarizations().length).toBe(0);
+        // the request Claude Code's count is of, the last before the compaction, and the first after it
+        const requests = mock.conversationRequests();
+        const after = requests.findIndex((q) => HAS_NOTE.test(JSON.stringify(q.body)));
+        expect(after).toBeGreaterThan(0);
+        const counted = requests[after - 1]!.body;
+        const countedTokens = Math.ceil(JSON.stringify(counted).length / 4);
+        // the thinking bc left out is the thinking that request carried, as bc estimates text
+        const carried = thinkingBlocks(counted).reduce((n, t) => n + Math.ceil(t.length / 4), 0);
+        expect(rec.thinkingTokens).toBe(carried);
+        expect(rec.thinkingTokens).toBeGreaterThan(40_000);
+        expect(rec.thinkingProblem).toBeUndefined();
+        // Claude Code's count: the rows, the thinking, and what stays beside them (system prompt, tools, memory)
+        expect(rec.tokensBefore + rec.thinkingTokens + rec.unseenTokens).toBe(countedTokens);
+        expect(rec.budgetTokens + rec.unseenTokens).toBe(150_000);
+        expect(rec.escalated).toBe(true);
+        expect(rec.tokensAfter).toBeLessThanOrEqual(rec.budgetTokens);
+        // the next request: no thinking of the compacted history, and at the budget (counted as the
+        // thinking stayed, it would be ~50,000 tokens under it)
+        const next = requests[after]!.body;
+        expect(thinkingBlocks(next)).toEqual([]);
+        const nextTokens = Math.ceil(JSON.stringify(next).length / 4);
+        expect(nextTokens).toBeLessThanOrEqual(150_000);
+        expect(nextTokens).toBeGreaterThan(150_000 - rec.thinkingTokens / 5);
+        console.log(
+          `thinking: Claude Code counted ${countedTokens} tokens (~${rec.thinkingTokens} of them thinking, ~${rec.unseenTokens} beside the rows); bc's rows ~${rec.tokensBefore} -> ~${rec.tokensAfter} for a budget of ${rec.budgetTokens}; the next request ${nextTokens} tokens as the mock counts it (budget 150000); hook ${rec.ms} ms`,
         );
       } finally {
         await session.close();
@@ -417,9 +487,7 @@ describe("(e) interactive: turn.complete compacts at compactAtPercent", () => {
   test.skipIf(!tmuxAvailable)(
     "under tmux, the loop's $.session.compact() runs the plugin with trigger plugin",
     async () => {
-      const files: Record<string, string> = {};
-      for (let i = 0; i < 3; i++) files[`big${i}.txt`] = big(`big${i}`);
-      for (let i = 0; i < 10; i++) files[`s${i}.txt`] = small(`s${i}`);
+      const files = bigAndSmall(3);
       // 70% of the 1M window until bc's notes are in a request
       const { sb, mock, debug } = setup("tmux", files, (body: any) => (HAS_NOTE.test(JSON.stringify(body)) ? 100_000 : 700_000));
       const env = claudeEnv(sb, mock.url, { TERM: "xterm-256color" });

@@ -31,6 +31,8 @@ const DecisionRecordSchema = z.looseObject({
   window: count.optional(),
   budgetTokens: count.optional(),
   unseenTokens: count.optional(),
+  thinkingTokens: count.optional(),
+  thinkingProblem: z.string().optional(),
   escalated: z.boolean(),
   needWeights: z.enum(["shipped", "user"]).optional(),
   needWeightsProblem: z.string().optional(),

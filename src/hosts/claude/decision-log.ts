@@ -36,13 +36,21 @@ export interface DecisionRecord {
   /** estimated tokens of the history before and after (after = before when nothing was installed) */
   readonly tokensBefore: number;
   readonly tokensAfter: number;
-  /** points of the context window freed, when the window is known */
+  /** points of the context window freed, when the window is known: the rows' tokens cut, and thinkingTokens */
   readonly freedPercent?: number;
   readonly window?: number;
   /** the escalation budget given to the engine, when the window is known: compactAtPercent of it, less unseenTokens */
   readonly budgetTokens?: number;
-  /** what the context holds beyond the rows (system prompt, tool definitions, thinking), by Claude Code's count less bc's estimate */
+  /**
+   * what the context holds beyond the rows and keeps after bc's answer (system prompt, tool
+   * definitions, memory, attachments), by Claude Code's count less bc's estimate and less
+   * thinkingTokens; without thinkingTokens, the thinking too
+   */
   readonly unseenTokens?: number;
+  /** the thinking in Claude Code's count, which bc's answer drops: not counted against the budget */
+  readonly thinkingTokens?: number;
+  /** why the thinking could not be told from the rest of Claude Code's count (then it was counted) */
+  readonly thinkingProblem?: string;
   /** whether the engine cut beyond the rules to reach the budget */
   readonly escalated: boolean;
   /** which need weights ranked the escalation: the binary's own, or the user's (bc calibrate --write) */
@@ -108,8 +116,12 @@ export const formatRecord = (r: DecisionRecord, opts: { readonly allResults?: bo
     ...(r.budgetTokens === undefined
       ? []
       : [
-          `  budget ~${tokenCount(r.budgetTokens)} tokens for the rows${r.unseenTokens === undefined ? "" : ` (the window's share less ~${tokenCount(r.unseenTokens)} the rows do not show: system prompt, tools, thinking)`}`,
+          `  budget ~${tokenCount(r.budgetTokens)} tokens for the rows${r.unseenTokens === undefined ? "" : ` (the window's share less ~${tokenCount(r.unseenTokens)} the rows do not show: system prompt, tools${r.thinkingTokens === undefined ? ", thinking" : ""})`}`,
+          ...(r.thinkingTokens === undefined
+            ? []
+            : [`  thinking ~${tokenCount(r.thinkingTokens)} tokens not counted: Claude Code drops it with the rows bc rewrites`]),
         ]),
+    ...(r.thinkingProblem === undefined ? [] : [`  thinking counted against the budget: ${r.thinkingProblem}`]),
     ...(r.needWeightsProblem === undefined ? [] : [`  need weights: shipped; yours not used: ${r.needWeightsProblem}`]),
     `  results${applied ? "" : " as planned, not applied"}: ${counts.keep} kept, ${counts.truncate} truncated, ${counts.drop} dropped`,
   ];

@@ -9,6 +9,7 @@ import { type NeedModel, parseNeedModel } from "../../engine/need/model.ts";
 import { DEFAULT_OPTIONS, type Options, type Plan, type Session } from "../../engine/types.ts";
 import type { DecisionRecord, Outcome } from "./decision-log.ts";
 import { orphans, rowsToSession, sessionToRows, validateRows, type SessionRow } from "./rows.ts";
+import type { ThinkingCount } from "./thinking.ts";
 
 /** The plugin's options (userConfig in .claude-plugin/plugin.json; keep the two in step). */
 export interface PluginOptions {
@@ -66,6 +67,12 @@ export interface CompactInput {
   readonly sessionId: string;
   readonly rows: readonly SessionRow[];
   readonly usage?: ContextUsage;
+  /**
+   * The thinking `usage.tokens` holds (thinking.ts: thinkingInCount), or why it is not known. No
+   * row shows it and bc's answer drops it, so it does not count against the budget; unknown, the
+   * whole count beyond the rows does, as if it stayed.
+   */
+  readonly thinking?: ThinkingCount;
   readonly options: PluginOptions;
   /** milliseconds; a wall clock for the record's time, and the difference for its duration */
   readonly now: () => number;
@@ -99,17 +106,43 @@ export const engineOptions = (options: PluginOptions, budgetTokens?: number, nee
 
 const escalated = (p: Plan): boolean => p.decisions.some((d) => d.rule === "escalation");
 
+/** What the context holds beyond the rows, as far as it stays after bc's answer, and the thinking it does not count. */
+export interface Unseen {
+  /** counted against the budget: the system prompt, tool definitions, memory, attachments kept with prompt rows */
+  readonly tokens: number;
+  /** the thinking Claude Code's count holds, which bc's answer drops: not counted */
+  readonly thinkingTokens?: number;
+  /** why the thinking was not taken out of the count (then it counts, as if it stayed) */
+  readonly thinkingProblem?: string;
+}
+
 /**
- * Tokens of the context the rows do not show (the system prompt, tool definitions, thinking):
- * Claude Code's own count, less bc's estimate of the rows. The budget is the window's share for
- * the whole context, so the rows get the budget less these. Asked for the main thread only (a
- * subagent's usage is not known to be its own), and at most half the budget (a count that is
- * stale or off cannot take the whole budget).
+ * Tokens of the context the rows do not show and bc's answer leaves in place (the system prompt,
+ * tool definitions, memory files, attachments kept with prompt rows): Claude Code's own count,
+ * less its thinking (gone once Claude Code rebuilds the rows bc hands back) and bc's estimate of
+ * the rows. The budget is the window's share for the whole context, so the rows get the budget
+ * less these. Asked for the main thread only (a subagent's usage is not known to be its own), and
+ * at most half the budget (a count that is stale or off cannot take the whole budget). Thinking
+ * that is not known, or more than the count holds beyond the rows (then the count is not of
+ * these messages), is not taken out.
  */
-export const unseenOf = (input: Pick<CompactInput, "agentId" | "usage" | "options">, session: Session, window: number | undefined): number => {
+export const unseenOf = (input: Pick<CompactInput, "agentId" | "usage" | "options" | "thinking">, session: Session, window: number | undefined): Unseen => {
   const tokens = input.usage?.tokens;
-  if (window === undefined || input.agentId !== undefined || tokens === undefined || !Number.isFinite(tokens)) return 0;
-  return beyondEstimate(tokens, estimateSessionTokens(session).total, Math.floor((window * input.options.compactAtPercent) / 100));
+  if (window === undefined || input.agentId !== undefined || tokens === undefined || !Number.isFinite(tokens)) return { tokens: 0 };
+  const share = Math.floor((window * input.options.compactAtPercent) / 100);
+  const rows = estimateSessionTokens(session).total;
+  const t = input.thinking;
+  if (t === undefined) return { tokens: beyondEstimate(tokens, rows, share) };
+  if ("problem" in t) return { tokens: beyondEstimate(tokens, rows, share), thinkingProblem: t.problem };
+  if (!Number.isFinite(t.tokens) || t.tokens < 0)
+    return { tokens: beyondEstimate(tokens, rows, share), thinkingProblem: `a thinking count that is not a number of tokens (${t.tokens})` };
+  if (t.tokens === 0) return { tokens: beyondEstimate(tokens, rows, share) };
+  if (t.tokens > tokens - rows)
+    return {
+      tokens: beyondEstimate(tokens, rows, share),
+      thinkingProblem: `~${t.tokens} tokens of thinking read, more than Claude Code's count holds beyond the rows (~${Math.max(0, Math.round(tokens - rows))}): counted as if it stayed`,
+    };
+  return { tokens: beyondEstimate(tokens - t.tokens, rows, share), thinkingTokens: t.tokens };
 };
 
 /**
@@ -148,7 +181,8 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
 
   const window = input.usage?.window && input.usage.window > 0 ? input.usage.window : undefined;
   const session = rowsToSession(rows, input.sessionId);
-  const unseenTokens = unseenOf(input, session, window);
+  const unseen = unseenOf(input, session, window);
+  const unseenTokens = unseen.tokens;
   const budgetTokens = window === undefined ? undefined : Math.floor((window * options.compactAtPercent) / 100) - unseenTokens;
   // the user's weights when they are there and valid; a broken file is passed over (the log says which were used)
   const parsed = input.needWeights === undefined ? undefined : parseNeedModel(input.needWeights);
@@ -156,7 +190,9 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
   const p = plan(session, engineOptions(options, budgetTokens, needModel));
   const out = sessionToRows(rows, apply(session, p));
   const { tokensBefore, tokensAfter } = p.totals;
-  const freedPercent = window === undefined ? undefined : round1(((tokensBefore - tokensAfter) / window) * 100);
+  // what an answer frees of the window: the rows' tokens cut, and the thinking Claude Code drops with the rows
+  const thinkingTokens = unseen.thinkingTokens ?? 0;
+  const freedPercent = window === undefined ? undefined : round1(((tokensBefore - tokensAfter + thinkingTokens) / window) * 100);
   const results = p.decisions.map((d) => ({ callId: d.callId, tool: d.tool, action: d.action, rule: d.rule, reason: d.reason }));
   const facts = {
     rowsOut: out.length,
@@ -168,6 +204,8 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
     ...(parsed !== undefined && "problem" in parsed ? { needWeightsProblem: parsed.problem } : {}),
     ...(window === undefined ? {} : { window, freedPercent, budgetTokens }),
     ...(unseenTokens > 0 ? { unseenTokens } : {}),
+    ...(unseen.thinkingTokens === undefined ? {} : { thinkingTokens: unseen.thinkingTokens }),
+    ...(unseen.thinkingProblem === undefined ? {} : { thinkingProblem: unseen.thinkingProblem }),
   };
 
   // never answer with a list Claude Code would refuse, or with a call that lost its result
@@ -189,13 +227,14 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
     return finish({ skip: why }, "skipped", why, { ...facts, rowsOut: rows.length, tokensAfter: tokensBefore });
   }
   const freed = tokensBefore - tokensAfter;
-  const freedText = freedPercent === undefined ? `~${freed} tokens` : `${freedPercent} points of the window`;
+  const thinkingText = thinkingTokens > 0 ? ` (with ~${thinkingTokens} tokens of thinking Claude Code drops)` : "";
+  const freedText = freedPercent === undefined ? `~${freed} tokens` : `${freedPercent} points of the window${thinkingText}`;
   const small = freedPercent !== undefined && freedPercent < options.minFreedPercent;
   const lentBack = p.budget?.lentBack ?? 0;
-  const loopPercent = window === undefined ? undefined : round1((loopFreedTokens(p) / window) * 100);
+  const loopPercent = window === undefined ? undefined : round1(((loopFreedTokens(p) + thinkingTokens) / window) * 100);
   if (trigger === "plugin" && loopPercent !== undefined && loopPercent < options.minFreedPercent) {
     const lent = lentBack > 0 ? `, not counting ~${lentBack} tokens of longer heads cut back and lent again` : "";
-    const why = `better-compaction: this pass would free only ${loopPercent} points of the window${lent} (minFreedPercent ${options.minFreedPercent}); waiting for Claude Code's own threshold`;
+    const why = `better-compaction: this pass would free only ${loopPercent} points of the window${thinkingText}${lent} (minFreedPercent ${options.minFreedPercent}); waiting for Claude Code's own threshold`;
     return finish({ skip: why }, "skipped", why, { ...facts, rowsOut: rows.length, tokensAfter: tokensBefore });
   }
   // bc's own loop pass brings on no summary before Claude Code would: over the budget, it hands
@@ -255,6 +294,8 @@ export const failureSkip = (error: unknown): { skip: string } => {
 // that one import at the bundle).
 export { appendRecord, claudeDirOf, logPathFor, needWeightsPathFor } from "./decision-log.ts";
 export type { SessionRow } from "./rows.ts";
+export { type ThinkingCount, thinkingInCount } from "./thinking.ts";
+export { within } from "./deadline.ts";
 
 /**
  * Run the engine over a small made-up session, at load time, so the first real compaction does

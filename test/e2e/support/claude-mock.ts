@@ -9,6 +9,8 @@
 //   anything else: a short text answer naming the prompt
 // A request whose user text contains Claude Code's summarization instruction is recorded as a
 // summarization and answered with a summary text (or, with failSummaries, refused with a 400).
+// With `thinking`, every answer but a summary opens with a thinking block (its text and a
+// signature), as a model with extended thinking answers.
 import { join } from "node:path";
 
 export const SUMMARIZE_MARK = "CRITICAL: Respond with TEXT ONLY";
@@ -36,6 +38,8 @@ export interface MockOptions {
   readonly scripts?: Readonly<Record<string, { readonly steps: readonly ToolStep[]; readonly answer: string }>>;
   /** refuse every summarization request (HTTP 400, invalid_request_error): a summary that fails */
   readonly failSummaries?: boolean;
+  /** the thinking each answer opens with (n: the request's number), signed; absent, none */
+  readonly thinking?: (n: number) => string;
 }
 
 export interface Mock {
@@ -49,7 +53,10 @@ export interface Mock {
   stop(): void;
 }
 
-type Block = { type: string; text?: string; content?: unknown; id?: string; name?: string; input?: unknown; tool_use_id?: string };
+type Block = { type: string; text?: string; content?: unknown; id?: string; name?: string; input?: unknown; tool_use_id?: string; thinking?: string };
+
+/** The signature the mock signs a thinking block with (the API's is opaque; any string is taken back). */
+export const signatureOf = (thinking: string): string => `bcmock-sig-${thinking.length}`;
 
 const blocksOf = (m: any): Block[] => (typeof m?.content === "string" ? [{ type: "text", text: m.content }] : Array.isArray(m?.content) ? m.content : []);
 
@@ -151,7 +158,10 @@ export const startMock = (opts: MockOptions): Mock => {
         const error = { type: "error", error: { type: "invalid_request_error", message: "mock: summarization refused" } };
         return new Response(JSON.stringify(error), { status: 400, headers: { "content-type": "application/json" } });
       }
-      const { blocks, stop } = answer(body, summarization);
+      const answered = answer(body, summarization);
+      const thought = summarization ? undefined : opts.thinking?.(r.n);
+      const blocks: Block[] = thought === undefined ? answered.blocks : [{ type: "thinking", thinking: thought }, ...answered.blocks];
+      const stop = answered.stop;
       const msgId = `msg_bcmock_${String(++ids).padStart(4, "0")}`;
       const events: [string, unknown][] = [
         [
@@ -172,7 +182,14 @@ export const startMock = (opts: MockOptions): Mock => {
         ],
       ];
       blocks.forEach((b, index) => {
-        if (b.type === "text") {
+        if (b.type === "thinking") {
+          events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } }]);
+          events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: b.thinking } }]);
+          events.push([
+            "content_block_delta",
+            { type: "content_block_delta", index, delta: { type: "signature_delta", signature: signatureOf(b.thinking ?? "") } },
+          ]);
+        } else if (b.type === "text") {
           events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }]);
           events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: b.text } }]);
         } else {

@@ -81,6 +81,26 @@ test("formatRecord: a heading, the figures, and each result that was not kept", 
     "  budget ~9.0k tokens for the rows (the window's share less ~3.0k the rows do not show: system prompt, tools, thinking)",
   );
   expect(formatRecord(record({ budgetTokens: undefined })).split("\n")[2]).toBe("  results: 1 kept, 0 truncated, 1 dropped");
+  // the thinking told apart: what stays is system prompt and tools, and the thinking has a line of its own
+  expect(
+    formatRecord(record({ budgetTokens: 9_000, unseenTokens: 3_000, thinkingTokens: 2_500 }))
+      .split("\n")
+      .slice(2, 4),
+  ).toEqual([
+    "  budget ~9.0k tokens for the rows (the window's share less ~3.0k the rows do not show: system prompt, tools)",
+    "  thinking ~2.5k tokens not counted: Claude Code drops it with the rows bc rewrites",
+  ]);
+  expect(
+    formatRecord(record({ budgetTokens: 9_000, unseenTokens: 3_000, thinkingProblem: "Claude Code's messages are denied" }))
+      .split("\n")
+      .slice(2, 4),
+  ).toEqual([
+    "  budget ~9.0k tokens for the rows (the window's share less ~3.0k the rows do not show: system prompt, tools, thinking)",
+    "  thinking counted against the budget: Claude Code's messages are denied",
+  ]);
+  // bc claude log reads both back
+  const back = parseLog(`${JSON.stringify(record({ thinkingTokens: 2_500, thinkingProblem: "x" }))}\n`).records[0]!;
+  expect([back.thinkingTokens, back.thinkingProblem]).toEqual([2_500, "x"]);
 });
 
 test("formatRecord: a skipped or handed-over compaction changed nothing, and its plan's figures say so", () => {

@@ -292,6 +292,67 @@ describe("compactRows", () => {
       expect("handover" in answer).toBe(true);
       expect(record.reason).toContain("the rows do not show");
     });
+
+    describe("thinking in the count: Claude Code drops it with the rows bc rewrites, so it does not count", () => {
+      test("the rows get the budget less only what stays; the record says how much thinking was left out", () => {
+        const { answer, record } = withUsage(rowsTokens + 3_000, { thinking: { tokens: 2_000 } });
+        if (!("messages" in answer)) throw new Error(`expected messages, got ${JSON.stringify(answer).slice(0, 200)}`);
+        expect(record).toMatchObject({ unseenTokens: 1_000, thinkingTokens: 2_000, budgetTokens: share - 1_000 });
+        expect(record.thinkingProblem).toBeUndefined();
+        expect(answer.tokensAfter).toBeLessThanOrEqual(share - 1_000);
+        // counted as if it stayed, it took 2,000 tokens more of the rows
+        expect(answer.tokensAfter).toBeGreaterThan(withUsage(rowsTokens + 3_000).record.tokensAfter);
+        expect(formatRecord(record)).toContain("thinking ~2.0k tokens not counted: Claude Code drops it with the rows bc rewrites");
+      });
+
+      test("thinking that is all the count holds beyond the rows: the whole share", () => {
+        const { record } = withUsage(rowsTokens + 3_000, { thinking: { tokens: 3_000 } });
+        expect(record.unseenTokens).toBeUndefined();
+        expect(record.thinkingTokens).toBe(3_000);
+        expect(record.budgetTokens).toBe(share);
+      });
+
+      test("none, not known, not a count, or more than the count holds beyond the rows: the whole difference counts, as before, and the record says why", () => {
+        const cases: [CompactInput["thinking"], string | undefined][] = [
+          [undefined, undefined],
+          [{ tokens: 0 }, undefined],
+          [{ problem: "Claude Code's messages were not read (no answer in 2000 ms)" }, "no answer in 2000 ms"],
+          [{ tokens: Number.NaN }, "not a number of tokens"],
+          [{ tokens: -5 }, "not a number of tokens"],
+          [{ tokens: 3_001 }, "more than Claude Code's count holds beyond the rows (~3000)"],
+        ];
+        for (const [thinking, problem] of cases) {
+          const { record } = withUsage(rowsTokens + 3_000, thinking === undefined ? {} : { thinking });
+          expect(record).toMatchObject({ unseenTokens: 3_000, budgetTokens: share - 3_000 });
+          expect(record.thinkingTokens).toBeUndefined();
+          if (problem === undefined) expect(record.thinkingProblem).toBeUndefined();
+          else expect(record.thinkingProblem).toContain(problem);
+          if (problem !== undefined) expect(formatRecord(record)).toContain(`thinking counted against the budget: ${record.thinkingProblem}`);
+        }
+      });
+
+      test("a subagent's compaction, or no count: no thinking is taken out of anything", () => {
+        expect(withUsage(rowsTokens + 3_000, { agentId: "agent-7", thinking: { tokens: 2_000 } }).record).toMatchObject({ budgetTokens: share });
+        const noCount = compactRows(input({ rows: inRows, usage: { window }, thinking: { tokens: 2_000 } })).record;
+        expect(noCount.budgetTokens).toBe(share);
+        expect(noCount.thinkingTokens).toBeUndefined();
+      });
+
+      test("an automatic compaction frees the thinking too: rows that free little beside much thinking are compacted, not handed to the summary", () => {
+        // the count at 95% of the window: the rows 55 points of it, the thinking 32, what stays 8;
+        // the rows must go from 55 to 52 points, fewer than minFreedPercent 5
+        const big = Math.round(rowsTokens / 0.55);
+        const usage = { window: big, tokens: Math.round(big * 0.95), percent: 95 };
+        const { answer, record } = compactRows(input({ rows: inRows, trigger: "auto", usage, thinking: { tokens: Math.round(big * 0.32) } }));
+        expect("messages" in answer).toBe(true);
+        expect(record.outcome).toBe("compacted");
+        expect(record.tokensBefore - record.tokensAfter).toBeLessThan(big * 0.05);
+        expect(record.freedPercent).toBeGreaterThanOrEqual(35);
+        expect(record.reason).toContain("tokens of thinking Claude Code drops)");
+        // the thinking not known: the rows alone must free 35 points, and do
+        expect(compactRows(input({ rows: inRows, trigger: "auto", usage })).record.tokensAfter).toBeLessThan(record.tokensAfter);
+      });
+    });
   });
 
   test("a subagent's compaction gets the same treatment, logged with its agent id", () => {

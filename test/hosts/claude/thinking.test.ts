@@ -1,0 +1,55 @@
+// The thinking Claude Code's count holds, read from its messages in Messages API form
+// ($.session.messages({ as: "api" })), shaped as Claude Code 2.1.328 and 2.1.332 answer it: one
+// assistant message per response, its thinking block first, signed.
+import { expect, test } from "bun:test";
+import { thinkingInCount } from "../../../src/hosts/claude/thinking.ts";
+
+const thought = (chars: number) => ({ type: "thinking", thinking: "t".repeat(chars), signature: "sig" });
+const call = (id: string) => ({ type: "tool_use", id, name: "Read", input: { file_path: `/p/${id}` } });
+const result = (id: string) => ({ role: "user", content: [{ type: "tool_result", tool_use_id: id, content: "x".repeat(4_000) }] });
+
+test("every assistant message's thinking but the last's, which came with the response the count is of", () => {
+  const messages = [
+    { role: "user", content: [{ type: "text", text: "READFILES a b" }] },
+    { role: "assistant", content: [thought(400), { type: "text", text: "Step 1." }, call("a")] },
+    result("a"),
+    { role: "assistant", content: [thought(800), call("b")] },
+    result("b"),
+    { role: "assistant", content: [thought(4_000), { type: "text", text: "Done." }] },
+  ];
+  expect(thinkingInCount(messages)).toEqual({ tokens: 300 });
+  // mid-turn (an automatic compaction): the last response's tool result follows it
+  expect(thinkingInCount(messages.slice(0, 5))).toEqual({ tokens: 100 });
+});
+
+test("no thinking, or only redacted thinking (its size is not known): none", () => {
+  expect(thinkingInCount([])).toEqual({ tokens: 0 });
+  const messages = [
+    { role: "user", content: [{ type: "text", text: "go" }] },
+    { role: "assistant", content: [{ type: "redacted_thinking", data: "x".repeat(400) }, call("a")] },
+    result("a"),
+    { role: "assistant", content: [{ type: "text", text: "Done." }] },
+  ];
+  expect(thinkingInCount(messages)).toEqual({ tokens: 0 });
+});
+
+test.each([
+  ["a deny", { deny: "not yours" }, "denied"],
+  ["not a list", "messages", "not a list"],
+  ["undefined", undefined, "not a list"],
+  ["a message that is not one", [{ role: "user", content: [] }, null], "message 1 is not { role, content: [blocks] }"],
+  ["a message of another role", [{ role: "system", content: [] }], "message 0 is not"],
+  ["content that is not blocks", [{ role: "assistant", content: "text" }], "message 0 is not"],
+  [
+    "a thinking block without text",
+    [
+      { role: "assistant", content: [{ type: "thinking", signature: "s" }] },
+      { role: "assistant", content: [] },
+    ],
+    "a thinking block of Claude Code's message 0 has no text",
+  ],
+])("%s: not known, and why", (_, messages, problem) => {
+  const got = thinkingInCount(messages);
+  if (!("problem" in got)) throw new Error(`expected a problem, got ${JSON.stringify(got)}`);
+  expect(got.problem).toContain(problem);
+});
