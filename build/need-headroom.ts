@@ -70,7 +70,8 @@ export const addSession = (into: Headroom, timeline: Session, pressure = DEFAULT
           for (const b of large)
             if (!isUsed(b.ordinal)) rightPairs[i]! += need.get(a.ordinal)! > need.get(b.ordinal)! ? 1 : need.get(a.ordinal) === need.get(b.ordinal) ? 0.5 : 0;
       const needOverride = new Map(rows.map((r) => [r.callId, need.get(r.ordinal)!] as const));
-      const p = plan(ctx.prefix, { ...DEFAULT_OPTIONS, budgetTokens: point.budget, needOverride });
+      // the plan counts the whole history, Claude Code's thinking too, which the host drops
+      const p = plan(ctx.prefix, { ...DEFAULT_OPTIONS, budgetTokens: point.budget + point.droppedTokens, needOverride });
       lost[i]! += lostBy(rewritesFrom(ctx.results, apply(ctx.prefix, p)));
     });
   }

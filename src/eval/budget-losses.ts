@@ -10,7 +10,7 @@ import { usedAfterCut } from "./labels.ts";
 import { loadSessionFile } from "../hosts/load.ts";
 import { BC_UNDER_PRESSURE } from "./methods/bc-pressure.ts";
 import { type BudgetMethod, ORACLE_TO_BUDGET } from "./methods/budget.ts";
-import { DEFAULT_PRESSURE, pressurePoint } from "./pressure.ts";
+import { DEFAULT_PRESSURE, droppedByHost, pressurePoint } from "./pressure.ts";
 import { scoreRewrites } from "./score.ts";
 import { indexSession } from "./session-index.ts";
 
@@ -53,7 +53,7 @@ export const pressureCuts = (timeline: Session, cuts: readonly number[] = DEFAUL
   return cuts
     .map((share) => cutContext(index, share))
     .filter((ctx) => ctx.at > 0 && ctx.at < n)
-    .map((ctx) => ({ ctx, point: pressurePoint(ctx.tokensBefore, pressure), used: usedAfterCut(ctx) }));
+    .map((ctx) => ({ ctx, point: pressurePoint(ctx.tokensBefore, pressure, { droppedTokens: droppedByHost(ctx.prefix) }), used: usedAfterCut(ctx) }));
 };
 
 /** A budget method's rewrites at a pressure cut, scored as bc eval scores them. */

@@ -1,7 +1,8 @@
 // The pressure mode's arithmetic: a cut compacted as an automatic compaction with the history
 // at a given share of the window, down to the budget the Claude Code plugin uses by default.
 import { DEFAULT_PLUGIN_OPTIONS } from "../hosts/claude/plugin.ts";
-import { estimateTextTokens } from "../engine/estimate.ts";
+import { estimateMessageTokens, estimateTextTokens } from "../engine/estimate.ts";
+import type { Session } from "../engine/types.ts";
 import type { CutContext } from "./cut.ts";
 import { CLEARED_PLACEHOLDER } from "./methods/baselines.ts";
 
@@ -20,14 +21,37 @@ export interface PressurePoint {
   readonly window: number;
   /** BUDGET_PERCENT of the window, rounded down (as the plugin computes it) */
   readonly budget: number;
-  /** tokens a method must free to reach the budget (0 when already under it) */
+  /**
+   * tokens of the history that no compaction in its host leaves, whatever the method: Claude Code's
+   * thinking (droppedByHost). Not counted in what any method leaves, bc or other.
+   */
+  readonly droppedTokens: number;
+  /** tokens a method must free to reach the budget (0 when already under it): the history less droppedTokens, less the budget */
   readonly toFree: number;
 }
 
-export const pressurePoint = (tokensBefore: number, pressure: number, budgetPercent = BUDGET_PERCENT): PressurePoint => {
+export const pressurePoint = (
+  tokensBefore: number,
+  pressure: number,
+  options: { readonly budgetPercent?: number; readonly droppedTokens?: number } = {},
+): PressurePoint => {
   const window = Math.max(1, Math.round(tokensBefore / pressure));
-  const budget = Math.floor((window * budgetPercent) / 100);
-  return { pressure, tokensBefore, window, budget, toFree: Math.max(0, tokensBefore - budget) };
+  const budget = Math.floor((window * (options.budgetPercent ?? BUDGET_PERCENT)) / 100);
+  const droppedTokens = options.droppedTokens ?? 0;
+  return { pressure, tokensBefore, window, budget, droppedTokens, toFree: Math.max(0, tokensBefore - droppedTokens - budget) };
+};
+
+/**
+ * Tokens of a history that a compaction in its host leaves out by itself. Claude Code: its
+ * thinking, since it rebuilds every assistant row a compaction hook hands back without it (and its
+ * own summary keeps none); the plugin is told so and does not count it against the budget, and
+ * neither does any other method here. Codex: none (a fork keeps the reasoning items it copies).
+ */
+export const droppedByHost = (history: Session): number => {
+  if (history.host !== "claude") return 0;
+  let tokens = 0;
+  for (const m of history.messages) if (m.kind === "reasoning") tokens += estimateMessageTokens(m).all;
+  return tokens;
 };
 
 /** The least any method leaves in a removed result's place (a call keeps its result): the shortest placeholder. */

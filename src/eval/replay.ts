@@ -16,7 +16,7 @@ import { usedAfterCut } from "./labels.ts";
 import { LIGHT_CEILINGS } from "./methods/ceilings.ts";
 import { BUDGET_BASELINES, ORACLE_TO_BUDGET, type BudgetMethod } from "./methods/budget.ts";
 import { BC_UNDER_PRESSURE, NEED_ORACLE } from "./methods/bc-pressure.ts";
-import { pressurePoint, untouchableTokens } from "./pressure.ts";
+import { droppedByHost, pressurePoint, untouchableTokens } from "./pressure.ts";
 
 export const RULES_ID = "rules";
 
@@ -94,6 +94,8 @@ export interface CutRow {
   readonly pressure?: {
     readonly window: number;
     readonly budget: number;
+    /** Claude Code's thinking, in the history at the pressure and in nothing a compaction leaves (pressure.ts: droppedByHost) */
+    readonly droppedTokens: number;
     readonly toFree: number;
     readonly methods: Readonly<Record<string, Tally>>;
   };
@@ -249,14 +251,15 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
     }
     let pressure: CutRow["pressure"];
     if (options.pressure !== undefined) {
-      const point = pressurePoint(ctx.tokensBefore, options.pressure);
+      const point = pressurePoint(ctx.tokensBefore, options.pressure, { droppedTokens: droppedByHost(ctx.prefix) });
       const input = { ...ctx, rulesFreedTokens: 0, point, used, ...(options.needModel === undefined ? {} : { needModel: options.needModel }) };
       const prow: Record<string, Tally> = {};
-      const reachable = untouchableTokens(ctx) <= point.budget;
+      const reachable = untouchableTokens(ctx) - point.droppedTokens <= point.budget;
       const runBudget = (m: BudgetMethod) => {
         const o = m.run(input);
         const score = scored(o.rewrites, {
           budget: point.budget,
+          droppedTokens: point.droppedTokens,
           reachable,
           ...(o.reached === undefined ? {} : { reached: o.reached }),
           ...(o.handedOver === undefined ? {} : { handedOver: o.handedOver }),
@@ -277,7 +280,7 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
       for (const m of BUDGET_BASELINES) prow[m.id] = runBudget(m).tally;
       prow[ORACLE_TO_BUDGET.id] = ceiling(ORACLE_TO_BUDGET);
       prow[NEED_ORACLE.id] = ceiling(NEED_ORACLE);
-      pressure = { window: point.window, budget: point.budget, toFree: point.toFree, methods: prow };
+      pressure = { window: point.window, budget: point.budget, droppedTokens: point.droppedTokens, toFree: point.toFree, methods: prow };
     }
     cuts.push({ share, at: ctx.at, methods: rows, ...(pressure === undefined ? {} : { pressure }) });
   }

@@ -160,6 +160,8 @@ export interface ScoreExtras {
   readonly used?: readonly (readonly string[])[];
   /** pressure mode: the history's budget; `reached` is 1 when what is left is at or under it */
   readonly budget?: number;
+  /** pressure mode: tokens of the history no compaction in its host leaves (PressurePoint.droppedTokens), not counted in what is left */
+  readonly droppedTokens?: number;
   /** the method's own verdict on the budget (bc), instead of the scored tokens */
   readonly reached?: boolean;
   readonly handedOver?: boolean;
@@ -221,7 +223,7 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
     misses.push({ ordinal, message: r.message, tool: r.tool, tokens: needed, invisible });
   }
   const unpinned = resultCount - ctx.pinned.size;
-  const reached = extras.budget === undefined ? 0 : (extras.reached ?? ctx.tokensBefore - tokensFreed <= extras.budget) ? 1 : 0;
+  const reached = extras.budget === undefined ? 0 : (extras.reached ?? ctx.tokensBefore - (extras.droppedTokens ?? 0) - tokensFreed <= extras.budget) ? 1 : 0;
   return {
     tally: {
       cuts: 1,

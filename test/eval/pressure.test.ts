@@ -13,7 +13,7 @@ import { LARGEST_FIRST_TO_BUDGET, OLDEST_FIRST, ORACLE_TO_BUDGET, type BudgetInp
 import { ORACLE, ORACLE_HEAD, headThroughLastUsed } from "../../src/eval/methods/ceilings.ts";
 import { rulesCompactor } from "../../src/eval/methods/engine.ts";
 import { rewritesFrom } from "../../src/eval/methods/rules.ts";
-import { LEAST_LEFT_TOKENS, pressurePoint, untouchableTokens } from "../../src/eval/pressure.ts";
+import { droppedByHost, LEAST_LEFT_TOKENS, pressurePoint, untouchableTokens } from "../../src/eval/pressure.ts";
 import { PRESSURE_IDS, replaySession } from "../../src/eval/replay.ts";
 import { enforcePins, scoreCut } from "../../src/eval/score.ts";
 import { indexSession } from "../../src/eval/session-index.ts";
@@ -44,16 +44,39 @@ const fixture = () => {
 const budgetInput = (toFree: number): BudgetInput => {
   const { ctx, used } = fixture();
   // a point that asks for exactly `toFree` tokens
-  return { ...ctx, rulesFreedTokens: 0, used, point: { pressure: 0.95, tokensBefore: ctx.tokensBefore, window: 0, budget: ctx.tokensBefore - toFree, toFree } };
+  return {
+    ...ctx,
+    rulesFreedTokens: 0,
+    used,
+    point: { pressure: 0.95, tokensBefore: ctx.tokensBefore, window: 0, budget: ctx.tokensBefore - toFree, droppedTokens: 0, toFree },
+  };
 };
 
 const saved = (text: string): number => estimateTextTokens(text) - estimateTextTokens(REMOVAL_NOTE(text.length));
 
 test("the pressure window: window = history / pressure, budget = 60% of it rounded down, the rest must go", () => {
-  expect(pressurePoint(9_500, 0.95)).toEqual({ pressure: 0.95, tokensBefore: 9_500, window: 10_000, budget: 6_000, toFree: 3_500 });
-  expect(pressurePoint(1_001, 0.95)).toEqual({ pressure: 0.95, tokensBefore: 1_001, window: 1_054, budget: 632, toFree: 369 });
+  expect(pressurePoint(9_500, 0.95)).toEqual({ pressure: 0.95, tokensBefore: 9_500, window: 10_000, budget: 6_000, droppedTokens: 0, toFree: 3_500 });
+  expect(pressurePoint(1_001, 0.95)).toEqual({ pressure: 0.95, tokensBefore: 1_001, window: 1_054, budget: 632, droppedTokens: 0, toFree: 369 });
   // a light history is already under the budget: nothing to free
-  expect(pressurePoint(1_000, 0.5)).toEqual({ pressure: 0.5, tokensBefore: 1_000, window: 2_000, budget: 1_200, toFree: 0 });
+  expect(pressurePoint(1_000, 0.5)).toEqual({ pressure: 0.5, tokensBefore: 1_000, window: 2_000, budget: 1_200, droppedTokens: 0, toFree: 0 });
+  // what the host drops by itself (Claude Code's thinking) is in the history at the pressure, not in what must be freed
+  expect(pressurePoint(9_500, 0.95, { droppedTokens: 500 })).toEqual({
+    pressure: 0.95,
+    tokensBefore: 9_500,
+    window: 10_000,
+    budget: 6_000,
+    droppedTokens: 500,
+    toFree: 3_000,
+  });
+  expect(pressurePoint(6_500, 0.65, { droppedTokens: 800 }).toFree).toBe(0);
+});
+
+test("what the host drops by itself: Claude Code's thinking; Codex keeps its reasoning", () => {
+  const thinking: Message = { role: "assistant", kind: "reasoning", text: "t".repeat(4_000), toolCalls: [], toolResults: [] };
+  const messages: Message[] = [prompt("start"), thinking, ...pair("c0", "Bash", { command: "ls" }, "a\nb"), thinking, reply("done")];
+  expect(droppedByHost(session(messages, "s1", "claude"))).toBe(2_000);
+  expect(droppedByHost(session(messages, "s1", "codex"))).toBe(0);
+  expect(droppedByHost(session([prompt("start"), reply("done")], "s1", "claude"))).toBe(0);
 });
 
 describe("labels", () => {
@@ -293,6 +316,44 @@ describe("bc under pressure is the product's own answer", () => {
     // what the rows leave out (~1,500 tokens) is not freed by the plugin: it must free the rest
     expect(scored.tally.tokensFreed).toBeGreaterThanOrEqual(point.toFree);
     expect(scored.tally.reached).toBe(1);
+  });
+
+  test("Claude Code: the thinking counts in the history at the pressure, in nothing a method leaves; bc, told it, frees to the budget, not the thinking's size past it", () => {
+    // a thinking of ~150 tokens before each call
+    const messages = claude().flatMap((m, i): Message[] =>
+      m.toolCalls.length > 0
+        ? [{ role: "assistant", kind: "reasoning", text: `weighing step ${i} ${"w".repeat(600)}`, toolCalls: [], toolResults: [] }, m]
+        : [m],
+    );
+    const ctx = cutContext(indexSession(session(messages)), 0.9);
+    const dropped = droppedByHost(ctx.prefix);
+    expect(dropped).toBeGreaterThan(2_000);
+    const point = pressurePoint(ctx.tokensBefore, 0.95, { droppedTokens: dropped });
+    const input = { ...ctx, rulesFreedTokens: 0, used: usedAfterCut(ctx), point };
+    const scored = (rewrites: ReadonlyMap<number, string>) =>
+      scoreCut(ctx, enforcePins(ctx, rewrites).rewrites, 0, { budget: point.budget, droppedTokens: point.droppedTokens }).tally;
+    const told = BC_UNDER_PRESSURE.run(input);
+    expect(told.reached).toBe(true);
+    expect(scored(told.rewrites)).toMatchObject({ reached: 1 });
+    expect(scored(told.rewrites).tokensFreed).toBeGreaterThanOrEqual(point.toFree);
+    // the thinking counted against the budget, as if it stayed: bc frees about its size more
+    const untold = BC_UNDER_PRESSURE.run({ ...input, point: pressurePoint(ctx.tokensBefore, 0.95) });
+    expect(scored(untold.rewrites).tokensFreed - scored(told.rewrites).tokensFreed).toBeGreaterThan(dropped / 2);
+    // every other method frees to the same budget under the same accounting
+    const oldest = scored(OLDEST_FIRST.run(input).rewrites);
+    expect(oldest.reached).toBe(1);
+    expect(oldest.tokensFreed).toBeLessThan(point.toFree + 300);
+    expect(scored(NEED_ORACLE.run(input).rewrites).reached).toBe(1);
+    // bc eval's replay: the same point, its thinking in the report
+    const replayed = replaySession(
+      { host: "claude", id: "s1", file: "s1.jsonl", timeline: session(messages), compactions: [] },
+      { cuts: [0.9], methods: ["rules"], passes: [], compact: rulesCompactor, pressure: 0.95 },
+    ).cuts[0]!.pressure!;
+    expect(replayed).toMatchObject({ window: point.window, budget: point.budget, droppedTokens: dropped, toFree: point.toFree });
+    expect(replayed.methods.rules).toMatchObject({
+      reached: 1,
+      lost: scoreCut(ctx, enforcePins(ctx, told.rewrites).rewrites, 0, { used: input.used }).tally.lost,
+    });
   });
 
   test("every cut has bc whole and in exactly one of its two rows; a Claude Code cut over budget is a handover", () => {

@@ -49,13 +49,16 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
     "bc as the product answers: Claude Code, the plugin's session.compact (trigger auto, context at the pressure, budget compactAtPercent); Codex, the engine's plan with that budget, as bc codex-fork plans",
   run: ({ prefix, results, point, needModel }) => {
     if (prefix.host === "claude") {
-      // Claude Code's count of the context is the whole history's; the plugin sets what its rows
-      // leave out (thinking, meta records) against the budget itself, and so frees what the others free
+      // Claude Code's count of the context is the whole history's, and the plugin is told the
+      // thinking in it, as the hook reads it from Claude Code's messages: it sets what its rows
+      // leave out and stays (meta records) against the budget itself, and not the thinking, which
+      // the host drops, and so frees what the others free
       const { answer, record } = compactRows({
         trigger: "auto",
         sessionId: prefix.id,
         rows: sessionToHookRows(prefix),
         usage: { tokens: point.tokensBefore, window: point.window, percent: Math.round(point.pressure * 1000) / 10 },
+        thinking: { tokens: point.droppedTokens },
         options: DEFAULT_PLUGIN_OPTIONS,
         now: () => 0,
         // the plugin reads a weights file's text, as the host hands it
@@ -70,7 +73,8 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
         rules: rulesByCall(record.results),
       };
     }
-    const p = plan(prefix, { ...DEFAULT_OPTIONS, budgetTokens: point.budget, ...(needModel === undefined ? {} : { needModel }) });
+    // the plan counts the whole history, what the host drops too (none for Codex)
+    const p = plan(prefix, { ...DEFAULT_OPTIONS, budgetTokens: point.budget + point.droppedTokens, ...(needModel === undefined ? {} : { needModel }) });
     return {
       rewrites: rewritesFrom(results, apply(prefix, p)),
       reached: p.budget?.reached ?? false,
@@ -90,7 +94,8 @@ export const NEED_ORACLE: BudgetMethod = {
   summary: "hindsight ceiling: bc's engine to the budget (as bc plan --budget), each result's need known: 1 when the session uses it after the cut, else 0",
   run: ({ prefix, results, point, used }) => {
     const needOverride = new Map(results.map((r) => [r.callId, (used[r.ordinal]?.length ?? 0) > 0 ? 1 : 0] as const));
-    const p = plan(prefix, { ...DEFAULT_OPTIONS, budgetTokens: point.budget, needOverride });
+    // the plan counts the whole history, Claude Code's thinking too, which the host drops
+    const p = plan(prefix, { ...DEFAULT_OPTIONS, budgetTokens: point.budget + point.droppedTokens, needOverride });
     return { rewrites: rewritesFrom(results, apply(prefix, p)) };
   },
 };
