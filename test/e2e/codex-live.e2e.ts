@@ -15,6 +15,7 @@ import { rebuildHistory } from "../../src/hosts/codex/history.ts";
 import { contentText, isInjectedContext, isOutputItem, outputText, sentForm } from "../../src/hosts/codex/items.ts";
 import { readRollout } from "../../src/hosts/codex/rollout.ts";
 import { codexExec, codexResume, type CodexEnv, listRollouts, run } from "./support/codex-env.ts";
+import { baseInstructionsOf, inputAfterBaseInstructions, requestHistory } from "./support/codex-requests.ts";
 import type { InstalledCodex } from "./support/codex-install.ts";
 import {
   AUTO_COMPACT_LIMIT,
@@ -56,12 +57,6 @@ const normalize = (v: unknown): unknown => {
 };
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(normalize(a)) === JSON.stringify(normalize(b));
 
-/** A request's history: its input without Codex's context messages and without the newest user prompt. */
-const historyOf = (body: Item): Item[] => {
-  const input = (body.input as Item[]).filter((it) => !isInjectedContext(it as any));
-  return input.slice(0, -1);
-};
-
 /**
  * `sent` is `source` pruned verbatim: the same items in the same order, every one identical except
  * tool outputs, which are identical or carry bc's note. Returns how many outputs bc cut.
@@ -95,6 +90,8 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
   let e: CodexEnv;
   let tui: Tui | undefined;
   let threadId = "";
+  /** the base instructions the interactive Codex sends with each request of the thread */
+  let base = "";
   const bc = (args: string[]) => runBc(e, args);
   const screenDump = () => `--- screen\n${tui?.screen() ?? ""}`;
 
@@ -128,10 +125,12 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
     async () => {
       tui = startTui("live", [codex.bin], e.work, { ...e.env, TERM: "xterm-256color" });
       await waitFor("the Codex prompt", () => isReady(tui!.screen()), 60_000, screenDump);
+      const first = mock.sent.length;
       await tui.type("RUN: cat a.txt RUN: cat b.txt RUN: cat a.txt RUN: ls RUN: cat notes.md RUN: cat b.txt RUN: echo step-7");
       await waitFor("the task to finish", () => /Done: ran 7 command/.test(tui!.screen()), 60_000, screenDump);
       const [source] = listRollouts(e.home);
       threadId = threadIdOf(source!);
+      base = baseInstructionsOf(mock.sent[first]!.body);
       const sourceHistory = rebuildHistory(readRollout(source!))
         .items.map((h) => sentForm(h.item) as Item)
         .filter((it) => !isInjectedContext(it as any));
@@ -153,7 +152,7 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
       const req = await waitFor("the next request", () => mock.sent.slice(before).find((s) => s.kind === "codeword"), 30_000, screenDump);
       expect(textOf((req.body.input as Item[]).at(-1)!)).toBe("What is the codeword?");
       expect(JSON.stringify(req.body)).not.toContain("MOCK-SUMMARY");
-      const cut = expectPrunedVerbatim(historyOf(req.body), sourceHistory);
+      const cut = expectPrunedVerbatim(requestHistory(req.body, base), sourceHistory);
       expect(cut).toBeGreaterThan(0);
       expect(cut).toBe(applied.resultsDropped! + applied.resultsTruncated!);
       const s = await bc(["codex", "status", "--codex", codex.bin, "--json"]);
@@ -232,8 +231,9 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
       expect({ exitCode: r.exitCode, stderr: r.exitCode === 0 ? "" : r.stderr.slice(-800) }).toEqual({ exitCode: 0, stderr: "" });
       const req = mock.sent.slice(before).find((s) => s.kind === "codeword")!;
       expect(req).toBeDefined();
-      const resumed = historyOf(req.body);
-      const lastHistory = (last.body.input as Item[]).filter((it) => !isInjectedContext(it as any));
+      // codex exec sends base instructions of its own (the interactive CLI's leave out a section)
+      const resumed = requestHistory(req.body, baseInstructionsOf(req.body));
+      const lastHistory = inputAfterBaseInstructions(last.body, base).filter((it) => !isInjectedContext(it as any));
       // the resumed history is the live one (plus the final answer that came after the last request)
       expect(resumed.length).toBe(lastHistory.length + 1);
       for (let i = 0; i < lastHistory.length; i++) expect(same(resumed[i], lastHistory[i])).toBe(true);
@@ -309,6 +309,7 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
       expect((readRollout(nativePath, { inherit: false }).lines[0] as Item).payload.history_base.thread_id).toBe(threadIdOf(parentPath));
       tui = startTui("nfork", [codex.bin, "resume", nativeId], e.work, { ...e.env, TERM: "xterm-256color" });
       await waitFor("the Codex prompt", () => isReady(tui!.screen()), 60_000, screenDump);
+      const first = mock.sent.length;
       await tui.type("RUN: cat b.txt RUN: cat a.txt RUN: cat b.txt RUN: echo step-4");
       await waitFor("the task to finish", () => /Done: ran 4 command/.test(tui!.screen()), 60_000, screenDump);
       const sourceHistory = rebuildHistory(readRollout(nativePath))
@@ -328,7 +329,7 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
       await tui.type("What is the codeword?");
       const req = await waitFor("the next request", () => mock.sent.slice(before).find((x) => x.kind === "codeword"), 30_000, screenDump);
       expect(mock.compactions()).toBe(compactionsBefore);
-      expect(expectPrunedVerbatim(historyOf(req.body), sourceHistory)).toBeGreaterThan(0);
+      expect(expectPrunedVerbatim(requestHistory(req.body, baseInstructionsOf(mock.sent[first]!.body)), sourceHistory)).toBeGreaterThan(0);
       tui.stop();
       tui = undefined;
     },

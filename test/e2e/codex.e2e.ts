@@ -24,6 +24,7 @@ import { codexExec, codexResume, type CodexEnv, listRollouts, makeCodexEnv, run,
 import { installCodex, type InstalledCodex } from "./support/codex-install.ts";
 import { type HostTarget, hostTargets } from "./support/versions.ts";
 import { type LoggedRequest, type MockServer, startMock } from "./support/codex-mock.ts";
+import { baseInstructionsOf, inputAfterBaseInstructions } from "./support/codex-requests.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 const DIST = join(REPO, "dist", process.platform === "win32" ? "bc.exe" : "bc");
@@ -99,29 +100,12 @@ const expectSameItems = (label: string, sent: readonly Item[], expected: readonl
 
 const textOf = (item: Item): string => (Array.isArray(item.content) ? contentText(item.content) : "");
 
-/** The base instructions a request carries: 0.169 as the first developer input message, 0.150–0.156 in `instructions`. */
-const baseInstructionsOf = (body: Item): string =>
-  typeof body.instructions === "string" && body.instructions.length > 0 ? body.instructions : textOf((body.input as Item[])[0]!);
-
-/** Check the base instructions are there, and return the input after them. */
-const splitBaseInstructions = (body: Item, baseText: string): { input: Item[] } => {
-  const input = body.input as Item[];
-  if (typeof body.instructions === "string" && body.instructions.length > 0) {
-    expect(body.instructions).toBe(baseText);
-    return { input };
-  }
-  const first = input[0]!;
-  expect(first.role).toBe("developer");
-  expect(textOf(first)).toBe(baseText);
-  return { input: input.slice(1) };
-};
-
 /** The resumed request must be: [base] + replacement history verbatim + (fresh: re-injected context) + prompt. */
 const expectResumeRequest = (req: LoggedRequest, fork: Item, context: "fresh" | "keep", prompt: string, base: string): Item[] => {
   const f = readRollout(fork.path);
   const compacted = [...f.lines].reverse().find((l) => l.kind === "compacted") as any;
   const rh = compacted.payload.replacement_history as Item[];
-  const { input } = splitBaseInstructions(req.body, base);
+  const input = inputAfterBaseInstructions(req.body, base);
   expectSameItems("the resumed request's history", input.slice(0, rh.length), rh);
   const rest = input.slice(rh.length);
   const last = rest.at(-1)!;
@@ -139,7 +123,7 @@ const expectResumeRequest = (req: LoggedRequest, fork: Item, context: "fresh" | 
 /** The context Codex injected anew in a resumed request: the items between the fork's history and the prompt. */
 const reinjectedIn = (req: LoggedRequest, fork: Item, base: string): Item[] => {
   const compacted = [...readRollout(fork.path).lines].reverse().find((l) => l.kind === "compacted") as any;
-  const { input } = splitBaseInstructions(req.body, base);
+  const input = inputAfterBaseInstructions(req.body, base);
   return input.slice((compacted.payload.replacement_history as Item[]).length, -1).map((it) => sentForm(it as any) as Item);
 };
 
@@ -459,7 +443,7 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
         const prompt = "Go on.";
         const first = (await resumed(fork.newId, prompt, [], e)).requests[0]!;
         expect(first.kind).not.toBe("compaction");
-        const { input } = splitBaseInstructions(first.body, ownBase);
+        const input = inputAfterBaseInstructions(first.body, ownBase);
         const history = rh.payload.replacement_history as Item[];
         // the history as bc wrote it, the hook's messages in their places, byte for byte
         expectSameItems("the resumed request's history", input.slice(0, history.length), history);

@@ -87,6 +87,18 @@ export class RolloutBuilder {
       content: [{ type: "input_text", text: "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>" }],
     });
   }
+  /** a hook's additional context, as Codex 0.163.0 to 0.171.0 record it: a developer message its metadata names a hook's */
+  hook(text: string): this {
+    return this.item({
+      type: "message",
+      role: "developer",
+      content: [{ type: "input_text", text }],
+      internal_chat_message_metadata_passthrough: {
+        content_item_kinds: ["hooks.additional_context"],
+        content_item_metadata: [{ provenance: { type: "harness", hook: true } }],
+      },
+    });
+  }
   user(text: string): this {
     return this.item({ type: "message", role: "user", content: [{ type: "input_text", text }] });
   }
