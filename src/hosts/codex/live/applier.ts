@@ -9,7 +9,7 @@ import { contentText, isInjectedContext, isPersonMessage, type MessageItem, sent
 import { readRollout } from "../rollout.ts";
 import { type AppServerClient, connectSocket, controlSocketPath } from "./app-server.ts";
 import { configuredLimit } from "./hook.ts";
-import { type LivePlan, planFigures, planLive, startedTurnId } from "./plan.ts";
+import { type LivePlan, planFigures, planLive, replacedHistory, startedTurnId } from "./plan.ts";
 import { appendLog, clearMarker, type LiveRecord, writeMarker } from "./state.ts";
 
 /** The message that restarts the work after an automatic compaction was answered by bc. */
@@ -157,12 +157,13 @@ export const runApplier = async (opts: ApplierOptions, deps: ApplierDeps = {}): 
     const read = turnIdsIn(rollout);
     const unseen = turns.find((t) => t.id !== opts.turnId && (!read.has(t.id) || t.status === "inProgress"));
     if (unseen !== undefined) throw new ApplyFailure(`turn ${unseen.id} began after bc read the rollout (a new message?); nothing was changed`);
-    // what puts the thread back as it was, should the injection fail after the revert
+    // what puts the thread back as it was, should the injection fail after the revert (the
+    // SessionStart hooks' context aside: Codex writes it anew after the revert)
     const revertLine =
       rollout.lines.find((l) => l.kind === "event_msg" && l.payload.type === "task_started" && startedTurnId(l.payload) === plan!.revertTurnId)?.index ??
       Infinity;
-    const original = rebuildHistory(rollout)
-      .items.filter((h) => h.origin.line > revertLine && !isInjectedContext(h.item))
+    const original = replacedHistory(rollout, rebuildHistory(rollout).items, revertLine)
+      .replaced.filter((h) => !isInjectedContext(h.item))
       .map((h) => sentForm(h.item));
     if ((await readThread(client, threadId)).status.type !== "idle")
       throw new ApplyFailure("the thread became busy again (a new message?); nothing was changed");

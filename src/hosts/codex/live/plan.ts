@@ -8,7 +8,8 @@
 //             to an unpaired call): kept as is
 //   revised : that turn and every later one: reverted, then injected again, pruned by the engine
 // The context messages Codex injects itself (its developer sections, the environment) are left to
-// Codex; a hook's developer messages in the revised turns are injected again with those turns, in place.
+// Codex; a hook's developer messages in the revised turns are injected again with those turns, in
+// place, but a SessionStart hook's, which Codex adds anew after the revert.
 // The result must fit well under the auto-compact limit, or Codex would compact again at once.
 import { codexTokens } from "../codex-estimate.ts";
 import { estimateTokens } from "../../../engine/estimate.ts";
@@ -16,7 +17,7 @@ import type { RuleId, RuleTotals } from "../../../engine/types.ts";
 import { enginePruner, plannedHistory } from "../fork.ts";
 import type { HistoryItem } from "../history.ts";
 import { rebuildHistory } from "../history.ts";
-import { isInjectedContext, sentForm } from "../items.ts";
+import { developerAuthor, isInjectedContext, type MessageItem, sentForm } from "../items.ts";
 import { recordedUsage, sessionMeta, type Rollout } from "../rollout.ts";
 
 type Json = Record<string, any>;
@@ -82,6 +83,49 @@ export const firstTurnAfter = (rollout: Rollout, afterLine: number): { turnId: s
     if (turnId) return { turnId, line: l.index };
   }
   return undefined;
+};
+
+const isHookMessage = (h: HistoryItem): boolean =>
+  h.item.type === "message" && (h.item as MessageItem).role === "developer" && developerAuthor(h.item as MessageItem) === "hook";
+
+/**
+ * The history items after `turnLine` that bc replaces, and apart from them the SessionStart hooks'
+ * developer messages there, a run per turn they open. Those are told by their place: a hook's
+ * (Codex's metadata says so) that opens its turn, nothing of the turn before it but Codex's context
+ * and other such messages (a UserPromptSubmit hook's follows the person's message, a PostToolUse
+ * hook's its call). Codex runs SessionStart again, with source "resume", before the first turn after
+ * any `thread/revert`, and writes the hooks' context anew there: injected again too, the thread would
+ * hold it twice. The fork keeps them: a resumed fork holds the old and the new, as Codex's own resume
+ * of the source does; here bc stands in for a compaction, after which Codex holds the context once.
+ */
+export const replacedHistory = (
+  rollout: Rollout,
+  items: readonly HistoryItem[],
+  turnLine: number,
+): { replaced: HistoryItem[]; sessionStartRuns: HistoryItem[][] } => {
+  // the line of the task_started each line comes after
+  const turnOf: number[] = [];
+  let started = -1;
+  for (const l of rollout.lines) {
+    if (l.kind === "event_msg" && l.payload.type === "task_started") started = l.index;
+    turnOf[l.index] = started;
+  }
+  const replaced: HistoryItem[] = [];
+  const runs = new Map<number, HistoryItem[]>();
+  const opened = new Set<number>();
+  for (const h of items) {
+    if (h.origin.line <= turnLine) continue;
+    const turn = turnOf[h.origin.line] ?? started;
+    if (isHookMessage(h) && !opened.has(turn)) {
+      const run = runs.get(turn) ?? [];
+      run.push(h);
+      runs.set(turn, run);
+      continue;
+    }
+    if (!isInjectedContext(h.item)) opened.add(turn);
+    replaced.push(h);
+  }
+  return { replaced, sessionStartRuns: [...runs.values()] };
 };
 
 const isCall = (t: string): boolean => t === "function_call" || t === "custom_tool_call";
@@ -176,7 +220,9 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
   const sent = (h: HistoryItem): Json => sentForm(h.item) as Json;
   const context = all.filter((h) => isInjectedContext(h.item)).map(sent);
   const fixed = all.filter((h) => h.origin.line < turn.line && !isInjectedContext(h.item)).map(sent);
-  const revised = all.filter((h) => h.origin.line > turn.line);
+  const { replaced: revised, sessionStartRuns } = replacedHistory(rollout, all, turn.line);
+  // the SessionStart hooks' context Codex writes anew after the revert, at the size of their last run
+  const rerun = (sessionStartRuns.at(-1) ?? []).map(sent);
   const keptPart = unpaired === undefined ? "the earlier injected block" : "the turns up to the unpaired call";
   const historyTokens = codexTokens(all.map(sent));
   // what the request carries besides the history (instructions, tools), from the last recorded request
@@ -185,7 +231,7 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
     usage.lastInput !== undefined && usage.lastInput > historyTokens
       ? usage.lastInput - historyTokens
       : estimateTokens(Buffer.byteLength(String(meta?.base_instructions?.text ?? "")));
-  const frame = overhead + codexTokens(context) + codexTokens(fixed);
+  const frame = overhead + codexTokens(context) + codexTokens(fixed) + codexTokens(rerun);
   const tokensBefore = overhead + historyTokens;
   const base = { revertTurnId: turn.turnId, fixedItems: fixed.length, revisedItems: revised.length, tokensBefore, limit, target };
   if (revised.filter((h) => !isInjectedContext(h.item)).length === 0)

@@ -179,10 +179,11 @@ describe("the applier", () => {
     expect(restore!.params.items.length).toBe(planLive(readRollout(w.path), { autoCompactLimit: 100_000 }).items.length);
   });
 
-  test("a hook's developer message in the turns replaced is injected with them, and put back with them should the injection fail", async () => {
+  test("a hook's developer message in the turns replaced is injected with them, and put back with them should the injection fail; a SessionStart hook's, which Codex writes anew after the revert, is in neither", async () => {
     const w = setUp();
     const hook = { type: "message", role: "developer", content: [{ type: "input_text", text: "## Related Decisions\n\n### 1. Keep the cache" }] };
-    const b = new RolloutBuilder().turn("turn-1").context().user("RUN: cat a.txt RUN: cat b.txt RUN: cat a.txt").item(hook);
+    const started = "## Relevant Lessons\n\n### 1. Read before you write";
+    const b = new RolloutBuilder().turn("turn-1").context().hook(started).user("RUN: cat a.txt RUN: cat b.txt RUN: cat a.txt").item(hook);
     for (const [cmd, out] of [
       ["cat a.txt", bigText("a.txt", 8_000)],
       ["cat b.txt", bigText("b.txt", 8_000)],
@@ -194,7 +195,10 @@ describe("the applier", () => {
       b.shell(cmd!, out!);
     writeFileSync(w.path, b.assistant("Done.").tokens(20_000).done("turn-1").text());
     const [injected, restore] = await failFirstInjection(w);
-    for (const call of [injected!, restore!]) expect(call.params.items[1]).toEqual(hook);
+    for (const call of [injected!, restore!]) {
+      expect(call.params.items[1]).toEqual(hook);
+      expect(JSON.stringify(call.params.items)).not.toContain("Relevant Lessons");
+    }
     expect(injected!.params.items.map((it: { type: string }) => it.type)).toEqual(restore!.params.items.map((it: { type: string }) => it.type));
   });
 

@@ -3,6 +3,7 @@ import { isAlreadyCut } from "../../../../src/engine/notes.ts";
 import { isInjectedContext } from "../../../../src/hosts/codex/items.ts";
 import { rebuildHistory } from "../../../../src/hosts/codex/history.ts";
 import { isOutputItem, outputText, sentForm } from "../../../../src/hosts/codex/items.ts";
+import { codexTokens } from "../../../../src/hosts/codex/codex-estimate.ts";
 import { compactLimit, pairingProblem, planLive } from "../../../../src/hosts/codex/live/plan.ts";
 import { parseRollout } from "../../../../src/hosts/codex/rollout.ts";
 import { bigText, RolloutBuilder, workTurn } from "./support.ts";
@@ -49,33 +50,68 @@ describe("planLive", () => {
     ]);
   });
 
-  test("a hook's developer messages in the turns replaced are injected again, verbatim and in place; Codex's own context is left to Codex", () => {
-    const hook = (text: string) => ({ type: "message", role: "developer", content: [{ type: "input_text", text }] });
-    const started = hook("## Relevant Lessons\n\n### 1. Read before you write");
-    const prompted = hook("## Related Decisions\n\n### 1. Keep the cache");
+  test("a SessionStart hook's developer message opening a turn replaced is left out, as Codex writes it anew after the revert; the UserPromptSubmit and PostToolUse hooks' are injected again, verbatim and in place, each once", () => {
+    // the rollout as Codex 0.163.0 and 0.171.0 write it: the SessionStart hook's context opens the
+    // turn (after Codex's context in the first; the second is the first after an earlier revert),
+    // a UserPromptSubmit hook's follows the prompt, a PostToolUse hook's stands between call and output
+    const sent = (text: string) => ({ type: "message", role: "developer", content: [{ type: "input_text", text }] });
+    const STARTED = "## Relevant Lessons\n\n### 1. Read before you write";
     const b = new RolloutBuilder()
       .turn("turn-1")
       .context()
-      .item(started)
-      .user("RUN: cat a.txt RUN: cat b.txt RUN: cat a.txt")
-      .item(prompted)
+      .hook(STARTED)
+      .user("RUN: cat a.txt RUN: cat b.txt RUN: cat a.txt RUN: echo one")
+      .hook("## Related Decisions\n\n### 1. Keep the cache")
       .shell("cat a.txt", bigText("a.txt", 8_000))
       .shell("cat b.txt", bigText("b.txt", 8_000))
       .shell("cat a.txt", bigText("a.txt", 8_000))
-      .shell("echo one", "one\n")
-      .shell("echo two", "two\n")
-      .shell("echo three", "three\n")
+      .item({ type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd: "echo one" }), call_id: "call_hooked" })
+      .hook("[bd prime] the output was read")
+      .item({ type: "function_call_output", call_id: "call_hooked", output: "one\n" })
       .assistant("Done.")
+      .done("turn-1")
+      .turn("turn-2")
+      .hook(STARTED)
+      .user("RUN: echo two")
+      .hook("## Related Decisions\n\n### 2. Keep the log")
+      .shell("echo two", "two\n")
+      .assistant("Done again.")
       .tokens(20_000)
-      .done("turn-1");
+      .done("turn-2");
+    const r = rollout(b);
+    const plan = planLive(r, { autoCompactLimit: 100_000 });
+    expect(plan).toMatchObject({ fits: true, revertTurnId: "turn-1", fixedItems: 0 });
+    expect(plan.resultsDropped + plan.resultsTruncated).toBeGreaterThan(0);
+    const developer = plan.items.filter((it) => it.role === "developer");
+    expect(developer).toEqual([
+      sent("## Related Decisions\n\n### 1. Keep the cache"),
+      sent("[bd prime] the output was read"),
+      sent("## Related Decisions\n\n### 2. Keep the log"),
+    ]);
+    // in place: after the prompt, between the call and its output
+    const at = (text: string) => plan.items.findIndex((it) => it.role === "developer" && it.content[0].text === text);
+    expect(plan.items[at("## Related Decisions\n\n### 1. Keep the cache") - 1]!.role).toBe("user");
+    expect(plan.items[at("[bd prime] the output was read") - 1]).toMatchObject({ type: "function_call", call_id: "call_hooked" });
+    expect(plan.items[at("[bd prime] the output was read") + 1]).toMatchObject({ type: "function_call_output", call_id: "call_hooked" });
+    // every other item is the source's, in order, but the two SessionStart messages and Codex's context
+    const all = rebuildHistory(r).items.map((h) => sentForm(h.item) as Json);
+    const source = all.filter((it) => !isInjectedContext(it as any) && !(it.role === "developer" && it.content[0].text === STARTED));
+    expect(plan.items.map((it) => (isOutputItem(it as any) ? it.call_id : it))).toEqual(source.map((it) => (isOutputItem(it as any) ? it.call_id : it)));
+    // what the next request holds: what it carries besides the history, Codex's context, the
+    // SessionStart hook's context Codex writes anew (counted once, at its size), the items injected
+    const overhead = 20_000 - codexTokens(all);
+    const context = all.filter((it) => isInjectedContext(it as any));
+    expect(plan.tokensAfter).toBe(overhead + codexTokens(context) + codexTokens([sent(STARTED)]) + codexTokens(plan.items));
+  });
+
+  test("a developer message opening a turn that Codex's metadata does not name a hook's is injected again in place: bc cannot tell it a SessionStart hook's, and would rather hold it twice than lose it", () => {
+    const unnamed = { type: "message", role: "developer", content: [{ type: "input_text", text: "## Relevant Lessons\n\n### 1. Read before you write" }] };
+    const b = workTurn(new RolloutBuilder(), "turn-1");
+    const at = b.lines.findIndex((l) => l.type === "response_item" && l.payload.role === "user" && !String(l.payload.content[0].text).startsWith("<"));
+    b.lines.splice(at, 0, { ...b.lines[at]!, payload: unnamed });
     const plan = planLive(rollout(b), { autoCompactLimit: 100_000 });
     expect(plan).toMatchObject({ fits: true, revertTurnId: "turn-1" });
-    expect(plan.resultsDropped + plan.resultsTruncated).toBeGreaterThan(0);
-    expect(plan.items.slice(0, 3)).toEqual([
-      started,
-      { type: "message", role: "user", content: [{ type: "input_text", text: "RUN: cat a.txt RUN: cat b.txt RUN: cat a.txt" }] },
-      prompted,
-    ]);
+    expect(plan.items[0]).toEqual(unnamed);
     const texts = plan.items.filter((it) => it.type === "message").map((it) => it.content[0].text as string);
     expect(texts.filter((t) => t.startsWith("<permissions instructions>") || t.startsWith("<environment_context>"))).toEqual([]);
   });
