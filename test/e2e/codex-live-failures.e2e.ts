@@ -21,7 +21,7 @@ import { readRollout } from "../../src/hosts/codex/rollout.ts";
 import { codexExec, type CodexEnv, listRollouts } from "./support/codex-env.ts";
 import { type InstalledCodex, installCodex } from "./support/codex-install.ts";
 import {
-  addTrustedPreCompactHook,
+  addTrustedHook,
   AUTO_COMPACT_LIMIT,
   bigReads,
   CODEX_LIVE_VERSION,
@@ -124,7 +124,7 @@ describe.skipIf(!hasTmux())(`every failure of bc's answer leaves Codex ${CODEX_L
     const i = await runBc(e, ["codex", "install", "--trust", "--codex", codex.bin, "--json"]);
     expect({ exitCode: i.exitCode, stderr: i.stderr }).toEqual({ exitCode: 0, stderr: "" });
     // the user's own PreCompact hook, as slow as the test makes it
-    await addTrustedPreCompactHook(codex.bin, e, `sh -c 'sleep "$(cat ${slowHookFile()} 2>/dev/null || echo 0)"'`);
+    await addTrustedHook(codex.bin, e, "PreCompact", `sh -c 'sleep "$(cat ${slowHookFile()} 2>/dev/null || echo 0)"'`);
     tui = startTui("failures", [codex.bin], e.work, { ...e.env, TERM: "xterm-256color" });
     await waitFor("the Codex prompt", () => isReady(screen()), 60_000, screenDump);
   }, SLOW);

@@ -4,10 +4,11 @@
 // (no compaction request reaches the model; the next request carries the pruned history
 // verbatim); `codex exec resume` keeps it; `codex exec` is left to Codex's own compaction. A thread
 // Codex forked itself, resumed and compacted, keeps the part of its history in the parent's file.
+// What the user's hooks added in the turns bc replaces is held once after the replacement.
 //
 // Run: bun test/e2e/run.ts --only codex-live
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isAlreadyCut } from "../../src/engine/notes.ts";
 import { CONTINUE_TEXT } from "../../src/hosts/codex/live/applier.ts";
@@ -18,6 +19,7 @@ import { codexExec, codexResume, type CodexEnv, listRollouts, run } from "./supp
 import { baseInstructionsOf, inputAfterBaseInstructions, requestHistory } from "./support/codex-requests.ts";
 import type { InstalledCodex } from "./support/codex-install.ts";
 import {
+  addTrustedHook,
   AUTO_COMPACT_LIMIT,
   BIG,
   bigReads,
@@ -37,6 +39,8 @@ import {
 } from "./support/codex-live-support.ts";
 
 const SLOW = 120_000;
+/** How the context the user's hooks add begins. */
+const HOOK_MARK = "HOOK-LIVE-7c2e";
 const BIG_TASK = bigReads(6);
 const BIG_TASK_COMMANDS = 6 * BIG.length;
 
@@ -81,6 +85,32 @@ const expectPrunedVerbatim = (sent: readonly Item[], source: readonly Item[]): n
 };
 
 const records = (e: CodexEnv, threadId: string) => liveRecords(e.home, threadId);
+
+/** The history a rollout holds, without Codex's context, as Codex sends it. */
+const sourceHistoryOf = (path: string): Item[] =>
+  rebuildHistory(readRollout(path))
+    .items.map((h) => sentForm(h.item) as Item)
+    .filter((it) => !isInjectedContext(it as any));
+
+/**
+ * `/compact` typed in the TUI, then, once it shows the interruption, a question: bc's record of
+ * the compaction, and the request that carried the question.
+ */
+const compactThenAsk = async (w: { tui: Tui; mock: LiveMock; e: CodexEnv; threadId: string; screenDump: () => string }) => {
+  await w.tui.type("/compact");
+  const applied = await waitFor(
+    "bc to apply",
+    () => records(w.e, w.threadId).find((r) => r.outcome === "applied" || r.outcome === "failed" || r.outcome === "handed-over"),
+    30_000,
+    w.screenDump,
+  );
+  expect(applied.outcome).toBe("applied");
+  await waitFor("the TUI to show the interruption", () => /Hook stopped|interrupted/.test(w.tui.screen()), 10_000, w.screenDump);
+  const before = w.mock.sent.length;
+  await w.tui.type("What is the codeword?");
+  const req = await waitFor("the next request", () => w.mock.sent.slice(before).find((s) => s.kind === "codeword"), 30_000, w.screenDump);
+  return { applied, req };
+};
 
 if (!hasTmux()) process.stderr.write("codex-live: tmux is not installed: the interactive Codex checks skip\n");
 
@@ -131,25 +161,11 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
       const [source] = listRollouts(e.home);
       threadId = threadIdOf(source!);
       base = baseInstructionsOf(mock.sent[first]!.body);
-      const sourceHistory = rebuildHistory(readRollout(source!))
-        .items.map((h) => sentForm(h.item) as Item)
-        .filter((it) => !isInjectedContext(it as any));
+      const sourceHistory = sourceHistoryOf(source!);
 
-      await tui.type("/compact");
-      const applied = await waitFor(
-        "bc to apply",
-        () => records(e, threadId).find((r) => r.outcome === "applied" || r.outcome === "failed"),
-        30_000,
-        screenDump,
-      );
-      expect(applied.outcome).toBe("applied");
+      const { applied, req } = await compactThenAsk({ tui, mock, e, threadId, screenDump });
       expect(records(e, threadId).map((r) => `${r.trigger} ${r.outcome}`)).toEqual(["manual vetoed", "manual applied"]);
       expect(mock.compactions()).toBe(0);
-      await waitFor("the TUI to show the interruption", () => /Hook stopped|interrupted/.test(tui!.screen()), 10_000, screenDump);
-
-      const before = mock.sent.length;
-      await tui.type("What is the codeword?");
-      const req = await waitFor("the next request", () => mock.sent.slice(before).find((s) => s.kind === "codeword"), 30_000, screenDump);
       expect(textOf((req.body.input as Item[]).at(-1)!)).toBe("What is the codeword?");
       expect(JSON.stringify(req.body)).not.toContain("MOCK-SUMMARY");
       const cut = expectPrunedVerbatim(requestHistory(req.body, base), sourceHistory);
@@ -312,22 +328,9 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
       const first = mock.sent.length;
       await tui.type("RUN: cat b.txt RUN: cat a.txt RUN: cat b.txt RUN: echo step-4");
       await waitFor("the task to finish", () => /Done: ran 4 command/.test(tui!.screen()), 60_000, screenDump);
-      const sourceHistory = rebuildHistory(readRollout(nativePath))
-        .items.map((h) => sentForm(h.item) as Item)
-        .filter((it) => !isInjectedContext(it as any));
+      const sourceHistory = sourceHistoryOf(nativePath);
       expect(JSON.stringify(sourceHistory)).toContain("NATIVE-PARENT-5e2b");
-      await tui.type("/compact");
-      const applied = await waitFor(
-        "bc to apply",
-        () => records(e, nativeId).find((r) => r.outcome === "applied" || r.outcome === "failed" || r.outcome === "handed-over"),
-        30_000,
-        screenDump,
-      );
-      expect(applied.outcome).toBe("applied");
-      await waitFor("the TUI to show the interruption", () => /Hook stopped|interrupted/.test(tui!.screen()), 10_000, screenDump);
-      const before = mock.sent.length;
-      await tui.type("What is the codeword?");
-      const req = await waitFor("the next request", () => mock.sent.slice(before).find((x) => x.kind === "codeword"), 30_000, screenDump);
+      const { req } = await compactThenAsk({ tui, mock, e, threadId: nativeId, screenDump });
       expect(mock.compactions()).toBe(compactionsBefore);
       expect(expectPrunedVerbatim(requestHistory(req.body, baseInstructionsOf(mock.sent[first]!.body)), sourceHistory)).toBeGreaterThan(0);
       tui.stop();
@@ -343,6 +346,68 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
       expect(JSON.parse(r.stdout)).toMatchObject({ removedHook: true, removedHooksFile: true, removedTrust: true });
       expect(existsSync(join(e.home, "hooks.json"))).toBe(false);
       expect(readFileSync(join(e.home, "config.toml"), "utf8")).not.toContain("hooks.state");
+    },
+    SLOW,
+  );
+});
+
+describe.skipIf(!hasTmux())(`a hook's context in the turns bc replaces in a running Codex ${CODEX_LIVE_VERSION}`, () => {
+  let codex: InstalledCodex;
+  let mock: LiveMock;
+  let e: CodexEnv;
+  let tui: Tui | undefined;
+  const screenDump = () => `--- screen\n${tui?.screen() ?? ""}`;
+
+  beforeAll(async () => {
+    ({ codex, mock, e } = startLiveWorld());
+  }, SLOW);
+
+  afterAll(() => stopLiveWorld({ codex, mock, e }, tui));
+
+  test(
+    "a UserPromptSubmit and a PostToolUse hook's context is injected again in its place, once each; a SessionStart hook's is left to Codex, which runs the hook again after the revert: the next request holds each once",
+    async () => {
+      expect((await runBc(e, ["codex", "install", "--trust", "--codex", codex.bin])).exitCode).toBe(0);
+      // each run of the user's hooks adds context naming its event, its source and its number
+      const script = join(e.root, "hook-context.sh");
+      writeFileSync(
+        script,
+        `#!/bin/sh\nsource=$(cat | sed -n 's/.*"source" *: *"\\([a-z]*\\)".*/\\1/p')\n` +
+          `n=$(( $(cat '${e.root}/hook-runs' 2>/dev/null || echo 0) + 1 ))\necho $n > '${e.root}/hook-runs'\n` +
+          `printf '{"hookSpecificOutput":{"hookEventName":"%s","additionalContext":"${HOOK_MARK} %s%s run %s"}}\\n' "$1" "$1" "\${source:+ $source}" "$n"\n`,
+        { mode: 0o755 },
+      );
+      for (const event of ["SessionStart", "UserPromptSubmit", "PostToolUse"]) await addTrustedHook(codex.bin, e, event, `${script} ${event}`);
+      tui = startTui("hooks", [codex.bin], e.work, { ...e.env, TERM: "xterm-256color" });
+      await waitFor("the Codex prompt", () => isReady(tui!.screen()), 60_000, screenDump);
+      const first = mock.sent.length;
+      await tui.type("RUN: cat a.txt RUN: cat b.txt RUN: cat a.txt RUN: echo step-4");
+      await waitFor("the task to finish", () => /Done: ran 4 command/.test(tui!.screen()), 60_000, screenDump);
+      const [source] = listRollouts(e.home);
+      const threadId = threadIdOf(source!);
+      const sourceHistory = sourceHistoryOf(source!);
+      const hookTexts = (items: readonly Item[]): string[] => items.filter((it) => it.role === "developer" && textOf(it).startsWith(HOOK_MARK)).map(textOf);
+      const started = `${HOOK_MARK} SessionStart startup run 1`;
+      expect(hookTexts(sourceHistory)).toEqual([
+        started,
+        `${HOOK_MARK} UserPromptSubmit run 2`,
+        ...[3, 4, 5, 6].map((n) => `${HOOK_MARK} PostToolUse run ${n}`),
+      ]);
+
+      const { req } = await compactThenAsk({ tui, mock, e, threadId, screenDump });
+      const input = inputAfterBaseInstructions(req.body, baseInstructionsOf(mock.sent[first]!.body));
+      // Codex's context once, then the history bc injected: the source's pruned verbatim, but the
+      // SessionStart hook's context, which Codex adds anew (source resume) with the next turn
+      expect(input.filter((it) => isInjectedContext(it as any)).map((it) => it.role)).toEqual(["developer", "user"]);
+      const history = input.filter((it) => !isInjectedContext(it as any));
+      const resumed = `${HOOK_MARK} SessionStart resume run 7`;
+      expect(history.slice(-3).map(textOf)).toEqual([resumed, "What is the codeword?", `${HOOK_MARK} UserPromptSubmit run 8`]);
+      const replaced = sourceHistory.filter((it) => textOf(it) !== started);
+      expect(expectPrunedVerbatim(history.slice(0, -3), replaced)).toBeGreaterThan(0);
+      // every run's context once, none lost; the SessionStart hook's by its new run alone
+      expect(hookTexts(input)).toEqual([...hookTexts(replaced), resumed, `${HOOK_MARK} UserPromptSubmit run 8`]);
+      tui.stop();
+      tui = undefined;
     },
     SLOW,
   );

@@ -67,14 +67,15 @@ export const threadIdOf = (rolloutPath: string): string =>
   /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/.exec(rolloutPath.replace(/_[0-9a-f-]+\.jsonl$/, ".jsonl"))![1]!;
 
 /**
- * Add a PreCompact hook of the user's to `$CODEX_HOME/hooks.json` and mark it trusted with the key
- * and hash Codex itself reports for it (`hooks/list`), as `bc codex install --trust` does for bc's.
+ * Add a hook of the user's for `event` (PreCompact, SessionStart, ...) to `$CODEX_HOME/hooks.json`
+ * and mark it trusted with the key and hash Codex itself reports for it (`hooks/list`), as
+ * `bc codex install --trust` does for bc's.
  */
-export const addTrustedPreCompactHook = async (codexBin: string, e: CodexEnv, command: string): Promise<void> => {
+export const addTrustedHook = async (codexBin: string, e: CodexEnv, event: string, command: string): Promise<void> => {
   const path = join(e.home, "hooks.json");
   const hooks = existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : {};
   hooks.hooks ??= {};
-  hooks.hooks.PreCompact = [...(hooks.hooks.PreCompact ?? []), { hooks: [{ type: "command", command, timeout: 60 }] }];
+  hooks.hooks[event] = [...(hooks.hooks[event] ?? []), { hooks: [{ type: "command", command, timeout: 60 }] }];
   writeFileSync(path, `${JSON.stringify(hooks, null, 2)}\n`);
   const client = await spawnStdio(codexBin, e.env);
   try {
