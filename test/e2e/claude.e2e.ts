@@ -12,7 +12,7 @@ import { truncatedText } from "../../src/engine/notes.ts";
 import { ensureClaude } from "./support/claude-install.ts";
 import { firstTarget } from "./support/versions.ts";
 import { signatureOf, startMock, type Mock, type MockOptions } from "./support/claude-mock.ts";
-import { comparePruned, HAS_NOTE, notesOf, viewOf, type RequestView } from "./support/claude-requests.ts";
+import { comparePruned, HAS_NOTE, notesOf, openLoopAnswers, thinkingTexts, viewOf, type RequestView } from "./support/claude-requests.ts";
 import { claudeEnv, HeadlessSession, hookTimes, makeSandbox, readDebug, runPrint, waitFor, type Sandbox } from "./support/claude-session.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
@@ -375,6 +375,66 @@ describe("auto compaction of a history heavy in thinking: the budget for what st
         expect(nextTokens).toBeGreaterThan(150_000 - rec.thinkingTokens / 5);
         console.log(
           `thinking: Claude Code counted ${countedTokens} tokens (~${rec.thinkingTokens} of them thinking, ~${rec.unseenTokens} beside the rows); bc's rows ~${rec.tokensBefore} -> ~${rec.tokensAfter} for a budget of ${rec.budgetTokens}; the next request ${nextTokens} tokens as the mock counts it (budget 150000); hook ${rec.ms} ms`,
+        );
+      } finally {
+        await session.close();
+      }
+    },
+    T,
+  );
+});
+
+describe("auto compaction mid-turn in a session that thinks: the open tool loop keeps its thinking", () => {
+  test(
+    "the mock holds requests to the API's rule for thinking with tool use (the answer that made the last calls opens with its thinking, as sent); an automatic compaction in the middle of a turn's tool calls is answered by bc, and the turn's next request is accepted: every answer since the prompt carries its thinking byte for byte, signature included, while bc still prunes results inside the turn",
+    async () => {
+      // the loop: a file read twice (bc drops the first read) among small ones
+      const files: Record<string, string> = { ...bigAndSmall(8), "lbig.txt": big("lbig") };
+      for (let i = 0; i < 5; i++) files[`l${i}.txt`] = small(`l${i}.txt`);
+      const LOOP = "READFILES l0.txt lbig.txt l1.txt l2.txt lbig.txt l3.txt l4.txt";
+      // Claude Code's count stays low until the loop's third read is in: the answer to that request
+      // brings the compaction, right before the turn's next request
+      let high = false;
+      const counted = (body: any): number => {
+        const text = JSON.stringify(body);
+        return high && text.includes("l2.txt line 0:") ? Math.ceil(text.length / 4) : 1000;
+      };
+      const thinking = (n: number): string => `Thinking ${n}: ${"which file answers the task next. ".repeat(30)}`;
+      const settings = { pluginConfigs: { "better-compaction@inline": { options: { compactAtPercent: 15, minFreedPercent: 1 } } } };
+      const { sb, mock, debug } = setup("thinking-loop", files, counted, { thinking }, settings);
+      const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "20" });
+      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
+      try {
+        await session.send(BIG_TURN);
+        high = true;
+        const r = await session.send(LOOP);
+        // no request of the turn was refused: the API would have refused today's with a 400
+        expect(mock.refusals().map((q) => q.refused)).toEqual([]);
+        expect(r.at(-1).is_error).toBeFalsy();
+        expect(r.at(-1).result).toBe("MOCK DONE: 7 tool calls.");
+        const records = decisionRecords(sb, session.sessionId!);
+        expect(records.map((x) => `${x.trigger}:${x.outcome}`)).toEqual(["auto:compacted"]);
+        const rec = records[0];
+        expect(mock.summarizations().length).toBe(0);
+        // the turn's first request after the compaction: it ends in the loop's fifth call (the second read of lbig.txt)
+        const next = mock.conversationRequests().find((q) => HAS_NOTE.test(JSON.stringify(q.body)))!;
+        const answers = openLoopAnswers(next.body);
+        const calls = answers.map((blocks) => blocks.filter((b) => b.type === "tool_use").map((b) => b.id as string));
+        expect(calls.map((ids) => ids.length)).toEqual([1, 1, 1, 1, 1]);
+        // every answer of the loop opens with the thinking the mock gave it, as sent
+        for (const [k, blocks] of answers.entries()) {
+          const given = mock.thinkingFor(calls[k]![0]!)!;
+          expect(given.length).toBe(1);
+          expect(blocks.slice(0, given.length)).toEqual(given.map((b) => ({ type: b.type, thinking: b.thinking, signature: b.signature })));
+        }
+        // and no thinking from before the loop: Claude Code rebuilt those rows without it
+        expect(thinkingTexts(next.body)).toEqual(answers.map((blocks) => blocks[0].thinking));
+        // bc still pruned inside the loop: the first read of lbig.txt, read again since, is a note
+        const firstLbig = calls[1]![0]!;
+        expect(rec.results.find((x: any) => x.callId === firstLbig)).toMatchObject({ action: "drop" });
+        expect(notesOf(viewOf(next.body)).has(firstLbig)).toBe(true);
+        console.log(
+          `thinking loop: bc's rows ~${rec.tokensBefore} -> ~${rec.tokensAfter}; the next request (${next.n}) carries the loop's ${answers.length} answers with their thinking; ${records[0].results.filter((x: any) => x.action === "drop").length} results dropped, the loop's first read of lbig.txt among them; hook ${rec.ms} ms`,
         );
       } finally {
         await session.close();

@@ -10,7 +10,11 @@
 // A request whose user text contains Claude Code's summarization instruction is recorded as a
 // summarization and answered with a summary text (or, with failSummaries, refused with a 400).
 // With `thinking`, every answer but a summary opens with a thinking block (its text and a
-// signature), as a model with extended thinking answers.
+// signature), as a model with extended thinking answers, and the mock holds requests to the API's
+// rule for thinking with tool use: a request with thinking on whose messages end with tool results
+// must send back the answer that made those calls (the last assistant message; consecutive ones
+// are one, as the API joins them) opening with the thinking the mock gave that answer, byte for
+// byte, signature included; otherwise it is refused with the API's 400 (invalid_request_error).
 import { join } from "node:path";
 
 export const SUMMARIZE_MARK = "CRITICAL: Respond with TEXT ONLY";
@@ -26,6 +30,8 @@ export interface MockRequest {
   readonly n: number;
   readonly body: any;
   readonly summarization: boolean;
+  /** the API's error message when the mock refused the request for its thinking (HTTP 400) */
+  readonly refused?: string;
 }
 
 export interface MockOptions {
@@ -50,10 +56,24 @@ export interface Mock {
   setInputTokens(v: MockOptions["inputTokens"]): void;
   /** requests of the main conversation (not summarizations), in order */
   readonly conversationRequests: () => MockRequest[];
+  /** requests refused for the thinking of their last assistant message */
+  readonly refusals: () => MockRequest[];
+  /** the thinking blocks the mock opened the answer that made this tool call with, as sent */
+  readonly thinkingFor: (toolUseId: string) => readonly Block[] | undefined;
   stop(): void;
 }
 
-type Block = { type: string; text?: string; content?: unknown; id?: string; name?: string; input?: unknown; tool_use_id?: string; thinking?: string };
+export type Block = {
+  type: string;
+  text?: string;
+  content?: unknown;
+  id?: string;
+  name?: string;
+  input?: unknown;
+  tool_use_id?: string;
+  thinking?: string;
+  signature?: string;
+};
 
 /** The signature the mock signs a thinking block with (the API's is opaque; any string is taken back). */
 export const signatureOf = (thinking: string): string => `bcmock-sig-${thinking.length}`;
@@ -101,6 +121,45 @@ export const stepsOf = (prompt: string, root: string): ToolStep[] | undefined =>
   return undefined;
 };
 
+/** The API's text for a final assistant message that does not open with thinking (N: its index, found: its first block's type). */
+export const thinkingMissing = (n: number, found: string): string =>
+  `messages.${n}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${found}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`;
+
+/** The API's text for thinking in the latest assistant message that is not what the model sent (N: the message, k: the block). */
+export const thinkingModified = (n: number, k: number): string =>
+  `messages.${n}.content.${k}: \`thinking\` or \`redacted_thinking\` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.`;
+
+const isThinking = (b: Block | undefined): boolean => b?.type === "thinking" || b?.type === "redacted_thinking";
+
+/**
+ * Why the API would refuse a request for the thinking of its last assistant message, or undefined.
+ * Only a request with thinking on that ends with tool results is held to it; the answer that made
+ * those calls is found by its tool_use ids among the answers the mock gave (`given`: tool_use id ->
+ * the thinking blocks of its answer), and must open with exactly those blocks.
+ */
+export const thinkingRefusal = (body: any, given: ReadonlyMap<string, readonly Block[]>): string | undefined => {
+  const type = body?.thinking?.type;
+  if (type !== "enabled" && type !== "adaptive") return undefined;
+  const messages: any[] = (body?.messages ?? []).filter((m: any) => m?.role === "user" || m?.role === "assistant");
+  const all: any[] = body?.messages ?? [];
+  const last = messages.at(-1);
+  if (last?.role !== "user" || !blocksOf(last).some((b) => b.type === "tool_result")) return undefined;
+  // the assistant messages right before the tool results, joined as the API joins consecutive turns
+  let first = messages.length - 1;
+  while (first > 0 && messages[first - 1]?.role === "assistant") first--;
+  const answer = messages.slice(first, -1).flatMap(blocksOf);
+  const expected = answer.filter((b) => b.type === "tool_use").map((b) => given.get(b.id ?? ""))[0];
+  if (expected === undefined || expected.length === 0) return undefined;
+  const n = all.indexOf(messages[first]);
+  if (!isThinking(answer[0])) return thinkingMissing(n, answer[0]?.type ?? "nothing");
+  for (const [k, want] of expected.entries()) {
+    const got = answer[k];
+    if (got?.type !== want.type || got.thinking !== want.thinking || got.signature !== want.signature) return thinkingModified(n, k);
+  }
+  if (isThinking(answer[expected.length])) return thinkingModified(n, expected.length);
+  return undefined;
+};
+
 const sse = (events: [string, unknown][]): string => events.map(([e, d]) => `event: ${e}\ndata: ${JSON.stringify(d)}\n\n`).join("");
 
 const estimate = (body: any): number => Math.ceil(JSON.stringify(body).length / 4);
@@ -109,6 +168,8 @@ export const startMock = (opts: MockOptions): Mock => {
   const requests: MockRequest[] = [];
   let inputTokens = opts.inputTokens ?? "estimate";
   let ids = 0;
+  // tool_use id -> the thinking blocks of the answer that made the call, as sent
+  const given = new Map<string, Block[]>();
   const tokensFor = (body: any): number =>
     typeof inputTokens === "number" ? inputTokens : typeof inputTokens === "function" ? inputTokens(body) : estimate(body);
 
@@ -152,15 +213,22 @@ export const startMock = (opts: MockOptions): Mock => {
       if (req.method !== "POST" || url.pathname !== "/v1/messages") return new Response("{}", { status: 200, headers: { "content-type": "application/json" } });
       const body: any = await req.json().catch(() => undefined);
       const summarization = userTexts(body).includes(SUMMARIZE_MARK);
-      const r: MockRequest = { n: requests.length, body, summarization };
+      const refused = opts.thinking === undefined ? undefined : thinkingRefusal(body, given);
+      const r: MockRequest = { n: requests.length, body, summarization, ...(refused === undefined ? {} : { refused }) };
       requests.push(r);
+      if (refused !== undefined) {
+        const error = { type: "error", error: { type: "invalid_request_error", message: refused }, request_id: `req_bcmock_refused_${r.n}` };
+        return new Response(JSON.stringify(error), { status: 400, headers: { "content-type": "application/json", "request-id": error.request_id } });
+      }
       if (summarization && opts.failSummaries) {
         const error = { type: "error", error: { type: "invalid_request_error", message: "mock: summarization refused" } };
         return new Response(JSON.stringify(error), { status: 400, headers: { "content-type": "application/json" } });
       }
       const answered = answer(body, summarization);
       const thought = summarization ? undefined : opts.thinking?.(r.n);
-      const blocks: Block[] = thought === undefined ? answered.blocks : [{ type: "thinking", thinking: thought }, ...answered.blocks];
+      const thinkingBlocks: Block[] = thought === undefined ? [] : [{ type: "thinking", thinking: thought, signature: signatureOf(thought) }];
+      const blocks: Block[] = [...thinkingBlocks, ...answered.blocks];
+      for (const b of answered.blocks) if (b.type === "tool_use" && b.id !== undefined) given.set(b.id, thinkingBlocks);
       const stop = answered.stop;
       const msgId = `msg_bcmock_${String(++ids).padStart(4, "0")}`;
       const events: [string, unknown][] = [
@@ -185,10 +253,7 @@ export const startMock = (opts: MockOptions): Mock => {
         if (b.type === "thinking") {
           events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } }]);
           events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: b.thinking } }]);
-          events.push([
-            "content_block_delta",
-            { type: "content_block_delta", index, delta: { type: "signature_delta", signature: signatureOf(b.thinking ?? "") } },
-          ]);
+          events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "signature_delta", signature: b.signature } }]);
         } else if (b.type === "text") {
           events.push(["content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }]);
           events.push(["content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: b.text } }]);
@@ -214,6 +279,8 @@ export const startMock = (opts: MockOptions): Mock => {
     requests,
     summarizations: () => requests.filter((r) => r.summarization),
     conversationRequests: () => requests.filter((r) => !r.summarization),
+    refusals: () => requests.filter((r) => r.refused !== undefined),
+    thinkingFor: (id) => given.get(id),
     setInputTokens(v) {
       inputTokens = v ?? "estimate";
     },

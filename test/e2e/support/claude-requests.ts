@@ -61,6 +61,32 @@ export const viewOf = (body: any): RequestView => {
   return { results, duplicateResults, uses, assistantTexts, userTexts };
 };
 
+/** Every thinking block's text in a request, in order. */
+export const thinkingTexts = (body: any): string[] =>
+  (body?.messages ?? []).flatMap((m: any) =>
+    blocks(m)
+      .filter((b: any) => b.type === "thinking")
+      .map((b: any) => (b as { thinking?: string }).thinking ?? ""),
+  );
+
+/**
+ * The answers of the tool loop a request ends in, each as its blocks: the assistant messages after
+ * its last prompt (a user message without tool results), when its last message carries tool
+ * results; [] when it ends otherwise.
+ */
+export const openLoopAnswers = (body: any): any[][] => {
+  const messages: any[] = (body?.messages ?? []).filter((m: any) => m?.role === "user" || m?.role === "assistant");
+  const hasResults = (m: any): boolean => blocks(m).some((b) => b.type === "tool_result");
+  const last = messages.at(-1);
+  if (last?.role !== "user" || !hasResults(last)) return [];
+  let prompt = messages.length - 1;
+  while (prompt >= 0 && (messages[prompt].role !== "user" || hasResults(messages[prompt]))) prompt--;
+  return messages
+    .slice(prompt + 1)
+    .filter((m) => m.role === "assistant")
+    .map(blocks);
+};
+
 /** Notes in a request: tool_use_id -> note text. */
 export const notesOf = (v: RequestView): Map<string, string> => new Map([...v.results].filter(([, t]) => NOTE_RE.test(t)));
 
