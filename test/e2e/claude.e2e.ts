@@ -337,15 +337,11 @@ describe("auto compaction of a history heavy in thinking: the budget for what st
       const { sb, mock, debug } = setup("thinking", files, (body: any) => (high ? Math.ceil(JSON.stringify(body).length / 4) : 1000), { thinking }, settings);
       const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "20" });
       const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
-      const thinkingBlocks = (body: any): string[] =>
-        (body?.messages ?? []).flatMap((m: any) =>
-          (Array.isArray(m.content) ? m.content : []).filter((b: any) => b.type === "thinking").map((b: any) => b.thinking),
-        );
       try {
         await session.send(BIG_TURN);
         // Claude Code sends the thinking back, signed, in every request
         const built = mock.conversationRequests().at(-1)!.body;
-        expect(thinkingBlocks(built).length).toBeGreaterThan(15);
+        expect(thinkingTexts(built).length).toBeGreaterThan(15);
         expect(JSON.stringify(built)).toContain(`"signature":"${signatureOf(thinking(1))}"`);
         high = true;
         const rec = await oneAutoCompaction(session, sb);
@@ -357,7 +353,7 @@ describe("auto compaction of a history heavy in thinking: the budget for what st
         const counted = requests[after - 1]!.body;
         const countedTokens = Math.ceil(JSON.stringify(counted).length / 4);
         // the thinking bc left out is the thinking that request carried, as bc estimates text
-        const carried = thinkingBlocks(counted).reduce((n, t) => n + Math.ceil(t.length / 4), 0);
+        const carried = thinkingTexts(counted).reduce((n, t) => n + Math.ceil(t.length / 4), 0);
         expect(rec.thinkingTokens).toBe(carried);
         expect(rec.thinkingTokens).toBeGreaterThan(40_000);
         expect(rec.thinkingProblem).toBeUndefined();
@@ -366,10 +362,11 @@ describe("auto compaction of a history heavy in thinking: the budget for what st
         expect(rec.budgetTokens + rec.unseenTokens).toBe(150_000);
         expect(rec.escalated).toBe(true);
         expect(rec.tokensAfter).toBeLessThanOrEqual(rec.budgetTokens);
-        // the next request: no thinking of the compacted history, and at the budget (counted as the
+        // the next request: no thinking of the compacted history but the open loop's (its one
+        // answer, which bc hands back with its handle), and at the budget (counted as the
         // thinking stayed, it would be ~50,000 tokens under it)
         const next = requests[after]!.body;
-        expect(thinkingBlocks(next)).toEqual([]);
+        expect(thinkingTexts(next)).toEqual([thinking(requests[after - 1]!.n)]);
         const nextTokens = Math.ceil(JSON.stringify(next).length / 4);
         expect(nextTokens).toBeLessThanOrEqual(150_000);
         expect(nextTokens).toBeGreaterThan(150_000 - rec.thinkingTokens / 5);
@@ -435,6 +432,50 @@ describe("auto compaction mid-turn in a session that thinks: the open tool loop 
         expect(notesOf(viewOf(next.body)).has(firstLbig)).toBe(true);
         console.log(
           `thinking loop: bc's rows ~${rec.tokensBefore} -> ~${rec.tokensAfter}; the next request (${next.n}) carries the loop's ${answers.length} answers with their thinking; ${records[0].results.filter((x: any) => x.action === "drop").length} results dropped, the loop's first read of lbig.txt among them; hook ${rec.ms} ms`,
+        );
+        await session.close();
+
+        // --resume in a new process: every result before the loop is as bc left it, byte for byte
+        // (notes, truncated heads, kept results). The loop's assistant rows went back with their
+        // handles, so their records after the compaction share message.id with the ones before it,
+        // and Claude Code's resume takes those back in with what they carried (its recovery of
+        // parallel tool calls): the result bc dropped inside the loop is whole again, and each of
+        // the loop's answers carries its thinking and text twice. A known cost of keeping the
+        // loop's thinking, for a session resumed after a compaction in the middle of a turn
+        const loopCalls = new Set(calls.flat());
+        const live = viewOf(next.body);
+        expect([...droppedIn(rec)].every((id) => notesOf(live).has(id))).toBe(true);
+        const original = viewOf(
+          mock
+            .conversationRequests()
+            .filter((q) => q.n < next.n)
+            .at(-1)!.body,
+        ).results.get(firstLbig)!;
+        const n = mock.requests.length;
+        const last = mock.conversationRequests().at(-1)!;
+        const resumed = await runPrint(
+          { bin, sandbox: sb, env, pluginDir: REPO, debugFile: join(sb.dir, "resume.log"), extraArgs: ["--resume", session.sessionId!] },
+          "RESUMED: what now?",
+        );
+        expect(resumed.code).toBe(0);
+        expect(mock.refusals()).toEqual([]);
+        const first = mock.requests.find((q) => q.n >= n)!;
+        const view = viewOf(first.body);
+        const before = [...live.results].filter(([id]) => !loopCalls.has(id));
+        expect(before.filter(([id]) => droppedIn(rec).has(id)).length).toBeGreaterThan(0);
+        for (const [id, text] of before) expect(view.results.get(id)).toBe(text);
+        expect(view.results.get(firstLbig)).toBe(original);
+        expect(view.duplicateResults).toEqual([]);
+        expect(view.uses.map((u) => u.id)).toEqual([...new Set(view.uses.map((u) => u.id))]);
+        expect(view.userTexts.at(-1)).toBe("RESUMED: what now?");
+        const loopThinking = answers.map((blocks) => blocks[0].thinking as string);
+        expect(thinkingTexts(first.body)).toEqual([
+          ...loopThinking.flatMap((t) => [t, t]),
+          ...thinkingTexts(last.body).slice(loopThinking.length),
+          thinking(last.n),
+        ]);
+        console.log(
+          `resume: ${before.length} results before the loop as bc left them; the loop's dropped ${firstLbig} back whole (${original.length} chars); the loop's ${loopThinking.length} thinking blocks twice`,
         );
       } finally {
         await session.close();

@@ -2,10 +2,16 @@
 // Runs inside Claude Code's hooks worker: no Bun, no Node, no bare package here.
 //
 // Back to rows: a row handed back with its handle and unchanged stands as
-// Claude Code's own records; every other row is rebuilt from role, text and tool blocks. Assistant
-// rows and tool_result rows always go back WITHOUT their handle: kept copies share message.id /
-// sourceToolAssistantUUID with the pre-compaction records, and `--resume` would splice those back.
-// Plain user prompt rows go back as received (handle included: it keeps their attachments).
+// Claude Code's own records; every other row is rebuilt from role, text and tool blocks, and a
+// rebuilt assistant row has no thinking. Plain user prompt rows go back as received (handle
+// included: it keeps their attachments). So do the assistant rows of a tool loop still open (the
+// rows end with tool results: an automatic compaction runs mid-turn, right before the next model
+// request), from the last prompt on: with thinking on, the API refuses a request whose open loop
+// lost or changed the thinking of its answers, and only Claude Code's own records hold it. Every
+// other row goes back WITHOUT its handle: a kept copy shares message.id / sourceToolAssistantUUID
+// with its pre-compaction record, and `--resume` splices those back with their original results.
+// The open loop's rows pay that price for their thinking: a session resumed after such a
+// compaction gets the loop's answers twice, and the loop's results as they were before bc's cuts.
 import type { Message, Session, ToolCall, ToolResult } from "../../engine/types.ts";
 
 /** `toolUses[i]` as Claude Code hands it in (outcome copies included). */
@@ -48,6 +54,23 @@ const inputText = (input: unknown): string => {
 
 const isPromptRow = (row: SessionRow): boolean => row.role === "user" && (row.toolResults?.length ?? 0) === 0;
 
+/**
+ * The index of the first row of the tool loop the rows end in: the row after the last prompt row,
+ * when the last row carries tool results; `rows.length` when no loop is open (the turn ended, or
+ * a prompt is the last row).
+ */
+export const openLoopStart = (rows: readonly SessionRow[]): number => {
+  const last = rows.at(-1);
+  if (last === undefined || last.role !== "user" || (last.toolResults?.length ?? 0) === 0) return rows.length;
+  let i = rows.length - 1;
+  while (i >= 0 && !isPromptRow(rows[i]!)) i--;
+  return i + 1;
+};
+
+/** The ids of the tool calls of the assistant rows that go back with their handles (the open loop's), as far as bc leaves them as they are. */
+export const keptCallIds = (rows: readonly SessionRow[]): Set<string> =>
+  new Set(rows.slice(openLoopStart(rows)).flatMap((r) => (r.role === "assistant" && r.handle !== undefined ? r.toolUses.map((u) => u.tool_use_id) : [])));
+
 /** One Message per row, in order; `source.record` is the row's index. */
 export const rowsToSession = (rows: readonly SessionRow[], id: string): Session => {
   const messages: Message[] = rows.map((row, record): Message => {
@@ -79,17 +102,29 @@ const rebuildUser = (m: Message): SessionRow => ({
   toolResults: m.toolResults.map((r) => ({ tool_use_id: r.callId, text: r.text, isError: r.isError })),
 });
 
+/** Whether an assistant message is its row as handed in: the same text and the same calls, in order (the engine never changes either). */
+const sameAssistant = (row: SessionRow, m: Message): boolean =>
+  row.role === "assistant" &&
+  m.role === "assistant" &&
+  m.text === row.text &&
+  m.toolCalls.length === row.toolUses.length &&
+  m.toolCalls.every((c, k) => c.id === row.toolUses[k]?.tool_use_id && c.name === row.toolUses[k]?.tool);
+
 /**
  * The rows to hand back for `messages` (the engine's output over `rowsToSession(rows)`).
  * Messages are matched to their rows by `source.record`; a message without one is rebuilt.
  */
-export const sessionToRows = (rows: readonly SessionRow[], messages: readonly Message[]): SessionRow[] =>
-  messages.map((m) => {
-    const row = m.source?.host === "claude" ? rows[m.source.record] : undefined;
+export const sessionToRows = (rows: readonly SessionRow[], messages: readonly Message[]): SessionRow[] => {
+  const loop = openLoopStart(rows);
+  return messages.map((m) => {
+    const record = m.source?.host === "claude" ? m.source.record : undefined;
+    const row = record === undefined ? undefined : rows[record];
     if (row && isPromptRow(row) && m.role === "user" && m.toolResults.length === 0 && m.text === row.text) return row;
+    if (row && record! >= loop && row.handle !== undefined && sameAssistant(row, m)) return row;
     if (m.role === "assistant") return rebuildAssistant(row ?? { role: "assistant", text: "", toolUses: [] }, m);
     return rebuildUser(m);
   });
+};
 
 /** Every problem Claude Code's validator would report for a returned message list; [] when it accepts it. */
 export const validateRows = (rows: unknown): string[] => {

@@ -11,17 +11,27 @@ export interface Step {
   readonly isError?: boolean;
 }
 
+export interface TurnShape {
+  /** each answer opens with a thinking block, whose record Claude Code hands in as a row of its own: no text, no calls */
+  readonly thinking?: boolean;
+  /** "answered" (the default): the turn ends with its answer; "open": with the last call's result, as at an automatic compaction mid-turn */
+  readonly end?: "answered" | "open";
+}
+
 /** One turn as Claude Code hands it in: the prompt, then per call a text row, a tool_use row and a tool_result row, then the answer. */
-export const turnRows = (prompt: string, steps: readonly Step[], firstId = 1): SessionRow[] => {
+export const turnRows = (prompt: string, steps: readonly Step[], firstId = 1, shape: TurnShape = {}): SessionRow[] => {
   const rows: SessionRow[] = [{ role: "user", text: prompt, toolUses: [], handle: handle() }];
   steps.forEach((s, i) => {
     const id = `toolu_${String(firstId + i).padStart(4, "0")}`;
     const isError = s.isError === true;
     const result = { stdout: s.text, stderr: "", interrupted: false };
+    if (shape.thinking) rows.push({ role: "assistant", text: "", toolUses: [], handle: handle() });
     rows.push({ role: "assistant", text: `Step ${i + 1}: ${s.tool}.`, toolUses: [], handle: handle() });
     rows.push({ role: "assistant", text: "", toolUses: [{ tool_use_id: id, tool: s.tool, input: s.input, result, text: s.text, isError }], handle: handle() });
     rows.push({ role: "user", text: "", toolUses: [], toolResults: [{ tool_use_id: id, text: s.text, isError, result }], handle: handle() });
   });
+  if (shape.end === "open") return rows;
+  if (shape.thinking) rows.push({ role: "assistant", text: "", toolUses: [], handle: handle() });
   rows.push({ role: "assistant", text: `Done: ${steps.length} calls.`, toolUses: [], handle: handle() });
   return rows;
 };

@@ -1,9 +1,10 @@
 // Hook rows <-> session model: one message per row, and back in the shape Claude Code takes
-// without the resume defect: handles only on unchanged plain prompt rows.
+// without the resume defect: handles only on unchanged plain prompt rows, and on the unchanged
+// assistant rows of a tool loop still open (their records hold the thinking the API wants back).
 import { describe, expect, test } from "bun:test";
 import type { Message } from "../../../src/engine/types.ts";
-import { orphans, rowsToSession, sessionToRows, validateRows, type SessionRow } from "../../../src/hosts/claude/rows.ts";
-import { readRows } from "../../e2e/support/claude-fixtures.ts";
+import { keptCallIds, openLoopStart, orphans, rowsToSession, sessionToRows, validateRows, type SessionRow } from "../../../src/hosts/claude/rows.ts";
+import { readRows, turnRows } from "../../e2e/support/claude-fixtures.ts";
 import { claudeMessagesProblems, claudeResultProblems, pairingProblems } from "../../e2e/support/claude-validate.ts";
 
 describe("rowsToSession", () => {
@@ -117,6 +118,88 @@ describe("sessionToRows", () => {
       toolResults: [],
     };
     expect(sessionToRows([], [m])).toEqual([{ role: "assistant", text: "hi", toolUses: [{ tool_use_id: "t9", tool: "Bash", input: { command: "ls" } }] }]);
+  });
+});
+
+describe("a tool loop still open keeps its assistant rows as Claude Code handed them in", () => {
+  const reads = (files: readonly string[]) => files.map((f) => ({ tool: "Read", input: { file_path: `/project/${f}` }, text: `1\tcontent of ${f}\n` }));
+  /** a finished turn, then a turn whose third call's result is the last row: an automatic compaction mid-turn, thinking on */
+  const midTurn = (): SessionRow[] => [
+    ...turnRows("READFILES a.txt b.txt", reads(["a.txt", "b.txt"]), 1, { thinking: true }),
+    ...turnRows("READFILES c.txt d.txt c.txt", reads(["c.txt", "d.txt", "c.txt"]), 3, { thinking: true, end: "open" }),
+  ];
+  const roles = (rows: readonly SessionRow[]): string[] =>
+    rows.map(
+      (r) => `${r.role === "user" ? (r.toolResults?.length ? "result" : "prompt") : r.toolUses.length > 0 ? "call" : r.text === "" ? "thinking" : "text"}`,
+    );
+
+  test("where the open loop starts: after the last prompt, when the rows end with results; nowhere otherwise", () => {
+    const rows = midTurn();
+    expect(roles(rows.slice(openLoopStart(rows) - 1))).toEqual([
+      "prompt",
+      ...["thinking", "text", "call", "result"],
+      ...["thinking", "text", "call", "result"],
+      ...["thinking", "text", "call", "result"],
+    ]);
+    expect(keptCallIds(rows)).toEqual(new Set(["toolu_0003", "toolu_0004", "toolu_0005"]));
+    const answered = turnRows("READFILES a.txt", reads(["a.txt"]), 1, { thinking: true });
+    const prompted = [...answered, { role: "user" as const, text: "and now?", toolUses: [], handle: "h-prompt" }];
+    for (const closed of [answered, prompted, []]) {
+      expect(openLoopStart(closed)).toBe(closed.length);
+      expect(keptCallIds(closed)).toEqual(new Set());
+    }
+    // no prompt among the rows: the loop is all of them
+    const headless = midTurn().slice(openLoopStart(midTurn()));
+    expect(openLoopStart(headless)).toBe(0);
+  });
+
+  test("unchanged: the loop's thinking, text and tool_use rows come back as the same objects, handles included; every earlier assistant row and every tool_result row is rebuilt without its handle", () => {
+    const rows = midTurn();
+    const out = sessionToRows(rows, rowsToSession(rows, "s").messages);
+    const loop = openLoopStart(rows);
+    rows.forEach((row, i) => {
+      const kept = (row.role === "user" && !row.toolResults?.length) || (row.role === "assistant" && i >= loop);
+      if (kept) expect(out[i]).toBe(row);
+      else expect(out[i]!.handle).toBeUndefined();
+    });
+    expect(out.filter((r) => r.handle !== undefined).length).toBe(2 + 9);
+    expect(claudeResultProblems({ messages: out, tokensBefore: 10, tokensAfter: 10 })).toEqual([]);
+    expect(pairingProblems(out)).toEqual([]);
+  });
+
+  test("a result dropped inside the loop: its tool_result row carries the note, rebuilt; the loop's assistant rows, its call's included, are still as handed in", () => {
+    const rows = midTurn();
+    const s = rowsToSession(rows, "s");
+    const first = rows.findIndex((r) => r.toolResults?.[0]?.tool_use_id === "toolu_0003");
+    const note = "[bc removed 19 chars; bc recall toolu_0003 prints it]";
+    const applied: Message[] = s.messages.map((m, i) => (i === first ? { ...m, toolResults: [{ ...m.toolResults[0]!, text: note }] } : m));
+    const out = sessionToRows(rows, applied);
+    expect(out[first]).toEqual({ role: "user", text: "", toolUses: [], toolResults: [{ tool_use_id: "toolu_0003", text: note, isError: false }] });
+    const call = rows.findIndex((r) => r.toolUses[0]?.tool_use_id === "toolu_0003");
+    expect(out[call]).toBe(rows[call]!);
+    for (let i = openLoopStart(rows); i < rows.length; i++) if (rows[i]!.role === "assistant") expect(out[i]).toBe(rows[i]!);
+  });
+
+  test("an assistant row of the loop bc changed, or one without a handle, is rebuilt (no handle, no thinking) like any other", () => {
+    const rows = midTurn();
+    const loop = openLoopStart(rows);
+    const text = rows.findIndex((r, i) => i >= loop && r.role === "assistant" && r.text !== "");
+    const s = rowsToSession(rows, "s");
+    const changed: Message[] = s.messages.map((m, i) => (i === text ? { ...m, text: `${m.text} (changed)` } : m));
+    const out = sessionToRows(rows, changed);
+    expect(out[text]).toEqual({ role: "assistant", text: `${rows[text]!.text} (changed)`, toolUses: [] });
+    const call = rows.findIndex((r, i) => i >= loop && r.toolUses.length > 0);
+    const calls: Message[] = s.messages.map((m, i) => (i === call ? { ...m, toolCalls: [{ ...m.toolCalls[0]!, name: "Bash" }] } : m));
+    expect(sessionToRows(rows, calls)[call]!.handle).toBeUndefined();
+    const { handle: _, ...bare } = rows[text]!;
+    const unhandled = rows.map((r, i) => (i === text ? bare : r));
+    expect(sessionToRows(unhandled, rowsToSession(unhandled, "s").messages)[text]).toEqual({ role: "assistant", text: bare.text, toolUses: [] });
+  });
+
+  test("a finished turn (a manual or loop compaction between turns) keeps no assistant handle", () => {
+    const rows = turnRows("READFILES a.txt b.txt", reads(["a.txt", "b.txt"]), 1, { thinking: true });
+    const out = sessionToRows(rows, rowsToSession(rows, "s").messages);
+    expect(out.filter((r) => r.handle !== undefined)).toEqual([rows[0]!]);
   });
 });
 
