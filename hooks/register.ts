@@ -70,8 +70,9 @@ export function register(on: On, options: Record<string, unknown>) {
   on("session.compact", async ($, e, next) => {
     const usage = e.trigger === "precompute" ? undefined : await $.session.usage();
     const sessionId = await $.session.id();
-    // the thinking Claude Code's count holds, which the answer drops (main thread, with a count to
-    // take it from); not known, the whole count stands against the budget
+    // the thinking Claude Code's count holds, and each answer's: the answer drops it but the open
+    // tool loop's (main thread, with a count to take it from); not known, the whole count stands
+    // against the budget
     let thinking: ThinkingCount | undefined;
     if (e.agentId === undefined && usage?.context?.tokens !== undefined) {
       try {

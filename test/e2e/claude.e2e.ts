@@ -326,7 +326,7 @@ describe("auto compaction under pressure: the budget reached without the summary
 
 describe("auto compaction of a history heavy in thinking: the budget for what stays", () => {
   test(
-    "the mock thinks (signed) before every answer; bc reads the thinking in Claude Code's count from its messages and leaves it out of the budget, since Claude Code drops it with the rows bc rewrites: the next request lands at the budget, not under it by the thinking's size; no summarizer request",
+    "the mock thinks (signed) before every answer; bc reads the thinking in Claude Code's count from its messages and leaves out of the budget what Claude Code drops with the rows bc rewrites, counting the open tool loop's, which stays: the next request lands at the budget, not under it by the thinking's size; no summarizer request",
     async () => {
       const files = bigAndSmall(8);
       let high = false;
@@ -357,8 +357,12 @@ describe("auto compaction of a history heavy in thinking: the budget for what st
         expect(rec.thinkingTokens).toBe(carried);
         expect(rec.thinkingTokens).toBeGreaterThan(40_000);
         expect(rec.thinkingProblem).toBeUndefined();
+        // the thinking that stays: the open loop's one answer's, which came with the request's answer
+        // (so not in the count), counted against the budget beside what stays with the rows
+        const loopThinking = thinking(requests[after - 1]!.n);
+        expect(rec.keptThinkingTokens).toBe(Math.ceil(loopThinking.length / 4));
         // Claude Code's count: the rows, the thinking, and what stays beside them (system prompt, tools, memory)
-        expect(rec.tokensBefore + rec.thinkingTokens + rec.unseenTokens).toBe(countedTokens);
+        expect(rec.tokensBefore + rec.thinkingTokens + rec.unseenTokens - rec.keptThinkingTokens).toBe(countedTokens);
         expect(rec.budgetTokens + rec.unseenTokens).toBe(150_000);
         expect(rec.escalated).toBe(true);
         expect(rec.tokensAfter).toBeLessThanOrEqual(rec.budgetTokens);
@@ -366,12 +370,12 @@ describe("auto compaction of a history heavy in thinking: the budget for what st
         // answer, which bc hands back with its handle), and at the budget (counted as the
         // thinking stayed, it would be ~50,000 tokens under it)
         const next = requests[after]!.body;
-        expect(thinkingTexts(next)).toEqual([thinking(requests[after - 1]!.n)]);
+        expect(thinkingTexts(next)).toEqual([loopThinking]);
         const nextTokens = Math.ceil(JSON.stringify(next).length / 4);
         expect(nextTokens).toBeLessThanOrEqual(150_000);
         expect(nextTokens).toBeGreaterThan(150_000 - rec.thinkingTokens / 5);
         console.log(
-          `thinking: Claude Code counted ${countedTokens} tokens (~${rec.thinkingTokens} of them thinking, ~${rec.unseenTokens} beside the rows); bc's rows ~${rec.tokensBefore} -> ~${rec.tokensAfter} for a budget of ${rec.budgetTokens}; the next request ${nextTokens} tokens as the mock counts it (budget 150000); hook ${rec.ms} ms`,
+          `thinking: Claude Code counted ${countedTokens} tokens (~${rec.thinkingTokens} of them thinking it drops, ~${rec.unseenTokens} beside the rows with the loop's ~${rec.keptThinkingTokens}); bc's rows ~${rec.tokensBefore} -> ~${rec.tokensAfter} for a budget of ${rec.budgetTokens}; the next request ${nextTokens} tokens as the mock counts it (budget 150000); hook ${rec.ms} ms`,
         );
       } finally {
         await session.close();
@@ -426,6 +430,15 @@ describe("auto compaction mid-turn in a session that thinks: the open tool loop 
         }
         // and no thinking from before the loop: Claude Code rebuilt those rows without it
         expect(thinkingTexts(next.body)).toEqual(answers.map((blocks) => blocks[0].thinking));
+        // the budget counted the loop's thinking, which stays, and left out the rest, as bc estimates text
+        const estimate = (texts: string[]): number => texts.reduce((k, t) => k + Math.ceil(t.length / 4), 0);
+        const countedBody = mock
+          .conversationRequests()
+          .filter((q) => q.n < next.n)
+          .at(-1)!.body;
+        expect(rec.keptThinkingTokens).toBe(estimate(thinkingTexts(next.body)));
+        expect(rec.thinkingTokens).toBe(estimate(thinkingTexts(countedBody)) - estimate(thinkingTexts(next.body).slice(0, -1)));
+        expect(rec.budgetTokens + rec.unseenTokens).toBe(150_000);
         // bc still pruned inside the loop: the first read of lbig.txt, read again since, is a note
         const firstLbig = calls[1]![0]!;
         expect(rec.results.find((x: any) => x.callId === firstLbig)).toMatchObject({ action: "drop" });

@@ -32,6 +32,7 @@ const DecisionRecordSchema = z.looseObject({
   budgetTokens: count.optional(),
   unseenTokens: count.optional(),
   thinkingTokens: count.optional(),
+  keptThinkingTokens: count.optional(),
   thinkingProblem: z.string().optional(),
   escalated: z.boolean(),
   needWeights: z.enum(["shipped", "user"]).optional(),

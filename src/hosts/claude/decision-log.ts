@@ -43,12 +43,15 @@ export interface DecisionRecord {
   readonly budgetTokens?: number;
   /**
    * what the context holds beyond the rows and keeps after bc's answer (system prompt, tool
-   * definitions, memory, attachments), by Claude Code's count less bc's estimate and less
-   * thinkingTokens; without thinkingTokens, the thinking too
+   * definitions, memory, attachments, keptThinkingTokens), by Claude Code's count less bc's
+   * estimate and less thinkingTokens, plus the loop's last answer's thinking, which the count does
+   * not hold; without thinkingTokens, all the thinking in the count
    */
   readonly unseenTokens?: number;
   /** the thinking in Claude Code's count, which bc's answer drops: not counted against the budget */
   readonly thinkingTokens?: number;
+  /** the open tool loop's thinking, which stays with the rows bc hands back as they are: counted against the budget */
+  readonly keptThinkingTokens?: number;
   /** why the thinking could not be told from the rest of Claude Code's count (then it was counted) */
   readonly thinkingProblem?: string;
   /** whether the engine cut beyond the rules to reach the budget */
@@ -116,10 +119,13 @@ export const formatRecord = (r: DecisionRecord, opts: { readonly allResults?: bo
     ...(r.budgetTokens === undefined
       ? []
       : [
-          `  budget ~${tokenCount(r.budgetTokens)} tokens for the rows${r.unseenTokens === undefined ? "" : ` (the window's share less ~${tokenCount(r.unseenTokens)} the rows do not show: system prompt, tools${r.thinkingTokens === undefined ? ", thinking" : ""})`}`,
+          `  budget ~${tokenCount(r.budgetTokens)} tokens for the rows${r.unseenTokens === undefined ? "" : ` (the window's share less ~${tokenCount(r.unseenTokens)} the rows do not show: system prompt, tools${r.thinkingTokens === undefined ? ", thinking" : r.keptThinkingTokens === undefined ? "" : ", the open tool loop's thinking"})`}`,
           ...(r.thinkingTokens === undefined
             ? []
             : [`  thinking ~${tokenCount(r.thinkingTokens)} tokens not counted: Claude Code drops it with the rows bc rewrites`]),
+          ...(r.keptThinkingTokens === undefined
+            ? []
+            : [`  thinking ~${tokenCount(r.keptThinkingTokens)} tokens counted: the open tool loop's, which stays with the rows bc hands back as they are`]),
         ]),
     ...(r.thinkingProblem === undefined ? [] : [`  thinking counted against the budget: ${r.thinkingProblem}`]),
     ...(r.needWeightsProblem === undefined ? [] : [`  need weights: shipped; yours not used: ${r.needWeightsProblem}`]),

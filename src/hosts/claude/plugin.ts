@@ -8,7 +8,7 @@ import { plan } from "../../engine/plan.ts";
 import { type NeedModel, parseNeedModel } from "../../engine/need/model.ts";
 import { DEFAULT_OPTIONS, type Options, type Plan, type Session } from "../../engine/types.ts";
 import type { DecisionRecord, Outcome } from "./decision-log.ts";
-import { orphans, rowsToSession, sessionToRows, validateRows, type SessionRow } from "./rows.ts";
+import { keptCallIds, orphans, rowsToSession, sessionToRows, validateRows, type SessionRow } from "./rows.ts";
 import type { ThinkingCount } from "./thinking.ts";
 
 /** The plugin's options (userConfig in .claude-plugin/plugin.json; keep the two in step). */
@@ -68,9 +68,10 @@ export interface CompactInput {
   readonly rows: readonly SessionRow[];
   readonly usage?: ContextUsage;
   /**
-   * The thinking `usage.tokens` holds (thinking.ts: thinkingInCount), or why it is not known. No
-   * row shows it and bc's answer drops it, so it does not count against the budget; unknown, the
-   * whole count beyond the rows does, as if it stayed.
+   * The thinking `usage.tokens` holds and each answer's (thinking.ts: thinkingInCount), or why it is
+   * not known. No row shows it; bc's answer drops it but for the open tool loop's (the answers
+   * whose rows go back with their handles), so only that counts against the budget; unknown, the
+   * whole count beyond the rows does, as if it all stayed.
    */
   readonly thinking?: ThinkingCount;
   readonly options: PluginOptions;
@@ -108,25 +109,37 @@ const escalated = (p: Plan): boolean => p.decisions.some((d) => d.rule === "esca
 
 /** What the context holds beyond the rows, as far as it stays after bc's answer, and the thinking it does not count. */
 export interface Unseen {
-  /** counted against the budget: the system prompt, tool definitions, memory, attachments kept with prompt rows */
+  /** counted against the budget: the system prompt, tool definitions, memory, attachments kept with prompt rows, and keptThinkingTokens */
   readonly tokens: number;
   /** the thinking Claude Code's count holds, which bc's answer drops: not counted */
   readonly thinkingTokens?: number;
+  /** the open tool loop's thinking, which stays with the rows bc hands back as they are: counted, its last answer's too, which the count does not hold yet */
+  readonly keptThinkingTokens?: number;
   /** why the thinking was not taken out of the count (then it counts, as if it stayed) */
   readonly thinkingProblem?: string;
 }
 
+const sum = (ns: readonly number[]): number => ns.reduce((a, b) => a + b, 0);
+
 /**
  * Tokens of the context the rows do not show and bc's answer leaves in place (the system prompt,
- * tool definitions, memory files, attachments kept with prompt rows): Claude Code's own count,
- * less its thinking (gone once Claude Code rebuilds the rows bc hands back) and bc's estimate of
- * the rows. The budget is the window's share for the whole context, so the rows get the budget
- * less these. Asked for the main thread only (a subagent's usage is not known to be its own), and
- * at most half the budget (a count that is stale or off cannot take the whole budget). Thinking
- * that is not known, or more than the count holds beyond the rows (then the count is not of
- * these messages), is not taken out.
+ * tool definitions, memory files, attachments kept with prompt rows, the open tool loop's
+ * thinking): Claude Code's own count, less the thinking bc's answer drops (gone once Claude Code
+ * rebuilds the rows bc hands back) and bc's estimate of the rows, plus the thinking of the loop's
+ * last answer (it stays, and the count, of the request it answered, does not hold it). The
+ * budget is the window's share for the whole context, so the rows get the budget less these.
+ * Asked for the main thread only (a subagent's usage is not known to be its own), and at most
+ * half the budget (a count that is stale or off cannot take the whole budget) besides that last
+ * thinking. Thinking that is not known, or more than the count holds beyond the rows (then the
+ * count is not of these messages), is not taken out. The loop's answers are told by their tool
+ * calls (keptCallIds): an answer of it without a call, which Claude Code never sends mid-loop,
+ * would count as dropped.
  */
-export const unseenOf = (input: Pick<CompactInput, "agentId" | "usage" | "options" | "thinking">, session: Session, window: number | undefined): Unseen => {
+export const unseenOf = (
+  input: Pick<CompactInput, "agentId" | "usage" | "options" | "thinking" | "rows">,
+  session: Session,
+  window: number | undefined,
+): Unseen => {
   const tokens = input.usage?.tokens;
   if (window === undefined || input.agentId !== undefined || tokens === undefined || !Number.isFinite(tokens)) return { tokens: 0 };
   const share = Math.floor((window * input.options.compactAtPercent) / 100);
@@ -136,13 +149,20 @@ export const unseenOf = (input: Pick<CompactInput, "agentId" | "usage" | "option
   if ("problem" in t) return { tokens: beyondEstimate(tokens, rows, share), thinkingProblem: t.problem };
   if (!Number.isFinite(t.tokens) || t.tokens < 0)
     return { tokens: beyondEstimate(tokens, rows, share), thinkingProblem: `a thinking count that is not a number of tokens (${t.tokens})` };
-  if (t.tokens === 0) return { tokens: beyondEstimate(tokens, rows, share) };
-  if (t.tokens > tokens - rows)
+  const kept = keptCallIds(input.rows);
+  const stays = (t.answers ?? []).filter((a) => a.callIds.some((id) => kept.has(id)));
+  const staysCounted = Math.min(t.tokens, sum(stays.filter((a) => a.counted).map((a) => a.tokens)));
+  const staysAfter = sum(stays.filter((a) => !a.counted).map((a) => a.tokens));
+  const dropped = t.tokens - staysCounted;
+  const keptThinking = staysCounted + staysAfter > 0 ? { keptThinkingTokens: staysCounted + staysAfter } : {};
+  if (dropped === 0) return { tokens: beyondEstimate(tokens, rows, share) + staysAfter, ...keptThinking };
+  if (dropped > tokens - rows)
     return {
-      tokens: beyondEstimate(tokens, rows, share),
-      thinkingProblem: `~${t.tokens} tokens of thinking read, more than Claude Code's count holds beyond the rows (~${Math.max(0, Math.round(tokens - rows))}): counted as if it stayed`,
+      tokens: beyondEstimate(tokens, rows, share) + staysAfter,
+      ...keptThinking,
+      thinkingProblem: `~${dropped} tokens of thinking read, more than Claude Code's count holds beyond the rows (~${Math.max(0, Math.round(tokens - rows))}): counted as if it stayed`,
     };
-  return { tokens: beyondEstimate(tokens - t.tokens, rows, share), thinkingTokens: t.tokens };
+  return { tokens: beyondEstimate(tokens - dropped, rows, share) + staysAfter, thinkingTokens: dropped, ...keptThinking };
 };
 
 /**
@@ -205,6 +225,7 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
     ...(window === undefined ? {} : { window, freedPercent, budgetTokens }),
     ...(unseenTokens > 0 ? { unseenTokens } : {}),
     ...(unseen.thinkingTokens === undefined ? {} : { thinkingTokens: unseen.thinkingTokens }),
+    ...(unseen.keptThinkingTokens === undefined ? {} : { keptThinkingTokens: unseen.keptThinkingTokens }),
     ...(unseen.thinkingProblem === undefined ? {} : { thinkingProblem: unseen.thinkingProblem }),
   };
 

@@ -1,21 +1,34 @@
 // The thinking Claude Code's count of the context holds, read from the messages it builds its next
 // request from (`$.session.messages({ as: "api" })`, blocks intact). No row shows thinking, and
-// Claude Code rebuilds every assistant row bc hands back without it: after bc's compaction the
-// thinking of the compacted history is gone, so it is no part of what the budget must hold.
+// Claude Code rebuilds the assistant rows bc hands back without their handles without it: after
+// bc's compaction, the thinking of the compacted history is gone but the open tool loop's, whose
+// rows bc hands back as they are (rows.ts), so only that thinking is part of what the budget must
+// hold. Each answer's thinking is told with the tool calls it made, by which the plugin knows it.
 // Runs inside Claude Code's hooks worker: no Bun, no Node, no bare package on this path.
 import { estimateTextTokens } from "../../engine/estimate.ts";
 
-/** The thinking the count holds, or why it is not known (then the whole count stands, as before). */
-export type ThinkingCount = { readonly tokens: number } | { readonly problem: string };
+/** One assistant message's thinking: its estimate, the ids of the tool calls the message made, and whether Claude Code's count holds it. */
+export interface AnswerThinking {
+  readonly tokens: number;
+  readonly callIds: readonly string[];
+  readonly counted: boolean;
+}
+
+/**
+ * The thinking the count holds (`tokens`) and each answer's thinking (`answers`, those with any),
+ * or why it is not known (then the whole count stands, as before).
+ */
+export type ThinkingCount = { readonly tokens: number; readonly answers?: readonly AnswerThinking[] } | { readonly problem: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * Estimated tokens of the thinking in the messages Claude Code's count (the last response's input
  * side) was taken over: the thinking blocks of every assistant message but the last, which is that
- * response's own answer. Redacted thinking and signatures are not counted (their size in tokens is
- * not known), and a thinking Claude Code shows summarized counts as its summary: the figure errs
- * low, and thinking counted low only leaves the budget as tight as it was without it.
+ * response's own answer; and each assistant message's thinking, the last's included, with its tool
+ * calls. Redacted thinking and signatures are not counted (their size in tokens is not known), and
+ * a thinking Claude Code shows summarized counts as its summary: the figure errs low, and thinking
+ * counted low only leaves the budget as tight as it was without it.
  */
 export const thinkingInCount = (messages: unknown): ThinkingCount => {
   if (!Array.isArray(messages)) return { problem: `Claude Code's messages are ${isObject(messages) && "deny" in messages ? "denied" : "not a list"}` };
@@ -26,13 +39,19 @@ export const thinkingInCount = (messages: unknown): ThinkingCount => {
     if (m.role === "assistant") last = i;
   }
   let tokens = 0;
+  const answers: AnswerThinking[] = [];
   for (const [i, m] of (messages as { role: string; content: unknown[] }[]).entries()) {
-    if (m.role !== "assistant" || i === last) continue;
+    if (m.role !== "assistant") continue;
+    let thought = 0;
+    const callIds: string[] = [];
     for (const b of m.content) {
+      if (isObject(b) && b.type === "tool_use" && typeof b.id === "string") callIds.push(b.id);
       if (!isObject(b) || b.type !== "thinking") continue;
       if (typeof b.thinking !== "string") return { problem: `a thinking block of Claude Code's message ${i} has no text` };
-      tokens += estimateTextTokens(b.thinking);
+      thought += estimateTextTokens(b.thinking);
     }
+    if (i !== last) tokens += thought;
+    if (thought > 0) answers.push({ tokens: thought, callIds, counted: i !== last });
   }
-  return { tokens };
+  return { tokens, answers };
 };

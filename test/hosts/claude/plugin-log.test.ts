@@ -99,8 +99,8 @@ test("formatRecord: a heading, the figures, and each result that was not kept", 
     "  thinking counted against the budget: Claude Code's messages are denied",
   ]);
   // bc claude log reads both back
-  const back = parseLog(`${JSON.stringify(record({ thinkingTokens: 2_500, thinkingProblem: "x" }))}\n`).records[0]!;
-  expect([back.thinkingTokens, back.thinkingProblem]).toEqual([2_500, "x"]);
+  const back = parseLog(`${JSON.stringify(record({ thinkingTokens: 2_500, keptThinkingTokens: 900, thinkingProblem: "x" }))}\n`).records[0]!;
+  expect([back.thinkingTokens, back.keptThinkingTokens, back.thinkingProblem]).toEqual([2_500, 900, "x"]);
 });
 
 test("formatRecord: a skipped or handed-over compaction changed nothing, and its plan's figures say so", () => {

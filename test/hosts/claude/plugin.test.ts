@@ -333,6 +333,50 @@ describe("compactRows", () => {
         }
       });
 
+      test("the open tool loop's thinking stays with its rows: it counts against the budget, its last answer's too, which the count does not hold", () => {
+        // a finished turn, then a turn whose third call's result is the last row (an automatic compaction mid-turn)
+        const more = [0, 1, 2].map((i) => ({ tool: "Bash", input: { command: `./more${i}.sh` }, text: body(`more${i}`) }));
+        const loopRows = [...inRows, ...turnRows("go on", more, 17, { thinking: true, end: "open" })];
+        const loopTokens = compactRows(input({ rows: loopRows })).record.tokensBefore;
+        const w = Math.round(loopTokens * 1.2);
+        const s = Math.floor(w * 0.6);
+        const answers = [
+          // the compacted history's: dropped
+          { tokens: 1_500, callIds: ["toolu_0001"], counted: true },
+          { tokens: 500, callIds: ["toolu_0002"], counted: true },
+          // the loop's: they stay
+          { tokens: 300, callIds: ["toolu_0017"], counted: true },
+          { tokens: 200, callIds: ["toolu_0018"], counted: true },
+          { tokens: 400, callIds: ["toolu_0019"], counted: false },
+        ];
+        const at = (tokens: number, thinking: CompactInput["thinking"], rows = loopRows) =>
+          compactRows(input({ rows, usage: { window: w, tokens, percent: Math.round((100 * tokens) / w) }, ...(thinking ? { thinking } : {}) })).record;
+        // the count: the rows, 1,000 beside them (system prompt, tools), 2,500 of thinking
+        const record = at(loopTokens + 3_500, { tokens: 2_500, answers });
+        expect(record).toMatchObject({ thinkingTokens: 2_000, keptThinkingTokens: 900, unseenTokens: 1_000 + 500 + 400, budgetTokens: s - 1_900 });
+        expect(record.thinkingProblem).toBeUndefined();
+        const shown = formatRecord(record).split("\n");
+        expect(shown[2]).toEndWith(
+          " tokens for the rows (the window's share less ~1.9k the rows do not show: system prompt, tools, the open tool loop's thinking)",
+        );
+        expect(shown.slice(3, 5)).toEqual([
+          "  thinking ~2.0k tokens not counted: Claude Code drops it with the rows bc rewrites",
+          "  thinking ~900 tokens counted: the open tool loop's, which stays with the rows bc hands back as they are",
+        ]);
+        // all the thinking in the count is the loop's: none is left out
+        const loopOnly = at(loopTokens + 1_500, { tokens: 500, answers: answers.slice(2) });
+        expect(loopOnly).toMatchObject({ keptThinkingTokens: 900, unseenTokens: 1_500 + 400, budgetTokens: s - 1_900 });
+        expect(loopOnly.thinkingTokens).toBeUndefined();
+        // no loop open (the turn ended): all of it is left out, as before
+        const closed = at(
+          rowsTokens + 3_500,
+          { tokens: 2_500, answers: answers.slice(0, 2).concat({ tokens: 500, callIds: ["toolu_0016"], counted: true }) },
+          inRows,
+        );
+        expect(closed).toMatchObject({ thinkingTokens: 2_500, unseenTokens: 1_000 });
+        expect(closed.keptThinkingTokens).toBeUndefined();
+      });
+
       test("a subagent's compaction, or no count: no thinking is taken out of anything", () => {
         expect(withUsage(rowsTokens + 3_000, { agentId: "agent-7", thinking: { tokens: 2_000 } }).record).toMatchObject({ budgetTokens: share });
         const noCount = compactRows(input({ rows: inRows, usage: { window }, thinking: { tokens: 2_000 } })).record;

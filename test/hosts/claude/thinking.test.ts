@@ -8,7 +8,7 @@ const thought = (chars: number) => ({ type: "thinking", thinking: "t".repeat(cha
 const call = (id: string) => ({ type: "tool_use", id, name: "Read", input: { file_path: `/p/${id}` } });
 const result = (id: string) => ({ role: "user", content: [{ type: "tool_result", tool_use_id: id, content: "x".repeat(4_000) }] });
 
-test("every assistant message's thinking but the last's, which came with the response the count is of", () => {
+test("every assistant message's thinking but the last's, which came with the response the count is of; and each answer's, with its calls", () => {
   const messages = [
     { role: "user", content: [{ type: "text", text: "READFILES a b" }] },
     { role: "assistant", content: [thought(400), { type: "text", text: "Step 1." }, call("a")] },
@@ -17,20 +17,33 @@ test("every assistant message's thinking but the last's, which came with the res
     result("b"),
     { role: "assistant", content: [thought(4_000), { type: "text", text: "Done." }] },
   ];
-  expect(thinkingInCount(messages)).toEqual({ tokens: 300 });
+  expect(thinkingInCount(messages)).toEqual({
+    tokens: 300,
+    answers: [
+      { tokens: 100, callIds: ["a"], counted: true },
+      { tokens: 200, callIds: ["b"], counted: true },
+      { tokens: 1_000, callIds: [], counted: false },
+    ],
+  });
   // mid-turn (an automatic compaction): the last response's tool result follows it
-  expect(thinkingInCount(messages.slice(0, 5))).toEqual({ tokens: 100 });
+  expect(thinkingInCount(messages.slice(0, 5))).toEqual({
+    tokens: 100,
+    answers: [
+      { tokens: 100, callIds: ["a"], counted: true },
+      { tokens: 200, callIds: ["b"], counted: false },
+    ],
+  });
 });
 
 test("no thinking, or only redacted thinking (its size is not known): none", () => {
-  expect(thinkingInCount([])).toEqual({ tokens: 0 });
+  expect(thinkingInCount([])).toEqual({ tokens: 0, answers: [] });
   const messages = [
     { role: "user", content: [{ type: "text", text: "go" }] },
     { role: "assistant", content: [{ type: "redacted_thinking", data: "x".repeat(400) }, call("a")] },
     result("a"),
     { role: "assistant", content: [{ type: "text", text: "Done." }] },
   ];
-  expect(thinkingInCount(messages)).toEqual({ tokens: 0 });
+  expect(thinkingInCount(messages)).toEqual({ tokens: 0, answers: [] });
 });
 
 test.each([
