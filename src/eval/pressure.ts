@@ -5,6 +5,8 @@ import { estimateMessageTokens, estimateTextTokens } from "../engine/estimate.ts
 import type { Session } from "../engine/types.ts";
 import type { CutContext } from "./cut.ts";
 import { CLEARED_PLACEHOLDER } from "./methods/baselines.ts";
+import { sessionToHookRows } from "./methods/bc-pressure.ts";
+import { openLoopStart } from "../hosts/claude/rows.ts";
 
 /** the default report's pressure: the history at 95% of the window */
 export const DEFAULT_PRESSURE = 0.95;
@@ -42,15 +44,22 @@ export const pressurePoint = (
 };
 
 /**
- * Tokens of a history that a compaction in its host leaves out by itself. Claude Code: its
- * thinking, since it rebuilds every assistant row a compaction hook hands back without it (and its
- * own summary keeps none); the plugin is told so and does not count it against the budget, and
- * neither does any other method here. Codex: none (a fork keeps the reasoning items it copies).
+ * Tokens of a history that a compaction in its host leaves out by itself. Claude Code: the
+ * thinking of every answer but those of the tool loop the history ends in. A compaction hook's
+ * rows come back rebuilt without thinking, but for the open loop's answers, which must reach the
+ * API with their thinking and go back as they were (hosts/claude/rows.ts); Claude Code's own
+ * summary keeps the last round's too. The plugin is told the same and counts only the thinking
+ * that stays against the budget, and so does every other method here. Codex: none (a fork keeps
+ * the reasoning items it copies).
  */
 export const droppedByHost = (history: Session): number => {
   if (history.host !== "claude") return 0;
+  const messages = history.messages.filter((m) => m.kind !== "meta");
+  const loop = openLoopStart(sessionToHookRows(history));
   let tokens = 0;
-  for (const m of history.messages) if (m.kind === "reasoning") tokens += estimateMessageTokens(m).all;
+  messages.forEach((m, i) => {
+    if (m.kind === "reasoning" && i < loop) tokens += estimateMessageTokens(m).all;
+  });
   return tokens;
 };
 

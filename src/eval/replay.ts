@@ -94,7 +94,7 @@ export interface CutRow {
   readonly pressure?: {
     readonly window: number;
     readonly budget: number;
-    /** Claude Code's thinking, in the history at the pressure and in nothing a compaction leaves (pressure.ts: droppedByHost) */
+    /** Claude Code's thinking but the open tool loop's: in the history at the pressure, in nothing a compaction leaves (pressure.ts: droppedByHost) */
     readonly droppedTokens: number;
     readonly toFree: number;
     readonly methods: Readonly<Record<string, Tally>>;

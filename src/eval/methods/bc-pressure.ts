@@ -7,6 +7,8 @@ import { plan } from "../../engine/plan.ts";
 import { DEFAULT_OPTIONS, type Session } from "../../engine/types.ts";
 import { compactRows, DEFAULT_PLUGIN_OPTIONS } from "../../hosts/claude/plugin.ts";
 import type { SessionRow } from "../../hosts/claude/rows.ts";
+import type { ThinkingCount } from "../../hosts/claude/thinking.ts";
+import { estimateMessageTokens } from "../../engine/estimate.ts";
 import type { BudgetMethod } from "./budget.ts";
 import type { ResultInfo } from "../session-index.ts";
 import { rewritesFrom, rulesByCall } from "./rules.ts";
@@ -19,12 +21,39 @@ import { rewritesFrom, rulesByCall } from "./rules.ts";
 export const sessionToHookRows = (session: Session): SessionRow[] =>
   session.messages
     .filter((m) => m.kind !== "meta")
-    .map((m) => ({
+    .map((m, i) => ({
       role: m.role === "assistant" ? "assistant" : "user",
       text: m.kind === "reasoning" ? "" : m.text,
       toolUses: m.toolCalls.map((c) => ({ tool_use_id: c.id, tool: c.name, input: c.input })),
       ...(m.toolResults.length === 0 ? {} : { toolResults: m.toolResults.map((r) => ({ tool_use_id: r.callId, text: r.text, isError: r.isError })) }),
+      // every row Claude Code hands in carries one
+      handle: `row-${i}`,
     }));
+
+/**
+ * The thinking in the history as the hook reads it from Claude Code's messages (thinking.ts):
+ * each answer's (the assistant messages between two user messages, as the API joins them) with
+ * the tool calls it made. All of it is in the count here: the pressure's history holds it all.
+ */
+export const thinkingOf = (session: Session): ThinkingCount => {
+  const answers: { tokens: number; callIds: string[]; counted: boolean }[] = [];
+  let open: { tokens: number; callIds: string[]; counted: boolean } | undefined;
+  for (const m of session.messages) {
+    if (m.kind === "meta") continue;
+    if (m.role !== "assistant") {
+      open = undefined;
+      continue;
+    }
+    if (open === undefined) {
+      open = { tokens: 0, callIds: [], counted: true };
+      answers.push(open);
+    }
+    if (m.kind === "reasoning") open.tokens += estimateMessageTokens(m).all;
+    open.callIds.push(...m.toolCalls.map((c) => c.id));
+  }
+  const thought = answers.filter((a) => a.tokens > 0);
+  return { tokens: thought.reduce((n, a) => n + a.tokens, 0), answers: thought };
+};
 
 /**
  * The text the plugin's rows hold in place of each of `results` whose text changed, found by call
@@ -51,14 +80,14 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
     if (prefix.host === "claude") {
       // Claude Code's count of the context is the whole history's, and the plugin is told the
       // thinking in it, as the hook reads it from Claude Code's messages: it sets what its rows
-      // leave out and stays (meta records) against the budget itself, and not the thinking, which
-      // the host drops, and so frees what the others free
+      // leave out and stays (meta records, the open tool loop's thinking) against the budget
+      // itself, and not the thinking the host drops, and so frees what the others free
       const { answer, record } = compactRows({
         trigger: "auto",
         sessionId: prefix.id,
         rows: sessionToHookRows(prefix),
         usage: { tokens: point.tokensBefore, window: point.window, percent: Math.round(point.pressure * 1000) / 10 },
-        thinking: { tokens: point.droppedTokens },
+        thinking: thinkingOf(prefix),
         options: DEFAULT_PLUGIN_OPTIONS,
         now: () => 0,
         // the plugin reads a weights file's text, as the host hands it
