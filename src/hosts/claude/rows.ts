@@ -69,7 +69,9 @@ export const openLoopStart = (rows: readonly SessionRow[]): number => {
 
 /** The ids of the tool calls of the assistant rows that go back with their handles (the open loop's), as far as bc leaves them as they are. */
 export const keptCallIds = (rows: readonly SessionRow[]): Set<string> =>
-  new Set(rows.slice(openLoopStart(rows)).flatMap((r) => (r.role === "assistant" && r.handle !== undefined ? r.toolUses.map((u) => u.tool_use_id) : [])));
+  new Set(
+    rows.slice(openLoopStart(rows)).flatMap((r) => (r.role === "assistant" && r.handle !== undefined ? (r.toolUses ?? []).map((u) => u.tool_use_id) : [])),
+  );
 
 /** One Message per row, in order; `source.record` is the row's index. */
 export const rowsToSession = (rows: readonly SessionRow[], id: string): Session => {
@@ -103,12 +105,16 @@ const rebuildUser = (m: Message): SessionRow => ({
 });
 
 /** Whether an assistant message is its row as handed in: the same text and the same calls, in order (the engine never changes either). */
-const sameAssistant = (row: SessionRow, m: Message): boolean =>
-  row.role === "assistant" &&
-  m.role === "assistant" &&
-  m.text === row.text &&
-  m.toolCalls.length === row.toolUses.length &&
-  m.toolCalls.every((c, k) => c.id === row.toolUses[k]?.tool_use_id && c.name === row.toolUses[k]?.tool);
+const sameAssistant = (row: SessionRow, m: Message): boolean => {
+  const uses = row.toolUses ?? [];
+  return (
+    row.role === "assistant" &&
+    m.role === "assistant" &&
+    m.text === row.text &&
+    m.toolCalls.length === uses.length &&
+    m.toolCalls.every((c, k) => c.id === uses[k]?.tool_use_id && c.name === uses[k]?.tool)
+  );
+};
 
 /**
  * The rows to hand back for `messages` (the engine's output over `rowsToSession(rows)`).

@@ -237,4 +237,19 @@ describe("the runtime guards agree with the independent 7.5 mirror", () => {
     expect(validateRows(rows)).toEqual([]);
     expect(orphans(rows)).toEqual([]);
   });
+
+  test("an open loop's assistant row without toolUses (a thinking row) is kept with its handle; its calls are none", () => {
+    const rows = [
+      { role: "user", text: "go", handle: "h-prompt" },
+      { role: "assistant", text: "", handle: "h-thinking" },
+      { role: "assistant", text: "", toolUses: [{ tool_use_id: "a", tool: "Read", input: {} }], handle: "h-call" },
+      { role: "user", text: "", toolResults: [{ tool_use_id: "a", text: "1\tx", isError: false }], handle: "h-result" },
+    ] as unknown as SessionRow[];
+    expect(validateRows(rows)).toEqual([]);
+    expect(keptCallIds(rows)).toEqual(new Set(["a"]));
+    const out = sessionToRows(rows, rowsToSession(rows, "s").messages);
+    expect(out.slice(0, 3)).toEqual(rows.slice(0, 3));
+    out.slice(0, 3).forEach((r, i) => expect(r).toBe(rows[i]!));
+    expect(out[3]!.handle).toBeUndefined();
+  });
 });
