@@ -141,3 +141,16 @@ test("messages that do not answer: the compaction goes on without them after 2 s
     jest.useRealTimers();
   }
 });
+
+test("a messages call that throws before it answers (a Claude Code without it): the compaction goes on with the whole count against the budget", async () => {
+  const { compact, records } = host({
+    messages: () => {
+      throw new TypeError("$.session.messages is not a function");
+    },
+  });
+  await compact();
+  const [r] = records();
+  expect(r!.outcome).not.toBe("skipped");
+  expect(r!.thinkingTokens).toBeUndefined();
+  expect(r!.thinkingProblem).toBe("Claude Code's messages were not read ($.session.messages is not a function)");
+});
