@@ -4,12 +4,11 @@
 // starts a turn so the work goes on. Whatever fails, the thread keeps its history (a revert is only
 // sent once the items to inject are ready, and a failed injection puts the unpruned items back),
 // and the marker says the last attempt failed: the next compaction is Codex's.
-import { rebuildHistory } from "../history.ts";
-import { contentText, isInjectedContext, isPersonMessage, type MessageItem, sentForm } from "../items.ts";
+import { contentText, isPersonMessage, type MessageItem } from "../items.ts";
 import { readRollout } from "../rollout.ts";
 import { type AppServerClient, connectSocket, controlSocketPath } from "./app-server.ts";
 import { configuredLimit } from "./hook.ts";
-import { type LivePlan, planFigures, planLive, replacedHistory, startedTurnId } from "./plan.ts";
+import { type LivePlan, planFigures, planLive, startedTurnId } from "./plan.ts";
 import { appendLog, clearMarker, type LiveRecord, writeMarker } from "./state.ts";
 
 /** The message that restarts the work after an automatic compaction was answered by bc. */
@@ -157,14 +156,6 @@ export const runApplier = async (opts: ApplierOptions, deps: ApplierDeps = {}): 
     const read = turnIdsIn(rollout);
     const unseen = turns.find((t) => t.id !== opts.turnId && (!read.has(t.id) || t.status === "inProgress"));
     if (unseen !== undefined) throw new ApplyFailure(`turn ${unseen.id} began after bc read the rollout (a new message?); nothing was changed`);
-    // what puts the thread back as it was, should the injection fail after the revert (the
-    // SessionStart hooks' context aside: Codex writes it anew after the revert)
-    const revertLine =
-      rollout.lines.find((l) => l.kind === "event_msg" && l.payload.type === "task_started" && startedTurnId(l.payload) === plan!.revertTurnId)?.index ??
-      Infinity;
-    const original = replacedHistory(rollout, rebuildHistory(rollout).items, revertLine)
-      .replaced.filter((h) => !isInjectedContext(h.item))
-      .map((h) => sentForm(h.item));
     if ((await readThread(client, threadId)).status.type !== "idle")
       throw new ApplyFailure("the thread became busy again (a new message?); nothing was changed");
     // 3. revert, inject
@@ -179,7 +170,7 @@ export const runApplier = async (opts: ApplierOptions, deps: ApplierDeps = {}): 
     } catch (e) {
       let restored = "and putting the original items back failed too";
       try {
-        await client.request("thread/inject_items", { threadId, items: original });
+        await client.request("thread/inject_items", { threadId, items: plan.originalItems });
         restored = "the original items were put back";
       } catch {}
       throw new ApplyFailure(`the injection failed (${(e as Error).message}); ${restored}`);

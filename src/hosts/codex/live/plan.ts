@@ -48,6 +48,11 @@ export interface LivePlan {
   readonly revertTurnId?: string;
   /** what `thread/inject_items` appends */
   readonly items: readonly Json[];
+  /**
+   * the revised turns' history as it stands, Codex's context and the SessionStart hooks' left out
+   * (Codex writes them anew after the revert): what puts the thread back should the injection fail
+   */
+  readonly originalItems: readonly Json[];
   /** items kept in front (an earlier injected block, Codex's summary), not counting Codex's context */
   readonly fixedItems: number;
   /** history items that are reverted and injected again */
@@ -98,11 +103,7 @@ const isHookMessage = (h: HistoryItem): boolean =>
  * hold it twice. The fork keeps them: a resumed fork holds the old and the new, as Codex's own resume
  * of the source does; here bc stands in for a compaction, after which Codex holds the context once.
  */
-export const replacedHistory = (
-  rollout: Rollout,
-  items: readonly HistoryItem[],
-  turnLine: number,
-): { replaced: HistoryItem[]; sessionStartRuns: HistoryItem[][] } => {
+const replacedHistory = (rollout: Rollout, items: readonly HistoryItem[], turnLine: number): { replaced: HistoryItem[]; sessionStartRuns: HistoryItem[][] } => {
   // the line of the task_started each line comes after
   const turnOf: number[] = [];
   let started = -1;
@@ -165,6 +166,7 @@ const notFit = (reason: string, base: Partial<LivePlan> = {}): LivePlan => ({
   fits: false,
   reason,
   items: [],
+  originalItems: [],
   fixedItems: 0,
   revisedItems: 0,
   tokensBefore: 0,
@@ -233,8 +235,9 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
       : estimateTokens(Buffer.byteLength(String(meta?.base_instructions?.text ?? "")));
   const frame = overhead + codexTokens(context) + codexTokens(fixed) + codexTokens(rerun);
   const tokensBefore = overhead + historyTokens;
-  const base = { revertTurnId: turn.turnId, fixedItems: fixed.length, revisedItems: revised.length, tokensBefore, limit, target };
-  if (revised.filter((h) => !isInjectedContext(h.item)).length === 0)
+  const originalItems = revised.filter((h) => !isInjectedContext(h.item)).map(sent);
+  const base = { revertTurnId: turn.turnId, fixedItems: fixed.length, revisedItems: revised.length, originalItems, tokensBefore, limit, target };
+  if (originalItems.length === 0)
     return notFit(fixed.length > 0 ? `only ${keptPart} is left, which bc leaves as it is` : "nothing to prune", {
       ...base,
       tokensAfter: tokensBefore,
