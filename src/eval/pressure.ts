@@ -1,12 +1,12 @@
 // The pressure mode's arithmetic: a cut compacted as an automatic compaction with the history
 // at a given share of the window, down to the budget the Claude Code plugin uses by default.
 import { DEFAULT_PLUGIN_OPTIONS } from "../hosts/claude/plugin.ts";
-import { estimateMessageTokens, estimateTextTokens } from "../engine/estimate.ts";
+import { estimateTextTokens } from "../engine/estimate.ts";
 import type { Session } from "../engine/types.ts";
 import type { CutContext } from "./cut.ts";
 import { CLEARED_PLACEHOLDER } from "./methods/baselines.ts";
-import { sessionToHookRows } from "./methods/bc-pressure.ts";
-import { openLoopStart } from "../hosts/claude/rows.ts";
+import { sessionToHookRows, thinkingOf } from "./methods/bc-pressure.ts";
+import { thinkingThatStays } from "../hosts/claude/thinking.ts";
 
 /** the default report's pressure: the history at 95% of the window */
 export const DEFAULT_PRESSURE = 0.95;
@@ -48,19 +48,14 @@ export const pressurePoint = (
  * thinking of every answer but those of the tool loop the history ends in. A compaction hook's
  * rows come back rebuilt without thinking, but for the open loop's answers, which must reach the
  * API with their thinking and go back as they were (hosts/claude/rows.ts); Claude Code's own
- * summary keeps the last round's too. The plugin is told the same and counts only the thinking
- * that stays against the budget, and so does every other method here. Codex: none (a fork keeps
- * the reasoning items it copies).
+ * summary keeps the last round's too. The plugin is told the same thinking (thinkingOf) and counts
+ * only what stays against the budget (hosts/claude/thinking.ts: thinkingThatStays), and so does
+ * every other method here. Codex: none (a fork keeps the reasoning items it copies).
  */
 export const droppedByHost = (history: Session): number => {
   if (history.host !== "claude") return 0;
-  const messages = history.messages.filter((m) => m.kind !== "meta");
-  const loop = openLoopStart(sessionToHookRows(history));
-  let tokens = 0;
-  messages.forEach((m, i) => {
-    if (m.kind === "reasoning" && i < loop) tokens += estimateMessageTokens(m).all;
-  });
-  return tokens;
+  const thinking = thinkingOf(history);
+  return thinking.tokens - thinkingThatStays(thinking, sessionToHookRows(history)).counted;
 };
 
 /** The least any method leaves in a removed result's place (a call keeps its result): the shortest placeholder. */

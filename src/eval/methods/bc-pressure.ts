@@ -7,7 +7,7 @@ import { plan } from "../../engine/plan.ts";
 import { DEFAULT_OPTIONS, type Session } from "../../engine/types.ts";
 import { compactRows, DEFAULT_PLUGIN_OPTIONS } from "../../hosts/claude/plugin.ts";
 import type { SessionRow } from "../../hosts/claude/rows.ts";
-import type { ThinkingCount } from "../../hosts/claude/thinking.ts";
+import type { ThinkingRead } from "../../hosts/claude/thinking.ts";
 import { estimateMessageTokens } from "../../engine/estimate.ts";
 import type { BudgetMethod } from "./budget.ts";
 import type { ResultInfo } from "../session-index.ts";
@@ -35,7 +35,7 @@ export const sessionToHookRows = (session: Session): SessionRow[] =>
  * each answer's (the assistant messages between two user messages, as the API joins them) with
  * the tool calls it made. All of it is in the count here: the pressure's history holds it all.
  */
-export const thinkingOf = (session: Session): ThinkingCount => {
+export const thinkingOf = (session: Session): ThinkingRead => {
   const answers: { tokens: number; callIds: string[]; counted: boolean }[] = [];
   let open: { tokens: number; callIds: string[]; counted: boolean } | undefined;
   for (const m of session.messages) {

@@ -8,8 +8,8 @@ import { plan } from "../../engine/plan.ts";
 import { type NeedModel, parseNeedModel } from "../../engine/need/model.ts";
 import { DEFAULT_OPTIONS, type Options, type Plan, type Session } from "../../engine/types.ts";
 import type { DecisionRecord, Outcome } from "./decision-log.ts";
-import { keptCallIds, orphans, rowsToSession, sessionToRows, validateRows, type SessionRow } from "./rows.ts";
-import type { ThinkingCount } from "./thinking.ts";
+import { orphans, rowsToSession, sessionToRows, validateRows, type SessionRow } from "./rows.ts";
+import { type ThinkingCount, thinkingThatStays } from "./thinking.ts";
 
 /** The plugin's options (userConfig in .claude-plugin/plugin.json; keep the two in step). */
 export interface PluginOptions {
@@ -119,8 +119,6 @@ export interface Unseen {
   readonly thinkingProblem?: string;
 }
 
-const sum = (ns: readonly number[]): number => ns.reduce((a, b) => a + b, 0);
-
 /**
  * Tokens of the context the rows do not show and bc's answer leaves in place (the system prompt,
  * tool definitions, memory files, attachments kept with prompt rows, the open tool loop's
@@ -131,9 +129,7 @@ const sum = (ns: readonly number[]): number => ns.reduce((a, b) => a + b, 0);
  * Asked for the main thread only (a subagent's usage is not known to be its own), and at most
  * half the budget (a count that is stale or off cannot take the whole budget) besides that last
  * thinking. Thinking that is not known, or more than the count holds beyond the rows (then the
- * count is not of these messages), is not taken out. The loop's answers are told by their tool
- * calls (keptCallIds): an answer of it without a call, which Claude Code never sends mid-loop,
- * would count as dropped.
+ * count is not of these messages), is not taken out. What stays: thinking.ts, thinkingThatStays.
  */
 export const unseenOf = (
   input: Pick<CompactInput, "agentId" | "usage" | "options" | "thinking" | "rows">,
@@ -149,10 +145,7 @@ export const unseenOf = (
   if ("problem" in t) return { tokens: beyondEstimate(tokens, rows, share), thinkingProblem: t.problem };
   if (!Number.isFinite(t.tokens) || t.tokens < 0)
     return { tokens: beyondEstimate(tokens, rows, share), thinkingProblem: `a thinking count that is not a number of tokens (${t.tokens})` };
-  const kept = keptCallIds(input.rows);
-  const stays = (t.answers ?? []).filter((a) => a.callIds.some((id) => kept.has(id)));
-  const staysCounted = Math.min(t.tokens, sum(stays.filter((a) => a.counted).map((a) => a.tokens)));
-  const staysAfter = sum(stays.filter((a) => !a.counted).map((a) => a.tokens));
+  const { counted: staysCounted, after: staysAfter } = thinkingThatStays(t, input.rows);
   const dropped = t.tokens - staysCounted;
   const keptThinking = staysCounted + staysAfter > 0 ? { keptThinkingTokens: staysCounted + staysAfter } : {};
   if (dropped === 0) return { tokens: beyondEstimate(tokens, rows, share) + staysAfter, ...keptThinking };

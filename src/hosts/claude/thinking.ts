@@ -6,6 +6,7 @@
 // hold. Each answer's thinking is told with the tool calls it made, by which the plugin knows it.
 // Runs inside Claude Code's hooks worker: no Bun, no Node, no bare package on this path.
 import { estimateTextTokens } from "../../engine/estimate.ts";
+import { keptCallIds, type SessionRow } from "./rows.ts";
 
 /** One assistant message's thinking: its estimate, the ids of the tool calls the message made, and whether Claude Code's count holds it. */
 export interface AnswerThinking {
@@ -14,11 +15,14 @@ export interface AnswerThinking {
   readonly counted: boolean;
 }
 
-/**
- * The thinking the count holds (`tokens`) and each answer's thinking (`answers`, those with any),
- * or why it is not known (then the whole count stands, as before).
- */
-export type ThinkingCount = { readonly tokens: number; readonly answers?: readonly AnswerThinking[] } | { readonly problem: string };
+/** The thinking the count holds (`tokens`) and each answer's thinking (`answers`, those with any). */
+export interface ThinkingRead {
+  readonly tokens: number;
+  readonly answers?: readonly AnswerThinking[];
+}
+
+/** The thinking read, or why it is not known (then the whole count stands, as before). */
+export type ThinkingCount = ThinkingRead | { readonly problem: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -54,4 +58,23 @@ export const thinkingInCount = (messages: unknown): ThinkingCount => {
     if (thought > 0) answers.push({ tokens: thought, callIds, counted: i !== last });
   }
   return { tokens, answers };
+};
+
+/**
+ * The thinking that stays after bc's answer over `rows`: the answers whose calls go back with their
+ * rows' handles (rows.ts: keptCallIds, the open tool loop's). `counted` is what the count holds of
+ * it (at most `thinking.tokens`), `after` what it does not hold yet (the loop's last answer's). The
+ * loop's answers are told by their tool calls: one without a call, which Claude Code never sends
+ * mid-loop, counts as dropped.
+ */
+export const thinkingThatStays = (thinking: ThinkingRead, rows: readonly SessionRow[]): { readonly counted: number; readonly after: number } => {
+  const kept = keptCallIds(rows);
+  let counted = 0;
+  let after = 0;
+  for (const a of thinking.answers ?? []) {
+    if (!a.callIds.some((id) => kept.has(id))) continue;
+    if (a.counted) counted += a.tokens;
+    else after += a.tokens;
+  }
+  return { counted: Math.min(thinking.tokens, counted), after };
 };
