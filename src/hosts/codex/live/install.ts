@@ -33,9 +33,20 @@ export const hookCommand = (self: readonly string[] = selfCommand()): string => 
 
 type Json = Record<string, any>;
 
-const readHooks = (path: string): Json | undefined => {
+/** A file in $CODEX_HOME, undefined when it is not there; one that cannot be read (a folder in its place) is named, before bc changes anything. */
+const readIfThere = (path: string): Buffer | undefined => {
   if (!existsSync(path)) return undefined;
-  const text = readFileSync(path, "utf8");
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    throw new BcError("bad-input", `${path}: cannot be read (${(e as Error).message})`, "fix it by hand; bc changes nothing in a file it cannot read");
+  }
+};
+
+const readHooks = (path: string): Json | undefined => {
+  const bytes = readIfThere(path);
+  if (bytes === undefined) return undefined;
+  const text = bytes.toString("utf8");
   try {
     const v = JSON.parse(text);
     if (typeof v !== "object" || v === null || Array.isArray(v)) throw new Error("not an object");
@@ -182,7 +193,7 @@ export const install = async (opts: {
   const before = readHooks(path);
   const old = readState(codexHome);
   const cfg = configPath(codexHome);
-  const original = existsSync(cfg) ? readFileSync(cfg) : undefined;
+  const original = readIfThere(cfg);
   // the trust table bc wrote before stays until a new one is taken (it is still bc's to remove)
   const oldTrust = old?.trustText !== undefined && original?.toString("utf8").includes(old.trustText) ? old.trustText : undefined;
   const createdHooksFile = old?.createdHooksFile ?? before === undefined;
@@ -242,9 +253,8 @@ const withoutLast = (text: string, piece: string): string => {
 /** Remove exactly the text bc appended to config.toml; true when it was there. */
 const removeTrust = (codexHome: string, text: string): boolean => {
   const cfg = configPath(codexHome);
-  if (!existsSync(cfg)) return false;
-  const now = readFileSync(cfg, "utf8");
-  if (!now.includes(text)) return false;
+  const now = readIfThere(cfg)?.toString("utf8");
+  if (now === undefined || !now.includes(text)) return false;
   writeFiles([{ path: cfg, text: withoutLast(now, text) }], "config.toml is as it was, bc's trust entry still in it");
   return true;
 };
