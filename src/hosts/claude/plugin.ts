@@ -140,18 +140,19 @@ export const unseenOf = (
   if (window === undefined || input.agentId !== undefined || tokens === undefined || !Number.isFinite(tokens)) return { tokens: 0 };
   const share = Math.floor((window * input.options.compactAtPercent) / 100);
   const rows = estimateSessionTokens(session).total;
+  // the whole count beyond the rows, the thinking in it too: what stands when none is taken out
+  const whole = beyondEstimate(tokens, rows, share);
   const t = input.thinking;
-  if (t === undefined) return { tokens: beyondEstimate(tokens, rows, share) };
-  if ("problem" in t) return { tokens: beyondEstimate(tokens, rows, share), thinkingProblem: t.problem };
-  if (!Number.isFinite(t.tokens) || t.tokens < 0)
-    return { tokens: beyondEstimate(tokens, rows, share), thinkingProblem: `a thinking count that is not a number of tokens (${t.tokens})` };
+  if (t === undefined) return { tokens: whole };
+  if ("problem" in t) return { tokens: whole, thinkingProblem: t.problem };
+  if (!Number.isFinite(t.tokens) || t.tokens < 0) return { tokens: whole, thinkingProblem: `a thinking count that is not a number of tokens (${t.tokens})` };
   const { counted: staysCounted, after: staysAfter } = thinkingThatStays(t, input.rows);
   const dropped = t.tokens - staysCounted;
   const keptThinking = staysCounted + staysAfter > 0 ? { keptThinkingTokens: staysCounted + staysAfter } : {};
-  if (dropped === 0) return { tokens: beyondEstimate(tokens, rows, share) + staysAfter, ...keptThinking };
+  if (dropped === 0) return { tokens: whole + staysAfter, ...keptThinking };
   if (dropped > tokens - rows)
     return {
-      tokens: beyondEstimate(tokens, rows, share) + staysAfter,
+      tokens: whole + staysAfter,
       ...keptThinking,
       thinkingProblem: `~${dropped} tokens of thinking read, more than Claude Code's count holds beyond the rows (~${Math.max(0, Math.round(tokens - rows))}): counted as if it stayed`,
     };
