@@ -2,7 +2,8 @@
 // ($.session.messages({ as: "api" })), shaped as Claude Code 2.1.328 and 2.1.332 answer it: one
 // assistant message per response, its thinking block first, signed.
 import { expect, test } from "bun:test";
-import { thinkingInCount } from "../../../src/hosts/claude/thinking.ts";
+import { thinkingInCount, thinkingThatStays } from "../../../src/hosts/claude/thinking.ts";
+import { turnRows } from "../../e2e/support/claude-fixtures.ts";
 
 const thought = (chars: number) => ({ type: "thinking", thinking: "t".repeat(chars), signature: "sig" });
 const call = (id: string) => ({ type: "tool_use", id, name: "Read", input: { file_path: `/p/${id}` } });
@@ -65,4 +66,21 @@ test.each([
   const got = thinkingInCount(messages);
   if (!("problem" in got)) throw new Error(`expected a problem, got ${JSON.stringify(got)}`);
   expect(got.problem).toContain(problem);
+});
+
+test("what stays after bc's answer: the answers whose calls the open tool loop's rows carry; the count's part at most what it holds; an answer without a call goes", () => {
+  const step = (n: number) => ({ tool: "Bash", input: { command: `./s${n}.sh` }, text: `out ${n}` });
+  // a finished turn (toolu_0001), then a loop still open (toolu_0002, toolu_0003)
+  const rows = [...turnRows("first", [step(1)], 1, { thinking: true }), ...turnRows("go on", [step(2), step(3)], 2, { thinking: true, end: "open" })];
+  const answers = [
+    { tokens: 500, callIds: ["toolu_0001"], counted: true },
+    { tokens: 70, callIds: [], counted: true },
+    { tokens: 300, callIds: ["toolu_0002"], counted: true },
+    { tokens: 400, callIds: ["toolu_0003"], counted: false },
+  ];
+  expect(thinkingThatStays({ tokens: 870, answers }, rows)).toEqual({ counted: 300, after: 400 });
+  expect(thinkingThatStays({ tokens: 200, answers }, rows)).toEqual({ counted: 200, after: 400 });
+  // the turn ended: nothing stays
+  expect(thinkingThatStays({ tokens: 870, answers }, turnRows("first", [step(1)], 1, { thinking: true }))).toEqual({ counted: 0, after: 0 });
+  expect(thinkingThatStays({ tokens: 870 }, rows)).toEqual({ counted: 0, after: 0 });
 });
