@@ -20,7 +20,7 @@ import { lineSpans, writeAtomically } from "../../util/jsonl.ts";
 import { type HistoryItem, rebuildHistory } from "./history.ts";
 import {
   contentText,
-  developerAuthor,
+  developerAuthorOf,
   isInjectedContext,
   isOutputItem,
   isSentToModel,
@@ -261,13 +261,14 @@ export const plannedHistory = (history: readonly HistoryItem[], pruning: Pick<Pr
 /** The developer messages a fork written with `fresh` keeps in its history (every one but Codex's own context). */
 export const keptDeveloperMessages = (history: readonly HistoryItem[], rollout: Rollout): KeptDeveloperMessage[] =>
   history.flatMap(({ item, origin }) => {
-    if (item.type !== "message" || (item as MessageItem).role !== "developer" || isInjectedContext(item)) return [];
+    const author = developerAuthorOf(item);
+    if (author === undefined || author === "codex") return [];
     const m = item as MessageItem;
     const line = origin.line < 0 ? undefined : rollout.lines[origin.line]?.lineNo;
     return [
       {
         ...(line === undefined ? {} : { line }),
-        author: developerAuthor(m) === "hook" ? "hook" : "unknown",
+        author,
         tokens: codexTokens([sentForm(m)]),
         opening: contentText(m.content).trimStart().split("\n")[0]!.slice(0, OPENING_CHARS),
       },

@@ -343,6 +343,10 @@ export const developerAuthor = (m: MessageItem): DeveloperAuthor => {
   return "unknown";
 };
 
+/** Who wrote an item that is a developer message (developerAuthor); undefined for any other item. */
+export const developerAuthorOf = (item: ResponseItem): DeveloperAuthor | undefined =>
+  item.type === "message" && (item as MessageItem).role === "developer" ? developerAuthor(item as MessageItem) : undefined;
+
 /**
  * The context Codex injects itself and injects anew on resume: `fresh` leaves it for Codex to
  * inject. System messages (never sent), Codex's own developer messages, and the user-role context it

@@ -17,7 +17,7 @@ import type { RuleId, RuleTotals } from "../../../engine/types.ts";
 import { enginePruner, plannedHistory } from "../fork.ts";
 import type { HistoryItem } from "../history.ts";
 import { rebuildHistory } from "../history.ts";
-import { developerAuthor, isInjectedContext, type MessageItem, sentForm } from "../items.ts";
+import { developerAuthorOf, isInjectedContext, sentForm } from "../items.ts";
 import { recordedUsage, sessionMeta, type Rollout } from "../rollout.ts";
 
 type Json = Record<string, any>;
@@ -90,8 +90,7 @@ export const firstTurnAfter = (rollout: Rollout, afterLine: number): { turnId: s
   return undefined;
 };
 
-const isHookMessage = (h: HistoryItem): boolean =>
-  h.item.type === "message" && (h.item as MessageItem).role === "developer" && developerAuthor(h.item as MessageItem) === "hook";
+const isHookMessage = (h: HistoryItem): boolean => developerAuthorOf(h.item) === "hook";
 
 /**
  * The history items after `turnLine` that bc replaces, and apart from them the SessionStart hooks'
