@@ -305,31 +305,26 @@ function* everyItem(rollout: Rollout): Generator<Placed> {
 }
 
 /**
- * The context Codex injects when it resumes a fork written with `fresh`, as the rollout shows it:
- * Codex's initial context (its developer message, and the user message with AGENTS.md and the
- * environment), which it writes at once at the thread's start and after a compaction. That is the
- * first run of injected context in the history; the later ones (an environment or a permissions
- * change, a skills update) are not injected again. A hook's developer message is no part of it: the
- * fork keeps it in the history. A history holding none (a fork Codex has not resumed yet) takes the
- * first run in the rollout's lines.
+ * The context Codex injects when it resumes a fork written with `context`, as the rollout shows it:
+ * with `keep`, none (the history keeps its own); with `fresh`, Codex's initial context (its
+ * developer message, and the user message with AGENTS.md and the environment), which it writes at
+ * once at the thread's start and after a compaction. That is the first run of injected context in
+ * the history; the later ones (an environment or a permissions change, a skills update) are not
+ * injected again. A hook's developer message is no part of it: the fork keeps it in the history. A
+ * history holding none (a fork Codex has not resumed yet) takes the first run in the rollout's lines.
  */
-export const reinjectedContext = (history: readonly HistoryItem[], rollout: Rollout): ResponseItem[] => {
+export const reinjectedContext = (history: readonly HistoryItem[], rollout: Rollout, context: ContextMode): ResponseItem[] => {
+  if (context === "keep") return [];
   const inHistory = firstContextRun(history.map((h) => ({ item: h.item, line: h.origin.line })));
   return inHistory.length > 0 ? inHistory : firstContextRun(everyItem(rollout));
 };
 
 /**
- * What the resumed thread holds before its first prompt, as Codex counts it: the fork's history
- * (for `fresh`, without the context the source holds) and, for `fresh`, the one set of context
- * Codex injects after it (`reinjected`, reinjectedContext). With `keep` the history keeps its
- * context and nothing is injected.
+ * What the resumed thread holds before its first prompt, as Codex counts it: the fork's history as
+ * Codex is told it (`told`: its token_count, for `fresh` without the context the source holds) and
+ * the context Codex injects after it (`reinjected`: reinjectedContext).
  */
-export const heldTokens = (
-  history: readonly HistoryItem[],
-  pruning: Pick<Pruning, "outputs">,
-  context: ContextMode,
-  reinjected: readonly ResponseItem[],
-): number => codexTokens(plannedHistory(history, pruning, context)) + (context === "fresh" ? codexTokens(reinjected) : 0);
+export const heldTokens = (told: number, reinjected: readonly ResponseItem[]): number => told + codexTokens(reinjected);
 
 /** A record as one JSON line, with the (large) replacement history spliced in as already-serialized text. */
 const recordLine = (record: Json, replacementJson: string): string => {
@@ -456,7 +451,7 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
     historyItems: replacement.length,
     keptDeveloper: options.context === "fresh" ? keptDeveloperMessages(history, src) : [],
     estimatedTokens: built.estimate,
-    heldTokens: built.estimate + (options.context === "fresh" ? codexTokens(reinjectedContext(history, src)) : 0),
+    heldTokens: heldTokens(built.estimate, reinjectedContext(history, src, options.context)),
     pruning,
     bytes: built.bytes,
     replacementHistory: replacement,
@@ -500,7 +495,7 @@ export const engineFork = (
   context: ContextMode,
 ): EngineFork => {
   const session: Session = { host: "codex", id: threadId(rollout), messages: historyToMessages(history) };
-  const reinjected = context === "fresh" ? reinjectedContext(history, rollout) : [];
+  const reinjected = reinjectedContext(history, rollout, context);
   const {
     forkBudget,
     engineBudget: first,
@@ -514,14 +509,14 @@ export const engineFork = (
     const { engineReached: _, plan: last, ...rest } = pruning;
     return { pruning: forkBudget === undefined ? rest : { ...rest, budget: forkBudget }, plan: last };
   }
-  let codexAfter = heldTokens(history, pruning, context, reinjected);
+  let codexAfter = heldTokens(codexTokens(plannedHistory(history, pruning, context)), reinjected);
   for (let i = 1; i < FIT_TRIES && engineBudget !== undefined && codexAfter > forkBudget.tokens && pruning.engineReached; i++) {
     // what is still over, as Codex counts it, off what the engine left: a token of output text
     // the engine cuts takes textRatio tokens off Codex's count (three for text in CJK scripts)
     const over = Math.ceil((codexAfter - forkBudget.tokens) / textRatio);
     engineBudget = Math.max(0, Math.min(engineBudget, pruning.tokensAfter) - over);
     pruning = prune(session, history, options, engineBudget);
-    codexAfter = heldTokens(history, pruning, context, reinjected);
+    codexAfter = heldTokens(codexTokens(plannedHistory(history, pruning, context)), reinjected);
   }
   const { engineReached: _, plan: last, ...rest } = pruning;
   return {
