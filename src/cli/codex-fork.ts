@@ -9,7 +9,7 @@ import { enginePruner, type ForkResult, forkRollout } from "../hosts/codex/fork.
 import { defaultCodexHome } from "../hosts/codex/home.ts";
 import { parseBudget } from "../hosts/codex/window.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
-import { describeWeights, weightsInUse } from "../hosts/need-weights.ts";
+import { describeWeights, needModelOption, weightsInUse } from "../hosts/need-weights.ts";
 import { resolveSession } from "../hosts/load.ts";
 import { BcError } from "../util/errors.ts";
 import { tokenCount as k } from "../util/format.ts";
@@ -229,7 +229,7 @@ export default defineCommand({
     const source = resolveSession(names[0]!, {}, "codex");
     const result = forkRollout(source, {
       context: flags.context,
-      pruner: enginePruner(weights.kind === "user" ? { needModel: weights.model } : undefined, budget),
+      pruner: enginePruner(needModelOption(weights), budget),
       codexHome,
       outDir: flags["out-dir"],
       dryRun: flags["dry-run"],

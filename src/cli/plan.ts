@@ -11,7 +11,7 @@ import { needWeightsPath } from "../hosts/claude/install.ts";
 import { engineFork } from "../hosts/codex/fork.ts";
 import { type BudgetSpec, parseBudget } from "../hosts/codex/window.ts";
 import { loadSessionSource, resolveSession, type SessionSource, sessionName } from "../hosts/load.ts";
-import { describeWeights, weightsInUse } from "../hosts/need-weights.ts";
+import { describeWeights, needModelOption, weightsInUse } from "../hosts/need-weights.ts";
 import { BcError } from "../util/errors.ts";
 import { tokenCount } from "../util/format.ts";
 import { log } from "../util/log.ts";
@@ -200,7 +200,7 @@ export const planReport = (
     ...(flags.minRemoval !== undefined ? { minRemovalFraction: flags.minRemoval } : {}),
     ...(flags.pinLast !== undefined ? { pinLastMessages: flags.pinLast } : {}),
   };
-  const budget = flags.budget === undefined ? {} : budgetOf(flags.budget, source, weights.kind === "user" ? { ...given, needModel: weights.model } : given);
+  const budget = flags.budget === undefined ? {} : budgetOf(flags.budget, source, { ...given, ...needModelOption(weights) });
   const options: Options = { ...given, ...(budget.tokens !== undefined ? { budgetTokens: budget.tokens } : {}) };
   const passes = flags.passes ?? 1;
   const name = sessionName(loaded);
@@ -215,7 +215,7 @@ export const planReport = (
     passes:
       budget.plan !== undefined && passes === 1 && !flags.timeline
         ? [{ pass: 1, messages: session.messages.length, plan: budget.plan }]
-        : planPasses(session, passes, weights.kind === "user" ? { ...options, needModel: weights.model } : options),
+        : planPasses(session, passes, { ...options, ...needModelOption(weights) }),
     ...(budget.tokens !== undefined ? { needWeights: describeWeights(weights) } : {}),
     ...(budget.share !== undefined ? { budgetShare: budget.share } : {}),
     ...(budget.codex !== undefined ? { codexBudget: budget.codex } : {}),

@@ -7,7 +7,7 @@ import type { StoredImage } from "../hosts/recall/records.ts";
 import { removedIn, type RemovedList } from "../hosts/recall/removed.ts";
 import { subagentFiles } from "../hosts/claude/transcript.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
-import { weightsInUse } from "../hosts/need-weights.ts";
+import { needModelOption, weightsInUse } from "../hosts/need-weights.ts";
 import { BcError } from "../util/errors.ts";
 import { log, out } from "../util/log.ts";
 import { counted } from "../util/format.ts";
@@ -67,8 +67,7 @@ const listRemoved = (session: string | undefined, json: boolean): number => {
   }
   const host = detectHost(path);
   // a Codex fork's rules are found by planning again as codex-fork plans: with the need weights in use
-  const weights = host === "codex" ? weightsInUse(needWeightsPath()) : undefined;
-  const list = removedIn(path, host, weights?.kind === "user" ? { needModel: weights.model } : undefined);
+  const list = removedIn(path, host, host === "codex" ? needModelOption(weightsInUse(needWeightsPath())) : undefined);
   // a Claude Code subagent's own compactions are in its file beside the session
   const subagents =
     host === "claude"

@@ -28,5 +28,8 @@ export const weightsInUse = (path: string): WeightsInUse => {
   return "problem" in m ? { model: SHIPPED_NEED_MODEL, kind: "shipped", path, problem: `${path}: ${m.problem}` } : { model: m, kind: "user", path };
 };
 
+/** The engine's option for these weights: the user's model where they have their own (the shipped one is the engine's default). */
+export const needModelOption = (w: WeightsInUse): { needModel?: NeedModel } => (w.kind === "user" ? { needModel: w.model } : {});
+
 export const describeWeights = (w: WeightsInUse): string =>
   w.kind === "user" ? `yours (${w.path}): ${w.model.source}` : `shipped: ${w.model.source}${w.problem ? `; not used: ${w.problem}` : ""}`;
