@@ -306,7 +306,10 @@ export interface ReplaceOptions {
  */
 export const replaceFile = (path: string, text: string | Uint8Array, opts: ReplaceOptions = {}): void => replaceFiles([{ path, text }], opts);
 
-/** replaceFile for files that go together: all are written before any is renamed, so a failure while writing leaves each as it was. */
+/**
+ * replaceFile for files that go together: all are written, and each checked to be no folder, before
+ * any is renamed, so a failure while writing leaves each as it was.
+ */
 export const replaceFiles = (files: readonly { readonly path: string; readonly text: string | Uint8Array }[], opts: ReplaceOptions = {}): void => {
   const made: { dir: string; created: string | undefined }[] = [];
   const staged: { path: string; tmp: string; target: string }[] = [];
@@ -317,6 +320,8 @@ export const replaceFiles = (files: readonly { readonly path: string; readonly t
       const target = existsSync(path) ? realpathSync(path) : path;
       made.push({ dir: dirname(target), created: mkdirSync(dirname(target), { recursive: true }) });
       const keep = existsSync(target) ? statSync(target) : undefined;
+      // a folder in its place would fail the rename, after the files before it were renamed
+      if (keep?.isDirectory()) throw Object.assign(new Error(`${target}: is a folder`), { code: "EISDIR" });
       staged.push({ path, tmp: writeTemp(target, text, { mode: opts.newMode ?? 0o600, keep }), target });
     }
     for (const { path, tmp, target } of staged) {

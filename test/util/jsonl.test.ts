@@ -203,4 +203,19 @@ for (const path of ["weights.json", "new/deeper/weights.json"]) {
     ]);
     expect([readFileSync(join(d, "report.md"), "utf8"), readFileSync(join(d, "report.json"), "utf8")]).toEqual(["new md\n", "{}\n"]);
   });
+
+  test("files that go together: a folder in the place of a later one leaves the earlier ones as they were, not renamed before it fails", () => {
+    const d = folder("folder-later", { "hooks.json": "old\n" });
+    mkdirSync(join(d, "install.json"));
+    expect(
+      failure(() =>
+        replaceFiles([
+          { path: join(d, "hooks.json"), text: "new\n" },
+          { path: join(d, "install.json"), text: "{}\n" },
+        ]),
+      ),
+    ).toBe(`${join(d, "install.json")}: cannot be written (a folder is in the way) | nothing was written; the file is as it was`);
+    expect(readFileSync(join(d, "hooks.json"), "utf8")).toBe("old\n");
+    expect(readdirSync(d).sort()).toEqual(["hooks.json", "install.json"]);
+  });
 });
