@@ -101,8 +101,10 @@ export const withoutOurHook = (hooks: Json, created: boolean): Json | undefined 
 export const hasOurHook = (hooks: Json | undefined): boolean => Array.isArray(hooks?.hooks?.PreCompact) && hooks!.hooks.PreCompact.some(isOurGroup);
 
 const readState = (codexHome: string): InstallState | undefined => {
+  const bytes = readIfThere(statePath(codexHome));
+  if (bytes === undefined) return undefined;
   try {
-    return JSON.parse(readFileSync(statePath(codexHome), "utf8"));
+    return JSON.parse(bytes.toString("utf8"));
   } catch {
     return undefined;
   }
