@@ -85,10 +85,12 @@ const warnUnknownKept = (r: ForkResult): void => {
   const unknown = r.keptDeveloper.filter((m) => m.author === "unknown");
   if (unknown.length === 0) return;
   const lines = unknown.flatMap((m) => (m.line === undefined ? [] : [m.line]));
-  const named =
-    lines.length === 0 ? "" : ` (line${lines.length === 1 ? "" : "s"} ${lines.slice(0, LINES_NAMED).join(", ")}${lines.length > LINES_NAMED ? ", …" : ""})`;
+  // file:line, as every other warning names where it stands; more lines follow in brackets
+  const where = lines.length === 0 ? r.sourcePath : `${r.sourcePath}:${lines[0]}`;
+  const more =
+    lines.length <= 1 ? "" : ` (also line${lines.length === 2 ? "" : "s"} ${lines.slice(1, LINES_NAMED).join(", ")}${lines.length > LINES_NAMED ? ", …" : ""})`;
   log.warn(
-    `${unknown.length === 1 ? "a developer message" : `${unknown.length} developer messages`}${named} ${unknown.length === 1 ? "is" : "are"} not Codex's own context as bc knows it ` +
+    `${where}: ${unknown.length === 1 ? "a developer message" : `${unknown.length} developer messages`}${more} ${unknown.length === 1 ? "is" : "are"} not Codex's own context as bc knows it ` +
       `(a hook's, most likely): kept in place, as Codex keeps ${unknown.length === 1 ? "it" : "them"} when it resumes the source; ` +
       `should Codex inject ${unknown.length === 1 ? "it" : "one"} again, the resumed thread holds it twice`,
   );

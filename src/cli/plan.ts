@@ -120,7 +120,7 @@ export const renderReport = (r: PlanReport): string => {
       : []),
     ...(r.codexBudget
       ? [
-          `budget: ~${figure(r.codexBudget.tokens)} tokens as Codex counts the history (its JSON and reasoning too), as a fork is cut: ~${figure(r.codexBudget.engineTokens)} of the text bc estimates`,
+          `budget: ~${figure(r.codexBudget.tokens)} tokens of what the resumed fork holds as Codex counts it (JSON, reasoning, the context it re-injects), as a fork is cut: ~${figure(r.codexBudget.engineTokens)} of the text bc estimates`,
         ]
       : []),
     "",

@@ -96,7 +96,7 @@ describe("bc plan", () => {
       const planned = new Set(r.passes[0]!.plan.decisions.filter((d) => d.action !== "keep").map((d) => d.messageIndex));
       expect([...p.outputs.keys()].filter((i) => !planned.has(i))).toEqual([]);
       if (!("percent" in spec && spec.percent === 50)) expect(p.outputs.size).toBeGreaterThan(0);
-      expect(renderReport(r)).toContain("as Codex counts the history (its JSON and reasoning too)");
+      expect(renderReport(r)).toContain("of what the resumed fork holds as Codex counts it (JSON, reasoning, the context it re-injects)");
       if ("percent" in spec) {
         expect(r.budgetShare).toEqual({
           percent: spec.percent as number,

@@ -217,7 +217,7 @@ describe("bc codex-fork (the command)", () => {
     expect(kept).toBe(`kept:     2 developer messages Codex does not inject again, in place (~${tokenCount(tokens)})`);
     expect(kept.length).toBeLessThanOrEqual(80);
     expect(human.stderr.toString()).toContain(
-      "a developer message (line 7) is not Codex's own context as bc knows it (a hook's, most likely): kept in place, as Codex keeps it when it resumes the source; " +
+      `${source}:7: a developer message is not Codex's own context as bc knows it (a hook's, most likely): kept in place, as Codex keeps it when it resumes the source; ` +
         "should Codex inject it again, the resumed thread holds it twice",
     );
     // a hook's, as its metadata says: kept, with no warning; with --context keep nothing is named
