@@ -55,7 +55,10 @@ export const pressurePoint = (
 export const droppedByHost = (history: Session): number => {
   if (history.host !== "claude") return 0;
   const thinking = thinkingOf(history);
-  return thinking.tokens - thinkingThatStays(thinking, sessionToHookRows(history)).counted;
+  const stays = thinkingThatStays(thinking, sessionToHookRows(history));
+  // every answer's thinking, the last's too (which Claude Code's count does not hold yet)
+  const all = (thinking.answers ?? []).reduce((n, a) => n + a.tokens, 0);
+  return all - stays.counted - stays.after;
 };
 
 /** The least any method leaves in a removed result's place (a call keeps its result): the shortest placeholder. */

@@ -5,7 +5,7 @@
 import { apply } from "../../engine/apply.ts";
 import { plan } from "../../engine/plan.ts";
 import { DEFAULT_OPTIONS, type Session } from "../../engine/types.ts";
-import { compactRows, DEFAULT_PLUGIN_OPTIONS } from "../../hosts/claude/plugin.ts";
+import { compactRows, DEFAULT_PLUGIN_OPTIONS, rowsInCount } from "../../hosts/claude/plugin.ts";
 import type { SessionRow } from "../../hosts/claude/rows.ts";
 import type { ThinkingRead } from "../../hosts/claude/thinking.ts";
 import { estimateMessageTokens } from "../../engine/estimate.ts";
@@ -33,7 +33,8 @@ export const sessionToHookRows = (session: Session): SessionRow[] =>
 /**
  * The thinking in the history as the hook reads it from Claude Code's messages (thinking.ts):
  * each answer's (the assistant messages between two user messages, as the API joins them) with
- * the tool calls it made. All of it is in the count here: the pressure's history holds it all.
+ * the tool calls it made. Claude Code's count holds all of it but the last answer's, as
+ * thinkingInCount reads it (the count is of the request that answer answered).
  */
 export const thinkingOf = (session: Session): ThinkingRead => {
   const answers: { tokens: number; callIds: string[]; counted: boolean }[] = [];
@@ -51,8 +52,30 @@ export const thinkingOf = (session: Session): ThinkingRead => {
     if (m.kind === "reasoning") open.tokens += estimateMessageTokens(m).all;
     open.callIds.push(...m.toolCalls.map((c) => c.id));
   }
+  const last = answers.at(-1);
+  if (last !== undefined) last.counted = false;
   const thought = answers.filter((a) => a.tokens > 0);
-  return { tokens: thought.reduce((n, a) => n + a.tokens, 0), answers: thought };
+  return { tokens: thought.reduce((n, a) => n + (a.counted ? a.tokens : 0), 0), answers: thought };
+};
+
+/**
+ * Claude Code's count of `session` as the hook would read it (`$.session.usage()`): the last
+ * request's input side, the history before its last answer (the plugin's rowsInCount over the
+ * rows the hook gets), given `tokens`, the whole history's estimate.
+ */
+export const claudeCount = (session: Session, tokens: number): number => {
+  const rows = sessionToHookRows(session);
+  let row = rowsInCount(rows);
+  // the message of that row (the rows leave meta records out), and what it and those after it hold
+  let from = session.messages.length;
+  for (const [i, m] of session.messages.entries()) {
+    if (m.kind === "meta") continue;
+    if (row-- === 0) {
+      from = i;
+      break;
+    }
+  }
+  return tokens - session.messages.slice(from).reduce((n, m) => n + estimateMessageTokens(m).all, 0);
 };
 
 /**
@@ -86,7 +109,7 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
         trigger: "auto",
         sessionId: prefix.id,
         rows: sessionToHookRows(prefix),
-        usage: { tokens: point.tokensBefore, window: point.window, percent: Math.round(point.pressure * 1000) / 10 },
+        usage: { tokens: claudeCount(prefix, point.tokensBefore), window: point.window, percent: Math.round(point.pressure * 1000) / 10 },
         thinking: thinkingOf(prefix),
         options: DEFAULT_PLUGIN_OPTIONS,
         now: () => 0,

@@ -120,11 +120,30 @@ export interface Unseen {
 }
 
 /**
+ * How many of the rows Claude Code's count holds: those before the last answer (its assistant rows,
+ * one per block). The count is the last request's input side, so the answer to that request, and
+ * whatever came after it (the results of the calls it made, a prompt typed since), are not in it.
+ * All of them when no row is an answer.
+ */
+export const rowsInCount = (rows: readonly SessionRow[]): number => {
+  let k = rows.length;
+  while (k > 0 && rows[k - 1]!.role !== "assistant") k--;
+  if (k === 0) return rows.length;
+  while (k > 0 && rows[k - 1]!.role === "assistant") k--;
+  return k;
+};
+
+/** bc's estimate of the rows Claude Code's count holds (rowsInCount), of the session made of `rows` (one message per row). */
+export const estimateRowsInCount = (session: Session, rows: readonly SessionRow[]): number =>
+  estimateSessionTokens({ ...session, messages: session.messages.slice(0, rowsInCount(rows)) }).total;
+
+/**
  * Tokens of the context the rows do not show and bc's answer leaves in place (the system prompt,
  * tool definitions, memory files, attachments kept with prompt rows, the open tool loop's
  * thinking): Claude Code's own count, less the thinking bc's answer drops (gone once Claude Code
- * rebuilds the rows bc hands back) and bc's estimate of the rows, plus the thinking of the loop's
- * last answer (it stays, and the count, of the request it answered, does not hold it). The
+ * rebuilds the rows bc hands back) and bc's estimate of the rows that count holds (rowsInCount:
+ * not the last answer, nor the results after it, which may be large), plus the thinking of the
+ * loop's last answer (it stays, and the count, of the request it answered, does not hold it). The
  * budget is the window's share for the whole context, so the rows get the budget less these.
  * Asked for the main thread only (a subagent's usage is not known to be its own), and at most
  * half the budget (a count that is stale or off cannot take the whole budget) besides that last
@@ -139,7 +158,7 @@ export const unseenOf = (
   const tokens = input.usage?.tokens;
   if (window === undefined || input.agentId !== undefined || tokens === undefined || !Number.isFinite(tokens)) return { tokens: 0 };
   const share = Math.floor((window * input.options.compactAtPercent) / 100);
-  const rows = estimateSessionTokens(session).total;
+  const rows = estimateRowsInCount(session, input.rows);
   // the whole count beyond the rows, the thinking in it too: what stands when none is taken out
   const whole = beyondEstimate(tokens, rows, share);
   const t = input.thinking;

@@ -7,6 +7,8 @@ import { join } from "node:path";
 import {
   compactRows,
   DEFAULT_PLUGIN_OPTIONS,
+  estimateRowsInCount,
+  rowsInCount,
   failureSkip,
   warmUp,
   pluginOptions,
@@ -14,7 +16,7 @@ import {
   type CompactInput,
   type PluginOptions,
 } from "../../../src/hosts/claude/plugin.ts";
-import { openLoopStart, type SessionRow } from "../../../src/hosts/claude/rows.ts";
+import { openLoopStart, rowsToSession, type SessionRow } from "../../../src/hosts/claude/rows.ts";
 import { formatRecord } from "../../../src/hosts/claude/decision-log.ts";
 import { SHIPPED_NEED_MODEL } from "../../../src/engine/need/weights.ts";
 import { readRows, turnRows } from "../../e2e/support/claude-fixtures.ts";
@@ -33,6 +35,9 @@ const logRows = (): SessionRow[] =>
     "run the steps",
     Array.from({ length: 16 }, (_, i) => ({ tool: "Bash", input: { command: `./step${i}.sh` }, text: body(`step${i}`) })),
   );
+/** bc's estimate of the rows Claude Code's count holds */
+const inCount = (rows: readonly SessionRow[]): number => estimateRowsInCount(rowsToSession(rows, "s"), rows);
+
 /** a budget high enough that only the freed share decides */
 const ROOMY: PluginOptions = { ...DEFAULT_PLUGIN_OPTIONS, compactAtPercent: 95 };
 
@@ -256,23 +261,44 @@ describe("compactRows", () => {
   describe("what the rows do not show (system prompt, tool definitions, thinking) counts against the budget", () => {
     const inRows = logRows();
     const rowsTokens = compactRows(input({ rows: inRows })).record.tokensBefore;
+    // Claude Code's count is of the rows before the last answer (the last request's input side)
+    const counted = inCount(inRows);
     const window = Math.round(rowsTokens * 1.2);
     const share = Math.floor(window * 0.6);
     const withUsage = (tokens: number, over: Partial<CompactInput> = {}) =>
       compactRows(input({ rows: inRows, usage: { window, tokens, percent: Math.round((100 * tokens) / window) }, ...over }));
 
     test("the host counts more than the rows hold: the rows get the budget less the difference", () => {
-      const { answer, record } = withUsage(rowsTokens + 3_000);
+      const { answer, record } = withUsage(counted + 3_000);
       if (!("messages" in answer)) throw new Error(`expected messages, got ${JSON.stringify(answer).slice(0, 200)}`);
       expect(record.unseenTokens).toBe(3_000);
       expect(record.budgetTokens).toBe(share - 3_000);
       expect(answer.tokensAfter).toBeLessThanOrEqual(share - 3_000);
       // what it would have kept without them is more
-      expect(answer.tokensAfter).toBeLessThan(withUsage(rowsTokens).record.tokensAfter);
+      expect(answer.tokensAfter).toBeLessThan(withUsage(counted).record.tokensAfter);
+    });
+
+    test("the count is of the last request: the last answer and the results after it are not in it, however large", () => {
+      // an automatic compaction mid-turn: the answer to the counted request made a call whose result is large
+      const big = { tool: "Bash", input: { command: "./dump.sh" }, text: body("dump").repeat(6) };
+      const loopRows = [...inRows, ...turnRows("go on", [{ tool: "Bash", input: { command: "./a.sh" }, text: body("a") }, big], 17, { end: "open" })];
+      const loopCounted = inCount(loopRows);
+      const all = compactRows(input({ rows: loopRows })).record.tokensBefore;
+      // the large result alone is more than what the rows do not show
+      expect(all - loopCounted).toBeGreaterThan(3_000);
+      const w = Math.round(all * 1.2);
+      const s = Math.floor(w * 0.6);
+      const { answer, record } = compactRows(input({ rows: loopRows, usage: { window: w, tokens: loopCounted + 3_000, percent: 50 } }));
+      if (!("messages" in answer)) throw new Error(`expected messages, got ${JSON.stringify(answer).slice(0, 200)}`);
+      // taken off the whole history's estimate, the count would leave nothing for what the rows do not show
+      expect(record.unseenTokens).toBe(3_000);
+      expect(record.budgetTokens).toBe(s - 3_000);
+      // so the next request, the rows and what they do not show, is within the share
+      expect(answer.tokensAfter + 3_000).toBeLessThanOrEqual(s);
     });
 
     test("the host counts no more than the rows: the whole share", () => {
-      for (const tokens of [rowsTokens, rowsTokens - 500, 0]) {
+      for (const tokens of [counted, counted - 500, 0]) {
         const { record } = withUsage(tokens);
         expect(record.unseenTokens).toBeUndefined();
         expect(record.budgetTokens).toBe(share);
@@ -284,7 +310,7 @@ describe("compactRows", () => {
     });
 
     test("a subagent's compaction: its usage is not known to be its own, so the whole share", () => {
-      const { record } = withUsage(rowsTokens + 3_000, { agentId: "agent-7" });
+      const { record } = withUsage(counted + 3_000, { agentId: "agent-7" });
       expect(record.unseenTokens).toBeUndefined();
       expect(record.budgetTokens).toBe(share);
     });
@@ -297,18 +323,18 @@ describe("compactRows", () => {
 
     describe("thinking in the count: Claude Code drops it with the rows bc rewrites, so it does not count", () => {
       test("the rows get the budget less only what stays; the record says how much thinking was left out", () => {
-        const { answer, record } = withUsage(rowsTokens + 3_000, { thinking: { tokens: 2_000 } });
+        const { answer, record } = withUsage(counted + 3_000, { thinking: { tokens: 2_000 } });
         if (!("messages" in answer)) throw new Error(`expected messages, got ${JSON.stringify(answer).slice(0, 200)}`);
         expect(record).toMatchObject({ unseenTokens: 1_000, thinkingTokens: 2_000, budgetTokens: share - 1_000 });
         expect(record.thinkingProblem).toBeUndefined();
         expect(answer.tokensAfter).toBeLessThanOrEqual(share - 1_000);
         // counted as if it stayed, it took 2,000 tokens more of the rows
-        expect(answer.tokensAfter).toBeGreaterThan(withUsage(rowsTokens + 3_000).record.tokensAfter);
+        expect(answer.tokensAfter).toBeGreaterThan(withUsage(counted + 3_000).record.tokensAfter);
         expect(formatRecord(record)).toContain("thinking ~2.0k tokens not counted: Claude Code drops it with the rows bc rewrites");
       });
 
       test("thinking that is all the count holds beyond the rows: the whole share", () => {
-        const { record } = withUsage(rowsTokens + 3_000, { thinking: { tokens: 3_000 } });
+        const { record } = withUsage(counted + 3_000, { thinking: { tokens: 3_000 } });
         expect(record.unseenTokens).toBeUndefined();
         expect(record.thinkingTokens).toBe(3_000);
         expect(record.budgetTokens).toBe(share);
@@ -324,7 +350,7 @@ describe("compactRows", () => {
           [{ tokens: 3_001 }, "more than Claude Code's count holds beyond the rows (~3000)"],
         ];
         for (const [thinking, problem] of cases) {
-          const { record } = withUsage(rowsTokens + 3_000, thinking === undefined ? {} : { thinking });
+          const { record } = withUsage(counted + 3_000, thinking === undefined ? {} : { thinking });
           expect(record).toMatchObject({ unseenTokens: 3_000, budgetTokens: share - 3_000 });
           expect(record.thinkingTokens).toBeUndefined();
           if (problem === undefined) expect(record.thinkingProblem).toBeUndefined();
@@ -338,6 +364,7 @@ describe("compactRows", () => {
         const more = [0, 1, 2].map((i) => ({ tool: "Bash", input: { command: `./more${i}.sh` }, text: body(`more${i}`) }));
         const loopRows = [...inRows, ...turnRows("go on", more, 17, { thinking: true, end: "open" })];
         const loopTokens = compactRows(input({ rows: loopRows })).record.tokensBefore;
+        const loopCounted = inCount(loopRows);
         const w = Math.round(loopTokens * 1.2);
         const s = Math.floor(w * 0.6);
         const answers = [
@@ -352,7 +379,7 @@ describe("compactRows", () => {
         const at = (tokens: number, thinking: CompactInput["thinking"], rows = loopRows) =>
           compactRows(input({ rows, usage: { window: w, tokens, percent: Math.round((100 * tokens) / w) }, ...(thinking ? { thinking } : {}) })).record;
         // the count: the rows, 1,000 beside them (system prompt, tools), 2,500 of thinking
-        const record = at(loopTokens + 3_500, { tokens: 2_500, answers });
+        const record = at(loopCounted + 3_500, { tokens: 2_500, answers });
         expect(record).toMatchObject({ thinkingTokens: 2_000, keptThinkingTokens: 900, unseenTokens: 1_000 + 500 + 400, budgetTokens: s - 1_900 });
         expect(record.thinkingProblem).toBeUndefined();
         const shown = formatRecord(record).split("\n");
@@ -364,12 +391,12 @@ describe("compactRows", () => {
           "  thinking ~900 tokens counted: the open tool loop's, which stays with the rows bc hands back as they are",
         ]);
         // all the thinking in the count is the loop's: none is left out
-        const loopOnly = at(loopTokens + 1_500, { tokens: 500, answers: answers.slice(2) });
+        const loopOnly = at(loopCounted + 1_500, { tokens: 500, answers: answers.slice(2) });
         expect(loopOnly).toMatchObject({ keptThinkingTokens: 900, unseenTokens: 1_500 + 400, budgetTokens: s - 1_900 });
         expect(loopOnly.thinkingTokens).toBeUndefined();
         // no loop open (the turn ended): all of it is left out, as before
         const closed = at(
-          rowsTokens + 3_500,
+          counted + 3_500,
           { tokens: 2_500, answers: answers.slice(0, 2).concat({ tokens: 500, callIds: ["toolu_0016"], counted: true }) },
           inRows,
         );
@@ -378,7 +405,7 @@ describe("compactRows", () => {
       });
 
       test("a subagent's compaction, or no count: no thinking is taken out of anything", () => {
-        expect(withUsage(rowsTokens + 3_000, { agentId: "agent-7", thinking: { tokens: 2_000 } }).record).toMatchObject({ budgetTokens: share });
+        expect(withUsage(counted + 3_000, { agentId: "agent-7", thinking: { tokens: 2_000 } }).record).toMatchObject({ budgetTokens: share });
         const noCount = compactRows(input({ rows: inRows, usage: { window }, thinking: { tokens: 2_000 } })).record;
         expect(noCount.budgetTokens).toBe(share);
         expect(noCount.thinkingTokens).toBeUndefined();
@@ -478,5 +505,26 @@ describe("options", () => {
   test("a failure becomes a skip Claude Code accepts", () => {
     expect(failureSkip({ kind: "timeout", message: "10 s" })).toEqual({ skip: "better-compaction timed out (10 s); not compacted" });
     expect(claudeResultProblems(failureSkip(undefined))).toEqual([]);
+  });
+});
+
+describe("rowsInCount: the rows Claude Code's count (the last request's input side) holds", () => {
+  const step = (i: number) => ({ tool: "Bash", input: { command: `./s${i}.sh` }, text: `out ${i}\n` });
+  test("a finished turn: all but its last answer (its thinking and its text)", () => {
+    const rows = turnRows("go", [step(0), step(1)], 1, { thinking: true });
+    expect(rowsInCount(rows)).toBe(rows.length - 2);
+    expect(rows.slice(rowsInCount(rows)).map((r) => r.role)).toEqual(["assistant", "assistant"]);
+  });
+  test("mid-turn: all but the answer that made the last call (its thinking, text and call) and that call's result", () => {
+    const rows = turnRows("go", [step(0), step(1)], 1, { thinking: true, end: "open" });
+    expect(rowsInCount(rows)).toBe(rows.length - 4);
+    expect(rows[rows.length - 1]!.toolResults?.[0]?.tool_use_id).toBe("toolu_0002");
+  });
+  test("a prompt typed since the last answer is not in it either; no answer at all: every row", () => {
+    const rows = [...turnRows("go", [step(0)], 1), { role: "user" as const, text: "next", toolUses: [] }];
+    expect(rowsInCount(rows)).toBe(rows.length - 2);
+    const prompt: SessionRow[] = [{ role: "user", text: "hello", toolUses: [] }];
+    expect(rowsInCount(prompt)).toBe(1);
+    expect(rowsInCount([])).toBe(0);
   });
 });

@@ -5,6 +5,8 @@ import { expect, jest, test } from "bun:test";
 import { register } from "../../../hooks/register.ts";
 import { parseLog } from "../../../src/hosts/claude/decision-log-read.ts";
 import { readRows } from "../../e2e/support/claude-fixtures.ts";
+import { estimateRowsInCount } from "../../../src/hosts/claude/plugin.ts";
+import { rowsToSession } from "../../../src/hosts/claude/rows.ts";
 
 type Hook = ($: unknown, e: unknown, next: unknown) => Promise<unknown>;
 
@@ -94,9 +96,10 @@ test("the thinking in Claude Code's count, read from its messages, is logged and
   await compact("agent-a");
   expect(asked).toBe(1);
   const [main, agent] = records();
-  // Claude Code's count: the rows, the thinking, and what stays beside them
+  // Claude Code's count: the rows before the last answer, the thinking, and what stays beside them
   expect(main!.thinkingTokens).toBe(1_000);
-  expect(main!.tokensBefore + main!.thinkingTokens! + main!.unseenTokens!).toBe(12_000);
+  const rows = readRows(["a.txt", "b.txt", "a.txt"]);
+  expect(estimateRowsInCount(rowsToSession(rows, "s"), rows) + main!.thinkingTokens! + main!.unseenTokens!).toBe(12_000);
   expect(main!.budgetTokens).toBe(120_000 - main!.unseenTokens!);
   expect(agent!.thinkingTokens).toBeUndefined();
 });
