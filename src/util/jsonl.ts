@@ -293,7 +293,7 @@ const NO_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
 export interface ReplaceOptions {
   /** permission bits of a file made new (a file replaced keeps its own); by default its owner's alone */
   readonly newMode?: number;
-  /** the error's hint: what a failure left as it was */
+  /** the error's hint: what a failure left as it was (one that leaves some files replaced names them instead) */
   readonly hint?: string;
 }
 
@@ -308,12 +308,16 @@ export const replaceFile = (path: string, text: string | Uint8Array, opts: Repla
 
 /**
  * replaceFile for files that go together: all are written, and each checked to be no folder, before
- * any is renamed, so a failure while writing leaves each as it was.
+ * any is renamed, so a failure while writing leaves each as it was. A rename that still fails (a
+ * folder in a file's place after its check: another program's, or the one made for a later file)
+ * leaves the files renamed before it replaced: the error's hint then names them, and those left as
+ * they were.
  */
 export const replaceFiles = (files: readonly { readonly path: string; readonly text: string | Uint8Array }[], opts: ReplaceOptions = {}): void => {
   const made: { dir: string; created: string | undefined }[] = [];
   const staged: { path: string; tmp: string; target: string }[] = [];
   let failing = "";
+  let renamed = 0;
   try {
     for (const { path, text } of files) {
       failing = path;
@@ -327,6 +331,7 @@ export const replaceFiles = (files: readonly { readonly path: string; readonly t
     for (const { path, tmp, target } of staged) {
       failing = path;
       renameSync(tmp, target);
+      renamed++;
     }
   } catch (e) {
     for (const { tmp } of staged) rmSync(tmp, { force: true });
@@ -334,8 +339,16 @@ export const replaceFiles = (files: readonly { readonly path: string; readonly t
     const code = (e as NodeJS.ErrnoException).code;
     // the system's code in words, not its message: that names the temporary file, which is gone
     const why = code === undefined ? (e instanceof Error ? e.message : String(e)) : writeErrorWords(code);
-    throw new BcError("bad-input", `${failing}: cannot be written (${why})`, opts.hint ?? "nothing was written; the file is as it was");
+    const hint = renamed === 0 ? opts.hint : partlyReplaced(staged, renamed);
+    throw new BcError("bad-input", `${failing}: cannot be written (${why})`, hint ?? "nothing was written; the file is as it was");
   }
+};
+
+/** What a rename phase that failed after `renamed` of `files` left: which were replaced, which not. */
+const partlyReplaced = (files: readonly { path: string }[], renamed: number): string => {
+  const done = files.slice(0, renamed).map((f) => f.path);
+  const left = files.slice(renamed).map((f) => f.path);
+  return `${done.join(", ")} ${done.length === 1 ? "was" : "were"} replaced; ${left.join(", ")} ${left.length === 1 ? "is as it was" : "are as they were"}`;
 };
 
 /** errno codes of a failed write, in words */

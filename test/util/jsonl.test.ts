@@ -218,4 +218,24 @@ for (const path of ["weights.json", "new/deeper/weights.json"]) {
     expect(readFileSync(join(d, "hooks.json"), "utf8")).toBe("old\n");
     expect(readdirSync(d).sort()).toEqual(["hooks.json", "install.json"]);
   });
+
+  test("files that go together: a rename that fails after another was made names the files replaced and those as they were, not 'nothing was written'", () => {
+    const d = folder("rename-later", { "hooks.json": "old hooks\n", "config.toml": "old config\n" });
+    const [hooks, state, config] = [join(d, "hooks.json"), join(d, "state"), join(d, "config.toml")];
+    // each passes its check; then the folder made for the last one's file stands where the second
+    // goes, and the system refuses that rename, after the first was made
+    const files = [
+      { path: hooks, text: "new hooks\n" },
+      { path: state, text: "{}\n" },
+      { path: config, text: "new config\n" },
+      { path: join(state, "install.json"), text: "{}\n" },
+    ];
+    expect(failure(() => replaceFiles(files, { hint: "nothing was written; hooks.json is as it was" }))).toBe(
+      `${state}: cannot be written (a folder is in the way) | ${hooks} was replaced; ${state}, ${config}, ${join(state, "install.json")} are as they were`,
+    );
+    expect(readFileSync(hooks, "utf8")).toBe("new hooks\n");
+    expect(readFileSync(config, "utf8")).toBe("old config\n");
+    // no temporary file is left, nor the folder made for the last file
+    expect(readdirSync(d).sort()).toEqual(["config.toml", "hooks.json"]);
+  });
 });
