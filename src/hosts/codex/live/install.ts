@@ -234,16 +234,38 @@ export const install = async (opts: {
   writeFiles([{ path: cfg, text: base + text }], "config.toml is as it was; bc's hook is in hooks.json, untrusted: approve it in codex's /hooks");
   const after = await askCodexForHook(bin, codexHome, command).catch(() => undefined);
   if (after?.trustStatus !== "trusted") {
-    if (original === undefined) rmSync(cfg, { force: true });
-    else writeFiles([{ path: cfg, text: original }], "config.toml holds the trust entry codex did not take: remove it by hand");
+    putBack(cfg, original, "config.toml holds the trust entry codex did not take: remove it by hand");
     throw new BcError(
       "external",
       `codex did not take the trust entry bc wrote to ${cfg} (status: ${after?.trustStatus ?? "unknown"}); config.toml was put back as it was`,
       "approve the hook in codex's /hooks instead",
     );
   }
-  writeFiles([jsonFile(statePath(codexHome), { command, createdHooksFile, trustText: text })], "bc's record of what it installed is as it was");
+  try {
+    writeFiles([jsonFile(statePath(codexHome), { command, createdHooksFile, trustText: text })], "bc's record of what it installed is as it was");
+  } catch (e) {
+    // a trust table install.json does not record is one 'bc codex uninstall' would leave: it goes too
+    let back = true;
+    try {
+      putBack(cfg, original, "config.toml holds bc's trust entry");
+    } catch {
+      back = false;
+    }
+    throw new BcError(
+      "bad-input",
+      `${(e as Error).message}; ${back ? "config.toml was put back as it was, without bc's trust entry" : "config.toml still holds bc's trust entry, which install.json does not record"}`,
+      back
+        ? "bc's hook is in hooks.json, untrusted: run 'bc codex install --trust' again once install.json can be written, or approve the hook in codex's /hooks"
+        : `remove the table [hooks.state.${tomlString(entry.key)}] from ${cfg} by hand: 'bc codex uninstall' does not know it`,
+    );
+  }
   return { ...report, trusted: true };
+};
+
+/** config.toml as it was before bc wrote its trust table: `original`'s bytes, or no file when there was none. */
+const putBack = (cfg: string, original: Buffer | undefined, hint: string): void => {
+  if (original === undefined) rmSync(cfg, { force: true });
+  else writeFiles([{ path: cfg, text: original }], hint);
 };
 
 /** `text` without the last occurrence of `piece` (as it is, when it holds none). */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hasOurHook, hookCommand, install, status, trustText, uninstall, withOurHook } from "../../../../src/hosts/codex/live/install.ts";
 import { BcError } from "../../../../src/util/errors.ts";
@@ -251,6 +251,33 @@ describe.skipIf(process.platform === "win32")("a write that fails midway leaves 
     expect(folderContent(home)).toEqual(installed);
     expect(said).toEqual([`${join(home, "better-compaction", "install.json")}: ${TOO_LARGE}`]);
     expect(uninstall({ codexHome: home })).toMatchObject({ removedHook: true, removedTrust: true });
+  });
+
+  test("install.json, as --trust records the table it just added: config.toml is put back as it was, so no table is left that uninstall does not know", async () => {
+    world = makeHome();
+    // a $CODEX_HOME at a path such that config.toml with bc's table (which names it once) fits in the
+    // limit, and install.json recording that table (the command besides) does not
+    const part = Math.ceil((400 - world.root.length - "/codex-home".length) / 4) - 1;
+    const home = join(world.root, ..."abcd".split("").map((c) => c.repeat(part)), "codex-home");
+    mkdirSync(home, { recursive: true });
+    const codex = fakeCodex(world.root);
+    const cfg = join(home, "config.toml");
+    const installJson = join(home, "better-compaction", "install.json");
+    for (const user of ['model = "gpt-5"\n', undefined]) {
+      rmSync(cfg, { force: true });
+      if (user !== undefined) writeFileSync(cfg, user);
+      const said = midway(
+        `m.install({ codexHome: ${JSON.stringify(home)}, trust: true, codex: ${JSON.stringify(codex)}, command: ${JSON.stringify(COMMAND)} })`,
+      );
+      expect(said).toEqual([`${installJson}: ${TOO_LARGE}; config.toml was put back as it was, without bc's trust entry`]);
+      // the write that failed was the last; the one before it took the table
+      expect(Buffer.byteLength(readFileSync(installJson, "utf8"))).toBeLessThan(FILE_SIZE_LIMIT);
+      expect(user === undefined ? existsSync(cfg) : readFileSync(cfg, "utf8")).toBe(user ?? false);
+      expect(await status({ codexHome: home, codex })).toMatchObject({ installed: true, trusted: false, trustStatus: "untrusted" });
+      expect(uninstall({ codexHome: home })).toMatchObject({ removedHook: true, removedTrust: false });
+      expect(user === undefined ? existsSync(cfg) : readFileSync(cfg, "utf8")).toBe(user ?? false);
+      expect(readdirSync(home).sort()).toEqual(user === undefined ? ["better-compaction"] : ["better-compaction", "config.toml"]);
+    }
   });
 
   test("config.toml, as --trust adds bc's table and as uninstall takes it out", async () => {
