@@ -33,6 +33,8 @@ export interface HistoryItem {
 export interface CompactionPoint {
   /** line index of the `compacted` record */
   readonly line: number;
+  /** the history right before it, which it replaced */
+  readonly replaced: readonly HistoryItem[];
   /** the history right after it: its replacement_history, or the legacy "user messages + message" */
   readonly base: readonly HistoryItem[];
   readonly hasReplacementHistory: boolean;
@@ -126,7 +128,8 @@ export const rebuildHistory = (rollout: Rollout): RebuiltHistory => {
           });
         } else base.push(...legacyCompactedHistory(items, l));
         // an inherited compaction is the parent's, not this file's
-        if (l.index >= 0) compactions.push({ line: l.index, base, hasReplacementHistory: Array.isArray(rh) });
+        // (`items` is a new array from here on: the one it replaced stays as it is)
+        if (l.index >= 0) compactions.push({ line: l.index, replaced: items, base, hasReplacementHistory: Array.isArray(rh) });
         items = [...base];
         baseLine = l.index;
         notRebuilt = [];

@@ -8,7 +8,7 @@
 import { basename } from "node:path";
 import type { Message } from "../../engine/types.ts";
 import { BcError } from "../../util/errors.ts";
-import { decodeUtf8, joinJsonl, parseJsonl, readFileBytes } from "../../util/jsonl.ts";
+import { decodeUtf8, joinJsonl, type JsonlFile, parseJsonl, readFileBytes } from "../../util/jsonl.ts";
 import type { HostCompaction, LoadedSession, RecordedWindow } from "../types.ts";
 import { type RebuiltHistory, rebuildHistory } from "./history.ts";
 import { itemProblem, type ResponseItem } from "./items.ts";
@@ -183,9 +183,12 @@ const recordProblem = (type: string, payload: unknown): string | undefined => {
   }
 };
 
-/** Split rollout text into typed lines. Throws BcError only when the text is not a Codex rollout at all. */
-export const parseRollout = (text: string, path: string, options: { runTogether?: RunTogether } = {}): Rollout => {
-  const file = parseJsonl(text, path);
+/**
+ * Split rollout text (or its lines, parsed already) into typed lines. Throws BcError only when the
+ * text is not a Codex rollout at all.
+ */
+export const parseRollout = (text: string | JsonlFile, path: string, options: { runTogether?: RunTogether } = {}): Rollout => {
+  const file = typeof text === "string" ? parseJsonl(text, path) : text;
   const lines: RolloutLine[] = [];
   const malformed: string[] = [];
   const warnings: string[] = [];
@@ -333,13 +336,18 @@ export const parseRollout = (text: string, path: string, options: { runTogether?
 /**
  * Read a rollout file (`.jsonl`, or zstd-compressed `.jsonl.zst`), with one-line errors for a
  * missing path, a directory or an empty file. A native fork's history before the fork is read
- * from its parent's rollout too (`inherited`), unless `inherit` is false.
+ * from its parent's rollout too (`inherited`), unless `inherit` is false. `read`: the file as a
+ * caller read it already (its bytes and their lines), which is not read again.
  */
-export const readRollout = (path: string, options: { runTogether?: RunTogether; inherit?: boolean } = {}): Rollout => {
-  const source = readFileBytes(path, "a Codex rollout (rollout-*.jsonl)");
-  const own: Rollout = { ...parseRollout(decodeUtf8(source), path, options), source };
-  if (options.inherit === false || historyBaseOf(own.lines) === undefined) return own;
-  const inherited = inheritedLines(own, (p) => readRollout(p, { ...options, inherit: false }));
+export const readRollout = (
+  path: string,
+  options: { runTogether?: RunTogether; inherit?: boolean; read?: { readonly source: Uint8Array; readonly file: JsonlFile } } = {},
+): Rollout => {
+  const { read, ...rest } = options;
+  const source = read?.source ?? readFileBytes(path, "a Codex rollout (rollout-*.jsonl)");
+  const own: Rollout = { ...parseRollout(read?.file ?? decodeUtf8(source), path, rest), source };
+  if (rest.inherit === false || historyBaseOf(own.lines) === undefined) return own;
+  const inherited = inheritedLines(own, (p) => readRollout(p, { ...rest, inherit: false }));
   return { ...own, inherited, warnings: [...own.warnings, ...missingHistory(own.path, inherited)] };
 };
 

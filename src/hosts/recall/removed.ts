@@ -11,8 +11,8 @@ import { apply } from "../../engine/apply.ts";
 import { estimateSessionTokens, estimateTextTokens } from "../../engine/estimate.ts";
 import { tokensAfter } from "../../engine/escalate.ts";
 import { plan } from "../../engine/plan.ts";
-import { readTextFile, parseJsonl } from "../../util/jsonl.ts";
-import { type HistoryItem, rebuildHistory } from "../codex/history.ts";
+import { decodeUtf8, type JsonlFile, parseJsonl, readFileBytes } from "../../util/jsonl.ts";
+import { type CompactionPoint, type HistoryItem, rebuildHistory } from "../codex/history.ts";
 import { isOutputItem } from "../codex/items.ts";
 import { readRollout, type Rollout } from "../codex/rollout.ts";
 import { historyToMessages } from "../codex/session-map.ts";
@@ -92,20 +92,27 @@ interface Replanned {
  * rules cut. So a run to that size cuts what the fork's did, the escalation's cuts too. A rule is
  * given only where that run writes the very note the fork holds, byte for byte.
  */
-const codexRules = (path: string, firstHeldAt: ReadonlyMap<string, number>, options: Partial<Options> | undefined): Map<string, Replanned> => {
+const codexRules = (
+  path: string,
+  read: { readonly source: Uint8Array; readonly file: JsonlFile },
+  firstHeldAt: ReadonlyMap<string, number>,
+  options: Partial<Options> | undefined,
+): Map<string, Replanned> => {
   const rules = new Map<string, Replanned>();
   const lineNos = new Set(firstHeldAt.values());
   let rollout: Rollout;
+  let compactions: readonly CompactionPoint[];
   try {
-    rollout = readRollout(path, { runTogether: "skip" });
+    rollout = readRollout(path, { runTogether: "skip", read });
+    // one replay gives each record's history before it and after it
+    compactions = rebuildHistory(rollout).compactions;
   } catch {
     return rules; // not a rollout bc can read: no rules
   }
-  for (const at of rollout.lines) {
-    if (at.kind !== "compacted" || !lineNos.has(at.lineNo)) continue;
+  for (const { line, replaced: before, base: holds } of compactions) {
+    const at = rollout.lines[line]!;
+    if (!lineNos.has(at.lineNo)) continue;
     try {
-      const before = rebuildHistory({ ...rollout, lines: rollout.lines.filter((l) => l.index < at.index) }).items;
-      const holds = rebuildHistory({ ...rollout, lines: rollout.lines.filter((l) => l.index <= at.index) }).items;
       const session = { host: "codex" as const, id: "fork", messages: historyToMessages(before) };
       const heldText = new Map(historyToMessages(holds).flatMap((m) => m.toolResults.map((r) => [r.callId, r.text] as const)));
       // what the record's history comes to as the engine counts it
@@ -143,7 +150,9 @@ const codexRules = (path: string, firstHeldAt: ReadonlyMap<string, number>, opti
  * need weights in use), for the rules of a Codex fork's notes.
  */
 export const removedIn = (path: string, host: Host, options?: Partial<Options>): RemovedList => {
-  const file = parseJsonl(readTextFile(path), path);
+  // read and split once: a Codex fork's rules are planned from the same lines
+  const source = readFileBytes(path);
+  const file = parseJsonl(decodeUtf8(source), path);
   const tools = new Map<string, string>();
   const originals = new Map<string, number>();
   // of each note, the line that first holds it as it stands (an earlier pass's note, carried on)
@@ -172,7 +181,8 @@ export const removedIn = (path: string, host: Host, options?: Partial<Options>):
     }
   }
   const recorded = host === "claude" ? claudeRules(path, sessionId) : new Map<string, { rule: string; reason: string }>();
-  const replanned = host === "codex" ? codexRules(path, new Map([...notes].map(([id, n]) => [id, n.firstLineNo])), options) : new Map<string, Replanned>();
+  const replanned =
+    host === "codex" ? codexRules(path, { source, file }, new Map([...notes].map(([id, n]) => [id, n.firstLineNo])), options) : new Map<string, Replanned>();
   const removed: RemovedOutput[] = [];
   for (const [id, n] of notes) {
     const original = originals.get(id);
