@@ -68,8 +68,12 @@ export interface Pruning extends Omit<PlanTotals, "toolTokensBefore" | "toolToke
   };
 }
 
-/** Decide new output texts for a rebuilt history (the engine, or a test's own rule), for a fork written with `context`. */
-export type Pruner = (history: readonly HistoryItem[], rollout: Rollout, context: ContextMode) => Pruning;
+/**
+ * Decide new output texts for a rebuilt history (the engine, or a test's own rule), for a fork
+ * written with `context`; `reinjected`: the context Codex injects when it resumes that fork
+ * (reinjectedContext), where the caller has it.
+ */
+export type Pruner = (history: readonly HistoryItem[], rollout: Rollout, context: ContextMode, reinjected?: readonly ResponseItem[]) => Pruning;
 
 export interface ForkOptions {
   readonly context: ContextMode;
@@ -402,7 +406,9 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
       "leave --context out (fresh: Codex injects its context once, anew)",
     );
   const history = rebuilt.items;
-  const pruning = options.pruner(history, src, options.context);
+  // found once: the pruner fits its budget with it, and the result counts it
+  const reinjected = reinjectedContext(history, src, options.context);
+  const pruning = options.pruner(history, src, options.context, reinjected);
   const replacement = plannedHistory(history, pruning, options.context);
   const newId = options.newId ?? uuidV7(now.getTime());
   const dir = options.outDir ?? sessionsDayDir(options.codexHome ?? defaultCodexHome(), now);
@@ -451,7 +457,7 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
     historyItems: replacement.length,
     keptDeveloper: options.context === "fresh" ? keptDeveloperMessages(history, src) : [],
     estimatedTokens: built.estimate,
-    heldTokens: heldTokens(built.estimate, reinjectedContext(history, src, options.context)),
+    heldTokens: heldTokens(built.estimate, reinjected),
     pruning,
     bytes: built.bytes,
     replacementHistory: replacement,
@@ -486,6 +492,7 @@ export interface EngineFork {
  * resume, codex-estimate.ts), not as the engine counts the history's text: what only Codex counts
  * (each item's JSON, reasoning) comes off the engine's budget, the context the fork leaves out and
  * Codex does not inject again goes back on it, and a plan still over is tightened by the excess.
+ * `reinjected`: that context (reinjectedContext), where the caller found it already.
  */
 export const engineFork = (
   history: readonly HistoryItem[],
@@ -493,9 +500,9 @@ export const engineFork = (
   options: Partial<Options> | undefined,
   budget: BudgetSpec | undefined,
   context: ContextMode,
+  reinjected: readonly ResponseItem[] = reinjectedContext(history, rollout, context),
 ): EngineFork => {
   const session: Session = { host: "codex", id: threadId(rollout), messages: historyToMessages(history) };
-  const reinjected = reinjectedContext(history, rollout, context);
   const {
     forkBudget,
     engineBudget: first,
@@ -536,8 +543,8 @@ export const engineFork = (
 /** The rules engine as a pruner (engineFork). */
 export const enginePruner =
   (options?: Partial<Options>, budget?: BudgetSpec): Pruner =>
-  (history, rollout, context) =>
-    engineFork(history, rollout, options, budget, context).pruning;
+  (history, rollout, context, reinjected) =>
+    engineFork(history, rollout, options, budget, context, reinjected).pruning;
 
 /**
  * A fork's budget for a history (`session` is the history as the engine reads it), as Codex counts

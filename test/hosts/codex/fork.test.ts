@@ -1,9 +1,10 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, spyOn, test } from "bun:test";
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { codexTokens } from "../../../src/hosts/codex/codex-estimate.ts";
-import { forkRollout, type Pruner } from "../../../src/hosts/codex/fork.ts";
+import * as fork from "../../../src/hosts/codex/fork.ts";
+import { enginePruner, forkRollout, type Pruner } from "../../../src/hosts/codex/fork.ts";
 import { isInjectedContext } from "../../../src/hosts/codex/items.ts";
 import { CANONICAL_NAME_RE, canonicalFileName, uuidV7 } from "../../../src/hosts/codex/fork-names.ts";
 import { rebuildHistory } from "../../../src/hosts/codex/history.ts";
@@ -529,4 +530,18 @@ describe("--context fresh leaves out only the context Codex injects again", () =
     expect(r.replacementHistory).toEqual(rebuildHistory(readRollout(source)).items.map((h) => sentForm(h.item)));
     expect(r.keptDeveloper).toEqual([]);
   });
+});
+
+test("a fork to a budget finds the context Codex re-injects once: its plan fits with it, and its held count is that plan's", () => {
+  const demo = join(import.meta.dir, "../../../src/eval/demo/codex/rollout-2026-11-30T02-43-47-01a22a56-491b-7581-aca8-3d67346846f7.jsonl");
+  const found = spyOn(fork, "reinjectedContext");
+  try {
+    const r = forkRollout(demo, { context: "fresh", pruner: enginePruner(undefined, { tokens: 2500 }), dryRun: true, codexHome: tempDir(), now: NOW });
+    expect(found).toHaveBeenCalledTimes(1);
+    const reinjected = found.mock.results[0]!.value as ResponseItem[];
+    expect(reinjected.length).toBeGreaterThan(0);
+    expect([r.heldTokens - r.estimatedTokens, r.heldTokens]).toEqual([codexTokens(reinjected), r.pruning.budget!.codexTokens!]);
+  } finally {
+    found.mockRestore();
+  }
 });
