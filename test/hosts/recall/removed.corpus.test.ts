@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { enginePruner, type ForkResult, forkRollout } from "../../../src/hosts/codex/fork.ts";
-import { removedIn, type RemovedOutput } from "../../../src/hosts/recall/removed.ts";
+import { removedIn } from "../../../src/hosts/recall/removed.ts";
+import { byRule, planned } from "./fork-rules.ts";
 import { CORPUS_TIMEOUT_MS, SKIP_NOTE, corpusFiles } from "../../support/shared.ts";
 
 const corpus = corpusFiles("codex");
@@ -16,15 +17,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const forkTo = (from: string, percent: number): ForkResult =>
   forkRollout(from, { context: "fresh", pruner: enginePruner(undefined, { percent }), outDir: dir, codexHome: join(dir, "codex") });
-
-const byRule = (xs: readonly RemovedOutput[]): Record<string, number> => {
-  const n: Record<string, number> = {};
-  for (const x of xs) n[x.rule ?? "-"] = (n[x.rule ?? "-"] ?? 0) + 1;
-  return n;
-};
-
-const planned = (r: ForkResult): Record<string, number> =>
-  Object.fromEntries(Object.entries(r.pruning.byRule).flatMap(([rule, t]) => (t!.removed > 0 ? [[rule, t!.removed]] : [])));
 
 describe.skipIf(corpus.length === 0)("bc recall --list names the rule of every removal in a fork", () => {
   if (corpus.length === 0) console.warn(SKIP_NOTE);

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { enginePruner, type ForkResult, forkRollout } from "../../../src/hosts/codex/fork.ts";
 import * as history from "../../../src/hosts/codex/history.ts";
 import { readRollout } from "../../../src/hosts/codex/rollout.ts";
-import { removedIn, type RemovedOutput } from "../../../src/hosts/recall/removed.ts";
+import { removedIn } from "../../../src/hosts/recall/removed.ts";
+import { byRule, planned } from "./fork-rules.ts";
 
 const SOURCE = join(import.meta.dir, "../../../src/eval/demo/codex/rollout-2026-11-30T02-43-47-01a22a56-491b-7581-aca8-3d67346846f7.jsonl");
 const dir = mkdtempSync(join(tmpdir(), "bc-removed-"));
@@ -20,14 +21,6 @@ afterEach(() => {
 
 const forkTo = (from: string, tokens: number): ForkResult =>
   forkRollout(from, { context: "fresh", pruner: enginePruner(undefined, { tokens }), outDir: dir, codexHome: join(dir, "codex") });
-
-const byRule = (xs: readonly RemovedOutput[]): Record<string, number> => {
-  const n: Record<string, number> = {};
-  for (const x of xs) n[x.rule ?? "-"] = (n[x.rule ?? "-"] ?? 0) + 1;
-  return n;
-};
-const planned = (r: ForkResult): Record<string, number> =>
-  Object.fromEntries(Object.entries(r.pruning.byRule).flatMap(([rule, t]) => (t!.removed > 0 ? [[rule, t!.removed]] : [])));
 
 test("--list on a fork of a fork reads the file once and replays its history once, and names the rule of both forks' notes", () => {
   const first = forkTo(SOURCE, 2500);
