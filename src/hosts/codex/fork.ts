@@ -45,6 +45,7 @@ import {
   type Rollout,
   type RolloutFormat,
   threadId,
+  uncountedFrom,
 } from "./rollout.ts";
 
 export type ContextMode = "fresh" | "keep";
@@ -563,10 +564,13 @@ export const forkBudgetOf = (
   fork: { readonly context: ContextMode; readonly reinjected: readonly ResponseItem[] },
 ): { forkBudget: ForkBudget; engineBudget?: number; textRatio: number } => {
   const sent = history.map((h) => sentForm(h.item));
-  // the history as Codex last sent it, every context item in it: its last request less this is
-  // what the request carries besides (instructions, tools)
   const codexBefore = codexTokens(sent);
-  const forkBudget = budgetFor(spec, recordedWindow(rollout), codexBefore);
+  // the history as Codex last sent it, every context item in it (not the response to that request,
+  // nor what came after): its last request less this is what the request carries besides
+  // (instructions, tools)
+  const uncounted = uncountedFrom(rollout);
+  const counted = codexTokens(sent.filter((_, i) => history[i]!.origin.line < uncounted));
+  const forkBudget = budgetFor(spec, recordedWindow(rollout), counted);
   // the outputs' text as Codex counts it, and as the engine does
   let codexText = 0;
   let engineText = 0;

@@ -184,6 +184,25 @@ export const isSentToModel = (item: ResponseItem): boolean => {
   return item.type !== "compaction_trigger" && item.type !== "ghost_snapshot" && item.type !== "other";
 };
 
+/**
+ * Item types the model writes in a response (codex-rs `ResponseItem`s a request's output holds):
+ * its reasoning, messages (the assistant's) and calls. Everything else (the person's and Codex's
+ * messages, the calls' outputs) is a request's input.
+ */
+const RESPONSE_TYPES: ReadonlySet<string> = new Set([
+  "reasoning",
+  "function_call",
+  "custom_tool_call",
+  "local_shell_call",
+  "web_search_call",
+  "tool_search_call",
+  "image_generation_call",
+]);
+
+/** Whether the model wrote this item in a response (RESPONSE_TYPES, or an assistant message). */
+export const isResponseItem = (item: ResponseItem): boolean =>
+  item.type === "message" ? (item as MessageItem).role === "assistant" : RESPONSE_TYPES.has(item.type);
+
 /** The item as it is sent: stored items keep `internal_chat_message_metadata_passthrough`, requests never do. */
 export const sentForm = (item: ResponseItem): ResponseItem => {
   if (!("internal_chat_message_metadata_passthrough" in item)) return item;

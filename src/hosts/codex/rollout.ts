@@ -11,7 +11,7 @@ import { BcError } from "../../util/errors.ts";
 import { decodeUtf8, joinJsonl, type JsonlFile, parseJsonl, readFileBytes } from "../../util/jsonl.ts";
 import type { HostCompaction, LoadedSession, RecordedWindow } from "../types.ts";
 import { type RebuiltHistory, rebuildHistory } from "./history.ts";
-import { itemProblem, type ResponseItem } from "./items.ts";
+import { isOutputItem, isResponseItem, isSentToModel, itemProblem, type ResponseItem } from "./items.ts";
 import { historyBaseOf, type Inherited, inheritedLines } from "./native-fork.ts";
 import { historyToMessages, timelineMessages } from "./session-map.ts";
 import { isObject } from "../../util/json.ts";
@@ -422,6 +422,43 @@ const compactedSinceCount = (rollout: Rollout): boolean => {
     if (l.kind === "event_msg" && l.payload.type === "token_count") return false;
   }
   return false;
+};
+
+/**
+ * The line from which the history is not in Codex's newest count: where the response to the
+ * request it counted begins. The count (`last_token_usage.input_tokens`) is that request's input
+ * side, and Codex writes it once the response is in (after the response's items and, but in 0.118
+ * and 0.119, the outputs of the calls it made), so neither that response nor anything after the count
+ * (the outputs 0.118 and 0.119 write after it, a new prompt) is in it: the history the request held
+ * is the items before this line. A count Codex repeats unchanged (at a turn's start) is of
+ * the request the first one counted. The count's own line when no response precedes it (the request
+ * held all before it), the file's end when there is no count.
+ */
+export const uncountedFrom = (rollout: Rollout): number => {
+  const { lines } = rollout;
+  const usage = (l: RolloutLine): string | undefined =>
+    l.kind === "event_msg" && l.payload.type === "token_count"
+      ? JSON.stringify((l.payload.info as Json | null | undefined)?.last_token_usage ?? null)
+      : undefined;
+  let count = lastTokenCount(rollout)?.index;
+  if (count === undefined) return lines.length;
+  const counted = usage(lines[count]!);
+  for (let i = count - 1; i >= 0; i--) {
+    const u = usage(lines[i]!);
+    if (u === undefined) continue;
+    if (u !== counted) break;
+    count = i;
+  }
+  let from = count;
+  for (let i = count - 1; i >= 0; i--) {
+    const l = lines[i]!;
+    if (l.kind === "compacted" || usage(l) !== undefined) break;
+    if (l.kind !== "response_item" || !isSentToModel(l.payload)) continue;
+    if (isResponseItem(l.payload)) from = i;
+    // the outputs of the response's calls, written before the count: the response is before them
+    else if (!(from === count && (isOutputItem(l.payload) || l.payload.type === "tool_search_output"))) break;
+  }
+  return from;
 };
 
 /** What the rollout records of the model's window and of Codex's last request (see RecordedWindow). */

@@ -8,12 +8,14 @@ export const DEFAULT_FORK_BUDGET_PERCENT = 60;
 
 /**
  * Tokens of Codex's requests the history does not show (its instructions, tool definitions, the
- * request's own form): its last recorded request size less bc's estimate of the history, at most
- * half of `share` (a count that is off cannot take the whole budget); 0 when nothing is recorded,
- * or when the history was compacted since.
+ * request's own form): its last recorded request size less `countedTokens`, bc's estimate of the
+ * history that request held (the items before its response: rollout.ts uncountedFrom; not the
+ * whole history, whose last response and what came after it, a large output, are not in that
+ * size), at most half of `share` (a count that is off cannot take the whole budget); 0 when
+ * nothing is recorded, or when the history was compacted since.
  */
-export const unseenTokens = (recorded: RecordedWindow, historyTokens: number, share: number): number =>
-  recorded.lastInput === undefined ? 0 : beyondEstimate(recorded.lastInput, historyTokens, share);
+export const unseenTokens = (recorded: RecordedWindow, countedTokens: number, share: number): number =>
+  recorded.lastInput === undefined ? 0 : beyondEstimate(recorded.lastInput, countedTokens, share);
 
 /** `--budget`: a number of tokens, or N% of the model's window; "none" turns escalation off. */
 export type BudgetSpec = { readonly tokens: number } | { readonly percent: number } | "none";
@@ -50,16 +52,16 @@ export interface ForkBudget {
 }
 
 /**
- * The budget for a history of `historyTokens` (bc's estimate): a number of tokens is the history's
- * own; a share of the window is for Codex's whole request, so what the history does not show
- * comes off it.
+ * The budget for a history: a number of tokens is the history's own; a share of the window is for
+ * Codex's whole request, so what the history does not show comes off it (unseenTokens, of
+ * `countedTokens`: bc's estimate of the history Codex's last recorded request held).
  */
-export const budgetFor = (spec: BudgetSpec, recorded: RecordedWindow, historyTokens: number): ForkBudget => {
+export const budgetFor = (spec: BudgetSpec, recorded: RecordedWindow, countedTokens: number): ForkBudget => {
   const { window } = recorded;
   if (spec === "none") return { ...(window === undefined ? {} : { window }), why: "--budget none" };
   if ("tokens" in spec) return { tokens: spec.tokens, ...(window === undefined ? {} : { window }) };
   if (window === undefined) return { why: "the rollout records no model_context_window, so no budget (pass --budget <tokens>)" };
   const share = Math.floor((window * spec.percent) / 100);
-  const unseen = unseenTokens(recorded, historyTokens, share);
+  const unseen = unseenTokens(recorded, countedTokens, share);
   return { tokens: share - unseen, ...(unseen > 0 ? { unseenTokens: unseen } : {}), window };
 };

@@ -9,7 +9,7 @@ import { enginePruner, forkRollout } from "../../../src/hosts/codex/fork.ts";
 import { isInjectedContext } from "../../../src/hosts/codex/items.ts";
 import { rebuildHistory } from "../../../src/hosts/codex/history.ts";
 import { isOutputItem, outputText, type ResponseItem, sentForm } from "../../../src/hosts/codex/items.ts";
-import { readRollout } from "../../../src/hosts/codex/rollout.ts";
+import { parseRollout, readRollout } from "../../../src/hosts/codex/rollout.ts";
 import { modelWindowOf } from "../../../src/hosts/codex/rollout.ts";
 import { tokenCount } from "../../../src/util/format.ts";
 import { REPO_DIR } from "../../support/shared.ts";
@@ -356,19 +356,26 @@ describe("bc codex-fork (the command)", () => {
     };
     const window = modelWindowOf(readRollout(source))!;
     expect(window).toBeGreaterThan(0);
+    // the fixture's last count (912 tokens) is of the request its last answer (its line 29 on) answered:
+    // what that request held beyond the history before that answer comes off the share (the items
+    // appended since are not in the count)
+    const heldByCount = codexTokens(rebuildHistory(parseRollout(`${lines.slice(0, 28).join("\n")}\n`, LEGACY)).items.map((h) => sentForm(h.item)));
+    const unseen = 912 - heldByCount;
+    expect(unseen).toBeGreaterThan(0);
     const byDefault = json();
     // which need weights ranked the cuts is said with every budget
     expect(byDefault.needWeights).toStartWith("shipped: fitted by build/fit-need.ts");
     expect(bc([source, "--dry-run"], { CODEX_HOME: tempDir() }).stdout.toString()).toMatch(/^weights: +shipped: fitted by/m);
     expect(byDefault.budget).toEqual({
-      tokens: Math.floor(window * 0.6),
+      tokens: Math.floor(window * 0.6) - unseen,
+      unseenTokens: unseen,
       window,
       reached: true,
       codexTokens: expect.any(Number),
       engineTokens: expect.any(Number),
     });
     expect(byDefault.budget.codexTokens).toBeLessThanOrEqual(byDefault.budget.tokens);
-    expect(json("--budget", "50%").budget.tokens).toBe(Math.floor(window * 0.5));
+    expect(json("--budget", "50%").budget.tokens).toBe(Math.floor(window * 0.5) - unseen);
     const none = json("--budget", "none");
     // no budget: nothing was ranked, and no weights are named
     expect(none.needWeights).toBeNull();
@@ -384,7 +391,7 @@ describe("bc codex-fork (the command)", () => {
     const human = bc([source, "--dry-run", "--budget", "1"], { CODEX_HOME: tempDir() });
     expect(human.stdout.toString()).toMatch(/^budget: +~1 tokens \(of a .*-token window\) for what Codex holds: NOT reached/m);
     // a share under 1% and a count no window comes near are refused as 12x is; --budget alone is the default
-    expect(json("--budget", "").budget.tokens).toBe(Math.floor(window * 0.6));
+    expect(json("--budget", "").budget.tokens).toBe(Math.floor(window * 0.6) - unseen);
     for (const odd of ["0.0001%", "1000000000000000000000"]) {
       const r = bc([source, "--dry-run", "--budget", odd], { CODEX_HOME: tempDir() });
       expect([odd, r.exitCode, r.stderr.toString().split("\n")[0]]).toEqual([odd, 2, expect.stringContaining("--budget must be")]);
@@ -411,8 +418,13 @@ describe("bc codex-fork (the command)", () => {
           rate_limits: null,
         },
       });
-    // the history as Codex counts it: the rest of its last request is what it sends besides
-    const history = codexTokens(rebuildHistory(readRollout(source)).items.map((h) => sentForm(h.item)));
+    // the history as Codex counts it, but the nine answers the count follows (the request it counted
+    // did not hold them): the rest of that request is what it sends besides
+    const history = codexTokens(
+      rebuildHistory(readRollout(source))
+        .items.slice(0, -9)
+        .map((h) => sentForm(h.item)),
+    );
     const share = Math.floor(window * 0.6);
     const withCount = (input: number): string => {
       const file = join(tempDir(), "rollout-budget-count.jsonl");
