@@ -18,7 +18,7 @@ import { enginePruner, plannedHistory } from "../fork.ts";
 import type { HistoryItem } from "../history.ts";
 import { rebuildHistory } from "../history.ts";
 import { developerAuthorOf, isInjectedContext, sentForm } from "../items.ts";
-import { recordedUsage, sessionMeta, type Rollout } from "../rollout.ts";
+import { recordedUsage, sessionMeta, type Rollout, uncountedFrom } from "../rollout.ts";
 
 type Json = Record<string, any>;
 
@@ -226,11 +226,16 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
   const rerun = (sessionStartRuns.at(-1) ?? []).map(sent);
   const keptPart = unpaired === undefined ? "the earlier injected block" : "the turns up to the unpaired call";
   const historyTokens = codexTokens(all.map(sent));
-  // what the request carries besides the history (instructions, tools), from the last recorded request
+  // what the request carries besides the history (instructions, tools), from the last recorded
+  // request less the history that request held, the history before its response (rollout.ts
+  // uncountedFrom: Codex compacts mid-turn after that response and its calls' outputs, which its
+  // count does not hold)
+  const uncounted = uncountedFrom(rollout);
+  const countedTokens = codexTokens(all.filter((h) => h.origin.line < uncounted).map(sent));
   const meta = sessionMeta(rollout)?.payload as Json | undefined;
   const overhead =
-    usage.lastInput !== undefined && usage.lastInput > historyTokens
-      ? usage.lastInput - historyTokens
+    usage.lastInput !== undefined && usage.lastInput > countedTokens
+      ? usage.lastInput - countedTokens
       : estimateTokens(Buffer.byteLength(String(meta?.base_instructions?.text ?? "")));
   const frame = overhead + codexTokens(context) + codexTokens(fixed) + codexTokens(rerun);
   const tokensBefore = overhead + historyTokens;

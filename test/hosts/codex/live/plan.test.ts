@@ -97,11 +97,24 @@ describe("planLive", () => {
     const all = rebuildHistory(r).items.map((h) => sentForm(h.item) as Json);
     const source = all.filter((it) => !isInjectedContext(it as any) && !(it.role === "developer" && it.content[0].text === STARTED));
     expect(plan.items.map((it) => (isOutputItem(it as any) ? it.call_id : it))).toEqual(source.map((it) => (isOutputItem(it as any) ? it.call_id : it)));
-    // what the next request holds: what it carries besides the history, Codex's context, the
-    // SessionStart hook's context Codex writes anew (counted once, at its size), the items injected
-    const overhead = 20_000 - codexTokens(all);
+    // what the next request holds: what it carries besides the history (the count less the history
+    // before the answer it follows), Codex's context, the SessionStart hook's context Codex writes
+    // anew (counted once, at its size), the items injected
+    const overhead = 20_000 - codexTokens(all.slice(0, -1));
     const context = all.filter((it) => isInjectedContext(it as any));
     expect(plan.tokensAfter).toBe(overhead + codexTokens(context) + codexTokens([sent(STARTED)]) + codexTokens(plan.items));
+  });
+
+  test("what the request carries besides the history is the count less the history the counted request held: the output of its answer's call (Codex compacts mid-turn after it) takes nothing off it", () => {
+    const history = (b: RolloutBuilder) => codexTokens(rebuildHistory(rollout(b)).items.map((h) => sentForm(h.item)));
+    const b = new RolloutBuilder().turn("turn-1").context().user("RUN: cat a.txt RUN: cat b.txt").shell("cat a.txt", bigText("a.txt", 8_000));
+    const held = history(b);
+    b.item({ type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd: "cat b.txt" }), call_id: "call_b" })
+      .tokens(held + 5_000)
+      .item({ type: "function_call_output", call_id: "call_b", output: bigText("b.txt", 40_000) });
+    const plan = planLive(rollout(b), { autoCompactLimit: 100_000 });
+    // before, the ~10k-token output came off the count, leaving nothing (the base instructions' few tokens stood in)
+    expect(plan.tokensBefore).toBe(5_000 + history(b));
   });
 
   test("a developer message opening a turn that Codex's metadata does not name a hook's is injected again in place: bc cannot tell it a SessionStart hook's, and would rather hold it twice than lose it", () => {
