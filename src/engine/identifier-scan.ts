@@ -32,11 +32,17 @@ const hasMark = (text: string, from: number, to: number): boolean => {
   return false;
 };
 
-/** Every match of IDENTIFIER_RE in `text`, in order: `visit` gets where it starts and ends. */
-export const forEachIdentifierMatch = (text: string, visit: (start: number, end: number) => void): void => {
+/** The end of the match nextMatch found last. */
+let matchEnd = 0;
+
+/**
+ * The first match of IDENTIFIER_RE starting in [p, to) as a scan from p finds it (its start;
+ * its end in matchEnd), or -1. Scanning on from a match's end finds the next match.
+ */
+const nextMatch = (text: string, from: number, to: number): number => {
   const n = text.length;
-  let p = 0;
-  while (p < n) {
+  let p = from;
+  while (p < to) {
     const c = text.charCodeAt(p);
     if (START[c] !== 1 || (p > 0 && WORD[text.charCodeAt(p - 1)] === 1)) {
       p++;
@@ -56,7 +62,28 @@ export const forEachIdentifierMatch = (text: string, visit: (start: number, end:
       e += 2;
       while (e < n && WORD[text.charCodeAt(e)] === 1) e++;
     }
-    visit(p, e);
-    p = e;
+    matchEnd = e;
+    return p;
   }
+  return -1;
+};
+
+/** Every match of IDENTIFIER_RE in `text`, in order: `visit` gets where it starts and ends. */
+export const forEachIdentifierMatch = (text: string, visit: (start: number, end: number) => void): void => {
+  for (let p = nextMatch(text, 0, text.length); p !== -1; p = nextMatch(text, matchEnd, text.length)) visit(p, matchEnd);
+};
+
+/**
+ * Whether the identifier scan has a match at s that is `c`. A match consumes only [\w$-]
+ * characters and its look-arounds read only those, so the scan is taken up at the start of the
+ * stretch of them holding s (where the scan over the whole text also starts afresh), and only
+ * as far as s.
+ */
+export const identifierAt = (text: string, c: string, s: number): boolean => {
+  let from = s;
+  while (from > 0 && IDENTIFIER_CHARS[text.charCodeAt(from - 1)] === 1) from--;
+  for (let p = nextMatch(text, from, s + 1); p !== -1; p = nextMatch(text, matchEnd, s + 1)) {
+    if (p === s) return matchEnd - s === c.length && text.startsWith(c, s);
+  }
+  return false;
 };

@@ -2,7 +2,7 @@
 // same order, on seeded random text built from the characters the pattern reads, and on cases
 // at its edges.
 import { describe, expect, test } from "bun:test";
-import { forEachIdentifierMatch } from "../../src/engine/identifier-scan.ts";
+import { forEachIdentifierMatch, identifierAt } from "../../src/engine/identifier-scan.ts";
 import { IDENTIFIER_RE } from "../../src/engine/tokens.ts";
 import { prng } from "./support/generate.ts";
 
@@ -60,5 +60,26 @@ describe("forEachIdentifierMatch", () => {
       [0, 3],
       [5, 12],
     ]);
+  });
+});
+
+describe("identifierAt", () => {
+  test("true exactly where IDENTIFIER_RE's scan has a match that is the string, on 2,000 seeded random texts", () => {
+    const rnd = prng(5);
+    const differ: string[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const text = randomText(rnd, 1 + Math.floor(rnd() * 80));
+      const matches = new Map(byPattern(text).map(([start, end]) => [start, end]));
+      // every place, asked for the match there, for a string one shorter and for one running on
+      for (let s = 0; s < text.length; s++) {
+        const end = matches.get(s);
+        const asks = end === undefined ? [text.slice(s, s + 6)] : [text.slice(s, end), text.slice(s, end - 1), text.slice(s, end + 1)];
+        for (const c of asks) {
+          const want = end !== undefined && c === text.slice(s, end);
+          if (identifierAt(text, c, s) !== want) differ.push(`${JSON.stringify(text)} at ${s}: ${JSON.stringify(c)}`);
+        }
+      }
+    }
+    expect(differ).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import { PathPlaces, hashRange } from "../../src/engine/lookup/token-places.ts";
 import { buildQuoteTables, findQuote } from "../../src/engine/lookup/quotes.ts";
 import { planWith } from "../../src/engine/plan.ts";
 import { SessionFacts } from "../../src/engine/session-facts.ts";
-import { extractTokenList, extractTokens } from "../../src/engine/tokens.ts";
+import { PATH_RE, extractTokenList, extractTokens } from "../../src/engine/tokens.ts";
 import { DEFAULT_OPTIONS, type Message, type Options, type Session } from "../../src/engine/types.ts";
 import { SessionBuilder } from "./support/build.ts";
 import { Generator, generateSession, prng } from "./support/generate.ts";
@@ -218,6 +218,28 @@ describe("candidate tokens: the same tokens, in the same order, as extractTokens
       "https://x.dev/a/b.md",
     ]);
     expect(new CandidateMatcher(candidates).tokensIn(text)).toEqual(expected(text, candidates));
+  });
+
+  test("a kept path scan, asked at every place of seeded random text, answers as PATH_RE's scan over the whole text", () => {
+    // path characters (":" among them: a match may start right after one), marks and what ends a stretch
+    const alphabet = "ab.Z09_/-:~@+.ts/md  \n(é";
+    const rnd = prng(11);
+    const differ: string[] = [];
+    for (let i = 0; i < 1500; i++) {
+      let text = "";
+      for (let k = 1 + Math.floor(rnd() * 60); k > 0; k--) text += alphabet[Math.floor(rnd() * alphabet.length)];
+      const matches = new Map<number, string>();
+      for (const m of text.matchAll(PATH_RE)) matches.set(m.index, m[0].replace(/\.+$/, ""));
+      const kept = new PathPlaces();
+      for (let s = 0; s < text.length; s++) {
+        const match = matches.get(s);
+        for (const c of match === undefined ? [text.slice(s, s + 4)] : [match, match.slice(0, -1)]) {
+          if (c === "") continue;
+          if (kept.at(text, c, s) !== (c === match)) differ.push(`${JSON.stringify(text)} at ${s}: ${JSON.stringify(c)}`);
+        }
+      }
+    }
+    expect(differ).toEqual([]);
   });
 
   test("no candidates, or none that can be a token", () => {

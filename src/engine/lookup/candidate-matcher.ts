@@ -11,6 +11,7 @@
 // is then confirmed at that place (token-places.ts). Candidates with no usable anchor (no \w
 // character) are found with indexOf.
 // test/engine/speed-equivalence.slow.test.ts holds this against extractTokens.
+import { identifierAt } from "../identifier-scan.ts";
 import { errorLineAt } from "../tokens.ts";
 import { clearBit, hasBit, mix, setBit } from "./bits.ts";
 import {
@@ -24,7 +25,6 @@ import {
   QUOTED,
   WORD,
   hashRange,
-  identifierAt,
   numberAt,
   PathPlaces,
   possibleRanks,

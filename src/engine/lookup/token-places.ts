@@ -25,8 +25,8 @@ const PATH_CHARS = classTable(PATH_GRAMMAR.chars);
 /** [\w$-]: what an identifier match can consume */
 export const IDENTIFIER_CHARS = classTable(IDENTIFIER_GRAMMAR.chars);
 
-const PATH_SCAN = new RegExp(PATH_GRAMMAR.pattern.source, "g");
-const IDENTIFIER_SCAN = new RegExp(IDENTIFIER_GRAMMAR.pattern.source, "g");
+/** PATH_RE tried at one place only: where pathStartFrom says a match may start. */
+const PATH_AT = new RegExp(PATH_GRAMMAR.pattern.source, "y");
 
 /** The ranks `c` could have as a token of some text, from its shape alone (bit r: rank r); 0: never a token. */
 export const possibleRanks = (c: string): number => {
@@ -174,26 +174,47 @@ const stretchStart = (text: string, s: number, table: Uint8Array): number => {
   return start;
 };
 
-// The path scan over the stretch of path characters around s, from its start (where the
-// scan over the whole text also starts afresh): is there a match at s that is `c`? The scan
-// runs on the text itself from that start: no match crosses the stretch's ends (the pattern
-// consumes only path characters, and its look-arounds see a non-path character there either way).
-// Several candidates are often confirmed in one stretch (a path, its folders, its file name):
-// they share one scan, kept as far as it went.
+const COLON = 58;
+
+/**
+ * The first place in [from, end) of a stretch of path characters starting at `start` where a
+ * PATH_RE match may start, or -1. Its lookbehind lets a match start only where the character
+ * before is not one of [\w.@+~/-]: inside a stretch (whose characters are those and ":"), only
+ * at the stretch's start or right after a ":". Bounded by the stretch: a text's later colons
+ * are not looked for.
+ */
+const pathStartFrom = (text: string, start: number, from: number, end: number): number => {
+  if (from === start) return from < end ? from : -1;
+  for (let q = from; q < end; q++) if (text.charCodeAt(q - 1) === COLON) return q;
+  return -1;
+};
+
+// The path scan over the stretch of path characters around s: is there a match at s that is `c`?
+// A match consumes only path characters, and its look-arounds see a non-path character past a
+// stretch's ends either way, so the scan over the whole text is the scans over its stretches:
+// this one is taken up at the stretch's start and never runs past its end (a scan left to run on
+// would read the text up to its next path, wherever that is), and tries the pattern only where
+// a match may start (pathStartFrom). Several candidates are often confirmed in one stretch (a
+// path, its folders, its file name): they share one scan, kept as far as it went.
 export class PathPlaces {
   private text = "";
   private stretch = -1;
+  /** the stretch's end */
+  private end = -1;
   /** the scan's matches so far: start, and length without trailing dots (as the tokenizer takes it) */
   private readonly found: number[] = [];
-  /** where the scan goes on (-1: no more matches) */
+  /** where the scan tries next (-1: no more matches in the stretch) */
   private resume = -1;
 
   /** Whether the path scan has a match at s that is `c`. */
   at(text: string, c: string, s: number): boolean {
     const start = stretchStart(text, s, PATH_CHARS);
     if (start !== this.stretch || text !== this.text) {
+      let end = s;
+      while (end < text.length && PATH_CHARS[text.charCodeAt(end)] === 1) end++;
       this.text = text;
       this.stretch = start;
+      this.end = end;
       this.found.length = 0;
       this.resume = start;
     }
@@ -206,27 +227,19 @@ export class PathPlaces {
     }
   }
 
-  /** The scan's next match, added to found; false when there is none. */
+  /** The scan's next match in the stretch, added to found; false when there is none. */
   private scanOn(): boolean {
-    if (this.resume === -1) return false;
-    PATH_SCAN.lastIndex = this.resume;
-    const m = PATH_SCAN.exec(this.text);
-    if (m === null) {
-      this.resume = -1;
-      return false;
+    for (let q = this.resume; q !== -1; ) {
+      PATH_AT.lastIndex = q;
+      const m = PATH_AT.exec(this.text);
+      q = pathStartFrom(this.text, this.stretch, m === null ? q + 1 : PATH_AT.lastIndex, this.end);
+      if (m !== null) {
+        this.resume = q;
+        this.found.push(m.index, lengthWithoutDots(m[0]));
+        return true;
+      }
     }
-    this.resume = PATH_SCAN.lastIndex;
-    this.found.push(m.index, lengthWithoutDots(m[0]));
-    return true;
+    this.resume = -1;
+    return false;
   }
 }
-
-export const identifierAt = (text: string, c: string, s: number): boolean => {
-  IDENTIFIER_SCAN.lastIndex = stretchStart(text, s, IDENTIFIER_CHARS);
-  for (let m = IDENTIFIER_SCAN.exec(text); m !== null; m = IDENTIFIER_SCAN.exec(text)) {
-    if (m.index < s) continue;
-    if (m.index > s) return false;
-    return m[0] === c;
-  }
-  return false;
-};
