@@ -14,6 +14,7 @@ import {
   needWeightsPathFor,
   pluginOptions,
   shouldCompactAfterTurn,
+  lastAnswerCalls,
   thinkingInCount,
   TURN_COOLDOWN,
   warmUp,
@@ -74,9 +75,13 @@ export function register(on: On, options: Record<string, unknown>) {
     // tool loop's (main thread, with a count to take it from); not known, the whole count stands
     // against the budget
     let thinking: ThinkingCount | undefined;
+    // and the calls of the answer to the request the count is of: where that answer begins among the rows
+    let lastAnswer: string[] | undefined;
     if (e.agentId === undefined && usage?.context?.tokens !== undefined) {
       try {
-        thinking = thinkingInCount(await within(THINKING_READ_MS, $.session.messages({ as: "api" })));
+        const messages = await within(THINKING_READ_MS, $.session.messages({ as: "api" }));
+        thinking = thinkingInCount(messages);
+        lastAnswer = lastAnswerCalls(messages);
       } catch (err) {
         thinking = { problem: `Claude Code's messages were not read (${(err as Error)?.message ?? err})` };
       }
@@ -102,6 +107,7 @@ export function register(on: On, options: Record<string, unknown>) {
       rows: e.messages,
       usage: usage?.context,
       ...(thinking === undefined ? {} : { thinking }),
+      ...(lastAnswer === undefined ? {} : { lastAnswerCalls: lastAnswer }),
       options: opts,
       now: () => Date.now(),
       ...(needWeights === undefined ? {} : { needWeights }),

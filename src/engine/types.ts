@@ -47,6 +47,8 @@ export interface SourceRef {
   readonly record: number;
   /** block index inside the record, where one record holds several */
   readonly block?: number;
+  /** the API response an assistant record is part of (Claude Code's message.id): its records share it */
+  readonly response?: string;
 }
 
 export interface Message {

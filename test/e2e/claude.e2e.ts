@@ -508,6 +508,59 @@ describe("auto compaction mid-turn in a session that thinks: the open tool loop 
   );
 });
 
+describe("auto compaction right after an answer that read files in parallel", () => {
+  test(
+    "the count is of the request before the answer that read two large files at once; bc reads that answer's calls from Claude Code's messages (the API joins its records into one message) and counts none of its records or results as held: the next request lands within the budget",
+    async () => {
+      const files: Record<string, string> = { ...bigAndSmall(8), "pbig1.txt": big("pbig1"), "pbig2.txt": big("pbig2") };
+      for (let i = 0; i < 4; i++) files[`p${i}.txt`] = small(`p${i}.txt`);
+      // the count stays low until p2.txt's result is in: the answer to that request reads two large files at once.
+      // Here Claude Code hands the answer's rows in together, its results after them; real transcripts of
+      // 2.1.39 to 2.1.235 keep such an answer's records between their results, which the unit tests cover
+      const TURN = "READFILES p0.txt p1.txt p2.txt pbig1.txt,pbig2.txt p3.txt";
+      let high = false;
+      const counted = (body: any): number => {
+        const text = JSON.stringify(body);
+        return high && text.includes("p2.txt line 0:") ? Math.ceil(text.length / 4) : 1000;
+      };
+      const thinking = (n: number): string => `Thinking ${n}: ${"which files to read together. ".repeat(30)}`;
+      const settings = { pluginConfigs: { "better-compaction@inline": { options: { compactAtPercent: 15, minFreedPercent: 1 } } } };
+      const { sb, mock, debug } = setup("parallel", files, counted, { thinking }, settings);
+      const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "20" });
+      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
+      try {
+        await session.send(BIG_TURN);
+        high = true;
+        const r = await session.send(TURN);
+        expect(mock.refusals().map((q) => q.refused)).toEqual([]);
+        expect(r.at(-1).is_error).toBeFalsy();
+        const records = decisionRecords(sb, session.sessionId!);
+        expect(records.map((x) => `${x.trigger}:${x.outcome}`)).toEqual(["auto:compacted"]);
+        const rec = records[0];
+        expect(mock.summarizations().length).toBe(0);
+        const requests = mock.conversationRequests();
+        const after = requests.findIndex((q) => HAS_NOTE.test(JSON.stringify(q.body)) || /\\n\[bc cut \d+ more chars; /.test(JSON.stringify(q.body)));
+        expect(after).toBeGreaterThan(0);
+        // the request the count is of held neither large read; the one after the compaction is the first to carry them
+        const countedBody = JSON.stringify(requests[after - 1]!.body);
+        expect(countedBody).not.toContain("pbig1 line 0");
+        expect(countedBody).not.toContain("pbig2 line 0");
+        // what the rows do not show: about what the rows of the other compactions do not show (system prompt, tools), not less by a large read
+        expect(rec.budgetTokens + rec.unseenTokens).toBe(150_000);
+        expect(rec.unseenTokens).toBeGreaterThan(15_000);
+        const nextTokens = Math.ceil(JSON.stringify(requests[after]!.body).length / 4);
+        expect(nextTokens).toBeLessThanOrEqual(150_000);
+        console.log(
+          `parallel: bc's rows ~${rec.tokensBefore} -> ~${rec.tokensAfter} for a budget of ${rec.budgetTokens} (150000 less ~${rec.unseenTokens}); the next request ${nextTokens} tokens as the mock counts it; hook ${rec.ms} ms`,
+        );
+      } finally {
+        await session.close();
+      }
+    },
+    T,
+  );
+});
+
 describe("(d) a failing hook", () => {
   test(
     "gives 'Not compacted' and the session answers the next prompt",

@@ -1,13 +1,13 @@
 // The pressure mode and the hindsight ceilings on small made-up sessions, sizes worked out by hand.
 import { describe, expect, test } from "bun:test";
-import { estimateTextTokens } from "../../src/engine/estimate.ts";
+import { estimateMessageTokens, estimateTextTokens } from "../../src/engine/estimate.ts";
 import type { Message } from "../../src/engine/types.ts";
-import { compactRows, DEFAULT_PLUGIN_OPTIONS } from "../../src/hosts/claude/plugin.ts";
+import { compactRows, DEFAULT_PLUGIN_OPTIONS, rowsInCount } from "../../src/hosts/claude/plugin.ts";
 import { rowsToSession } from "../../src/hosts/claude/rows.ts";
 import { cutContext } from "../../src/eval/cut.ts";
 import { labelCuts, usedAfterCut } from "../../src/eval/labels.ts";
 import { CLEARED_PLACEHOLDER, REMOVAL_NOTE } from "../../src/eval/methods/baselines.ts";
-import { BC_UNDER_PRESSURE, NEED_ORACLE, sessionToHookRows } from "../../src/eval/methods/bc-pressure.ts";
+import { BC_UNDER_PRESSURE, claudeCount, lastAnswerCallsOf, NEED_ORACLE, sessionToHookRows, thinkingOf } from "../../src/eval/methods/bc-pressure.ts";
 import { modelOn } from "../engine/support/need-models.ts";
 import { LARGEST_FIRST_TO_BUDGET, OLDEST_FIRST, ORACLE_TO_BUDGET, type BudgetInput } from "../../src/eval/methods/budget.ts";
 import { ORACLE, ORACLE_HEAD, headThroughLastUsed } from "../../src/eval/methods/ceilings.ts";
@@ -388,4 +388,58 @@ test("per-session spread: the median and the share the worst tenth of sessions a
   expect(spreadOf([1, 0.5, 0.75])).toEqual({ sessions: 3, median: 0.75, worstTenth: 0.5 });
   const twenty = Array.from({ length: 20 }, (_, i) => (i + 1) / 20);
   expect(spreadOf(twenty)).toEqual({ sessions: 20, median: 0.525, worstTenth: 0.1 });
+});
+
+describe("Claude Code's count as the eval tells the plugin: the last request's, before its answer", () => {
+  // an answer (one response, message.id "r2") that made two calls in parallel, its records between their results
+  const asst = (response: string, over: Partial<Message>): Message => ({
+    role: "assistant",
+    kind: "reply",
+    text: "",
+    toolCalls: [],
+    toolResults: [],
+    ...over,
+    source: { host: "claude", record: 0, response },
+  });
+  const call = (id: string) => ({ id, name: "Read", input: { file_path: `/p/${id}` }, inputText: `{"file_path":"/p/${id}"}` });
+  const result = (id: string, tokens: number): Message => ({
+    role: "user",
+    kind: "tool",
+    text: "",
+    toolCalls: [],
+    toolResults: [{ callId: id, text: sized(id, tokens), isError: false, images: 0 }],
+  });
+  const messages: Message[] = [
+    prompt("read them"),
+    asst("r1", { toolCalls: [call("a")] }),
+    result("a", 100),
+    asst("r2", { kind: "reasoning", text: "t".repeat(2_000) }),
+    asst("r2", { text: "Reading two." }),
+    asst("r2", { toolCalls: [call("b")] }),
+    result("b", 3_000),
+    { role: "user", kind: "meta", text: "a reminder", toolCalls: [], toolResults: [] },
+    asst("r2", { toolCalls: [call("c")] }),
+    result("c", 3_000),
+  ];
+  const s = session(messages, "s1", "claude");
+  const whole = messages.reduce((n, m) => n + estimateMessageTokens(m).all, 0);
+
+  test("the answer is the response's records across its results: its calls, its thinking not counted, and nothing from its first record on", () => {
+    expect(lastAnswerCallsOf(s)).toEqual(["b", "c"]);
+    expect(thinkingOf(s)).toEqual({ tokens: 0, answers: [{ tokens: 500, callIds: ["b", "c"], counted: false }] });
+    const before = messages.slice(0, 3).reduce((n, m) => n + estimateMessageTokens(m).all, 0);
+    expect(claudeCount(s, whole)).toBe(before);
+  });
+
+  test("the plugin, told those calls, finds the same answer among the rows it is handed", () => {
+    const rows = sessionToHookRows(s);
+    expect(rowsInCount(rows, lastAnswerCallsOf(s))).toBe(3);
+    // without the response ids (records of another shape), each run of assistant records is an answer of its own
+    const plain = session(
+      messages.map((m) => (m.source === undefined ? m : { ...m, source: { host: "claude" as const, record: 0 } })),
+      "s2",
+      "claude",
+    );
+    expect(lastAnswerCallsOf(plain)).toEqual(["c"]);
+  });
 });

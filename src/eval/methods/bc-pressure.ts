@@ -5,7 +5,7 @@
 import { apply } from "../../engine/apply.ts";
 import { plan } from "../../engine/plan.ts";
 import { DEFAULT_OPTIONS, type Session } from "../../engine/types.ts";
-import { compactRows, DEFAULT_PLUGIN_OPTIONS, rowsInCount } from "../../hosts/claude/plugin.ts";
+import { compactRows, DEFAULT_PLUGIN_OPTIONS } from "../../hosts/claude/plugin.ts";
 import type { SessionRow } from "../../hosts/claude/rows.ts";
 import type { ThinkingRead } from "../../hosts/claude/thinking.ts";
 import { estimateMessageTokens } from "../../engine/estimate.ts";
@@ -30,51 +30,63 @@ export const sessionToHookRows = (session: Session): SessionRow[] =>
       handle: `row-${i}`,
     }));
 
+/** One answer (API response) in a history: its thinking's estimate, its calls, and the message it begins at. */
+interface Answer {
+  tokens: number;
+  readonly callIds: string[];
+  readonly first: number;
+  readonly response?: string;
+}
+
 /**
- * The thinking in the history as the hook reads it from Claude Code's messages (thinking.ts):
- * each answer's (the assistant messages between two user messages, as the API joins them) with
- * the tool calls it made. Claude Code's count holds all of it but the last answer's, as
- * thinkingInCount reads it (the count is of the request that answer answered).
+ * The answers of a history as the API joins Claude Code's records: the assistant messages between
+ * two user messages, and those of one response (message.id, SourceRef.response) across the results
+ * between them (calls made in parallel stand between their results).
  */
-export const thinkingOf = (session: Session): ThinkingRead => {
-  const answers: { tokens: number; callIds: string[]; counted: boolean }[] = [];
-  let open: { tokens: number; callIds: string[]; counted: boolean } | undefined;
-  for (const m of session.messages) {
+const answersOf = (session: Session): Answer[] => {
+  const answers: Answer[] = [];
+  let open: Answer | undefined;
+  // a user message since the open answer's last record
+  let broken = false;
+  for (const [i, m] of session.messages.entries()) {
     if (m.kind === "meta") continue;
     if (m.role !== "assistant") {
-      open = undefined;
+      broken = true;
       continue;
     }
-    if (open === undefined) {
-      open = { tokens: 0, callIds: [], counted: true };
+    const response = m.source?.response;
+    if (open === undefined || (broken && (response === undefined || response !== open.response))) {
+      open = { tokens: 0, callIds: [], first: i, ...(response === undefined ? {} : { response }) };
       answers.push(open);
     }
+    broken = false;
     if (m.kind === "reasoning") open.tokens += estimateMessageTokens(m).all;
     open.callIds.push(...m.toolCalls.map((c) => c.id));
   }
-  const last = answers.at(-1);
-  if (last !== undefined) last.counted = false;
+  return answers;
+};
+
+/**
+ * The thinking in the history as the hook reads it from Claude Code's messages (thinking.ts):
+ * each answer's (answersOf) with the tool calls it made. Claude Code's count holds all of it but
+ * the last answer's, as thinkingInCount reads it (the count is of the request that answer answered).
+ */
+export const thinkingOf = (session: Session): ThinkingRead => {
+  const answers = answersOf(session).map((a, k, all) => ({ tokens: a.tokens, callIds: a.callIds, counted: k < all.length - 1 }));
   const thought = answers.filter((a) => a.tokens > 0);
   return { tokens: thought.reduce((n, a) => n + (a.counted ? a.tokens : 0), 0), answers: thought };
 };
 
+/** The calls of the last answer, as the hook reads them from Claude Code's messages (thinking.ts: lastAnswerCalls). */
+export const lastAnswerCallsOf = (session: Session): string[] => answersOf(session).at(-1)?.callIds ?? [];
+
 /**
  * Claude Code's count of `session` as the hook would read it (`$.session.usage()`): the last
- * request's input side, the history before its last answer (the plugin's rowsInCount over the
- * rows the hook gets), given `tokens`, the whole history's estimate.
+ * request's input side, the history before its last answer (what the plugin's rowsInCount finds
+ * among the rows), given `tokens`, the whole history's estimate.
  */
 export const claudeCount = (session: Session, tokens: number): number => {
-  const rows = sessionToHookRows(session);
-  let row = rowsInCount(rows);
-  // the message of that row (the rows leave meta records out), and what it and those after it hold
-  let from = session.messages.length;
-  for (const [i, m] of session.messages.entries()) {
-    if (m.kind === "meta") continue;
-    if (row-- === 0) {
-      from = i;
-      break;
-    }
-  }
+  const from = answersOf(session).at(-1)?.first ?? session.messages.length;
   return tokens - session.messages.slice(from).reduce((n, m) => n + estimateMessageTokens(m).all, 0);
 };
 
@@ -101,16 +113,17 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
     "bc as the product answers: Claude Code, the plugin's session.compact (trigger auto, context at the pressure, budget compactAtPercent); Codex, the engine's plan with that budget, as bc codex-fork plans",
   run: ({ prefix, results, point, needModel }) => {
     if (prefix.host === "claude") {
-      // Claude Code's count of the context is the whole history's, and the plugin is told the
-      // thinking in it, as the hook reads it from Claude Code's messages: it sets what its rows
-      // leave out and stays (meta records, the open tool loop's thinking) against the budget
-      // itself, and not the thinking the host drops, and so frees what the others free
+      // the plugin is told Claude Code's count (the last request's: claudeCount), the thinking in
+      // it and the last answer's calls, as the hook reads them from Claude Code's messages: it sets
+      // what its rows leave out and stays (meta records, the open tool loop's thinking) against the
+      // budget itself, and not the thinking the host drops, and so frees what the others free
       const { answer, record } = compactRows({
         trigger: "auto",
         sessionId: prefix.id,
         rows: sessionToHookRows(prefix),
         usage: { tokens: claudeCount(prefix, point.tokensBefore), window: point.window, percent: Math.round(point.pressure * 1000) / 10 },
         thinking: thinkingOf(prefix),
+        lastAnswerCalls: lastAnswerCallsOf(prefix),
         options: DEFAULT_PLUGIN_OPTIONS,
         now: () => 0,
         // the plugin reads a weights file's text, as the host hands it

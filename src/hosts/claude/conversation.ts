@@ -62,13 +62,15 @@ export const messageOf = (rec: ClaudeRecord, record: number): Message | undefine
         else if (b.type === "tool_use") toolCalls.push(toolCallOf(b));
       }
     const reasoning = texts.length === 0 && toolCalls.length === 0 && thinking.length > 0;
+    // each block of a response is a record of its own, and parallel calls stand between their results: the id ties them
+    const response = isObject(rec.message) ? str(rec.message.id) : undefined;
     return {
       role: "assistant",
       kind: reasoning ? "reasoning" : "reply",
       text: reasoning ? thinking.join("\n") : texts.join("\n"),
       toolCalls,
       toolResults: [],
-      source,
+      source: response === undefined ? source : { ...source, response },
     };
   }
   const texts: string[] = [];

@@ -74,6 +74,12 @@ export interface CompactInput {
    * whole count beyond the rows does, as if it all stayed.
    */
   readonly thinking?: ThinkingCount;
+  /**
+   * The tool calls of the answer to the request `usage.tokens` is of (thinking.ts: lastAnswerCalls),
+   * read from Claude Code's messages with the thinking: where that answer begins among the rows
+   * (rowsInCount). Not known: the last run of assistant rows.
+   */
+  readonly lastAnswerCalls?: readonly string[];
   readonly options: PluginOptions;
   /** milliseconds; a wall clock for the record's time, and the difference for its duration */
   readonly now: () => number;
@@ -123,19 +129,30 @@ export interface Unseen {
  * How many of the rows Claude Code's count holds: those before the last answer (its assistant rows,
  * one per block). The count is the last request's input side, so the answer to that request, and
  * whatever came after it (the results of the calls it made, a prompt typed since), are not in it.
- * All of them when no row is an answer.
+ * Claude Code keeps the records of an answer that made calls in parallel between their results
+ * (its thinking and text, call A, A's result, call B, B's result): given that answer's calls
+ * (`lastCalls`, read from Claude Code's messages: thinking.ts, lastAnswerCalls), it begins at the
+ * first row holding one of them, with the assistant rows right before it. Else, or when no row
+ * holds one, the last answer is the last run of assistant rows (one call, or none). All the rows
+ * when none is an answer.
  */
-export const rowsInCount = (rows: readonly SessionRow[]): number => {
-  let k = rows.length;
-  while (k > 0 && rows[k - 1]!.role !== "assistant") k--;
-  if (k === 0) return rows.length;
+export const rowsInCount = (rows: readonly SessionRow[], lastCalls?: readonly string[]): number => {
+  let k =
+    lastCalls === undefined || lastCalls.length === 0
+      ? -1
+      : rows.findIndex((r) => r.role === "assistant" && r.toolUses.some((u) => lastCalls.includes(u.tool_use_id)));
+  if (k < 0) {
+    k = rows.length;
+    while (k > 0 && rows[k - 1]!.role !== "assistant") k--;
+    if (k === 0) return rows.length;
+  }
   while (k > 0 && rows[k - 1]!.role === "assistant") k--;
   return k;
 };
 
 /** bc's estimate of the rows Claude Code's count holds (rowsInCount), of the session made of `rows` (one message per row). */
-export const estimateRowsInCount = (session: Session, rows: readonly SessionRow[]): number =>
-  estimateSessionTokens({ ...session, messages: session.messages.slice(0, rowsInCount(rows)) }).total;
+export const estimateRowsInCount = (session: Session, rows: readonly SessionRow[], lastCalls?: readonly string[]): number =>
+  estimateSessionTokens({ ...session, messages: session.messages.slice(0, rowsInCount(rows, lastCalls)) }).total;
 
 /**
  * Tokens of the context the rows do not show and bc's answer leaves in place (the system prompt,
@@ -151,14 +168,14 @@ export const estimateRowsInCount = (session: Session, rows: readonly SessionRow[
  * count is not of these messages), is not taken out. What stays: thinking.ts, thinkingThatStays.
  */
 export const unseenOf = (
-  input: Pick<CompactInput, "agentId" | "usage" | "options" | "thinking" | "rows">,
+  input: Pick<CompactInput, "agentId" | "usage" | "options" | "thinking" | "rows" | "lastAnswerCalls">,
   session: Session,
   window: number | undefined,
 ): Unseen => {
   const tokens = input.usage?.tokens;
   if (window === undefined || input.agentId !== undefined || tokens === undefined || !Number.isFinite(tokens)) return { tokens: 0 };
   const share = Math.floor((window * input.options.compactAtPercent) / 100);
-  const rows = estimateRowsInCount(session, input.rows);
+  const rows = estimateRowsInCount(session, input.rows, input.lastAnswerCalls);
   // the whole count beyond the rows, the thinking in it too: what stands when none is taken out
   const whole = beyondEstimate(tokens, rows, share);
   const t = input.thinking;
@@ -328,7 +345,7 @@ export const failureSkip = (error: unknown): { skip: string } => {
 // that one import at the bundle).
 export { appendRecord, claudeDirOf, logPathFor, needWeightsPathFor } from "./decision-log.ts";
 export type { SessionRow } from "./rows.ts";
-export { type ThinkingCount, thinkingInCount } from "./thinking.ts";
+export { lastAnswerCalls, type ThinkingCount, thinkingInCount } from "./thinking.ts";
 export { within } from "./deadline.ts";
 
 /**

@@ -61,6 +61,23 @@ export const thinkingInCount = (messages: unknown): ThinkingCount => {
 };
 
 /**
+ * The tool calls of the last assistant message of Claude Code's messages (`as: "api"`): the answer
+ * to the request Claude Code's count is of, as the API joins it. Its calls tell where that answer
+ * begins among the rows (plugin.ts: rowsInCount), where its records stand between their results
+ * (parallel calls). Undefined when the messages are not a list of { role, content: [blocks] }.
+ */
+export const lastAnswerCalls = (messages: unknown): string[] | undefined => {
+  if (!Array.isArray(messages)) return undefined;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m: unknown = messages[i];
+    if (!isObject(m) || !Array.isArray(m.content)) return undefined;
+    if (m.role !== "assistant") continue;
+    return m.content.flatMap((b: unknown) => (isObject(b) && b.type === "tool_use" && typeof b.id === "string" ? [b.id] : []));
+  }
+  return [];
+};
+
+/**
  * The thinking that stays after bc's answer over `rows`: the answers whose calls go back with their
  * rows' handles (rows.ts: keptCallIds, the open tool loop's). `counted` is what the count holds of
  * it (at most `thinking.tokens`), `after` what it does not hold yet (the loop's last answer's). The

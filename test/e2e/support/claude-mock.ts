@@ -3,7 +3,8 @@
 // on a random port, and stops itself after `lifetimeMs`. Every request body is kept.
 //
 // Script (read from the current prompt: the last user message with its own text and no tool_result):
-//   READFILES a.txt b.txt a.txt   one Read tool_use per request (paths joined to `root`), then a text answer
+//   READFILES a.txt b.txt a.txt   one Read tool_use per request (paths joined to `root`), then a text answer;
+//                                 a.txt,b.txt: both read in parallel, in one answer
 //   SCRIPT [{"name":"Bash","input":{...}}, ...]   the same with any tool calls
 //   anything containing PLEASE_COMPACT: answered in text (the interactive test's turn.complete hook compacts)
 //   anything else: a short text answer naming the prompt
@@ -24,6 +25,8 @@ export interface ToolStep {
   readonly input: Record<string, unknown>;
   /** the assistant's text before the call (default: "Step k of n: <tool>.") */
   readonly say?: string;
+  /** calls made in parallel with this one, in the same answer */
+  readonly with?: readonly ToolStep[];
 }
 
 export interface MockRequest {
@@ -115,7 +118,10 @@ export const stepsOf = (prompt: string, root: string): ToolStep[] | undefined =>
     return read[1]!
       .trim()
       .split(/\s+/)
-      .map((f) => ({ name: "Read", input: { file_path: join(root, f) } }));
+      .map((group) => {
+        const [f, ...more] = group.split(",").map((g) => ({ name: "Read", input: { file_path: join(root, g) } }));
+        return more.length === 0 ? f! : { ...f!, with: more };
+      });
   const script = /SCRIPT (\[.*\])/s.exec(prompt);
   if (script) return JSON.parse(script[1]!) as ToolStep[];
   return undefined;
@@ -186,16 +192,18 @@ export const startMock = (opts: MockOptions): Mock => {
         .filter((m) => m.role === "assistant")
         .flatMap(blocksOf)
         .filter((b) => b.type === "tool_use").length;
-      const step = steps[done];
+      // the step those calls reach (a step makes its call and those in parallel with it)
+      let k = 0;
+      for (let calls = 0; k < steps.length && calls < done; k++) calls += 1 + (steps[k]!.with?.length ?? 0);
+      const step = steps[k];
       if (step) {
-        const id = `toolu_bcmock_${String(++ids).padStart(4, "0")}`;
-        return {
-          blocks: [
-            { type: "text", text: step.say ?? `Step ${done + 1} of ${steps.length}: ${step.name}.` },
-            { type: "tool_use", id, name: step.name, input: step.input },
-          ],
-          stop: "tool_use",
-        };
+        const uses: Block[] = [step, ...(step.with ?? [])].map((c) => ({
+          type: "tool_use",
+          id: `toolu_bcmock_${String(++ids).padStart(4, "0")}`,
+          name: c.name,
+          input: c.input,
+        }));
+        return { blocks: [{ type: "text", text: step.say ?? `Step ${k + 1} of ${steps.length}: ${step.name}.` }, ...uses], stop: "tool_use" };
       }
       const closing = opts.scripts?.[prompt.text.trim()]?.answer;
       return { blocks: [{ type: "text", text: closing ?? `MOCK DONE: ${steps.length} tool calls.` }], stop: "end_turn" };

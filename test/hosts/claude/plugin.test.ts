@@ -17,6 +17,7 @@ import {
   type PluginOptions,
 } from "../../../src/hosts/claude/plugin.ts";
 import { openLoopStart, rowsToSession, type SessionRow } from "../../../src/hosts/claude/rows.ts";
+import { estimateSessionTokens } from "../../../src/engine/estimate.ts";
 import { formatRecord } from "../../../src/hosts/claude/decision-log.ts";
 import { SHIPPED_NEED_MODEL } from "../../../src/engine/need/weights.ts";
 import { readRows, turnRows } from "../../e2e/support/claude-fixtures.ts";
@@ -35,6 +36,30 @@ const logRows = (): SessionRow[] =>
     "run the steps",
     Array.from({ length: 16 }, (_, i) => ({ tool: "Bash", input: { command: `./step${i}.sh` }, text: body(`step${i}`) })),
   );
+/**
+ * A turn whose second answer made three calls in parallel (~6k tokens of output each), its records
+ * between their results as Claude Code keeps them: prompt, call 1 and its result, then the answer's
+ * thinking and text rows (3 and 4), call 2, its result, call 3, its result, call 4, its result.
+ */
+const parallelTurn = (): SessionRow[] => {
+  const use = (id: string) => ({ tool_use_id: id, tool: "Read", input: { file_path: `/p/${id}` } });
+  const res = (id: string, text: string): SessionRow => ({ role: "user", text: "", toolUses: [], toolResults: [{ tool_use_id: id, text, isError: false }] });
+  const big = (id: string) => body(id).repeat(6);
+  return [
+    { role: "user", text: "read them all", toolUses: [] },
+    { role: "assistant", text: "", toolUses: [use("toolu_0001")] },
+    res("toolu_0001", "small\n"),
+    { role: "assistant", text: "", toolUses: [] },
+    { role: "assistant", text: "Reading three.", toolUses: [] },
+    { role: "assistant", text: "", toolUses: [use("toolu_0002")] },
+    res("toolu_0002", big("p2")),
+    { role: "assistant", text: "", toolUses: [use("toolu_0003")] },
+    res("toolu_0003", big("p3")),
+    { role: "assistant", text: "", toolUses: [use("toolu_0004")] },
+    res("toolu_0004", big("p4")),
+  ];
+};
+
 /** bc's estimate of the rows Claude Code's count holds */
 const inCount = (rows: readonly SessionRow[]): number => estimateRowsInCount(rowsToSession(rows, "s"), rows);
 
@@ -297,6 +322,20 @@ describe("compactRows", () => {
       expect(answer.tokensAfter + 3_000).toBeLessThanOrEqual(s);
     });
 
+    test("an answer that made calls in parallel: none of its records and results is in the count, told its calls", () => {
+      const rows = parallelTurn();
+      const calls = ["toolu_0002", "toolu_0003", "toolu_0004"];
+      // the count: the prompt, call 1 and its result, and 3,000 beside them
+      const before = estimateSessionTokens(rowsToSession(rows.slice(0, 3), "s")).total;
+      const all = compactRows(input({ rows })).record.tokensBefore;
+      const w = Math.round(all * 1.5);
+      const at = (lastAnswerCalls?: string[]) =>
+        compactRows(input({ rows, usage: { window: w, tokens: before + 3_000, percent: 50 }, ...(lastAnswerCalls ? { lastAnswerCalls } : {}) })).record;
+      expect(at(calls)).toMatchObject({ unseenTokens: 3_000, budgetTokens: Math.floor(w * 0.6) - 3_000 });
+      // not told: the results of the first two parallel calls (~12k tokens) count as held, and nothing is left for what the rows do not show
+      expect(at().unseenTokens).toBeUndefined();
+    });
+
     test("the host counts no more than the rows: the whole share", () => {
       for (const tokens of [counted, counted - 500, 0]) {
         const { record } = withUsage(tokens);
@@ -519,6 +558,16 @@ describe("rowsInCount: the rows Claude Code's count (the last request's input si
     const rows = turnRows("go", [step(0), step(1)], 1, { thinking: true, end: "open" });
     expect(rowsInCount(rows)).toBe(rows.length - 4);
     expect(rows[rows.length - 1]!.toolResults?.[0]?.tool_use_id).toBe("toolu_0002");
+  });
+  test("an answer that made calls in parallel, its records between their results: from its first row, given its calls", () => {
+    const rows = parallelTurn();
+    // the answer: its thinking and text rows, then call A, A's result, call B, B's result, call C, C's result
+    expect(rowsInCount(rows, ["toolu_0002", "toolu_0003", "toolu_0004"])).toBe(3);
+    // its calls not known: the last run of assistant rows, its last call alone
+    expect(rowsInCount(rows)).toBe(rows.length - 2);
+    // calls no row holds: as if not known
+    expect(rowsInCount(rows, ["toolu_9999"])).toBe(rows.length - 2);
+    expect(rowsInCount(rows, [])).toBe(rows.length - 2);
   });
   test("a prompt typed since the last answer is not in it either; no answer at all: every row", () => {
     const rows = [...turnRows("go", [step(0)], 1), { role: "user" as const, text: "next", toolUses: [] }];

@@ -30,7 +30,9 @@ const API_MESSAGES = [
   },
 ];
 
-const host = (o: { readonly tokens?: number; readonly messages?: () => Promise<unknown>; readonly tick?: () => Promise<unknown> } = {}) => {
+const host = (
+  o: { readonly tokens?: number; readonly messages?: () => Promise<unknown>; readonly tick?: () => Promise<unknown>; readonly rows?: readonly unknown[] } = {},
+) => {
   const hooks = new Map<string, Hook>();
   register(
     ((event: string, hook: Hook) => {
@@ -67,7 +69,7 @@ const host = (o: { readonly tokens?: number; readonly messages?: () => Promise<u
   };
   const next = Object.assign(async (e: unknown) => e, { called: false });
   const compact = (agentId?: string) =>
-    hooks.get("session.compact")!($, { trigger: "auto", ...(agentId ? { agentId } : {}), messages: readRows(["a.txt", "b.txt", "a.txt"]) }, next);
+    hooks.get("session.compact")!($, { trigger: "auto", ...(agentId ? { agentId } : {}), messages: o.rows ?? readRows(["a.txt", "b.txt", "a.txt"]) }, next);
   const records = () => parseLog(files.get("/home/u/.claude/better-compaction/logs/sess-1.jsonl") ?? "").records;
   return { compact, files, records };
 };
@@ -102,6 +104,41 @@ test("the thinking in Claude Code's count, read from its messages, is logged and
   expect(estimateRowsInCount(rowsToSession(rows, "s"), rows) + main!.thinkingTokens! + main!.unseenTokens!).toBe(12_000);
   expect(main!.budgetTokens).toBe(120_000 - main!.unseenTokens!);
   expect(agent!.thinkingTokens).toBeUndefined();
+});
+
+test("the calls of the last answer, read from Claude Code's messages, tell where it begins among rows that hold its records between their results", async () => {
+  const use = (id: string) => ({ role: "assistant", text: "", toolUses: [{ tool_use_id: id, tool: "Read", input: { file_path: `/p/${id}` } }] });
+  const res = (id: string, chars: number) => ({
+    role: "user",
+    text: "",
+    toolUses: [],
+    toolResults: [{ tool_use_id: id, text: "x".repeat(chars), isError: false }],
+  });
+  const rows = [
+    { role: "user", text: "read b and c", toolUses: [] },
+    { role: "assistant", text: "Reading two.", toolUses: [] },
+    use("b"),
+    res("b", 20_000),
+    use("c"),
+    res("c", 20_000),
+  ];
+  const messages = [
+    { role: "user", content: [{ type: "text", text: "read b and c" }] },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "Reading two." },
+        { type: "tool_use", id: "b", name: "Read", input: {} },
+        { type: "tool_use", id: "c", name: "Read", input: {} },
+      ],
+    },
+    { role: "user", content: ["b", "c"].map((id) => ({ type: "tool_result", tool_use_id: id, content: "x".repeat(20_000) })) },
+  ];
+  // the count: the prompt, and 3,000 tokens beside the rows
+  const prompt = estimateRowsInCount(rowsToSession(rows as never, "s"), rows as never, ["b"]);
+  const { compact, records } = host({ tokens: prompt + 3_000, messages: async () => messages, rows });
+  await compact();
+  expect(records()[0]!.unseenTokens).toBe(3_000);
 });
 
 test("messages that throw, or come malformed: the compaction goes on with the whole count against the budget, and the log says why", async () => {

@@ -2,7 +2,7 @@
 // ($.session.messages({ as: "api" })), shaped as Claude Code 2.1.328 and 2.1.332 answer it: one
 // assistant message per response, its thinking block first, signed.
 import { expect, test } from "bun:test";
-import { thinkingInCount, thinkingThatStays } from "../../../src/hosts/claude/thinking.ts";
+import { lastAnswerCalls, thinkingInCount, thinkingThatStays } from "../../../src/hosts/claude/thinking.ts";
 import { turnRows } from "../../e2e/support/claude-fixtures.ts";
 
 const thought = (chars: number) => ({ type: "thinking", thinking: "t".repeat(chars), signature: "sig" });
@@ -83,4 +83,15 @@ test("what stays after bc's answer: the answers whose calls the open tool loop's
   // the turn ended: nothing stays
   expect(thinkingThatStays({ tokens: 870, answers }, turnRows("first", [step(1)], 1, { thinking: true }))).toEqual({ counted: 0, after: 0 });
   expect(thinkingThatStays({ tokens: 870 }, rows)).toEqual({ counted: 0, after: 0 });
+});
+
+test("the last answer's calls: every call of the last assistant message, parallel ones too; none for a text answer; not known for messages of another shape", () => {
+  const prompt = { role: "user", content: [{ type: "text", text: "READFILES a b c" }] };
+  const parallel = { role: "assistant", content: [thought(400), { type: "text", text: "Reading two." }, call("b"), call("c")] };
+  const messages = [prompt, { role: "assistant", content: [call("a")] }, result("a"), parallel, result("b"), result("c")];
+  expect(lastAnswerCalls(messages)).toEqual(["b", "c"]);
+  expect(lastAnswerCalls([...messages, { role: "assistant", content: [{ type: "text", text: "Done." }] }])).toEqual([]);
+  expect(lastAnswerCalls([prompt])).toEqual([]);
+  expect(lastAnswerCalls({ deny: "no" })).toBeUndefined();
+  expect(lastAnswerCalls([prompt, { role: "assistant", content: "text" }])).toBeUndefined();
 });
