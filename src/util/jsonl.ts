@@ -344,11 +344,15 @@ export const replaceFiles = (files: readonly { readonly path: string; readonly t
   }
 };
 
-/** What a rename phase that failed after `renamed` of `files` left: which were replaced, which not. */
+/**
+ * What a rename phase that failed after `renamed` of `files` left: which were written (replaced, or
+ * made), which not, and what puts the set together again: every caller writes the whole set anew
+ * when run again.
+ */
 const partlyReplaced = (files: readonly { path: string }[], renamed: number): string => {
   const done = files.slice(0, renamed).map((f) => f.path);
   const left = files.slice(renamed).map((f) => f.path);
-  return `${done.join(", ")} ${done.length === 1 ? "was" : "were"} replaced; ${left.join(", ")} ${left.length === 1 ? "is as it was" : "are as they were"}`;
+  return `${done.join(", ")} ${done.length === 1 ? "was" : "were"} written; ${left.join(", ")} ${left.length === 1 ? "is as it was" : "are as they were"}: run the same command again once ${left[0]} can be written`;
 };
 
 /** errno codes of a failed write, in words */

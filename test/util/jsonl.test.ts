@@ -231,7 +231,7 @@ for (const path of ["weights.json", "new/deeper/weights.json"]) {
       { path: join(state, "install.json"), text: "{}\n" },
     ];
     expect(failure(() => replaceFiles(files, { hint: "nothing was written; hooks.json is as it was" }))).toBe(
-      `${state}: cannot be written (a folder is in the way) | ${hooks} was replaced; ${state}, ${config}, ${join(state, "install.json")} are as they were`,
+      `${state}: cannot be written (a folder is in the way) | ${hooks} was written; ${state}, ${config}, ${join(state, "install.json")} are as they were: run the same command again once ${state} can be written`,
     );
     expect(readFileSync(hooks, "utf8")).toBe("new hooks\n");
     expect(readFileSync(config, "utf8")).toBe("old config\n");

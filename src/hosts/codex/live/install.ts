@@ -253,7 +253,7 @@ export const install = async (opts: {
     }
     throw new BcError(
       "bad-input",
-      `${(e as Error).message}; ${back ? "config.toml was put back as it was, without bc's trust entry" : "config.toml still holds bc's trust entry, which install.json does not record"}`,
+      `${(e as Error).message}; ${back ? `config.toml was put back as it was, ${oldTrust === undefined ? "without bc's trust entry" : "with the trust entry bc wrote before, which install.json records"}` : "config.toml still holds bc's trust entry, which install.json does not record"}`,
       back
         ? "bc's hook is in hooks.json, untrusted: run 'bc codex install --trust' again once install.json can be written, or approve the hook in codex's /hooks"
         : `remove the table [hooks.state.${tomlString(entry.key)}] from ${cfg} by hand: 'bc codex uninstall' does not know it`,
