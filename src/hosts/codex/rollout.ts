@@ -11,7 +11,7 @@ import { BcError } from "../../util/errors.ts";
 import { decodeUtf8, joinJsonl, type JsonlFile, parseJsonl, readFileBytes } from "../../util/jsonl.ts";
 import type { HostCompaction, LoadedSession, RecordedWindow } from "../types.ts";
 import { type RebuiltHistory, rebuildHistory } from "./history.ts";
-import { isOutputItem, isResponseItem, isSentToModel, itemProblem, type ResponseItem } from "./items.ts";
+import { developerAuthorOf, isOutputItem, isResponseItem, isSentToModel, itemProblem, type ResponseItem } from "./items.ts";
 import { historyBaseOf, type Inherited, inheritedLines } from "./native-fork.ts";
 import { historyToMessages, timelineMessages } from "./session-map.ts";
 import { isObject } from "../../util/json.ts";
@@ -431,8 +431,10 @@ const compactedSinceCount = (rollout: Rollout): boolean => {
  * and 0.119, the outputs of the calls it made), so neither that response nor anything after the count
  * (the outputs 0.118 and 0.119 write after it, a new prompt) is in it: the history the request held
  * is the items before this line. A count Codex repeats unchanged (at a turn's start) is of
- * the request the first one counted. The count's own line when no response precedes it (the request
- * held all before it), the file's end when there is no count.
+ * the request the first one counted. Developer messages are passed over: none is the model's, and
+ * those among the response's items (a PostToolUse hook's context) came after the request. The
+ * count's own line when no response precedes it (the request held all before it), the file's end
+ * when there is no count.
  */
 export const uncountedFrom = (rollout: Rollout): number => {
   const { lines } = rollout;
@@ -454,6 +456,11 @@ export const uncountedFrom = (rollout: Rollout): number => {
     const l = lines[i]!;
     if (l.kind === "compacted" || usage(l) !== undefined) break;
     if (l.kind !== "response_item" || !isSentToModel(l.payload)) continue;
+    // a developer message is never the model's: one among the response's items was written after it
+    // (a PostToolUse hook's context, between a call and its output; Codex's "Approved command prefix
+    // saved:" while the call waited for approval), and one before it leaves the request's start
+    // where it is: passed like a line never sent
+    if (developerAuthorOf(l.payload) !== undefined) continue;
     if (isResponseItem(l.payload)) from = i;
     // the outputs of the response's calls, written before the count: the response is before them
     else if (!(from === count && (isOutputItem(l.payload) || l.payload.type === "tool_search_output"))) break;

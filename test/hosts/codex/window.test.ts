@@ -87,6 +87,21 @@ describe("Codex's count holds the history before the response to the request it 
     expect(budgetOf(b)).toMatchObject({ tokens: share - BESIDES, unseenTokens: BESIDES, window: WINDOW });
   });
 
+  test.each([
+    ["a PostToolUse hook's context", (b: RolloutBuilder) => b.hook("HOOK: big.txt was read")],
+    [
+      "Codex's own note of a command prefix the person approved",
+      (b: RolloutBuilder) =>
+        b.item({ type: "message", role: "developer", content: [{ type: "input_text", text: 'Approved command prefix saved:\n- ["cat"]' }] }),
+    ],
+  ])("a developer message between the call and its output (%s) is not the request's: the output takes nothing off what Codex sends besides", (_, note) => {
+    const b = prompt();
+    const sent = request(b);
+    note(b.item(reasoning).item(call)).item(big).tokens(sent, WINDOW);
+    // before, the scan stopped at the message: the call, the message and the ~10k-token output came off the count
+    expect(budgetOf(b)).toMatchObject({ tokens: share - BESIDES, unseenTokens: BESIDES, window: WINDOW });
+  });
+
   test("a finished turn: its last answer is not in the count, nor a new prompt before a count Codex repeats unchanged", () => {
     const b = prompt();
     b.item(reasoning)

@@ -117,6 +117,19 @@ describe("planLive", () => {
     expect(plan.tokensBefore).toBe(5_000 + history(b));
   });
 
+  test("a PostToolUse hook's context between the answer's call and its output is not in the counted request either: the output takes nothing off what the request carries besides", () => {
+    const history = (b: RolloutBuilder) => codexTokens(rebuildHistory(rollout(b)).items.map((h) => sentForm(h.item)));
+    const b = new RolloutBuilder().turn("turn-1").context().user("RUN: cat a.txt RUN: cat b.txt").shell("cat a.txt", bigText("a.txt", 8_000));
+    const held = history(b);
+    b.item({ type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd: "cat b.txt" }), call_id: "call_b" })
+      .hook("HOOK: b.txt was read")
+      .item({ type: "function_call_output", call_id: "call_b", output: bigText("b.txt", 40_000) })
+      .tokens(held + 5_000);
+    const plan = planLive(rollout(b), { autoCompactLimit: 100_000 });
+    // before, the scan stopped at the hook's message: the ~10k-token output came off the count, leaving nothing
+    expect(plan.tokensBefore).toBe(5_000 + history(b));
+  });
+
   test("a developer message opening a turn that Codex's metadata does not name a hook's is injected again in place: bc cannot tell it a SessionStart hook's, and would rather hold it twice than lose it", () => {
     const unnamed = { type: "message", role: "developer", content: [{ type: "input_text", text: "## Relevant Lessons\n\n### 1. Read before you write" }] };
     const b = workTurn(new RolloutBuilder(), "turn-1");
