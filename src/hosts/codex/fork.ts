@@ -35,6 +35,7 @@ import { checkFork } from "./fork-check.ts";
 import { canonicalFileName, sessionsDayDir, uuidV7 } from "./fork-names.ts";
 import { isObject } from "../../util/json.ts";
 import {
+  countedHistory,
   lastOrdinal,
   lastTokenCount,
   lastTurnContext,
@@ -45,7 +46,6 @@ import {
   type Rollout,
   type RolloutFormat,
   threadId,
-  uncountedFrom,
 } from "./rollout.ts";
 
 export type ContextMode = "fresh" | "keep";
@@ -566,10 +566,9 @@ export const forkBudgetOf = (
   const sent = history.map((h) => sentForm(h.item));
   const codexBefore = codexTokens(sent);
   // the history as Codex last sent it, every context item in it (not the response to that request,
-  // nor what came after): its last request less this is what the request carries besides
-  // (instructions, tools)
-  const uncounted = uncountedFrom(rollout);
-  const counted = codexTokens(sent.filter((_, i) => history[i]!.origin.line < uncounted));
+  // nor what came after; a turn rolled back since, still): its last request less this is what the
+  // request carries besides (instructions, tools)
+  const counted = codexTokens(countedHistory(rollout).map((h) => sentForm(h.item)));
   const forkBudget = budgetFor(spec, recordedWindow(rollout), counted);
   // the outputs' text as Codex counts it, and as the engine does
   let codexText = 0;

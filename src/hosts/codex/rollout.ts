@@ -10,7 +10,7 @@ import type { Message } from "../../engine/types.ts";
 import { BcError } from "../../util/errors.ts";
 import { decodeUtf8, joinJsonl, type JsonlFile, parseJsonl, readFileBytes } from "../../util/jsonl.ts";
 import type { HostCompaction, LoadedSession, RecordedWindow } from "../types.ts";
-import { type RebuiltHistory, rebuildHistory } from "./history.ts";
+import { type HistoryItem, type RebuiltHistory, rebuildHistory } from "./history.ts";
 import { developerAuthorOf, isOutputItem, isResponseItem, isSentToModel, itemProblem, type ResponseItem } from "./items.ts";
 import { historyBaseOf, type Inherited, inheritedLines } from "./native-fork.ts";
 import { historyToMessages, timelineMessages } from "./session-map.ts";
@@ -467,6 +467,15 @@ export const uncountedFrom = (rollout: Rollout): number => {
   }
   return from;
 };
+
+/**
+ * The history Codex's newest count holds: the history rebuilt from the lines before uncountedFrom,
+ * as it stood when the counted request was sent. A rollback since (`thread_rolled_back`: an edited
+ * earlier prompt) took turns out of the history, not out of that count: they are in this history,
+ * so the count less it is still what the request carries besides.
+ */
+export const countedHistory = (rollout: Rollout): readonly HistoryItem[] =>
+  rebuildHistory({ ...rollout, lines: rollout.lines.slice(0, uncountedFrom(rollout)) }).items;
 
 /** What the rollout records of the model's window and of Codex's last request (see RecordedWindow). */
 export const recordedWindow = (rollout: Rollout): RecordedWindow => {

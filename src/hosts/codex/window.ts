@@ -9,10 +9,11 @@ export const DEFAULT_FORK_BUDGET_PERCENT = 60;
 /**
  * Tokens of Codex's requests the history does not show (its instructions, tool definitions, the
  * request's own form): its last recorded request size less `countedTokens`, bc's estimate of the
- * history that request held (the items before its response: rollout.ts uncountedFrom; not the
- * whole history, whose last response and what came after it, a large output, are not in that
- * size), at most half of `share` (a count that is off cannot take the whole budget); 0 when
- * nothing is recorded, or when the history was compacted since.
+ * history that request held (the items before its response, as they stood then: rollout.ts
+ * countedHistory; not the whole history, whose last response and what came after it, a large
+ * output, are not in that size, and which a rollback since may have taken turns out of), at most
+ * half of `share` (a count that is off cannot take the whole budget); 0 when nothing is recorded,
+ * or when the history was compacted since.
  */
 export const unseenTokens = (recorded: RecordedWindow, countedTokens: number, share: number): number =>
   recorded.lastInput === undefined ? 0 : beyondEstimate(recorded.lastInput, countedTokens, share);

@@ -116,6 +116,32 @@ describe("Codex's count holds the history before the response to the request it 
     expect(budgetOf(b)).toMatchObject({ tokens: share - BESIDES, unseenTokens: BESIDES });
   });
 
+  test("a rollback after the count: the turn it took out of the history is still in the count, and comes off it", () => {
+    const b = prompt();
+    const turn1 = () =>
+      b
+        .item(reasoning)
+        .item(call)
+        .item({ ...big, output: "a short file\n" });
+    turn1().tokens(request(b), WINDOW);
+    const answered = request(b);
+    b.assistant("Done: big.txt holds a short file.").tokens(answered, WINDOW).done("turn-1");
+    const before = historyOf(b);
+    // the next turn reads ~10k tokens and answers: the newest count is of the request holding them
+    b.turn("turn-2")
+      .user("now read big2.txt")
+      .item(reasoning)
+      .item({ ...call, call_id: "call_big2" })
+      .item({ ...big, call_id: "call_big2" });
+    const read = request(b);
+    b.assistant("Read it.").tokens(read, WINDOW).done("turn-2");
+    // the person edits that turn's prompt (Esc Esc): Codex rolls it back, and counts nothing until the next answer
+    b.push("event_msg", { type: "thread_rolled_back", num_turns: 1 });
+    expect(historyOf(b)).toBe(before);
+    // before, the rolled-back turn (~10k tokens) came off the count as if the request carried it besides
+    expect(budgetOf(b)).toMatchObject({ tokens: share - BESIDES, unseenTokens: BESIDES, window: WINDOW });
+  });
+
   test("the line the uncounted history starts at", () => {
     const b = prompt();
     const from = b.lines.length;

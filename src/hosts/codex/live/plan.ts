@@ -18,7 +18,7 @@ import { enginePruner, plannedHistory } from "../fork.ts";
 import type { HistoryItem } from "../history.ts";
 import { rebuildHistory } from "../history.ts";
 import { developerAuthorOf, isInjectedContext, sentForm } from "../items.ts";
-import { recordedUsage, sessionMeta, type Rollout, uncountedFrom } from "../rollout.ts";
+import { countedHistory, recordedUsage, sessionMeta, type Rollout } from "../rollout.ts";
 
 type Json = Record<string, any>;
 
@@ -227,11 +227,10 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
   const keptPart = unpaired === undefined ? "the earlier injected block" : "the turns up to the unpaired call";
   const historyTokens = codexTokens(all.map(sent));
   // what the request carries besides the history (instructions, tools), from the last recorded
-  // request less the history that request held, the history before its response (rollout.ts
-  // uncountedFrom: Codex compacts mid-turn after that response and its calls' outputs, which its
-  // count does not hold)
-  const uncounted = uncountedFrom(rollout);
-  const countedTokens = codexTokens(all.filter((h) => h.origin.line < uncounted).map(sent));
+  // request less the history that request held, the history before its response as it stood then
+  // (rollout.ts countedHistory: Codex compacts mid-turn after that response and its calls' outputs,
+  // which its count does not hold; a turn rolled back since is still in it)
+  const countedTokens = codexTokens(countedHistory(rollout).map(sent));
   const meta = sessionMeta(rollout)?.payload as Json | undefined;
   const overhead =
     usage.lastInput !== undefined && usage.lastInput > countedTokens

@@ -130,6 +130,20 @@ describe("planLive", () => {
     expect(plan.tokensBefore).toBe(5_000 + history(b));
   });
 
+  test("a rollback after the count: the turn it took out of the history is still in the count, and does not come off what the request carries besides", () => {
+    const history = (b: RolloutBuilder) => codexTokens(rebuildHistory(rollout(b)).items.map((h) => sentForm(h.item)));
+    const b = workTurn(new RolloutBuilder(), "turn-1");
+    b.turn("turn-2").user("RUN: cat c.txt").shell("cat c.txt", bigText("c.txt", 40_000));
+    const held = history(b);
+    b.assistant("Read it.")
+      .tokens(held + 5_000)
+      .done("turn-2");
+    b.push("event_msg", { type: "thread_rolled_back", num_turns: 1 });
+    const plan = planLive(rollout(b), { autoCompactLimit: 100_000 });
+    // before, the rolled-back turn's ~10k tokens stood in the next request as if it carried them besides
+    expect(plan.tokensBefore).toBe(5_000 + history(b));
+  });
+
   test("a developer message opening a turn that Codex's metadata does not name a hook's is injected again in place: bc cannot tell it a SessionStart hook's, and would rather hold it twice than lose it", () => {
     const unnamed = { type: "message", role: "developer", content: [{ type: "input_text", text: "## Relevant Lessons\n\n### 1. Read before you write" }] };
     const b = workTurn(new RolloutBuilder(), "turn-1");
