@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { CandidateMatcher } from "../../src/engine/lookup/candidate-matcher.ts";
 import { buildFastQuoteTables, findQuoteFast, isSpace } from "../../src/engine/lookup/fast-quotes.ts";
 import { forEachMessagePart, messageText, usesTokens } from "../../src/engine/lookup/lookup.ts";
-import { PathPlaces, hashRange } from "../../src/engine/lookup/token-places.ts";
+import { PathPlaces, hashRange, pathEdgesFit } from "../../src/engine/lookup/token-places.ts";
 import { buildQuoteTables, findQuote } from "../../src/engine/lookup/quotes.ts";
 import { planWith } from "../../src/engine/plan.ts";
 import { SessionFacts } from "../../src/engine/session-facts.ts";
@@ -187,6 +187,28 @@ describe("candidate tokens: the same tokens, in the same order, as extractTokens
       expect(texts.map((t) => m.tokensIn(t))).toEqual(texts.map((t) => expected(t, candidates)));
     }
     expect(texts.map((t) => expected(t, candidates))).toEqual([["abP/abP/abP.md", "aa0/aa0/aa0.md"], ["abP/abP/abP.md"], []]);
+  });
+
+  test("the edge check before a path scan rules out only places where the scan has no such token", () => {
+    const alphabet = "ab.Z09_/-:~@+.ts/md  \n(é";
+    const rnd = prng(13);
+    const wrong: string[] = [];
+    let ruledOut = 0;
+    for (let i = 0; i < 600; i++) {
+      let text = "";
+      for (let k = 1 + Math.floor(rnd() * 40); k > 0; k--) text += alphabet[Math.floor(rnd() * alphabet.length)];
+      const tokens = new Map<number, string>();
+      for (const m of text.matchAll(PATH_RE)) tokens.set(m.index, m[0].replace(/\.+$/, ""));
+      for (let s = 0; s < text.length; s++)
+        for (let e = s + 1; e <= text.length; e++) {
+          const c = text.slice(s, e);
+          if (pathEdgesFit(text, c, s)) continue;
+          ruledOut++;
+          if (tokens.get(s) === c) wrong.push(`${JSON.stringify(text)} at ${s}: ${JSON.stringify(c)}`);
+        }
+    }
+    expect(wrong).toEqual([]);
+    expect(ruledOut).toBeGreaterThan(10_000);
   });
 
   test("a path, its folders and its file name in one stretch: asked in any order, one kept scan answers as a fresh one", () => {

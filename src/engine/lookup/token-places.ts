@@ -189,6 +189,27 @@ const pathStartFrom = (text: string, start: number, from: number, end: number): 
   return -1;
 };
 
+/** [\w.@+~/-]: what PATH_RE's lookbehind lets come before a match */
+const PATH_BEFORE = classTable(/[\w.@+~/-]/);
+const SLASH = 47;
+
+/**
+ * Whether the characters around `c` at s let it be a path token there; false rules it out
+ * without the scan. Most places a path candidate is confirmed lie inside a longer path
+ * ("packages/core/" inside "src/packages/core/index.ts"), and these two characters say so:
+ * a match starts only after a character its lookbehind allows; and it ends only before a
+ * character it could not take in (a \w character it always would; a "/" too, unless the match
+ * already ends in one: "a/b//"). A token is its match less trailing dots, so a "." after it
+ * proves nothing.
+ */
+export const pathEdgesFit = (text: string, c: string, s: number): boolean => {
+  if (s > 0 && PATH_BEFORE[text.charCodeAt(s - 1)] === 1) return false;
+  const e = s + c.length;
+  if (e >= text.length) return true;
+  const after = text.charCodeAt(e);
+  return WORD[after] !== 1 && (after !== SLASH || c.charCodeAt(c.length - 1) === SLASH);
+};
+
 // The path scan over the stretch of path characters around s: is there a match at s that is `c`?
 // A match consumes only path characters, and its look-arounds see a non-path character past a
 // stretch's ends either way, so the scan over the whole text is the scans over its stretches:
@@ -208,6 +229,7 @@ export class PathPlaces {
 
   /** Whether the path scan has a match at s that is `c`. */
   at(text: string, c: string, s: number): boolean {
+    if (!pathEdgesFit(text, c, s)) return false;
     const start = stretchStart(text, s, PATH_CHARS);
     if (start !== this.stretch || text !== this.text) {
       let end = s;
