@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { CandidateMatcher } from "../../src/engine/lookup/candidate-matcher.ts";
 import { buildFastQuoteTables, findQuoteFast, isSpace } from "../../src/engine/lookup/fast-quotes.ts";
 import { forEachMessagePart, messageText, usesTokens } from "../../src/engine/lookup/lookup.ts";
-import { PathPlaces, hashRange, pathEdgesFit } from "../../src/engine/lookup/token-places.ts";
+import { PathPlaces, anchorSpans, hashRange, joinHash, pathEdgesFit } from "../../src/engine/lookup/token-places.ts";
 import { buildQuoteTables, findQuote } from "../../src/engine/lookup/quotes.ts";
 import { planWith } from "../../src/engine/plan.ts";
 import { SessionFacts } from "../../src/engine/session-facts.ts";
@@ -165,13 +165,14 @@ describe("candidate tokens: the same tokens, in the same order, as extractTokens
     for (let round = 0; round < 60; round++) {
       const texts = Array.from({ length: 8 }, () => randomText(rnd, 40 + Math.floor(rnd() * 200)));
       const candidates = texts.flatMap((t) => [...extractTokens(t), ...decoys(t)]);
-      const m = new CandidateMatcher(candidates);
-      for (const text of texts) {
-        const want = expected(text, candidates);
-        compared += want.length;
-        const got = m.tokensIn(text);
-        if (JSON.stringify(got) !== JSON.stringify(want)) bad.push(`${JSON.stringify(text)}\n  got  ${JSON.stringify(got)}\n  want ${JSON.stringify(want)}`);
-      }
+      // anchors chosen without a sample (fewest holders) and on the texts themselves (rarest)
+      for (const m of [new CandidateMatcher(candidates), new CandidateMatcher(candidates, texts)])
+        for (const text of texts) {
+          const want = expected(text, candidates);
+          compared += want.length;
+          const got = m.tokensIn(text);
+          if (JSON.stringify(got) !== JSON.stringify(want)) bad.push(`${JSON.stringify(text)}\n  got  ${JSON.stringify(got)}\n  want ${JSON.stringify(want)}`);
+        }
     }
     expect(bad.slice(0, 3)).toEqual([]);
     expect(compared).toBeGreaterThan(1000);
@@ -187,6 +188,43 @@ describe("candidate tokens: the same tokens, in the same order, as extractTokens
       expect(texts.map((t) => m.tokensIn(t))).toEqual(texts.map((t) => expected(t, candidates)));
     }
     expect(texts.map((t) => expected(t, candidates))).toEqual([["abP/abP/abP.md", "aa0/aa0/aa0.md"], ["abP/abP/abP.md"], []]);
+  });
+
+  test("two runs with one character between: the scan's joined hash is the hash of the stretch", () => {
+    const rnd = prng(5);
+    const pieces = ["a", "Zq", "core", "_x9", "/", ".", "-", ":", "é", "packages", "12"];
+    let pairs = 0;
+    for (let i = 0; i < 2000; i++) {
+      let c = "";
+      for (let k = 1 + Math.floor(rnd() * 8); k > 0; k--) c += pieces[Math.floor(rnd() * pieces.length)];
+      const spans = anchorSpans(c);
+      for (let k = 0; k < spans.length; k += 2) {
+        const [from, to] = [spans[k]!, spans[k + 1]!];
+        // a pair: the first run, one character, the second run
+        const gap = c.slice(from, to).search(/\W/);
+        if (gap === -1) continue;
+        pairs++;
+        const mid = from + gap;
+        expect(joinHash(hashRange(c, from, mid), c.charCodeAt(mid), hashRange(c, mid + 1, to), to - mid - 1)).toBe(hashRange(c, from, to));
+      }
+    }
+    expect(pairs).toBeGreaterThan(500);
+  });
+
+  test("candidates whose every run is a common word, anchored on a pair of them, are still found where they are tokens", () => {
+    const candidates = ["packages/core/", "packages/core/src/index.ts", "core/src", "src/index.ts", "packages/cli/index.ts", "index.ts"];
+    const texts = [
+      "packages core src index ts packages/core/src/index.ts and packages/core/ then (src/index.ts) core/src",
+      "a/packages/core/src b packages/cli/index.ts: index.ts. packages/core/src/index.tsx",
+    ];
+    // the sample makes every single word dear: pairs are the cheaper anchors
+    const sample = [`${"packages core src index ts cli ".repeat(50)}`];
+    for (const m of [new CandidateMatcher(candidates), new CandidateMatcher(candidates, sample)])
+      expect(texts.map((t) => m.tokensIn(t))).toEqual(texts.map((t) => expected(t, candidates)));
+    expect(texts.map((t) => expected(t, candidates))).toEqual([
+      ["packages/core/src/index.ts", "packages/core/", "src/index.ts"],
+      ["packages/cli/index.ts", "index.ts"],
+    ]);
   });
 
   test("the edge check before a path scan rules out only places where the scan has no such token", () => {

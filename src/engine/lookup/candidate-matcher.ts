@@ -6,8 +6,9 @@
 // by characters outside \w ([A-Za-z0-9_]) on both sides (an error line clipped to its first
 // MAX_ERROR_LINE_CHARS characters is the one exception, on its right). So every run of \w
 // characters inside a candidate is a whole run of \w characters in the text wherever the
-// candidate occurs as a token. One pass over the text hashes each run of \w characters and
-// looks it up among the candidates' "anchor" runs; a hit whose candidate really occurs there
+// candidate occurs as a token. One pass over the text hashes each run of \w characters, and
+// each two runs with one character between, and looks them up among the candidates' "anchors"
+// (one run of the candidate, or two: anchorSpans); a hit whose candidate really occurs there
 // is then confirmed at that place (token-places.ts). Candidates with no usable anchor (no \w
 // character) are found with indexOf.
 // test/engine/speed-equivalence.slow.test.ts holds this against extractTokens.
@@ -27,16 +28,18 @@ import {
   hashRange,
   numberAt,
   PathPlaces,
+  anchorSpans,
+  joinHash,
   possibleRanks,
   quotedMatchEnd,
-  runCounts,
-  usableRuns,
+  countRuns,
 } from "./token-places.ts";
 
-/** A run of \w characters some candidates hold: how many, and the last of them counted. */
+/** An anchor some candidates hold: how many, the last of them counted, and how often the sample has it. */
 interface SharedRun {
   holders: number;
   lastHolder: number;
+  seen: number;
 }
 
 const ENDS_ANY = 0;
@@ -115,16 +118,18 @@ export class CandidateMatcher {
 
   /**
    * `sample`: some of the texts to be scanned. Each hit on an anchor costs a check of every
-   * candidate anchored there, so the anchor is the run with the fewest expected checks: the
-   * candidates sharing it times how often it occurs in the sample (a run such as "core" or
-   * "1" can turn up thousands of times where a longer or odder run of the same candidate never
-   * does). Without a sample, the run fewest candidates share (then the longest).
+   * candidate anchored there, so the anchor is the run or pair of runs with the fewest expected
+   * checks: the candidates sharing it times how often it occurs in the sample (a run such as
+   * "core" or "1" can turn up thousands of times where a longer or odder run of the same
+   * candidate, or "core" with its neighbour, never does). Without a sample, the one fewest
+   * candidates share (then the longest).
    */
   constructor(candidates: Iterable<string>, sample: readonly string[] = []) {
-    // per run hash, how many candidates hold that run (each counted once however often it holds
-    // it) and the last of them counted. Runs are told apart by hash, as the scan tells them: a
-    // collision only makes a run look commoner than it is.
-    const runsOf: number[][] = [];
+    // per anchor hash, how many candidates hold that anchor (each counted once however often it
+    // holds it) and the last of them counted. Anchors are told apart by hash, as the scan tells
+    // them: a collision only makes one look commoner than it is.
+    // per candidate, its anchors as [start, end, hash, ...]
+    const spansOf: number[][] = [];
     // each candidate's anchor: where it starts in the candidate (-1: none) and its length
     const anchorOffset: number[] = [];
     const anchorLength: number[] = [];
@@ -136,32 +141,36 @@ export class CandidateMatcher {
       this.texts.push(c);
       this.possible.push(possible);
       this.lowest.push(31 - Math.clz32(possible & -possible));
-      const runs = usableRuns(c);
-      for (let k = 0; k < runs.length; k += 2) {
-        const hash = hashRange(c, runs[k]!, runs[k + 1]!);
+      const spans = anchorSpans(c);
+      const withHashes: number[] = [];
+      for (let k = 0; k < spans.length; k += 2) {
+        const hash = hashRange(c, spans[k]!, spans[k + 1]!);
+        // a hash of 0 is read by the scan as "no run" (never looked up)
+        if (hash === 0) continue;
+        withHashes.push(spans[k]!, spans[k + 1]!, hash);
         const entry = shared.get(hash);
-        if (entry === undefined) shared.set(hash, { holders: 1, lastHolder: id });
+        if (entry === undefined) shared.set(hash, { holders: 1, lastHolder: id, seen: 0 });
         else if (entry.lastHolder !== id) {
           entry.lastHolder = id;
           entry.holders++;
         }
       }
-      runsOf.push(runs);
+      spansOf.push(withHashes);
     }
-    const seen = runCounts(shared.keys(), sample);
+    countRuns(shared, sample);
     const anchors: { id: number; hash: number }[] = [];
-    runsOf.forEach((runs, id) => {
-      const c = this.texts[id]!;
-      // the best run: its start, its length and its hash (-1: none)
+    spansOf.forEach((spans, id) => {
+      // the best anchor: its start, its length and its hash (-1: none)
       let bestStart = -1;
       let bestLength = 0;
       let bestHash = 0;
       let bestCost = Infinity;
-      for (let k = 0; k < runs.length; k += 2) {
-        const start = runs[k]!;
-        const length = runs[k + 1]! - start;
-        const hash = hashRange(c, start, start + length);
-        const cost = shared.get(hash)!.holders * (1 + (seen.get(hash) ?? 0));
+      for (let k = 0; k < spans.length; k += 3) {
+        const start = spans[k]!;
+        const length = spans[k + 1]! - start;
+        const hash = spans[k + 2]!;
+        const entry = shared.get(hash)!;
+        const cost = entry.holders * (1 + entry.seen);
         if (cost < bestCost || (cost === bestCost && length > bestLength)) {
           bestStart = start;
           bestLength = length;
@@ -169,8 +178,8 @@ export class CandidateMatcher {
           bestCost = cost;
         }
       }
-      // no run at all, or one hashing to 0, which the scan reads as "no run" (never looked up)
-      if (bestStart === -1 || bestHash === 0) {
+      // no usable anchor at all
+      if (bestStart === -1) {
         anchorOffset.push(-1);
         anchorLength.push(0);
         this.unanchored.push(id);
@@ -277,14 +286,15 @@ export class CandidateMatcher {
   }
 
   /**
-   * One pass over the text: every maximal run of \w characters, hashed and looked up (a run
-   * hashing to 0 is not: no anchor does). The loops carry only the run's hash and find a run's
-   * start again, walking back, on the rare hit: the less the hot loop does, the faster.
+   * One pass over the text: every maximal run of \w characters, and every two with one
+   * character between, hashed and looked up (a hash of 0 is not: no anchor has it). The loops
+   * carry only hashes and ends: the less the hot loop does, the faster.
    */
   private scan(text: string): void {
     const n = text.length;
-    const filter = this.filter;
-    const ender = this.ender;
+    // the last run's hash and end (-2: none yet)
+    let prevHash = 0;
+    let prevEnd = -2;
     let i = 0;
     while (i < n) {
       let ch = text.charCodeAt(i);
@@ -293,6 +303,7 @@ export class CandidateMatcher {
         continue;
       }
       // a run: hash it to its end (two tight loops branch less often than one)
+      const start = i;
       let h = 0;
       for (;;) {
         h = ((h << 5) | (h >>> 27)) ^ ch;
@@ -300,17 +311,25 @@ export class CandidateMatcher {
         ch = text.charCodeAt(i);
         if (WORD[ch] !== 1) break;
       }
-      if (h !== 0) {
-        const b = mix(h, 32 - FILTER_LOG2);
-        // hasBit, written out: this is the hot loop
-        if ((filter[b >>> 5]! & (1 << (b & 31))) !== 0) {
-          const e = ender[b]!;
-          if (e === ENDS_ANY || (i < n && (e === ch || (e === ENDS_QUOTE && (ch === 34 || ch === 39 || ch === 96))))) this.lookUp(text, h, i);
-        }
+      if (h !== 0) this.offer(text, h, i, ch);
+      if (start === prevEnd + 1) {
+        const pair = joinHash(prevHash, text.charCodeAt(prevEnd), h, i - start);
+        if (pair !== 0) this.offer(text, pair, i, ch);
       }
+      prevHash = h;
+      prevEnd = i;
       // text[i] ended the run: not a \w character (or the end)
       i++;
     }
+  }
+
+  /** An anchor's hash h ending at `end` (before ch): look it up if the filter and the bucket's ender let it through. */
+  private offer(text: string, h: number, end: number, ch: number): void {
+    const b = mix(h, 32 - FILTER_LOG2);
+    // hasBit, written out: this is the hot loop
+    if ((this.filter[b >>> 5]! & (1 << (b & 31))) === 0) return;
+    const e = this.ender[b]!;
+    if (e === ENDS_ANY || (end < text.length && (e === ch || (e === ENDS_QUOTE && (ch === 34 || ch === 39 || ch === 96))))) this.lookUp(text, h, end);
   }
 
   /** A run ending at `end` with hash h passed the filter: find its anchor slot, if any, and confirm its candidates. */
@@ -321,33 +340,32 @@ export class CandidateMatcher {
     while (counts[s] !== 0) {
       if (this.slotHash[s] === h) {
         if (this.slotSettled[s] === this.call) return;
-        if (counts[s] === 1) {
-          const k = this.slotFirst[s]! * MEMBER;
-          if (this.retired[this.members[k]!] === 1) return;
-          // one candidate here: the run must be as long as its anchor, with its context around
-          const start = end - this.members[k + 2]!;
-          if (start < 0 || (start > 0 && WORD[text.charCodeAt(start - 1)] === 1)) return;
-          if (!this.contextFits(text, k, start)) return;
-          if (this.anchorHit(text, s, start, end)) this.slotSettled[s] = this.call;
-          return;
-        }
-        let start = end - 1;
-        while (start > 0 && WORD[text.charCodeAt(start - 1)] === 1) start--;
-        if (this.anchorHit(text, s, start, end)) this.slotSettled[s] = this.call;
+        if (this.anchorHit(text, s, end)) this.slotSettled[s] = this.call;
         return;
       }
       s = (s + 1) & mask;
     }
   }
 
-  /** A run whose hash is slot s's anchor: confirm the candidates that occur here. True when all of them are settled for this text. */
-  private anchorHit(text: string, s: number, start: number, end: number): boolean {
+  /**
+   * An anchor ending at `end` whose hash is slot s's: confirm the candidates that occur here.
+   * Each candidate's anchor starts its own length back, after a character outside \w (else the
+   * run there is longer than the anchor). True when all of them are settled for this text.
+   */
+  private anchorHit(text: string, s: number, end: number): boolean {
     const m = this.members;
     let allSettled = true;
     for (let k = this.slotFirst[s]! * MEMBER, stop = k + this.slotCount[s]! * MEMBER; k < stop; k += MEMBER) {
       const id = m[k]!;
       const live = this.retired[id] !== 1;
-      if (m[k + 2] === end - start && this.contextFits(text, k, start) && live && (this.stamp[id] !== this.call || this.rank[id] !== this.lowest[id])) {
+      const start = end - m[k + 2]!;
+      if (
+        start >= 0 &&
+        (start === 0 || WORD[text.charCodeAt(start - 1)] !== 1) &&
+        this.contextFits(text, k, start) &&
+        live &&
+        (this.stamp[id] !== this.call || this.rank[id] !== this.lowest[id])
+      ) {
         const at = start - m[k + 1]!;
         if (at >= 0 && text.startsWith(this.texts[id]!, at)) this.confirm(text, id, at);
       }

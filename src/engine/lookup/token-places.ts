@@ -103,27 +103,38 @@ export const hashRange = (s: string, from: number, to: number): number => {
   return h;
 };
 
+/** x rotated left by r bits (r taken mod 32, as JavaScript's shifts take it). */
+const rotl = (x: number, r: number): number => (x << r) | (x >>> (32 - r));
+
 /**
- * How often each of some runs (by hash) occurs as a whole run of \w characters in the sample
- * texts: the same hashing as the scan, so only hashes are compared (a collision only makes a
- * run look commoner than it is).
+ * The hash of two runs with one character between, from the runs' own hashes: hashRange over
+ * the whole stretch, without going over its characters again (each step of the hash rotates
+ * what came before by 5 bits and xors in a character, so a part's share is its hash rotated by
+ * 5 bits per character after it).
  */
-export const runCounts = (hashes: Iterable<number>, sample: readonly string[]): Map<number, number> => {
-  const counts = new Map<number, number>();
-  if (sample.length === 0) return counts;
+export const joinHash = (first: number, between: number, second: number, secondLength: number): number =>
+  rotl(first, 5 * (secondLength + 1)) ^ rotl(between, 5 * secondLength) ^ second;
+
+/**
+ * Count in each anchor's `seen` (runs and pairs of runs, by hash: anchorSpans) how often it
+ * occurs as a whole run of \w characters, or two with one character between, in the sample
+ * texts: the same hashing as the scan, so only hashes are compared (a collision only makes an
+ * anchor look commoner than it is). Counted in place: no second table as large as the first.
+ */
+export const countRuns = (anchors: ReadonlyMap<number, { seen: number }>, sample: readonly string[]): void => {
+  if (sample.length === 0) return;
   const filter = new Int32Array(FILTER_BITS >>> 5);
-  for (const h of hashes) {
-    if (h === 0) continue;
-    counts.set(h, 0);
-    setBit(filter, mix(h, 32 - FILTER_LOG2));
-  }
+  for (const h of anchors.keys()) if (h !== 0) setBit(filter, mix(h, 32 - FILTER_LOG2));
   const count = (h: number): void => {
     if (!hasBit(filter, mix(h, 32 - FILTER_LOG2))) return;
-    const n = counts.get(h);
-    if (n !== undefined) counts.set(h, n + 1);
+    const entry = anchors.get(h);
+    if (entry !== undefined) entry.seen++;
   };
   for (const text of sample) {
     const n = text.length;
+    // the last run's hash and end (-2: none yet), for the pairs the scan hashes too
+    let prevHash = 0;
+    let prevEnd = -2;
     let i = 0;
     while (i < n) {
       let ch = text.charCodeAt(i);
@@ -131,6 +142,7 @@ export const runCounts = (hashes: Iterable<number>, sample: readonly string[]): 
         i++;
         continue;
       }
+      const start = i;
       let h = 0;
       for (;;) {
         h = ((h << 5) | (h >>> 27)) ^ ch;
@@ -139,10 +151,15 @@ export const runCounts = (hashes: Iterable<number>, sample: readonly string[]): 
         if (WORD[ch] !== 1) break;
       }
       if (h !== 0) count(h);
+      if (start === prevEnd + 1) {
+        const pair = joinHash(prevHash, text.charCodeAt(prevEnd), h, i - start);
+        if (pair !== 0) count(pair);
+      }
+      prevHash = h;
+      prevEnd = i;
       i++;
     }
   }
-  return counts;
 };
 
 /**
@@ -164,6 +181,19 @@ export const usableRuns = (c: string): number[] => {
     if (!(j === c.length && c.length === ERROR_LINE_GRAMMAR.maxChars)) out.push(i, j);
     i = j;
   }
+  return out;
+};
+
+/**
+ * The stretches of `c` the candidate matcher may anchor it on, as [start, end, ...]: each usable
+ * run, and each two usable runs with one character between ("packages/core" in
+ * "packages/core/src"). The scan hashes both, so a candidate whose every run is a common word
+ * can still be anchored on something rare: a pair of common words is much rarer than either.
+ */
+export const anchorSpans = (c: string): number[] => {
+  const runs = usableRuns(c);
+  const out = runs.slice();
+  for (let k = 0; k + 3 < runs.length; k += 2) if (runs[k + 2] === runs[k + 1]! + 1) out.push(runs[k]!, runs[k + 3]!);
   return out;
 };
 
