@@ -23,22 +23,36 @@ export const toolClassOf = (name: string, meaning: CallMeaning): ToolClass => {
 /** Longer inputs seldom repeat exactly: not worth keeping as keys. */
 const MAX_REPEAT_KEY = 2000;
 
+/**
+ * Per result (by ordinal), 1 when a later result's call has the same tool and the same input
+ * text: a call repeated later. Read from the end, each input is looked up once, by tool then by
+ * its own text: no key string is built (joining the two would make a new string to hash for
+ * every result).
+ */
+export const repeatedLaterOf = (items: readonly ResultItem[]): Uint8Array => {
+  const out = new Uint8Array(items.length);
+  // per tool name, the input texts of the results after the one at hand
+  const later = new Map<string, Set<string>>();
+  for (let k = items.length - 1; k >= 0; k--) {
+    const call = items[k]!.call;
+    if (call === undefined || call.inputText.length > MAX_REPEAT_KEY) continue;
+    let inputs = later.get(call.name);
+    if (inputs === undefined) later.set(call.name, (inputs = new Set()));
+    if (inputs.has(call.inputText)) out[k] = 1;
+    else inputs.add(call.inputText);
+  }
+  return out;
+};
+
 /** The need facts of every result, given the rules' verdicts (index-aligned). */
 export const needFacts = (facts: SessionFacts, verdicts: readonly Verdict[]): NeedFacts[] => {
   const { firstSeen, lastSeen, resultCount } = facts.lookup.tokenTables();
   const generic = facts.options.genericTokenResults;
   const messages = facts.session.messages.length;
-  // the last result of each (tool, input): a call repeated later
-  const lastOfInput = new Map<string, number>();
-  const keyOf = (item: ResultItem): string | undefined =>
-    item.call === undefined || item.call.inputText.length > MAX_REPEAT_KEY ? undefined : `${item.call.name}\u0000${item.call.inputText}`;
+  const repeatedLater = repeatedLaterOf(facts.items);
   // the last message that may change each file, and prompts counted from the end
   const lastWrite = new Map<string, number>();
-  for (const item of facts.items) {
-    const key = keyOf(item);
-    if (key !== undefined) lastOfInput.set(key, item.ordinal);
-    for (const w of item.meaning.writes) lastWrite.set(w, item.callMessageIndex);
-  }
+  for (const item of facts.items) for (const w of item.meaning.writes) lastWrite.set(w, item.callMessageIndex);
   const promptsFrom = new Int32Array(messages + 1);
   for (let m = messages - 1; m >= 0; m--) promptsFrom[m] = promptsFrom[m + 1]! + (facts.session.messages[m]!.kind === "prompt" ? 1 : 0);
   return facts.items.map((item, k) => {
@@ -55,7 +69,6 @@ export const needFacts = (facts: SessionFacts, verdicts: readonly Verdict[]): Ne
         if (seenAt > lastUse) lastUse = seenAt;
       }
     }
-    const key = keyOf(item);
     const read = item.meaning.read !== undefined;
     return {
       chars: item.result.text.length,
@@ -64,7 +77,7 @@ export const needFacts = (facts: SessionFacts, verdicts: readonly Verdict[]): Ne
       messagesAfter: messages - 1 - i,
       latestRead: read && facts.isLatestRead(item),
       readAgain: read && facts.readAgain(item),
-      repeatedLater: key !== undefined && lastOfInput.get(key)! > item.ordinal,
+      repeatedLater: repeatedLater[item.ordinal] === 1,
       cut: item.cut,
       usedTokens,
       sinceLastUse: lastUse === -1 ? undefined : messages - 1 - lastUse,
