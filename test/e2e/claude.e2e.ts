@@ -391,6 +391,32 @@ describe("auto compaction of a history heavy in thinking: the budget for what st
   );
 });
 
+/**
+ * A session that thinks (signed), for an automatic compaction in the middle of a turn: Claude
+ * Code's count stays low until a request holds `marker` (a read's first line), then is the whole
+ * request as the mock counts it, so the answer to that request brings the compaction (threshold at
+ * 20% of the 1M window; the plugin's budget 15%, 150,000 tokens). `send` sends BIG_TURN first,
+ * with the count low, then `turn`.
+ */
+const midTurnCompaction = (name: string, files: Record<string, string>, marker: string, thought: string) => {
+  let high = false;
+  const counted = (body: any): number => {
+    const text = JSON.stringify(body);
+    return high && text.includes(marker) ? Math.ceil(text.length / 4) : 1000;
+  };
+  const thinking = (n: number): string => `Thinking ${n}: ${thought.repeat(30)}`;
+  const settings = { pluginConfigs: { "better-compaction@inline": { options: { compactAtPercent: 15, minFreedPercent: 1 } } } };
+  const { sb, mock, debug } = setup(name, files, counted, { thinking }, settings);
+  const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "20" });
+  const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
+  const send = async (turn: string) => {
+    await session.send(BIG_TURN);
+    high = true;
+    return session.send(turn);
+  };
+  return { sb, mock, env, session, send, thinking };
+};
+
 describe("auto compaction mid-turn in a session that thinks: the open tool loop keeps its thinking", () => {
   test(
     "the mock holds requests to the API's rule for thinking with tool use (the answer that made the last calls opens with its thinking, as sent); an automatic compaction in the middle of a turn's tool calls is answered by bc, and the turn's next request is accepted: every answer since the prompt carries its thinking byte for byte, signature included, while bc still prunes results inside the turn",
@@ -401,20 +427,9 @@ describe("auto compaction mid-turn in a session that thinks: the open tool loop 
       const LOOP = "READFILES l0.txt lbig.txt l1.txt l2.txt lbig.txt l3.txt l4.txt";
       // Claude Code's count stays low until the loop's third read is in: the answer to that request
       // brings the compaction, right before the turn's next request
-      let high = false;
-      const counted = (body: any): number => {
-        const text = JSON.stringify(body);
-        return high && text.includes("l2.txt line 0:") ? Math.ceil(text.length / 4) : 1000;
-      };
-      const thinking = (n: number): string => `Thinking ${n}: ${"which file answers the task next. ".repeat(30)}`;
-      const settings = { pluginConfigs: { "better-compaction@inline": { options: { compactAtPercent: 15, minFreedPercent: 1 } } } };
-      const { sb, mock, debug } = setup("thinking-loop", files, counted, { thinking }, settings);
-      const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "20" });
-      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
+      const { sb, mock, env, session, send, thinking } = midTurnCompaction("thinking-loop", files, "l2.txt line 0:", "which file answers the task next. ");
       try {
-        await session.send(BIG_TURN);
-        high = true;
-        const r = await session.send(LOOP);
+        const r = await send(LOOP);
         // no request of the turn was refused: the API would have refused today's with a 400
         expect(mock.refusals().map((q) => q.refused)).toEqual([]);
         expect(r.at(-1).is_error).toBeFalsy();
@@ -518,20 +533,9 @@ describe("auto compaction right after an answer that read files in parallel", ()
       // Here Claude Code hands the answer's rows in together, its results after them; real transcripts of
       // 2.1.39 to 2.1.235 keep such an answer's records between their results, which the unit tests cover
       const TURN = "READFILES p0.txt p1.txt p2.txt pbig1.txt,pbig2.txt p3.txt";
-      let high = false;
-      const counted = (body: any): number => {
-        const text = JSON.stringify(body);
-        return high && text.includes("p2.txt line 0:") ? Math.ceil(text.length / 4) : 1000;
-      };
-      const thinking = (n: number): string => `Thinking ${n}: ${"which files to read together. ".repeat(30)}`;
-      const settings = { pluginConfigs: { "better-compaction@inline": { options: { compactAtPercent: 15, minFreedPercent: 1 } } } };
-      const { sb, mock, debug } = setup("parallel", files, counted, { thinking }, settings);
-      const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "20" });
-      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
+      const { sb, mock, session, send } = midTurnCompaction("parallel", files, "p2.txt line 0:", "which files to read together. ");
       try {
-        await session.send(BIG_TURN);
-        high = true;
-        const r = await session.send(TURN);
+        const r = await send(TURN);
         expect(mock.refusals().map((q) => q.refused)).toEqual([]);
         expect(r.at(-1).is_error).toBeFalsy();
         const records = decisionRecords(sb, session.sessionId!);
