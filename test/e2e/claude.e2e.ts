@@ -12,8 +12,8 @@ import { truncatedText } from "../../src/engine/notes.ts";
 import { ensureClaude } from "./support/claude-install.ts";
 import { firstTarget } from "./support/versions.ts";
 import { signatureOf, startMock, type Mock, type MockOptions } from "./support/claude-mock.ts";
-import { comparePruned, HAS_NOTE, notesOf, openLoopAnswers, thinkingTexts, viewOf, type RequestView } from "./support/claude-requests.ts";
-import { claudeEnv, HeadlessSession, hookTimes, makeSandbox, readDebug, runPrint, waitFor, type Sandbox } from "./support/claude-session.ts";
+import { comparePruned, HAS_NOTE, notesOf, openLoopAnswers, thinkingTexts, unpairedCalls, viewOf, type RequestView } from "./support/claude-requests.ts";
+import { claudeEnv, HeadlessSession, hookTimes, makeSandbox, readDebug, runPrint, transcriptPath, waitFor, type Sandbox } from "./support/claude-session.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 const BC = join(REPO, "dist", process.platform === "win32" ? "bc.exe" : "bc");
@@ -398,7 +398,7 @@ describe("auto compaction of a history heavy in thinking: the budget for what st
  * 20% of the 1M window; the plugin's budget 15%, 150,000 tokens). `send` sends BIG_TURN first,
  * with the count low, then `turn`.
  */
-const midTurnCompaction = (name: string, files: Record<string, string>, marker: string, thought: string) => {
+const midTurnCompaction = (name: string, files: Record<string, string>, marker: string, thought: string, more: Partial<MockOptions> = {}) => {
   let high = false;
   const counted = (body: any): number => {
     const text = JSON.stringify(body);
@@ -406,7 +406,7 @@ const midTurnCompaction = (name: string, files: Record<string, string>, marker: 
   };
   const thinking = (n: number): string => `Thinking ${n}: ${thought.repeat(30)}`;
   const settings = { pluginConfigs: { "better-compaction@inline": { options: { compactAtPercent: 15, minFreedPercent: 1 } } } };
-  const { sb, mock, debug } = setup(name, files, counted, { thinking }, settings);
+  const { sb, mock, debug } = setup(name, files, counted, { thinking, ...more }, settings);
   const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "20" });
   const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
   const send = async (turn: string) => {
@@ -523,46 +523,96 @@ describe("auto compaction mid-turn in a session that thinks: the open tool loop 
   );
 });
 
+/**
+ * The transcript's records from the first Read of `first` on, as "call:<file>" and "result:<file>":
+ * the order Claude Code wrote a parallel answer's calls and their results in.
+ */
+const readOrder = (sb: Sandbox, sessionId: string, first: string): string[] => {
+  const names = new Map<string, string>();
+  const order: string[] = [];
+  for (const line of readFileSync(transcriptPath(sb, sessionId), "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    const row = JSON.parse(line);
+    const content = row?.message?.content;
+    if (!Array.isArray(content)) continue;
+    for (const b of content) {
+      if (b?.type === "tool_use" && typeof b.input?.file_path === "string") {
+        names.set(b.id, b.input.file_path.split("/").at(-1));
+        order.push(`call:${names.get(b.id)}`);
+      } else if (b?.type === "tool_result" && names.has(b.tool_use_id)) order.push(`result:${names.get(b.tool_use_id)}`);
+    }
+  }
+  return order.slice(Math.max(0, order.indexOf(`call:${first}`)));
+};
+
 describe("auto compaction right after an answer that read files in parallel", () => {
-  test(
-    "the count is of the request before the answer that read two large files at once; bc reads that answer's calls from Claude Code's messages (the API joins its records into one message) and counts none of its records or results as held: the next request lands within the budget",
-    async () => {
-      const files: Record<string, string> = { ...bigAndSmall(8), "pbig1.txt": big("pbig1"), "pbig2.txt": big("pbig2") };
-      for (let i = 0; i < 4; i++) files[`p${i}.txt`] = small(`p${i}.txt`);
-      // the count stays low until p2.txt's result is in: the answer to that request reads two large files at once.
-      // Here Claude Code hands the answer's rows in together, its results after them; real transcripts of
-      // 2.1.39 to 2.1.235 keep such an answer's records between their results, which the unit tests cover
-      const TURN = "READFILES p0.txt p1.txt p2.txt pbig1.txt,pbig2.txt p3.txt";
-      const { sb, mock, session, send } = midTurnCompaction("parallel", files, "p2.txt line 0:", "which files to read together. ");
-      try {
-        const r = await send(TURN);
-        expect(mock.refusals().map((q) => q.refused)).toEqual([]);
-        expect(r.at(-1).is_error).toBeFalsy();
-        const records = decisionRecords(sb, session.sessionId!);
-        expect(records.map((x) => `${x.trigger}:${x.outcome}`)).toEqual(["auto:compacted"]);
-        const rec = records[0];
-        expect(mock.summarizations().length).toBe(0);
-        const requests = mock.conversationRequests();
-        const after = requests.findIndex((q) => HAS_NOTE.test(JSON.stringify(q.body)) || /\\n\[bc cut \d+ more chars; /.test(JSON.stringify(q.body)));
-        expect(after).toBeGreaterThan(0);
-        // the request the count is of held neither large read; the one after the compaction is the first to carry them
-        const countedBody = JSON.stringify(requests[after - 1]!.body);
-        expect(countedBody).not.toContain("pbig1 line 0");
-        expect(countedBody).not.toContain("pbig2 line 0");
-        // what the rows do not show: about what the rows of the other compactions do not show (system prompt, tools), not less by a large read
-        expect(rec.budgetTokens + rec.unseenTokens).toBe(150_000);
-        expect(rec.unseenTokens).toBeGreaterThan(15_000);
-        const nextTokens = Math.ceil(JSON.stringify(requests[after]!.body).length / 4);
-        expect(nextTokens).toBeLessThanOrEqual(150_000);
-        console.log(
-          `parallel: bc's rows ~${rec.tokensBefore} -> ~${rec.tokensAfter} for a budget of ${rec.budgetTokens} (150000 less ~${rec.unseenTokens}); the next request ${nextTokens} tokens as the mock counts it; hook ${rec.ms} ms`,
+  // At once: Claude Code writes the answer's calls together, their results after them. Streamed
+  // slowly (a pause after each block, as a model streams), it runs the first read before the
+  // second call has arrived and writes call, result, call, result, as real transcripts of
+  // 2.1.39 to 2.1.235 do (the test logs the order it found). Either way the request after the
+  // compaction pairs each call with its result, within the budget.
+  for (const [pace, more] of [
+    ["at once", {}],
+    ["streamed slowly", { parallelBlockDelayMs: 500 }],
+  ] as const) {
+    test(
+      `${pace}: the count is of the request before the answer that read two large files at once; bc reads that answer's calls from Claude Code's messages (the API joins its records into one message) and counts none of its records or results as held: the next request lands within the budget`,
+      async () => {
+        const files: Record<string, string> = { ...bigAndSmall(8), "pbig1.txt": big("pbig1"), "pbig2.txt": big("pbig2") };
+        for (let i = 0; i < 4; i++) files[`p${i}.txt`] = small(`p${i}.txt`);
+        // the count stays low until p2.txt's result is in: the answer to that request reads two large files at once
+        const TURN = "READFILES p0.txt p1.txt p2.txt pbig1.txt,pbig2.txt p3.txt";
+        const { sb, mock, session, send } = midTurnCompaction(
+          `parallel-${pace.replace(/ /g, "-")}`,
+          files,
+          "p2.txt line 0:",
+          "which files to read together. ",
+          more,
         );
-      } finally {
-        await session.close();
-      }
-    },
-    T,
-  );
+        try {
+          const r = await send(TURN);
+          expect(mock.refusals().map((q) => q.refused)).toEqual([]);
+          expect(r.at(-1).is_error).toBeFalsy();
+          expect(r.at(-1).result).toBe("MOCK DONE: 5 tool calls.");
+          const records = decisionRecords(sb, session.sessionId!);
+          expect(records.map((x) => `${x.trigger}:${x.outcome}`)).toEqual(["auto:compacted"]);
+          const rec = records[0];
+          expect(mock.summarizations().length).toBe(0);
+          const requests = mock.conversationRequests();
+          const after = requests.findIndex((q) => HAS_NOTE.test(JSON.stringify(q.body)) || /\\n\[bc cut \d+ more chars; /.test(JSON.stringify(q.body)));
+          expect(after).toBeGreaterThan(0);
+          // the request the count is of held neither large read; the one after the compaction is the first to carry them
+          const countedBody = JSON.stringify(requests[after - 1]!.body);
+          expect(countedBody).not.toContain("pbig1 line 0");
+          expect(countedBody).not.toContain("pbig2 line 0");
+          // the request after it pairs both parallel calls with their results, in one answer
+          const parallel = openLoopAnswers(requests[after]!.body)
+            .at(-1)!
+            .filter((b) => b.type === "tool_use");
+          expect(
+            parallel.map((b) =>
+              String((b.input as { file_path: string }).file_path)
+                .split("/")
+                .at(-1),
+            ),
+          ).toEqual(["pbig1.txt", "pbig2.txt"]);
+          expect(unpairedCalls(requests[after]!.body)).toEqual([]);
+          // what the rows do not show: about what the rows of the other compactions do not show (system prompt, tools), not less by a large read
+          expect(rec.budgetTokens + rec.unseenTokens).toBe(150_000);
+          expect(rec.unseenTokens).toBeGreaterThan(15_000);
+          const nextTokens = Math.ceil(JSON.stringify(requests[after]!.body).length / 4);
+          expect(nextTokens).toBeLessThanOrEqual(150_000);
+          const order = readOrder(sb, session.sessionId!, "pbig1.txt").slice(0, 4);
+          console.log(
+            `parallel, ${pace}: the transcript holds the answer as ${order.join(", ")}; bc's rows ~${rec.tokensBefore} -> ~${rec.tokensAfter} for a budget of ${rec.budgetTokens} (150000 less ~${rec.unseenTokens}); the next request ${nextTokens} tokens as the mock counts it; hook ${rec.ms} ms`,
+          );
+        } finally {
+          await session.close();
+        }
+      },
+      T,
+    );
+  }
 });
 
 describe("(d) a failing hook", () => {

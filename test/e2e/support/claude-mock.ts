@@ -49,6 +49,12 @@ export interface MockOptions {
   readonly failSummaries?: boolean;
   /** the thinking each answer opens with (n: the request's number), signed; absent, none */
   readonly thinking?: (n: number) => string;
+  /**
+   * stream an answer that makes several calls slowly: wait this long after each of its content
+   * blocks, as a model streaming at its own pace does (absent: the whole answer at once).
+   * Claude Code may then start a call before the answer's next block arrives.
+   */
+  readonly parallelBlockDelayMs?: number;
 }
 
 export interface Mock {
@@ -166,7 +172,23 @@ export const thinkingRefusal = (body: any, given: ReadonlyMap<string, readonly B
   return undefined;
 };
 
-const sse = (events: [string, unknown][]): string => events.map(([e, d]) => `event: ${e}\ndata: ${JSON.stringify(d)}\n\n`).join("");
+const sseEvent = ([e, d]: [string, unknown]): string => `event: ${e}\ndata: ${JSON.stringify(d)}\n\n`;
+
+const sse = (events: [string, unknown][]): string => events.map(sseEvent).join("");
+
+/** The events as a stream that waits `delayMs` after each content block's stop. */
+const slowSse = (events: [string, unknown][], delayMs: number): ReadableStream<Uint8Array> => {
+  const bytes = new TextEncoder();
+  return new ReadableStream({
+    async start(controller) {
+      for (const ev of events) {
+        controller.enqueue(bytes.encode(sseEvent(ev)));
+        if (ev[0] === "content_block_stop") await Bun.sleep(delayMs);
+      }
+      controller.close();
+    },
+  });
+};
 
 const estimate = (body: any): number => Math.ceil(JSON.stringify(body).length / 4);
 
@@ -276,7 +298,9 @@ export const startMock = (opts: MockOptions): Mock => {
       });
       events.push(["message_delta", { type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 20 } }]);
       events.push(["message_stop", { type: "message_stop" }]);
-      return new Response(sse(events), { headers: { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": `req_${msgId}` } });
+      const parallel = answered.blocks.filter((b) => b.type === "tool_use").length > 1;
+      const stream = opts.parallelBlockDelayMs === undefined || !parallel ? sse(events) : slowSse(events, opts.parallelBlockDelayMs);
+      return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": `req_${msgId}` } });
     },
   });
   const timer = setTimeout(() => server.stop(true), opts.lifetimeMs ?? 15 * 60_000);

@@ -120,3 +120,25 @@ export const comparePruned = (before: RequestView, after: RequestView, dropped: 
   prefix(before.userTexts, after.userTexts, "user text");
   return problems;
 };
+
+/**
+ * What breaks the API's pairing rule in a request: each assistant message's tool_use ids must all
+ * be answered by tool_result blocks in the message right after it, and every tool_result must
+ * answer a call of the message right before it. [] when the request keeps it.
+ */
+export const unpairedCalls = (body: any): string[] => {
+  const messages: any[] = (body?.messages ?? []).filter((m: any) => m?.role === "user" || m?.role === "assistant");
+  const problems: string[] = [];
+  messages.forEach((m, i) => {
+    if (m.role === "assistant") {
+      const answered = new Set(i + 1 < messages.length ? blocks(messages[i + 1]).map((b) => b.tool_use_id) : []);
+      for (const b of blocks(m))
+        if (b.type === "tool_use" && !answered.has(b.id)) problems.push(`messages.${i}: tool_use ${b.id} has no tool_result right after it`);
+    } else {
+      const asked = new Set(i > 0 && messages[i - 1].role === "assistant" ? blocks(messages[i - 1]).map((b) => b.id) : []);
+      for (const b of blocks(m))
+        if (b.type === "tool_result" && !asked.has(b.tool_use_id)) problems.push(`messages.${i}: tool_result ${b.tool_use_id} answers no call right before it`);
+    }
+  });
+  return problems;
+};
