@@ -207,6 +207,9 @@ export const resolveSession = (arg: string, places: SessionPlaces = {}, only?: H
     arg,
   );
   if (titled.length > 0) return onlyTitled(arg, titled);
+  // none of this host's: the other host's session, if it is one, so that the command's reader
+  // says what it is (as it does for the same file given by path)
+  if (only !== undefined) return resolveSession(arg, places);
   throw new BcError(
     "not-found",
     `${arg}: no such file, and no session with that id or name`,

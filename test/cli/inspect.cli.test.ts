@@ -185,6 +185,12 @@ describe("bc inspect", () => {
     const r = bc(["inspect", id, "--json"], { HOME: join(TMP, "home"), CODEX_HOME: join(TMP, "no-codex") });
     expect(r.stderr).toBe("");
     expect(JSON.parse(r.stdout).path).toBe(join(dir, `${id}.jsonl`));
+    // codex-fork given that Claude Code session's id: what it says of the same file given by path
+    const byId = bc(["codex-fork", id, "--dry-run"], { HOME: join(TMP, "home"), CODEX_HOME: join(TMP, "no-codex") });
+    const byPath = bc(["codex-fork", join(dir, `${id}.jsonl`), "--dry-run"], { HOME: join(TMP, "home"), CODEX_HOME: join(TMP, "no-codex") });
+    expect(byId.code).toBe(1);
+    expect(byId.stderr).toBe(byPath.stderr);
+    expect(byId.stderr).toContain("hint: this looks like a Claude Code transcript");
   });
 
   test.each([

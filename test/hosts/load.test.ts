@@ -235,8 +235,9 @@ describe("finding sessions", () => {
     try {
       expect(resolveSession("mywork", { ...places, cwd })).toBe(here);
       expect(resolveSession("mywork", { ...places, cwd }, "codex")).toBe(codexPath);
-      // an id of the other host's is not found when only one host's are asked for
-      expect(() => resolveSession(CLAUDE_ID, places, "codex")).toThrow("no session with that id or name");
+      // an id or name only the other host's session holds is that session, whose reader then says what it is
+      expect(resolveSession(CLAUDE_ID, places, "codex")).toBe(claudePath);
+      expect(() => resolveSession("0000-nope", places, "codex")).toThrow("no session with that id or name");
     } finally {
       rmSync(hereDir, { recursive: true });
       rmSync(index, { force: true });
