@@ -229,9 +229,17 @@ export default defineCommand({
     const weights = weightsInUse(needWeightsPath());
     if (weights.problem !== undefined) log.warn(`need weights ${weights.problem}; using the shipped ones`);
     const source = resolveSession(names[0]!, {}, "codex");
+    const pruner = enginePruner(needModelOption(weights), budget);
     const result = forkRollout(source, {
       context: flags.context,
-      pruner: enginePruner(needModelOption(weights), budget),
+      // a share of the window asked for, of a rollout that records none: refused before anything
+      // is written, as `bc plan --budget` refuses it (by default, the fork says it has no budget)
+      pruner: (...args) => {
+        const pruning = pruner(...args);
+        if (flags.budget !== undefined && pruning.budget?.tokens === undefined && pruning.budget?.why !== "--budget none")
+          throw new BcError("usage", `${source}: ${pruning.budget?.why ?? "no budget"}`, "give --budget in tokens, or leave it out to fork with none");
+        return pruning;
+      },
       codexHome,
       outDir: flags["out-dir"],
       dryRun: flags["dry-run"],

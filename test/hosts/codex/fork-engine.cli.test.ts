@@ -446,6 +446,31 @@ describe("bc codex-fork (the command)", () => {
     expect(forked(withCount(history * 1000)).budget).toMatchObject({ tokens: share - Math.floor(share / 2), unseenTokens: Math.floor(share / 2) });
   });
 
+  test("a rollout that records no window: by default the fork has no budget and says why; a share asked for is refused before anything is written, as plan refuses it; tokens still work", () => {
+    const source = join(tempDir(), "rollout-2026-06-01T10-00-00-0190c000-0000-7000-8000-00000000c0de.jsonl");
+    const kept = readFileSync(LEGACY, "utf8")
+      .split("\n")
+      .filter((l) => !l.includes("model_context_window"));
+    writeFileSync(source, kept.join("\n"));
+    expect(modelWindowOf(readRollout(source))).toBeUndefined();
+    const home = tempDir();
+    const byDefault = bc([source, "--json"], { CODEX_HOME: home });
+    expect(byDefault.exitCode).toBe(0);
+    expect(JSON.parse(byDefault.stdout.toString()).budget.why).toContain("records no model_context_window");
+    for (const share of ["50%", ""]) {
+      const before = readdirSync(join(home, "sessions"), { recursive: true }).length;
+      const r = bc([source, "--budget", share], { CODEX_HOME: home });
+      expect(r.exitCode).toBe(2);
+      expect(r.stdout.toString()).toBe("");
+      expect(r.stderr.toString().split("\n")[0]).toBe(`bc: ${source}: the rollout records no model_context_window, so no budget (pass --budget <tokens>)`);
+      expect(readdirSync(join(home, "sessions"), { recursive: true }).length).toBe(before);
+      const plan = Bun.spawnSync([process.execPath, join(REPO_DIR, "src", "main.ts"), "plan", source, "--budget", share], { stdout: "pipe", stderr: "pipe" });
+      expect([plan.exitCode, plan.stderr.toString().split("\n")[0]]).toEqual([r.exitCode, r.stderr.toString().split("\n")[0]]);
+    }
+    const tokens = bc([source, "--dry-run", "--json", "--budget", "5000"], { CODEX_HOME: home });
+    expect(JSON.parse(tokens.stdout.toString()).budget.tokens).toBe(5000);
+  });
+
   test.each([
     [["--context", "fast", LEGACY], /--context must be 'fresh' or 'keep'/, 2],
     [["/no/such/rollout.jsonl"], /no such file/, 1],
