@@ -83,7 +83,7 @@ const uninstallCmd = defineCommand({
     register: {
       type: "boolean",
       default: true,
-      description: "Unregister through Claude Code's CLI (--no-register: only delete the folder and print the commands)",
+      description: "Only delete the plugin's folder and print the claude commands that unregister it (by default bc runs them)",
     },
     json,
   },
@@ -137,7 +137,10 @@ const statusCmd = defineCommand({
       `need weights:     ${s.needWeights}`,
     ];
     out(lines.join("\n"));
-    if (!s.installed) log.info("install it with 'bc claude install'");
+    if (s.installed) return;
+    if (s.claude) log.info("install it with 'bc claude install'");
+    else if (s.written) log.info("claude is not on PATH: once it is, 'bc claude install' registers the plugin (or run the two claude commands it printed)");
+    else log.info("claude is not on PATH: install Claude Code, then run 'bc claude install'");
   },
 });
 

@@ -81,6 +81,18 @@ test("status reports the folder written; uninstall deletes it and prints the com
   expect(existsSync(dir)).toBe(false);
 });
 
+test("status without claude on PATH says what to do: install Claude Code, or, with the folder written, run install again once claude is there", () => {
+  const before = bc(["claude", "status"]);
+  expect(before.code).toBe(0);
+  expect(before.stderr).toContain("claude is not on PATH: install Claude Code, then run 'bc claude install'");
+  expect(bc(["claude", "install", "--dir", join(tmp, "mp7")]).code).toBe(0);
+  const after = bc(["claude", "status"]);
+  expect(after.stdout).toContain(`marketplace:      ${join(tmp, "mp7")}`);
+  expect(after.stderr).toContain("claude is not on PATH: once it is, 'bc claude install' registers the plugin");
+  expect(after.stderr).not.toContain("install it with");
+  uninstall({ register: false });
+});
+
 test("uninstall removes only what install wrote, in every folder it installed into", async () => {
   const one = join(tmp, "mp4");
   const two = join(tmp, "mp5");
