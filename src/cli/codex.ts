@@ -180,6 +180,10 @@ const applyCmd = defineCommand({
 });
 
 export const hookCommand = defineCommand({
-  meta: { name: "codex-hook", description: "Run by Codex, not by people: bc's PreCompact hook (precompact) and the applier it starts (apply)" },
+  meta: {
+    name: "codex-hook",
+    description: "Run by Codex, not by people: bc's PreCompact hook (precompact) and the applier it starts (apply)",
+    hidden: true,
+  },
   subCommands: { precompact: precompactCmd, apply: applyCmd },
 });

@@ -40,16 +40,19 @@ const walk = async (cmd: CommandDef<any>, path: readonly string[]): Promise<Node
   const positional = Object.values(args).find((d) => d.type === "positional");
   const hint = positional !== undefined && "valueHint" in positional ? positional.valueHint : undefined;
   const choices = hint?.includes("|") ? hint.split("|") : undefined;
+  // the commands the hosts and bc itself run (hidden from help) are not offered either
+  const shown: string[] = [];
+  for (const [name, sub] of Object.entries(subs)) if (!((await resolve((await resolve(sub)).meta)) ?? {}).hidden) shown.push(name);
   const node: Node = {
     path,
     description: (meta.description ?? "").split(/[.:;(]/)[0]!.trim(),
-    subcommands: Object.keys(subs),
+    subcommands: shown,
     flags,
     files: positional !== undefined && choices === undefined,
     ...(choices === undefined ? {} : { choices }),
   };
   const out = [node];
-  for (const [name, sub] of Object.entries(subs)) out.push(...(await walk(await resolve(sub), [...path, name])));
+  for (const name of shown) out.push(...(await walk(await resolve(subs[name]!), [...path, name])));
   return out;
 };
 

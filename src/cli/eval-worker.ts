@@ -40,6 +40,7 @@ export default defineCommand({
   meta: {
     name: "eval-worker",
     description: "Run by bc eval, not by people: replays the session files it is sent on stdin",
+    hidden: true,
   },
   args: {},
   async run() {

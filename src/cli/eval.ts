@@ -238,7 +238,7 @@ export default defineCommand({
   meta: {
     name: "eval",
     description:
-      "Replay sessions, cut each one, let every method (bc's rules and the published baselines) compact the part before the cut, and score what each lost against what the assistant went on to use: as each method runs alone, and under pressure (the history near the window, every method freeing to the plugin's budget), beside hindsight ceilings. Writes report.md, report.json and report.html.",
+      "Replay sessions, cut each one, and score what every method (bc's rules, the published baselines) lost of what the assistant went on to use, alone and under pressure, beside hindsight ceilings. Writes report.md, report.json and report.html.",
   },
   args: {
     paths: {

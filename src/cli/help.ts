@@ -92,11 +92,15 @@ export const renderHelp = async (cmd: CommandDef<any>, path: readonly string[], 
   if (title !== "") out.push(...wrap(title, width), "");
   if (subs) {
     const rows: [string, string][] = [];
+    // commands the hosts and bc itself run: named, not described
+    const hidden: string[] = [];
     for (const [sub, def] of Object.entries(subs)) {
       const m = (await resolve((await resolve(def))?.meta)) ?? {};
-      if (!m.hidden) rows.push([sub, m.description ?? ""]);
+      if (m.hidden) hidden.push(sub);
+      else rows.push([sub, m.description ?? ""]);
     }
     out.push("Commands:", ...columns(rows, width), "");
+    if (hidden.length > 0) out.push(...wrap(`Run by the hosts or by bc itself, not by people: ${hidden.join(", ")}.`, width), "");
   }
   if (positionals.length > 0)
     out.push(

@@ -133,6 +133,7 @@ export default defineCommand({
   meta: {
     name: "mcp",
     description: "Serve the recall tool over MCP on stdin/stdout (what the Claude Code plugin runs; not for people)",
+    hidden: true,
   },
   args: {},
   async run() {

@@ -26,13 +26,14 @@ const bc = (...args: string[]): Run => {
 const STACK_LINE = /^\s+at\s|\.ts:\d+:\d+|\bError:\s/m;
 const ANSI = /\x1b\[/;
 
-const subcommands = async (): Promise<[string, string][]> => {
+/** Every subcommand's name and description, and whether it is hidden (run by the hosts or by bc itself). */
+const subcommands = async (): Promise<[string, string, boolean][]> => {
   const subs = main.subCommands as Record<string, () => Promise<CommandDef<any>>>;
-  const out: [string, string][] = [];
+  const out: [string, string, boolean][] = [];
   for (const [name, load] of Object.entries(subs)) {
     const cmd = await load();
     const meta = typeof cmd.meta === "function" ? await cmd.meta() : await cmd.meta;
-    out.push([name, meta?.description ?? ""]);
+    out.push([name, meta?.description ?? "", meta?.hidden === true]);
   }
   return out;
 };
@@ -75,10 +76,15 @@ describe("bc --help", () => {
     expect(subs.length).toBeGreaterThanOrEqual(5);
     // a description wraps onto the lines below its command, indented
     const flat = r.stdout.replace(/\s+/g, " ");
-    for (const [name, description] of subs) {
+    for (const [name, description, hidden] of subs) {
       expect(description.length).toBeGreaterThan(0);
-      expect(flat, `no entry for '${name}' in:\n${r.stdout}`).toContain(` ${name} ${description}`.replace(/\s+/g, " "));
+      if (hidden) expect(flat).not.toContain(` ${name} ${description}`.replace(/\s+/g, " "));
+      else expect(flat, `no entry for '${name}' in:\n${r.stdout}`).toContain(` ${name} ${description}`.replace(/\s+/g, " "));
     }
+    // the hidden ones are named, on one line
+    const hidden = subs.filter(([, , h]) => h).map(([name]) => name);
+    expect(hidden.length).toBeGreaterThan(0);
+    expect(flat).toContain(`Run by the hosts or by bc itself, not by people: ${hidden.join(", ")}.`);
   });
 
   test("every subcommand explains itself with --help", async () => {
@@ -185,6 +191,10 @@ describe("help fits the terminal and speaks as users type", () => {
       return r.stdout.toString().trim();
     };
     expect(complete("bc", "pl")).toBe("plan");
+    // the commands the hosts and bc itself run are not offered, as help does not describe them
+    expect(complete("bc", "e")).toBe("eval");
+    expect(complete("bc", "m")).toBe("");
+    expect(complete("bc", "codex")).toBe("codex-fork codex");
     expect(complete("bc", "codex-fork", "--d")).toBe("--dry-run");
     expect(complete("bc", "codex-fork", "--context", "")).toBe("fresh keep");
     expect(complete("bc", "claude", "")).toBe("install uninstall status log --help");

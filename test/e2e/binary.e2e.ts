@@ -100,12 +100,23 @@ describe("answers", () => {
       else if (l.trim() === "") break;
     }
     const subs = main.subCommands as Record<string, () => Promise<CommandDef<any>>>;
+    // the commands the hosts and bc itself run are named on one line after the others
+    const unlisted = /^Run by the hosts or by bc itself, not by people: (.*)\.$/m.exec(r.stdout)?.[1]?.split(", ") ?? [];
     for (const [name, load] of Object.entries(subs)) {
       const cmd = await load();
       const meta = typeof cmd.meta === "function" ? await cmd.meta() : await cmd.meta;
+      if (meta?.hidden) {
+        expect(unlisted, `'${name}' is not named`).toContain(name);
+        expect(entries.has(name)).toBe(false);
+        continue;
+      }
       expect(entries.get(name), `no entry for '${name}'`).toBeDefined();
       expect(entries.get(name)!.replace(/\s+/g, " ")).toBe(`${meta?.description ?? ""}`.trim().replace(/\s+/g, " "));
     }
+    expect(unlisted.sort()).toEqual(["codex-hook", "eval-worker", "mcp"]);
+    // it fits a terminal
+    expect(r.stdout.split("\n").every((l) => l.length <= 80)).toBe(true);
+    expect(r.stdout.trimEnd().split("\n").length).toBeLessThanOrEqual(45);
   });
 
   test("each subcommand's --help works from the binary (lazy subcommands are bundled)", () => {
