@@ -25,7 +25,7 @@ test("bc beside a ceiling: results lost against results lost at the same budget,
   expect(lostOverCeiling(h, "need-oracle")).toBe(1.25);
   const sentence = ceilingSentences(h).find((s) => s.startsWith("under pressure"));
   expect(sentence).toContain("bc loses 30 results, 30.00% of what it removes; 1.50× the 20 the oracle-to-budget ceiling loses at the same budget");
-  expect(sentence).toContain("need-oracle: 24, 1.20×");
+  expect(sentence).toContain("need-oracle loses 24, 1.20× the ceiling's");
   // with the interval over resampled sessions beside it
   const spread = ceilingSentences({ ...h, intervals: { lostOverOracle: { low: 1.2, high: 1.9 } } }).find((x) => x.startsWith("under pressure"));
   expect(spread).toContain("at the same budget (1.20-1.90× in 95% of resamplings of the sessions; with each result's need known");

@@ -104,3 +104,51 @@ test("the HTML passes table has the sessions column report.md has; a share of no
   expect([at("reached the budget"), at("where it can be reached"), at("sessions losing nothing")]).toEqual(["-", "-", "-"]);
   expect(html).not.toContain("(0/0)");
 });
+
+test("--split: a path none of whose cuts a row holds (no cut of its sessions over budget) shows -, not 0.0% and 0", () => {
+  const over = row("rules:over-budget", "method", { lost: 1 });
+  const none = summarizeTallies("rules:over-budget", "method", []);
+  const all = reportOf({ host: "codex", methods: [row("rules", "method")], pressure: [...PRESSURE_ROWS, over] }, []).hosts[0]!;
+  const b = reportOf({ host: "codex", methods: [row("rules", "method")], pressure: [...PRESSURE_ROWS, none] }, []).hosts[0]!;
+  const block = (name: string, hosts: HostSummary[]): SplitBlock => ({ name, fingerprint: name, files: 1, sessions: 1, hosts });
+  const r: EvalReport = { ...withPressure({}), hosts: [all], split: [block("a", [all]), block("b", [b])] };
+  const t = splitRows(r, "codex", "pressure")!;
+  const cells = t.rows.find((x) => x[0] === "bc: cuts left over budget")!;
+  const at = (column: string): string => cells[t.head.indexOf(column)]!;
+  expect([at("a: freed"), at("a: lost")]).toEqual(["40.0%", "1"]);
+  expect([at("b: freed"), at("b: lost rate"), at("b: lost")]).toEqual(["-", "-", "-"]);
+});
+
+test("both reports say what light compaction, the hosts' compactions and repeated passes are, list bc's losses light first under a heading that counts each, and end pointing to report.json", () => {
+  const miss = (mode: "light" | "pressure", message: number) => ({
+    mode,
+    share: 0.5,
+    message,
+    tool: "Read",
+    rule: "escalation",
+    tokens: ["fooBar"],
+    invisible: ["fooBar"],
+    lost: true,
+  });
+  const sessions = [{ file: "s.jsonl", rulesMisses: [miss("pressure", 3), miss("light", 7), miss("pressure", 9)] }] as unknown as EvalReport["sessions"];
+  const base = withPressure({ methods: [row("rules", "method")] });
+  const r: EvalReport = { ...base, sessions, parameters: { ...base.parameters, passes: [0.5, 0.9] } };
+  const md = renderMarkdown(r);
+  const html = renderHtml(r);
+  for (const text of [
+    "Each method compacts as it would on its own, with nothing forcing it to free more.",
+    "Where a transcript holds a compaction the host really ran",
+    "The rules run at 50%, 90% of each session",
+    "Every parameter and the per-session rows are in report.json",
+  ]) {
+    expect(md).toContain(text);
+    expect(html).toContain(text);
+  }
+  expect(md).toContain("## What bc lost (3: 1 light, 2 under pressure)");
+  expect(html).toContain("<h2>What bc lost (3: 1 light, 2 under pressure)</h2>");
+  const listed = mdSection(md, "## What bc lost").match(/message #\d+/g);
+  expect(listed).toEqual(["message #7", "message #3", "message #9"]);
+  // a phone lays the page out at its own width; a long fingerprint wraps
+  expect(html).toContain('<meta name="viewport" content="width=device-width,initial-scale=1">');
+  expect(html).toContain("overflow-wrap:anywhere");
+});

@@ -1,6 +1,7 @@
 // Numbers as the report prints them: fixed precision, thousands separators, no locale surprises.
 import type { NeedWeightsRecord } from "../run.ts";
 import type { HostSummary, MethodSummary, ToolSummary } from "../summary.ts";
+import { counted } from "../../util/format.ts";
 
 export const int = (n: number): string => Math.round(n).toLocaleString("en-US");
 
@@ -122,12 +123,12 @@ export const ceilingSentences = (h: HostSummary): string[] => {
     oi === undefined ? undefined : `${oi.low.toFixed(2)}-${oi.high.toFixed(2)}× in 95% of resamplings of the sessions`,
     pn === undefined || pc === undefined || pc.lost === 0
       ? undefined
-      : `with each result's need known, need-oracle: ${int(pn.lost)}, ${(pn.lost / pc.lost).toFixed(2)}×`,
+      : `with each result's need known, need-oracle loses ${int(pn.lost)}, ${(pn.lost / pc.lost).toFixed(2)}× the ceiling's`,
   ].filter((x) => x !== undefined);
   const aside = asides.length === 0 ? "" : ` (${asides.join("; ")})`;
   if (pb && pc)
     out.push(
-      `under pressure: bc loses ${int(pb.lost)} results, ${pct(pb.lostRate, 2)} of what it removes${l === undefined ? "" : `; ${l.toFixed(2)}× the ${int(pc.lost)} the oracle-to-budget ceiling loses at the same budget${aside}`}; it frees ${pct(pb.freedShare)} of the history where the ceiling frees ${pct(pc.freedShare)}; it reached the budget itself at ${pct(pb.reachedShare, 0)} of cuts${pb.handovers > 0 ? ` and handed ${int(pb.handovers)} to Claude Code's summary, which then removes more (not scored here)` : ""}.`,
+      `under pressure: bc loses ${counted(pb.lost, "result")}, ${pct(pb.lostRate, 2)} of what it removes${l === undefined ? "" : `; ${l.toFixed(2)}× the ${int(pc.lost)} the oracle-to-budget ceiling loses at the same budget${aside}`}; it frees ${pct(pb.freedShare)} of the history where the ceiling frees ${pct(pc.freedShare)}; it reached the budget itself at ${pct(pb.reachedShare, 0)} of cuts${pb.handovers > 0 ? ` and handed ${int(pb.handovers)} to Claude Code's summary, which then removes more (not scored here)` : ""}.`,
     );
   return out;
 };

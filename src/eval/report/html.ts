@@ -1,6 +1,6 @@
 // report.html: one self-contained page (no external assets): per mode and host, a chart of
 // tokens freed against lost rate (methods as dots, ceilings as reference marks), then the
-// tables, the definitions and what the rules lost, as in report.md.
+// tables, the definitions and what bc lost, as in report.md.
 import type { EvalReport } from "../run.ts";
 import type { HostSummary, MethodSummary } from "../summary.ts";
 import {
@@ -18,7 +18,21 @@ import {
   TOOLS_SECTION,
   rowName,
 } from "./format.ts";
-import { DEFINITIONS, PASS_HEAD, corpusLine, lostList, passRows, pressureHeading, splitRows } from "./markdown.ts";
+import {
+  CLOSING,
+  COMPACTIONS_INTRO,
+  DEFINITIONS,
+  LIGHT_INTRO,
+  LOST_INTRO,
+  PASS_HEAD,
+  corpusLine,
+  lostHeading,
+  lostList,
+  passesIntro,
+  passRows,
+  pressureHeading,
+  splitRows,
+} from "./markdown.ts";
 import { counted } from "../../util/format.ts";
 
 const esc = (s: string): string => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -242,6 +256,7 @@ export const renderHtml = (r: EvalReport): string => {
     leftOut: readonly { method: string; why: string }[];
     cuts: number[];
     pressure: null | { share: number; budgetShare: number; methods: { id: string; summary: string }[] };
+    passes: number[];
   };
   const body: string[] = [];
   const hostName = (h: HostSummary): string => HOST_NAMES[h.host] ?? h.host;
@@ -254,7 +269,7 @@ export const renderHtml = (r: EvalReport): string => {
   body.push(
     `<p>Each session is cut at ${esc(p.cuts.map((c) => pct(c, 0)).join(", "))} of its messages; every method compacts what is before the cut, and the scorer reads only what the assistant wrote and the tool inputs it issued after it. Down and to the right is better: more freed, less lost. Ceilings read the session's future: they mark how far a method could go and are not methods.</p>`,
   );
-  body.push(`<h2>Light compaction: no budget</h2>`);
+  body.push(`<h2>Light compaction: no budget</h2>`, `<p>${esc(LIGHT_INTRO)}</p>`);
   body.push(`<div class="charts">${r.hosts.map((h) => renderChart(h, h.methods, "light", `${hostName(h)}: light compaction`)).join("\n")}</div>`);
   for (const h of r.hosts) {
     body.push(`<h3>${esc(hostName(h))}: ${counted(h.sessions, "session")}</h3>`);
@@ -308,9 +323,9 @@ export const renderHtml = (r: EvalReport): string => {
         body.push(htmlTable(t.head, t.rows));
       }
   }
-  body.push(`<h2>At the hosts' own compactions</h2>`);
+  body.push(`<h2>At the hosts' own compactions</h2>`, `<p>${esc(COMPACTIONS_INTRO)}</p>`);
   body.push(htmlTable(COMPACTION_HEAD, compactionRows(r.hosts)));
-  body.push(`<h2>Repeated passes (the rules)</h2>`);
+  body.push(`<h2>Repeated passes (the rules)</h2>`, `<p>${esc(passesIntro(p.passes))}</p>`);
   for (const h of r.hosts) {
     body.push(`<h3>${esc(hostName(h))}</h3>`);
     body.push(htmlTable(PASS_HEAD, passRows(h)));
@@ -323,10 +338,7 @@ export const renderHtml = (r: EvalReport): string => {
   body.push(`<h2>Ceilings (hindsight, not methods)</h2><ul>${p.ceilings.map((c) => `<li><code>${esc(c.id)}</code>: ${esc(c.summary)}</li>`).join("")}</ul>`);
   body.push(`<h2>Definitions</h2><ul>${DEFINITIONS.map((d) => `<li>${code(d)}</li>`).join("")}</ul>`);
   const lost = lostList(r);
-  body.push(`<h2>What the rules lost (${lost.length})</h2>`);
-  body.push(
-    `<p>Removed results whose tokens the session used after the cut and that nothing left in the history shows (every cut, light and under pressure; all misses are in report.json).</p>`,
-  );
+  body.push(`<h2>${esc(lostHeading(lost))}</h2>`, `<p>${esc(LOST_INTRO)}</p>`);
   body.push(
     lost.length === 0
       ? "<p>Nothing.</p>"
@@ -337,7 +349,8 @@ export const renderHtml = (r: EvalReport): string => {
   );
   body.push(`<h2>Skipped files (${r.corpus.skipped.length})</h2>`);
   body.push(r.corpus.skipped.length === 0 ? "<p>None.</p>" : `<ul>${r.corpus.skipped.map((s) => `<li>${esc(s.reason)}</li>`).join("")}</ul>`);
+  body.push(`<p>${esc(CLOSING)}</p>`);
   const css =
-    "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1120px;padding:0 1em;color:#222}.table{max-width:100%;overflow-x:auto;margin:.5em 0 1.5em}table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ddd;padding:3px 7px;text-align:right}th:first-child,td:first-child{text-align:left}th{background:#f5f5f5}code{background:#f3f3f3;padding:0 3px}svg{max-width:100%;height:auto}.charts{display:flex;flex-wrap:wrap;gap:12px}";
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>bc eval report</title><style>${css}</style></head><body>\n${body.join("\n")}\n</body></html>\n`;
+    "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1120px;padding:0 1em;color:#222}.table{max-width:100%;overflow-x:auto;margin:.5em 0 1.5em}table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ddd;padding:3px 7px;text-align:right}th:first-child,td:first-child{text-align:left}th{background:#f5f5f5}code{background:#f3f3f3;padding:0 3px;overflow-wrap:anywhere}svg{max-width:100%;height:auto}.charts{display:flex;flex-wrap:wrap;gap:12px;overflow-x:auto}@media (max-width:600px){.charts svg{max-width:none;width:540px;flex:none}}";
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>bc eval report</title><style>${css}</style></head><body>\n${body.join("\n")}\n</body></html>\n`;
 };

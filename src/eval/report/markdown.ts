@@ -61,7 +61,9 @@ export const splitRows = (r: EvalReport, host: string, mode: "light" | "pressure
     const row = [rowName(m, host, mode)];
     for (const b of blocks) {
       const h = b.hosts.find((x) => x.host === host);
-      const x = (light ? h?.methods : h?.pressure)?.find((y) => y.method === m.method && y.kind === m.kind);
+      // a row of no cuts (a path whose sessions never got under pressure, a row no cut fell into): nothing to show
+      const found = (light ? h?.methods : h?.pressure)?.find((y) => y.method === m.method && y.kind === m.kind);
+      const x = found !== undefined && found.cuts > 0 ? found : undefined;
       row.push(x ? pct(x.freedShare) : "-", x ? pct(x.lostRate, 2) : "-", ...(light ? [x ? pct(x.lostOfScorable, 2) : "-"] : []), x ? int(x.lost) : "-");
     }
     return row;
@@ -131,19 +133,35 @@ export const DEFINITIONS: readonly string[] = [
   "pins hold for every method: a change a method makes to a pinned result (first message, last six messages before the cut, error results) is undone before scoring and counted as `pinnedTouched` in report.json.",
 ];
 
-/** bc's losses, light and under pressure, for a person to look at. */
-export const lostList = (r: EvalReport): { file: string; line: string }[] =>
-  r.sessions.flatMap((s) =>
-    s.rulesMisses
-      .filter((m) => m.lost)
-      .map((m) => ({
-        file: s.file,
-        line: `${s.file} at ${pct(m.share, 0)}${m.mode === "pressure" ? (m.handedOver === true ? " (pressure, handed over)" : " (pressure)") : ""}: message #${m.message} (${m.tool || "unknown tool"}${m.rule === undefined ? "" : `, ${m.rule}`}): ${m.invisible
-          .slice(0, 4)
-          .map((t) => `\`${t.replace(/`/g, "'").replace(/\s+/g, " ").slice(0, 80)}\``)
-          .join(", ")}`,
-      })),
-  );
+/** The paragraphs both reports print under their headings. */
+export const LIGHT_INTRO = "Each method compacts as it would on its own, with nothing forcing it to free more.";
+export const COMPACTIONS_INTRO =
+  "Where a transcript holds a compaction the host really ran, the results the session used afterwards (up to the next compaction) are counted, and whether their used tokens are still visible after the host's summary, and after the rules applied to the same history.";
+export const passesIntro = (passes: readonly number[]): string =>
+  `The rules run at ${passes.map((c) => pct(c, 0)).join(", ")} of each session, each pass over the previous pass's output plus the real continuation since. A second run over a pass's own output must change nothing (fixed-point violations).`;
+export const LOST_INTRO =
+  "Removed results whose tokens the session used after the cut and that nothing left in the history shows: those of light compactions first (the rules alone), then those under pressure (mostly the escalation's cuts to the budget; each names the rule or the escalation that removed it). All misses are in report.json.";
+export const CLOSING = "Every parameter and the per-session rows are in report.json; the same corpus gives the same numbers.";
+
+/** The heading of bc's losses: how many, light and under pressure. */
+export const lostHeading = (lost: readonly { pressure: boolean }[]): string => {
+  const under = lost.filter((l) => l.pressure).length;
+  return `What bc lost (${lost.length}: ${lost.length - under} light, ${under} under pressure)`;
+};
+
+/** bc's losses, light first, then under pressure, for a person to look at. */
+export const lostList = (r: EvalReport): { file: string; line: string; pressure: boolean }[] =>
+  r.sessions
+    .flatMap((s) => s.rulesMisses.filter((m) => m.lost).map((m) => ({ s, m })))
+    .sort((a, b) => Number(a.m.mode === "pressure") - Number(b.m.mode === "pressure"))
+    .map(({ s, m }) => ({
+      pressure: m.mode === "pressure",
+      file: s.file,
+      line: `${s.file} at ${pct(m.share, 0)}${m.mode === "pressure" ? (m.handedOver === true ? " (pressure, handed over)" : " (pressure)") : ""}: message #${m.message} (${m.tool || "unknown tool"}${m.rule === undefined ? "" : `, ${m.rule}`}): ${m.invisible
+        .slice(0, 4)
+        .map((t) => `\`${t.replace(/`/g, "'").replace(/\s+/g, " ").slice(0, 80)}\``)
+        .join(", ")}`,
+    }));
 
 type Params = {
   cuts: number[];
@@ -169,7 +187,7 @@ export const renderMarkdown = (r: EvalReport): string => {
     "",
   );
   push(`## Light compaction: no budget`, "");
-  push("Each method compacts as it would on its own, with nothing forcing it to free more.", "");
+  push(LIGHT_INTRO, "");
   for (const h of r.hosts) {
     push(`### ${HOST_NAMES[h.host] ?? h.host}: ${counted(h.sessions, "session")}`, "", methodTable(h), "");
     // the light sentence only: without bc's light row there is none, and the next would be another mode's
@@ -210,17 +228,9 @@ export const renderMarkdown = (r: EvalReport): string => {
       }
   }
   push(`## At the hosts' own compactions`, "");
-  push(
-    "Where a transcript holds a compaction the host really ran, the results the session used afterwards (up to the next compaction) are counted, and whether their used tokens are still visible after the host's summary, and after the rules applied to the same history.",
-    "",
-    compactionTable(r.hosts),
-    "",
-  );
+  push(COMPACTIONS_INTRO, "", compactionTable(r.hosts), "");
   push(`## Repeated passes`, "");
-  push(
-    `The rules run at ${p.passes.map((c) => pct(c, 0)).join(", ")} of each session, each pass over the previous pass's output plus the real continuation since. A second run over a pass's own output must change nothing (fixed-point violations).`,
-    "",
-  );
+  push(passesIntro(p.passes), "");
   for (const h of r.hosts) push(`### ${HOST_NAMES[h.host] ?? h.host}`, "", passTable(h), "");
   push(`## Methods`, "");
   for (const m of p.methods) push(`- \`${m.id}\`: ${m.summary}`);
@@ -230,11 +240,7 @@ export const renderMarkdown = (r: EvalReport): string => {
   for (const c of p.ceilings) push(`- \`${c.id}\`: ${c.summary}`);
   push("", `## Definitions`, "", DEFINITIONS.map((d) => `- ${d}`).join("\n"), "");
   const lost = lostList(r);
-  push(`## What the rules lost (${lost.length})`, "");
-  push(
-    "Removed results whose tokens the session used after the cut and that nothing left in the history shows (every cut, light and under pressure; all misses are in report.json).",
-    "",
-  );
+  push(`## ${lostHeading(lost)}`, "", LOST_INTRO, "");
   if (lost.length === 0) push("Nothing.");
   for (const l of lost.slice(0, 40)) push(`- ${l.line}`);
   if (lost.length > 40) push(`- … and ${lost.length - 40} more in report.json`);
@@ -243,6 +249,6 @@ export const renderMarkdown = (r: EvalReport): string => {
   for (const s of r.corpus.skipped) push(`- ${s.reason}`);
   if (r.corpus.malformedLines.length > 0)
     push("", `Malformed lines skipped inside files that loaded: ${r.corpus.malformedLines.length} (listed in report.json).`);
-  push("", `Every parameter and the per-session rows are in report.json; the same corpus gives the same numbers.`);
+  push("", CLOSING);
   return `${out.join("\n")}\n`;
 };

@@ -64,7 +64,8 @@ const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): s
     );
     const c = rows.find((m) => m.method === "oracle-to-budget");
     const n = rows.find((m) => m.method === "need-oracle");
-    if (l !== undefined && c) out.push(`  bc loses ${int(bc.lost)} results, ${l.toFixed(2)}× the ${int(c.lost)} oracle-to-budget loses at the same budget.`);
+    if (l !== undefined && c)
+      out.push(`  bc loses ${counted(bc.lost, "result")}, ${l.toFixed(2)}× the ${int(c.lost)} oracle-to-budget loses at the same budget.`);
     const oi = h.intervals?.lostOverOracle;
     if (l !== undefined && oi) out.push(`  Resampling the sessions, that multiple is ${oi.low.toFixed(2)}-${oi.high.toFixed(2)}× (95% of draws).`);
     if (n && c && c.lost > 0) out.push(`  Told which results the session uses (need-oracle), bc would lose ${int(n.lost)} (${(n.lost / c.lost).toFixed(2)}×).`);
