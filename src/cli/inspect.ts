@@ -6,7 +6,7 @@ import { JSON_ARG, parseFlags, SESSIONS_ARG } from "./args.ts";
 const FLAGS = z.object({ json: z.boolean().default(false) });
 import { forEachSession, sessionsGiven, warnSkipped } from "./sessions.ts";
 import { statSync } from "node:fs";
-import { estimateTokens } from "../engine/estimate.ts";
+import { estimateMessageTokens, estimateTextTokens } from "../engine/estimate.ts";
 import type { Host, Message, MessageKind, Role } from "../engine/types.ts";
 import { loadClaudeTranscripts, type ClaudeSession } from "../hosts/claude/transcript.ts";
 import { detectHost, loadSessionFile, resolveSession, sessionName } from "../hosts/load.ts";
@@ -80,13 +80,16 @@ export const shapeOf = (messages: readonly Message[]): Shape => {
   let toolErrors = 0;
   let images = 0;
   let outputChars = 0;
-  let chars = 0;
+  // estimated as plans, logs and the eval estimate them (text by text), so the figures agree
+  let tokens = 0;
+  let outputTokens = 0;
   for (const m of messages) {
     byRole[m.role]++;
     byKind[m.kind]++;
-    chars += m.text.length;
     toolCalls += m.toolCalls.length;
-    for (const c of m.toolCalls) chars += c.inputText.length;
+    const t = estimateMessageTokens(m);
+    tokens += t.all;
+    outputTokens += t.tool;
     for (const r of m.toolResults) {
       toolResults++;
       if (r.isError) toolErrors++;
@@ -94,7 +97,6 @@ export const shapeOf = (messages: readonly Message[]): Shape => {
       outputChars += r.text.length;
     }
   }
-  chars += outputChars;
   return {
     messages: messages.length,
     byRole,
@@ -104,17 +106,17 @@ export const shapeOf = (messages: readonly Message[]): Shape => {
     toolErrors,
     images,
     toolOutputChars: outputChars,
-    toolOutputTokens: estimateTokens(outputChars),
-    tokens: estimateTokens(chars),
+    toolOutputTokens: outputTokens,
+    tokens,
   };
 };
 
 export const toolsOf = (messages: readonly Message[]): ToolShape[] => {
   const nameOf = new Map<string, string>();
-  const rows = new Map<string, { calls: number; results: number; errors: number; outputChars: number }>();
+  const rows = new Map<string, { calls: number; results: number; errors: number; outputChars: number; outputTokens: number }>();
   const row = (name: string) => {
     let r = rows.get(name);
-    if (!r) rows.set(name, (r = { calls: 0, results: 0, errors: 0, outputChars: 0 }));
+    if (!r) rows.set(name, (r = { calls: 0, results: 0, errors: 0, outputChars: 0, outputTokens: 0 }));
     return r;
   };
   for (const m of messages) {
@@ -127,11 +129,10 @@ export const toolsOf = (messages: readonly Message[]): ToolShape[] => {
       r.results++;
       if (res.isError) r.errors++;
       r.outputChars += res.text.length;
+      r.outputTokens += estimateTextTokens(res.text);
     }
   }
-  return [...rows]
-    .map(([name, r]) => ({ name, ...r, outputTokens: estimateTokens(r.outputChars) }))
-    .sort((a, b) => b.outputChars - a.outputChars || b.calls - a.calls || (a.name < b.name ? -1 : 1));
+  return [...rows].map(([name, r]) => ({ name, ...r })).sort((a, b) => b.outputChars - a.outputChars || b.calls - a.calls || (a.name < b.name ? -1 : 1));
 };
 
 const sidechainOf = (s: LoadedSession): SidechainShape => {

@@ -43,7 +43,8 @@ describe("bc inspect", () => {
         toolErrors: 0,
         images: 0,
         toolOutputChars: 94 + 52 + 53 + 57,
-        toolOutputTokens: Math.ceil(256 / 4),
+        // each text estimated on its own, as plan estimates them
+        toolOutputTokens: [94, 52, 53, 57].reduce((n, c) => n + Math.ceil(c / 4), 0),
         tokens: expect.any(Number),
       },
       live: {
@@ -55,11 +56,11 @@ describe("bc inspect", () => {
         toolErrors: 0,
         images: 0,
         toolOutputChars: "[bc: dropped]".length + 57,
-        toolOutputTokens: Math.ceil(70 / 4),
+        toolOutputTokens: Math.ceil("[bc: dropped]".length / 4) + Math.ceil(57 / 4),
         tokens: expect.any(Number),
       },
       tools: [
-        { name: "Edit", calls: 2, results: 2, errors: 0, outputChars: 105, outputTokens: 27 },
+        { name: "Edit", calls: 2, results: 2, errors: 0, outputChars: 105, outputTokens: Math.ceil(52 / 4) + Math.ceil(53 / 4) },
         { name: "Grep", calls: 1, results: 1, errors: 0, outputChars: 94, outputTokens: 24 },
         { name: "Bash", calls: 1, results: 1, errors: 0, outputChars: 57, outputTokens: 15 },
       ],
@@ -72,6 +73,14 @@ describe("bc inspect", () => {
       skipped: [],
       sidechains: [],
     });
+  });
+
+  test("inspect's estimate of the live history is plan's, to the token, on both hosts", () => {
+    for (const file of [join(FIXTURES, "claude", "compacted-twice.jsonl"), join(FIXTURES, "codex", "legacy-one-compaction.jsonl")]) {
+      const shape = JSON.parse(bc(["inspect", file, "--json"]).stdout).live;
+      const totals = JSON.parse(bc(["plan", file, "--json"]).stdout).passes[0].plan.totals;
+      expect([shape.tokens, shape.toolOutputTokens]).toEqual([totals.tokensBefore, totals.toolTokensBefore]);
+    }
   });
 
   test("the people's table names every section", () => {
