@@ -235,11 +235,13 @@ const heldOutLines = (r: CalibrationReport): string[] =>
         ...budgetLines(r.budget),
       ];
 
-const closingLines = (r: CalibrationReport): string[] => {
-  if (r.written === undefined)
-    return [r.budget === undefined ? "no held-out sessions to compare a refit with the shipped weights on: keep the shipped weights" : advice(r.budget)];
+export const closingLines = (r: Pick<CalibrationReport, "budget" | "written" | "replaced">): string[] => {
+  const said = r.budget === undefined ? "no held-out sessions to compare a refit with the shipped weights on: keep the shipped weights" : advice(r.budget);
+  if (r.written === undefined) return [said];
   const was = r.replaced;
   return [
+    // written as asked, even where the figures advise against it: said, not hidden
+    ...(said.endsWith("--write") ? [] : [`${said} (written all the same, as --write asks)`]),
     `wrote ${r.written}: bc plan, bc codex-fork, bc eval and the Claude Code plugin use it from now on`,
     ...(was === undefined
       ? []

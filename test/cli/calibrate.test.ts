@@ -1,6 +1,6 @@
 // What `bc calibrate` calls a weak spot of the shipped weights, tool by tool, and what it advises.
 import { expect, test } from "bun:test";
-import { advice, type BudgetFigures, weakness } from "../../src/cli/calibrate.ts";
+import { advice, type BudgetFigures, closingLines, weakness } from "../../src/cli/calibrate.ts";
 import type { ToolScore } from "../../src/engine/need/fit.ts";
 
 const tool = (over: Partial<ToolScore>): ToolScore => ({ tool: "Read", samples: 100, usedShare: 0.5, meanNeed: 0.5, auc: 0.9, unknownTool: false, ...over });
@@ -35,4 +35,15 @@ test("a refit is advised only when it loses clearly fewer results at the budget:
   expect(advice(budget(10, 10))).toBe("a refit loses about as much at the budget on held-out sessions (0 fewer): keep the shipped weights");
   expect(advice(budget(10, 13))).toBe("a refit loses 3 more results at the budget on held-out sessions: keep the shipped weights");
   expect(advice(budget(10, 11))).toBe("a refit loses 1 more result at the budget on held-out sessions: keep the shipped weights");
+});
+
+test("--write where the figures advise against a refit: written, and the advice is said beside it; where they advise it, only what was written", () => {
+  const against = closingLines({ budget: budget(10, 10), written: "/w.json" });
+  expect(against[0]).toBe(
+    "a refit loses about as much at the budget on held-out sessions (0 fewer): keep the shipped weights (written all the same, as --write asks)",
+  );
+  expect(against[1]).toStartWith("wrote /w.json: ");
+  expect(closingLines({ budget: undefined, written: "/w.json" })[0]).toEndWith("keep the shipped weights (written all the same, as --write asks)");
+  expect(closingLines({ budget: budget(100, 90), written: "/w.json" })[0]).toStartWith("wrote /w.json: ");
+  expect(closingLines({ budget: budget(100, 90) })).toEqual(["a refit loses 10 fewer results at the budget on held-out sessions: write it with --write"]);
 });
