@@ -10,6 +10,7 @@ import { DEFAULT_OPTIONS, type Options, type Plan, type Session } from "../../en
 import type { DecisionRecord, Outcome } from "./decision-log.ts";
 import { orphans, rowsToSession, sessionToRows, validateRows, type SessionRow } from "./rows.ts";
 import { type ThinkingCount, thinkingThatStays } from "./thinking.ts";
+import { warmUpRows } from "./warm-up.ts";
 
 /** The plugin's options (userConfig in .claude-plugin/plugin.json; keep the two in step). */
 export interface PluginOptions {
@@ -356,18 +357,7 @@ export { within } from "./deadline.ts";
  * records.
  */
 export const warmUp = (): DecisionRecord[] => {
-  const rows: SessionRow[] = [{ role: "user", text: "warm up", toolUses: [] }];
-  const line = (f: string, i: number): string => `${i}\t${f}: const value_${i} = compute("${f}", ${i * 7919}); // src/${f}/index.ts`;
-  for (let i = 0; i < 40; i++) {
-    const f = `file${i % 12}`;
-    const text = Array.from({ length: 60 }, (_, j) => line(f, j)).join("\n");
-    const id = `warm_${i}`;
-    const tool = i % 5 === 4 ? "Bash" : "Read";
-    const input = tool === "Bash" ? { command: i % 10 === 4 ? "git status" : `grep -rn value_${i} src` } : { file_path: `/w/${f}.ts` };
-    rows.push({ role: "assistant", text: i % 3 === 0 ? `Looking at ${f} and value_${i}.` : "", toolUses: [{ tool_use_id: id, tool, input }] });
-    rows.push({ role: "user", text: "", toolUses: [], toolResults: [{ tool_use_id: id, text, isError: i % 13 === 12 }] });
-  }
-  rows.push({ role: "assistant", text: "Done: you must keep value_3.", toolUses: [] });
+  const rows = warmUpRows();
   const pass = (trigger: string, usage: ContextUsage): DecisionRecord =>
     compactRows({ trigger, sessionId: "warm-up", rows, usage, options: DEFAULT_PLUGIN_OPTIONS, now: () => 0 }).record;
   const manual = pass("manual", { window: 200_000 });

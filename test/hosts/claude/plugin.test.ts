@@ -17,6 +17,7 @@ import {
   type PluginOptions,
 } from "../../../src/hosts/claude/plugin.ts";
 import { openLoopStart, rowsToSession, type SessionRow } from "../../../src/hosts/claude/rows.ts";
+import { warmUpRows } from "../../../src/hosts/claude/warm-up.ts";
 import { estimateSessionTokens } from "../../../src/engine/estimate.ts";
 import { formatRecord } from "../../../src/hosts/claude/decision-log.ts";
 import { SHIPPED_NEED_MODEL } from "../../../src/engine/need/weights.ts";
@@ -539,6 +540,24 @@ describe("options", () => {
     expect(auto?.trigger).toBe("auto");
     expect(auto?.outcome).toBe("compacted");
     expect(auto?.escalated).toBe(true);
+    // a session of the kinds a real one holds: results decided by many rules, those that drop among them
+    const rules = new Set(manual!.results.map((r) => r.rule));
+    expect(rules.size).toBeGreaterThanOrEqual(6);
+    for (const rule of ["shown-elsewhere", "superseded-read", "never-drop", "latest-read"] as const) expect(rules).toContain(rule);
+    expect(auto!.results.some((r) => r.rule === "escalation")).toBe(true);
+  });
+
+  test("the warm-up's made-up session: the same every time, reads with Claude Code's line numbers (not Latin-1 only), edits, a failing test run, a reply quoting a line a result showed", () => {
+    const rows = warmUpRows();
+    expect(JSON.stringify(warmUpRows())).toBe(JSON.stringify(rows));
+    const results = rows.flatMap((r) => r.toolResults ?? []);
+    const tools = new Set(rows.flatMap((r) => r.toolUses.map((u) => u.tool)));
+    for (const tool of ["Read", "Edit", "Grep", "Bash"]) expect(tools).toContain(tool);
+    expect(results.some((r) => /^ +1\u2192/.test(r.text))).toBe(true);
+    expect(results.some((r) => r.isError)).toBe(true);
+    const quoted = rows.filter((r) => r.role === "assistant").flatMap((r) => [...r.text.matchAll(/```\n(.*)\n```/g)].map((m) => m[1]!));
+    expect(quoted.length).toBeGreaterThan(0);
+    for (const line of quoted) expect(results.some((r) => r.text.includes(line))).toBe(true);
   });
 
   test("a failure becomes a skip Claude Code accepts", () => {
