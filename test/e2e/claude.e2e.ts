@@ -810,3 +810,30 @@ describe("(f) the plugin installed from the binary with bc claude install --dir"
   );
   if (!existsSync(BC)) test("dist/bc is missing: (f) is skipped (npm run test:e2e builds it first)", () => {});
 });
+
+describe("the installed plugin (the bundle bc claude install writes)", () => {
+  test(
+    "compacts a ~230,000-token history three times in a row, each without the summary (the hook's milliseconds are logged: the bundle binds the built-ins it names, which Claude Code's hooks worker looks up slowly by name)",
+    async () => {
+      const { sb, mock, debug } = setup("bundle", bigAndSmall(8), 1000);
+      const plugin = join(sb.dir, "plugin");
+      writePluginFiles(plugin, await pluginFiles());
+      const session = new HeadlessSession({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: plugin, debugFile: debug });
+      try {
+        await session.send(BIG_TURN);
+        for (let i = 0; i < 3; i++) {
+          await session.send("/compact");
+          await session.send(`READFILES big${i}.txt s${i}.txt`);
+        }
+        const records = decisionRecords(sb, session.sessionId!);
+        expect(records.map((r) => `${r.trigger}:${r.outcome}`)).toEqual(["manual:compacted", "manual:compacted", "manual:compacted"]);
+        expect(records[0].tokensBefore).toBeGreaterThan(200_000);
+        expect(mock.summarizations().length).toBe(0);
+        console.log(`bundle: ${records.map((r) => `~${r.tokensBefore} -> ~${r.tokensAfter} tokens in ${r.ms} ms`).join("; ")}`);
+      } finally {
+        await session.close();
+      }
+    },
+    T,
+  );
+});

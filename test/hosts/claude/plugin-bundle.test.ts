@@ -3,7 +3,7 @@
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUNDLE_NAME, installedRegister, pluginFiles } from "../../../build/plugin.ts";
+import { BUILT_INS, BUNDLE_NAME, builtInBindings, builtInsNamed, installedRegister, pluginFiles } from "../../../build/plugin.ts";
 import { VERSION } from "../../../src/version.ts";
 
 const REPO = join(import.meta.dir, "..", "..", "..");
@@ -54,4 +54,22 @@ test("register.ts is the checkout's, with only the adapter import pointed at the
   expect(installed).not.toContain("../");
   expect(installed).toMatch(/^export function register\(/m);
   expect(() => installedRegister("export function register() {}")).toThrow(/does not import/);
+});
+
+test("the bundle binds once, at its top, every built-in it names (the hooks worker looks a global up by name slowly); a property of the same name is not one", () => {
+  const [comment, bindings, ...rest] = bundle.split("\n");
+  expect(comment).toStartWith("// better-compaction:");
+  const bound = /^const (.*);$/
+    .exec(bindings!)![1]!
+    .split(",")
+    .map((b) => b.split("=")[0]);
+  const code = rest.join("\n");
+  expect(bound).toEqual(builtInsNamed(code));
+  for (const name of ["Math", "Array", "Number", "Map", "Set", "Int32Array"]) expect(bound).toContain(name);
+  for (const b of bindings!.slice("const ".length, -1).split(",")) expect(b).toMatch(/^(\w+)=globalThis\.\1$/);
+  expect(builtInsNamed("x = Math.imul(a, b) + o.Map + Array.isArray(y) + q?.Set")).toEqual(["Array", "Math"]);
+  expect(builtInBindings("Math.floor(1)")).toBe("const Math=globalThis.Math;\n");
+  expect(builtInBindings("x.Math + 1")).toBe("");
+  // every name listed is a global here too
+  for (const name of BUILT_INS) expect(name in globalThis).toBe(true);
 });
