@@ -54,3 +54,23 @@ test("bc's lost rate over resampled sessions is a bar through its point, in the 
     expect(legendOf(svg)).not.toContain("bc, other sessions (95%)");
   }
 });
+
+test("the axes are the methods' and ceilings': the host's summary, beyond them, is drawn at their edge with its figures in its label", () => {
+  const host = { host: "claude" as const, sessions: 1, methods: [], compactions: {} as never, passes: [], recall: { removed: 0, recalled: 0 }, byRule: [] };
+  const rows = [row("rules", "method", 0.35, 0.08), row("oldest-first", "method", 0.38, 0.13), row("host-summary", "host", 0.95, 0.4)];
+  const svg = renderChart(host, rows, "pressure", "t");
+  const ticks = [...svg.matchAll(/text-anchor="middle">(\d+)%<\/text>/g)].map((m) => Number(m[1]));
+  expect(Math.max(...ticks)).toBe(40);
+  const at = (mark: string): { x: number; y: number } => {
+    const m = new RegExp(`<(?:circle cx="([\\d.]+)" cy="([\\d.]+)"|path d="M([\\d.]+) ([\\d.]+))[^>]*data-mark="${mark}"`).exec(svg)!;
+    return { x: Number(m[1] ?? m[3]), y: Number(m[2] ?? m[4]) };
+  };
+  // the plot's right edge and top, as the grid draws them
+  const right = Math.max(...[...svg.matchAll(/<line x1="([\d.]+)" y1="28"/g)].map((m) => Number(m[1])));
+  expect(at("host").x).toBe(right);
+  expect(at("host").y).toBe(28 - 6);
+  expect(at("bc").x).toBeLessThan(right);
+  expect(svg).toContain(">host summary: 95% freed, 40% lost</text>");
+  // one that falls inside the methods' axes keeps its short label
+  expect(renderChart(host, [row("rules", "method", 0.35, 0.08), row("host-summary", "host", 0.3, 0.05)], "pressure", "t")).toContain(">host summary</text>");
+});

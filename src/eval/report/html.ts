@@ -136,14 +136,19 @@ export const renderChart = (h: HostSummary, rows: readonly MethodSummary[], mode
   const T = 28;
   const B = 44;
   const shown = rows.filter((m) => m.method !== "keep-all" && !(mode === "pressure" && m.method.startsWith("rules:")));
-  const xMax = niceMax(Math.max(0, ...shown.map((m) => m.freedShare)));
+  // the host's own summary frees nearly everything and loses far more than any method: the axes
+  // are the methods' and the ceilings', so that they are not crowded into a corner, and a host
+  // point beyond them is drawn at their edge, its figures in its label
+  const scaled = shown.filter((m) => m.kind !== "host");
+  const xMax = niceMax(Math.max(0, ...scaled.map((m) => m.freedShare)));
   // bc's lost rate over resampled sessions (interval.ts), drawn as a bar through its point
   const spread = mode === "light" ? h.intervals?.lightLostRate : h.intervals?.pressureLostRate;
   const bc = shown.find((m) => m.method === "rules");
   const bar = bc === undefined ? undefined : spread;
-  const yMax = niceMax(Math.max(0, ...shown.map((m) => m.lostRate), bar?.high ?? 0));
-  const x = (v: number): number => L + (v / xMax) * (W - L - R);
-  const y = (v: number): number => H - B - (v / yMax) * (H - T - B);
+  const yMax = niceMax(Math.max(0, ...scaled.map((m) => m.lostRate), bar?.high ?? 0));
+  const x = (v: number): number => L + (Math.min(v, xMax) / xMax) * (W - L - R);
+  const y = (v: number): number => H - B - (Math.min(v, yMax) / yMax) * (H - T - B);
+  const offChart = (m: MethodSummary): boolean => m.freedShare > xMax || m.lostRate > yMax;
   const parts: string[] = [];
   parts.push(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(title)}">`);
   parts.push(`<rect x="0" y="0" width="${W}" height="${H}" fill="#fff"/>`);
@@ -168,7 +173,15 @@ export const renderChart = (h: HostSummary, rows: readonly MethodSummary[], mode
       `<polyline data-mark="front" fill="none" stroke="#888" stroke-dasharray="4 3" points="${front.map((m) => `${x(m.freedShare).toFixed(1)},${y(m.lostRate).toFixed(1)}`).join(" ")}"/>`,
     );
   const name = (m: MethodSummary): string =>
-    m.kind === "ceiling" ? `${m.method} (ceiling)` : m.kind === "host" ? "host summary" : m.method === "rules" ? "bc" : m.method;
+    m.kind === "ceiling"
+      ? `${m.method} (ceiling)`
+      : m.kind === "host"
+        ? offChart(m)
+          ? `host summary: ${pct(m.freedShare, 0)} freed, ${pct(m.lostRate, 0)} lost`
+          : "host summary"
+        : m.method === "rules"
+          ? "bc"
+          : m.method;
   const order = [...shown].sort(
     (a, b) => (a.method === "rules" ? -1 : b.method === "rules" ? 1 : 0) || (a.kind === b.kind ? 0 : a.kind === "ceiling" ? -1 : b.kind === "ceiling" ? 1 : 0),
   );
