@@ -41,7 +41,7 @@ userConfig (\`claude plugin configure better-compaction@<marketplace>\`).
 `;
 
 /**
- * The standard built-ins a bundle may name. In Claude Code's hooks worker, a global looked up by
+ * The standard built-ins (and the timers) a bundle may name. In Claude Code's hooks worker, a global looked up by
  * its name is far slower than a module's own binding (about 20 times, measured in Claude Code
  * 2.1.332: `Math.imul` or `Array.isArray` in a loop), and the engine names them in its loops,
  * so the bundle binds each one it names once, at its top (builtInBindings).
@@ -90,6 +90,8 @@ export const BUILT_INS: readonly string[] = [
   "WeakMap",
   "WeakRef",
   "WeakSet",
+  "clearInterval",
+  "clearTimeout",
   "console",
   "decodeURI",
   "decodeURIComponent",
@@ -101,6 +103,8 @@ export const BUILT_INS: readonly string[] = [
   "parseInt",
   "performance",
   "queueMicrotask",
+  "setInterval",
+  "setTimeout",
   "structuredClone",
 ];
 
