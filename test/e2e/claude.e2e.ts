@@ -2,8 +2,9 @@
 // scripted Messages API on 127.0.0.1: the plugin answers /compact, auto and plugin-triggered
 // compactions itself, the next request carries the pruned history (notes where results were
 // dropped, everything else byte for byte), --resume keeps it, a failing hook skips cleanly, a
-// handover whose summary fails leaves the session going, and the plugin `bc claude install`
-// writes behaves the same. Issue 6, points 2 to 4.
+// handover whose summary fails leaves the session going. The plugin loaded is the one
+// `bc claude install` writes (the bundle), but for two tests that load the checkout itself.
+// Issue 6, points 2 to 4.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -21,12 +22,22 @@ const T = 240_000;
 
 /** the version under test: the first of support/versions.ts's list (run.ts runs this file once per version) */
 const TARGET = firstTarget("claude");
+const sandboxes: Sandbox[] = [];
 let bin = "";
-beforeAll(() => {
+/**
+ * The plugin as `bc claude install` writes it (the bundle): what users run, and what most tests
+ * load. The checkout itself, loaded as a plugin, is covered by "claude plugin validate" and by the
+ * headless /compact test.
+ */
+let PLUGIN = "";
+beforeAll(async () => {
   bin = ensureClaude(TARGET);
+  const sb = makeSandbox("installed-plugin");
+  sandboxes.push(sb);
+  PLUGIN = join(sb.dir, "plugin");
+  writePluginFiles(PLUGIN, await pluginFiles());
 }, 600_000);
 
-const sandboxes: Sandbox[] = [];
 const mocks: Mock[] = [];
 afterAll(() => {
   for (const m of mocks) m.stop();
@@ -208,7 +219,7 @@ describe("auto compaction mid-turn, over a ~230,000-token context (b) + point 4"
       // low usage while the context is built; then high (over the 30% threshold) until a request carries bc's notes
       const { sb, mock, debug } = setup("auto", files, (body: any) => (high && !HAS_NOTE.test(JSON.stringify(body)) ? 350_000 : 1000));
       const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "30" });
-      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
+      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: PLUGIN, debugFile: debug });
       try {
         await session.send(BIG_TURN);
         const before = lastView(mock);
@@ -270,7 +281,7 @@ describe("auto compaction under pressure: the budget reached without the summary
         settings,
       );
       const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "20" });
-      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
+      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: PLUGIN, debugFile: debug });
       try {
         await session.send(BIG_TURN);
         const original = lastView(mock).results;
@@ -339,7 +350,7 @@ describe("auto compaction of a history heavy in thinking: the budget for what st
       const settings = { pluginConfigs: { "better-compaction@inline": { options: { compactAtPercent: 15, minFreedPercent: 1 } } } };
       const { sb, mock, debug } = setup("thinking", files, (body: any) => (high ? Math.ceil(JSON.stringify(body).length / 4) : 1000), { thinking }, settings);
       const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "20" });
-      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
+      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: PLUGIN, debugFile: debug });
       try {
         await session.send(BIG_TURN);
         // Claude Code sends the thinking back, signed, in every request
@@ -408,7 +419,7 @@ const midTurnCompaction = (name: string, files: Record<string, string>, marker: 
   const settings = { pluginConfigs: { "better-compaction@inline": { options: { compactAtPercent: 15, minFreedPercent: 1 } } } };
   const { sb, mock, debug } = setup(name, files, counted, { thinking, ...more }, settings);
   const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "20" });
-  const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
+  const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: PLUGIN, debugFile: debug });
   const send = async (turn: string) => {
     await session.send(BIG_TURN);
     high = true;
@@ -492,7 +503,7 @@ describe("auto compaction mid-turn in a session that thinks: the open tool loop 
         const n = mock.requests.length;
         const last = mock.conversationRequests().at(-1)!;
         const resumed = await runPrint(
-          { bin, sandbox: sb, env, pluginDir: REPO, debugFile: join(sb.dir, "resume.log"), extraArgs: ["--resume", session.sessionId!] },
+          { bin, sandbox: sb, env, pluginDir: PLUGIN, debugFile: join(sb.dir, "resume.log"), extraArgs: ["--resume", session.sessionId!] },
           "RESUMED: what now?",
         );
         expect(resumed.code).toBe(0);
@@ -656,7 +667,7 @@ describe("a handover whose summary fails", () => {
       // a short session (every result too recent to judge: the rules free nothing), then usage over the threshold
       const { sb, mock, debug } = setup("handover-fails", filesA(), () => (high ? 350_000 : 1000), { failSummaries: true });
       const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "30" });
-      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: debug });
+      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: PLUGIN, debugFile: debug });
       try {
         await session.send("READFILES a.txt b.txt");
         high = true;
@@ -691,7 +702,7 @@ describe("headless sessions: the turn.complete loop stays quiet", () => {
     "at 70% of the window the loop's $.session.compact() is refused once, caught, and not tried again",
     async () => {
       const { sb, mock, debug } = setup("quiet", filesA(), 700_000);
-      const session = new HeadlessSession({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: REPO, debugFile: debug });
+      const session = new HeadlessSession({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: PLUGIN, debugFile: debug });
       try {
         for (const p of ["First question", "Second question", "Third question", "Fourth question"]) {
           const r = await session.send(p);
@@ -725,7 +736,7 @@ describe("(e) interactive: turn.complete compacts at compactAtPercent", () => {
       const socket = `bc-e2e-${process.pid}`;
       const tmux = (...args: string[]) => Bun.spawnSync(["tmux", "-L", socket, ...args], { stdout: "pipe", stderr: "pipe" });
       const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-      const cmd = ["env", "-i", ...envArgs, bin, "--plugin-dir", REPO, "--debug-file", debug, "--permission-mode", "acceptEdits"];
+      const cmd = ["env", "-i", ...envArgs, bin, "--plugin-dir", PLUGIN, "--debug-file", debug, "--permission-mode", "acceptEdits"];
       const quoted = cmd.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
       const started = tmux("new-session", "-d", "-s", "main", "-x", "200", "-y", "50", "-c", sb.project, quoted);
       expect(started.exitCode).toBe(0);
@@ -816,9 +827,7 @@ describe("the installed plugin (the bundle bc claude install writes)", () => {
     "compacts a ~230,000-token history three times in a row, each without the summary (the hook's milliseconds are logged: the bundle binds the built-ins it names, which Claude Code's hooks worker looks up slowly by name)",
     async () => {
       const { sb, mock, debug } = setup("bundle", bigAndSmall(8), 1000);
-      const plugin = join(sb.dir, "plugin");
-      writePluginFiles(plugin, await pluginFiles());
-      const session = new HeadlessSession({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: plugin, debugFile: debug });
+      const session = new HeadlessSession({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: PLUGIN, debugFile: debug });
       try {
         await session.send(BIG_TURN);
         for (let i = 0; i < 3; i++) {
