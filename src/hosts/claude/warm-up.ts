@@ -24,7 +24,11 @@ const sequence = (seed: number): (() => number) => {
   };
 };
 
-const path = (f: number): string => `/work/app/src/${WORDS[f % WORDS.length]}/${WORDS[(f * 7) % WORDS.length]}_service${f}.ts`;
+/** the made-up project's folder */
+const ROOT = "/home/dev/shop";
+/** a file's path in the project, and the same from the project's folder */
+const relative = (f: number): string => `src/${WORDS[f % WORDS.length]}/${WORDS[(f * 7) % WORDS.length]}_service${f}.ts`;
+const path = (f: number): string => `${ROOT}/${relative(f)}`;
 const ident = (f: number, i: number, v: number): string => `${WORDS[(f + i) % WORDS.length]}Handler${f}_${i}${v > 0 ? `_v${v}` : ""}`;
 const fileLine = (f: number, i: number, v: number): string =>
   i % 9 === 0
@@ -58,7 +62,7 @@ export const warmUpRows = (): SessionRow[] => {
       `I looked at \`${path(f)}\` and \`${path(g)}\`. The registry is built in \`${ident(f, i, version[f]!)}\`, which passes "${WORDS[i % WORDS.length]}-${f}-${i}" and a timeout of ${1000 + i * 37} ms.`,
       `- \`${ident(g, i, version[g]!)}\` still uses the old \`register()\` signature (line ${i}), so issue #${4000 + g * 100 + i} applies there too.`,
       `- The failing case reads "expected ${1000 + 3 * 37}, received 0" \u2014 the timeout is dropped when retries is 0.`,
-      `Plan: update both call sites, then run \`bun test ${path(g).slice(10)}\` and the whole suite.`,
+      `Plan: update both call sites, then run \`bun test ${relative(g)}\` and the whole suite.`,
     ].join("\n");
   };
   const reply = (): string => {
@@ -91,7 +95,7 @@ export const warmUpRows = (): SessionRow[] => {
         { length: 30 },
         (_, j) => `${path((f + j) % FILES)}:${1 + ((j * 13) % LINES)}:${fileLine((f + j) % FILES, 1 + ((j * 13) % LINES), 0)}`,
       );
-      step("Grep", { pattern: `${word}Handler`, path: "/work/app/src", output_mode: "content", "-n": true }, hits.join("\n"));
+      step("Grep", { pattern: `${word}Handler`, path: `${ROOT}/src`, output_mode: "content", "-n": true }, hits.join("\n"));
     } else if (r < 0.72) {
       step("Glob", { pattern: "src/**/*.ts" }, Array.from({ length: FILES }, (_, j) => path(j)).join("\n"));
     } else if (r < 0.85) {
@@ -104,7 +108,7 @@ export const warmUpRows = (): SessionRow[] => {
         "Bash",
         { command: "git status --short", description: "What changed" },
         version
-          .map((v, j) => (v > 0 ? ` M ${path(j).slice(10)}` : ""))
+          .map((v, j) => (v > 0 ? ` M ${relative(j)}` : ""))
           .filter(Boolean)
           .join("\n") || "(nothing)",
       );
