@@ -236,7 +236,7 @@ export default defineCommand({
       // is written, as `bc plan --budget` refuses it (by default, the fork says it has no budget)
       pruner: (...args) => {
         const pruning = pruner(...args);
-        if (flags.budget !== undefined && pruning.budget?.tokens === undefined && pruning.budget?.why !== "--budget none")
+        if (flags.budget !== undefined && budget !== "none" && "percent" in budget && pruning.budget?.tokens === undefined)
           throw new BcError("usage", `${source}: ${pruning.budget?.why ?? "no budget"}`, "give --budget in tokens, or leave it out to fork with none");
         return pruning;
       },
