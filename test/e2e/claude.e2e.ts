@@ -428,6 +428,21 @@ const midTurnCompaction = (name: string, files: Record<string, string>, marker: 
   return { sb, mock, env, session, send, thinking };
 };
 
+/**
+ * A turn of `calls` scripted steps through one mid-turn compaction: no request of it refused (the
+ * API would refuse one whose open loop lost its thinking), its answer no error, one automatic
+ * compaction answered by bc and no summary asked for. The compaction's record.
+ */
+const compactedMidTurn = (sb: Sandbox, mock: Mock, session: HeadlessSession, r: any[], calls: number): any => {
+  expect(mock.refusals().map((q) => q.refused)).toEqual([]);
+  expect(r.at(-1).is_error).toBeFalsy();
+  expect(r.at(-1).result).toBe(`MOCK DONE: ${calls} tool calls.`);
+  const records = decisionRecords(sb, session.sessionId!);
+  expect(records.map((x) => `${x.trigger}:${x.outcome}`)).toEqual(["auto:compacted"]);
+  expect(mock.summarizations().length).toBe(0);
+  return records[0];
+};
+
 describe("auto compaction mid-turn in a session that thinks: the open tool loop keeps its thinking", () => {
   test(
     "the mock holds requests to the API's rule for thinking with tool use (the answer that made the last calls opens with its thinking, as sent); an automatic compaction in the middle of a turn's tool calls is answered by bc, and the turn's next request is accepted: every answer since the prompt carries its thinking byte for byte, signature included, while bc still prunes results inside the turn",
@@ -440,15 +455,8 @@ describe("auto compaction mid-turn in a session that thinks: the open tool loop 
       // brings the compaction, right before the turn's next request
       const { sb, mock, env, session, send, thinking } = midTurnCompaction("thinking-loop", files, "l2.txt line 0:", "which file answers the task next. ");
       try {
-        const r = await send(LOOP);
         // no request of the turn was refused: the API would have refused today's with a 400
-        expect(mock.refusals().map((q) => q.refused)).toEqual([]);
-        expect(r.at(-1).is_error).toBeFalsy();
-        expect(r.at(-1).result).toBe("MOCK DONE: 7 tool calls.");
-        const records = decisionRecords(sb, session.sessionId!);
-        expect(records.map((x) => `${x.trigger}:${x.outcome}`)).toEqual(["auto:compacted"]);
-        const rec = records[0];
-        expect(mock.summarizations().length).toBe(0);
+        const rec = compactedMidTurn(sb, mock, session, await send(LOOP), 7);
         // the turn's first request after the compaction: it ends in the loop's fifth call (the second read of lbig.txt)
         const next = mock.conversationRequests().find((q) => HAS_NOTE.test(JSON.stringify(q.body)))!;
         const answers = openLoopAnswers(next.body);
@@ -480,7 +488,7 @@ describe("auto compaction mid-turn in a session that thinks: the open tool loop 
         const nextTokens = Math.ceil(JSON.stringify(next.body).length / 4);
         expect(nextTokens).toBeLessThanOrEqual(150_000);
         console.log(
-          `thinking loop: bc's rows ~${rec.tokensBefore} -> ~${rec.tokensAfter} for a budget of ${rec.budgetTokens} (150000 less ~${rec.unseenTokens}); the next request ${nextTokens} tokens as the mock counts it; the next request (${next.n}) carries the loop's ${answers.length} answers with their thinking; ${records[0].results.filter((x: any) => x.action === "drop").length} results dropped, the loop's first read of lbig.txt among them; hook ${rec.ms} ms`,
+          `thinking loop: bc's rows ~${rec.tokensBefore} -> ~${rec.tokensAfter} for a budget of ${rec.budgetTokens} (150000 less ~${rec.unseenTokens}); the next request ${nextTokens} tokens as the mock counts it; the next request (${next.n}) carries the loop's ${answers.length} answers with their thinking; ${rec.results.filter((x: any) => x.action === "drop").length} results dropped, the loop's first read of lbig.txt among them; hook ${rec.ms} ms`,
         );
         await session.close();
 
@@ -581,14 +589,7 @@ describe("auto compaction right after an answer that read files in parallel", ()
           more,
         );
         try {
-          const r = await send(TURN);
-          expect(mock.refusals().map((q) => q.refused)).toEqual([]);
-          expect(r.at(-1).is_error).toBeFalsy();
-          expect(r.at(-1).result).toBe("MOCK DONE: 5 tool calls.");
-          const records = decisionRecords(sb, session.sessionId!);
-          expect(records.map((x) => `${x.trigger}:${x.outcome}`)).toEqual(["auto:compacted"]);
-          const rec = records[0];
-          expect(mock.summarizations().length).toBe(0);
+          const rec = compactedMidTurn(sb, mock, session, await send(TURN), 5);
           const requests = mock.conversationRequests();
           const after = requests.findIndex((q) => HAS_NOTE.test(JSON.stringify(q.body)) || /\\n\[bc cut \d+ more chars; /.test(JSON.stringify(q.body)));
           expect(after).toBeGreaterThan(0);
