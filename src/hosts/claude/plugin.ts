@@ -202,7 +202,7 @@ export const unseenOf = (
  * a manual or auto pass still over budget, or an auto pass freeing < minFreedPercent points: hand
  * over the pruned rows; a plugin pass freeing < minFreedPercent beyond the lent room it cuts back:
  * skip; a plugin pass still over budget: the rows as far as they were cut (no summary before
- * Claude Code's own threshold); a manual pass removing nothing: skip.
+ * Claude Code's own threshold); a manual pass removing nothing, neither a result nor thinking: skip.
  */
 export const compactRows = (input: CompactInput): CompactOutcome => {
   const t0 = input.now();
@@ -302,7 +302,9 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
     const why = `freed only ${freedText} (minFreedPercent ${options.minFreedPercent}): handed to Claude Code's summary`;
     return finish({ handover: out }, "handed-over", why, facts);
   }
-  if (freed <= 0) {
+  // the thinking Claude Code drops with the rows handed back is freed too: a history whose
+  // results are all still needed may reach its budget by that alone
+  if (freed <= 0 && thinkingTokens <= 0) {
     const why = "better-compaction: nothing to remove (every tool result is still needed)";
     return finish({ skip: why }, "skipped", why, { ...facts, rowsOut: rows.length });
   }

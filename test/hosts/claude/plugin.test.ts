@@ -152,6 +152,28 @@ describe("compactRows", () => {
     expect(claudeResultProblems(answer)).toEqual([]);
   });
 
+  test("nothing to remove but the thinking Claude Code drops with the rows: the rows, which reach the budget (no skip, no summary)", () => {
+    const inRows = readRows(["a.txt", "b.txt"], body);
+    const rowsTokens = compactRows(input({ rows: inRows })).record.tokensBefore;
+    // the rows alone are 55% of the window; the thinking in Claude Code's count brings it to 95%
+    const window = Math.round(rowsTokens / 0.55);
+    const thinking = Math.round(window * 0.4);
+    for (const trigger of ["auto", "manual"] as const) {
+      const { answer, record } = compactRows(
+        input({ trigger, rows: inRows, usage: { window, tokens: inCount(inRows) + thinking, percent: 95 }, thinking: { tokens: thinking } }),
+      );
+      if (!("messages" in answer)) throw new Error(`${trigger}: expected messages, got ${JSON.stringify(answer).slice(0, 200)}`);
+      expectSound(inRows, answer.messages);
+      expect(answer.tokensAfter).toBe(answer.tokensBefore);
+      expect(answer.tokensAfter).toBeLessThanOrEqual(record.budgetTokens!);
+      expect(record).toMatchObject({ outcome: "compacted", thinkingTokens: thinking });
+      expect(record.reason).toContain("of thinking Claude Code drops");
+    }
+    // without thinking in the count, as before: a manual pass skips, an automatic one hands over
+    expect(compactRows(input({ rows: inRows, window })).answer).toEqual({ skip: expect.stringContaining("nothing to remove") });
+    expect("handover" in compactRows(input({ trigger: "auto", rows: inRows, window })).answer).toBe(true);
+  });
+
   test("plugin trigger freeing fewer than minFreedPercent points: skip (the loop waits)", () => {
     const { answer, record } = compactRows(input({ trigger: "plugin", window: 1_000_000 }));
     expect(answer).toEqual({ skip: expect.stringContaining("minFreedPercent 5") });
