@@ -6,7 +6,7 @@ import { log, out } from "../util/log.ts";
 import { z } from "zod";
 import { JSON_ARG, parseFlags, pathFlag } from "./args.ts";
 import { warnSkipped } from "./sessions.ts";
-import { allowRecall, disallowRecall, RECALL_RULE, RECALL_RULES, settingsPath } from "../hosts/recall/permission.ts";
+import { allowRecall, checkRecallSettings, disallowRecall, RECALL_RULE, RECALL_RULES, settingsPath } from "../hosts/recall/permission.ts";
 import { claudeDir } from "../hosts/claude/install.ts";
 import { counted } from "../util/format.ts";
 import { BcError } from "../util/errors.ts";
@@ -44,6 +44,8 @@ const installCmd = defineCommand({
   },
   async run({ args: raw }) {
     const args = parseFlags(INSTALL_FLAGS, raw, "bc claude install");
+    // settings bc cannot add the rules to stop the install before it writes anything
+    if (args["allow-recall"]) checkRecallSettings(settingsPath(claudeDir()));
     const r = await install({ dir: args.dir, register: args.register });
     const rule = args["allow-recall"] ? allowRecall(settingsPath(claudeDir())) : undefined;
     if (args.json) return out(JSON.stringify(rule ? { ...r, recallRule: rule } : r, null, 2));

@@ -215,6 +215,21 @@ test("uninstall with a settings.json bc cannot read: the plugin's files still go
   rmSync(settings);
 });
 
+test("install --allow-recall with a settings.json bc cannot read: refused before anything is written, the file named", () => {
+  const dir = join(tmp, "mp-bad-settings");
+  const settings = join(tmp, "claude", "settings.json");
+  mkdirSync(dirname(settings), { recursive: true });
+  writeFileSync(settings, "{ not json");
+  const state = folderContent(bcDir());
+  const r = bc(["claude", "install", "--dir", dir, "--no-register", "--allow-recall"]);
+  expect(r.code).toBe(1);
+  expect(r.stderr.split("\n")[0]).toStartWith(`bc: ${settings}: not valid JSON`);
+  expect(existsSync(dir)).toBe(false);
+  expect(folderContent(bcDir())).toEqual(state);
+  expect(readFileSync(settings, "utf8")).toBe("{ not json");
+  rmSync(settings);
+});
+
 /** A stand-in `claude` on PATH: answers `--version` and the two list commands as given, logs every call. */
 const fakeClaude = (name: string, answers: { marketplaces?: string; plugins?: string }) => {
   const bin = join(tmp, name);

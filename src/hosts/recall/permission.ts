@@ -64,6 +64,11 @@ export const recallAllowed = (path: string): boolean => {
   }
 };
 
+/** Throw allowRecall's error, if it would throw one, before anything is written (an install checks first). */
+export const checkRecallSettings = (path: string): void => {
+  readSettings(path);
+};
+
 /** Add the rules; `added` is false when they were all there already (the file is then not touched). */
 export const allowRecall = (path: string): { path: string; added: boolean } => {
   const v = readSettings(path);
