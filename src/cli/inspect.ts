@@ -164,6 +164,9 @@ export const inspectSession = (arg: string): InspectReport => {
     main = loadSessionFile(path);
   }
   const name = sessionName(main);
+  // the lines skipped in the session's file and in its subagents' files, each once (the file's
+  // own sidechains are read from it too, and say its lines again)
+  const malformed = [...new Set([...main.malformed, ...rest.flatMap((s) => s.malformed)])];
   return {
     host,
     path,
@@ -175,11 +178,7 @@ export const inspectSession = (arg: string): InspectReport => {
     live: shapeOf(main.live.messages),
     tools: toolsOf(main.timeline.messages),
     compactions: main.compactions.map((c) => ({ from: c.from, at: c.at, kept: c.kept.length, ...(c.trigger === undefined ? {} : { trigger: c.trigger }) })),
-    // the lines skipped in the session's file and in its subagents' files
-    malformed: {
-      count: main.malformed.length + rest.reduce((n, s) => n + s.malformed.length, 0),
-      lines: [...main.malformed, ...rest.flatMap((s) => s.malformed)],
-    },
+    malformed: { count: malformed.length, lines: malformed },
     // subagent files that could not be read, and why
     skipped,
     warnings,

@@ -131,6 +131,27 @@ describe("bc inspect", () => {
     expect(text).toContain("pairing warnings: 1\n");
   });
 
+  test("a file's skipped line is counted once, however many of its conversations (main, sidechains) read it", () => {
+    const path = join(TMP, "sidechain-and-bad-line.jsonl");
+    const rec = (uuid: string, parent: string | null, type: string, content: string, side?: string) =>
+      JSON.stringify({
+        type,
+        uuid,
+        parentUuid: parent,
+        sessionId: "s",
+        ...(side ? { isSidechain: true, agentId: side } : {}),
+        message: { role: type, content },
+      });
+    writeFileSync(
+      path,
+      `${[rec("u1", null, "user", "go"), rec("s1", null, "user", "look", "ag1"), "{ broken", rec("s2", "s1", "assistant", "seen", "ag1"), rec("a1", "u1", "assistant", "ok")].join("\n")}\n`,
+    );
+    const report = inspectSession(path);
+    expect(report.sidechains).toHaveLength(1);
+    expect(report.malformed.count).toBe(1);
+    expect(report.malformed.lines).toEqual([expect.stringMatching(/sidechain-and-bad-line\.jsonl:3: not valid JSON/)]);
+  });
+
   test("every skipped or cut line is said on stderr as file:line: what was wrong, by inspect and plan alike", () => {
     const path = join(FIXTURES, "claude", "malformed-and-truncated.jsonl");
     for (const command of ["inspect", "plan"]) {
