@@ -105,6 +105,8 @@ export interface Conversation {
   readonly segments: readonly Segment[];
   /** the record the chain was walked from */
   readonly leaf?: number;
+  /** the oldest record reached, when its parentUuid names no record of the file: the chain broke there */
+  readonly brokenAt?: { readonly record: number; readonly parent: string };
 }
 
 /**
@@ -226,8 +228,10 @@ export const walkConversation = (t: Transcript, select: (rec: ClaudeRecord) => b
   const chains: { boundary?: number; records: number[] }[] = [{ records: [] }];
   const visited = new Set<number>();
   let j: number | undefined = leaf;
+  let top = leaf;
   while (j !== undefined && !visited.has(j)) {
     visited.add(j);
+    top = j;
     const r: ClaudeRecord = recs[j]!;
     if (isBoundary(r)) {
       chains[chains.length - 1]!.boundary = j;
@@ -278,5 +282,7 @@ export const walkConversation = (t: Transcript, select: (rec: ClaudeRecord) => b
     }
     out.push({ boundary: seg.boundary, records: orderRecords(recs, byUuid, [...seg.records, ...added]) });
   }
-  return { segments: out, leaf };
+  const parent = recs[top]!.parentUuid;
+  const brokenAt = typeof parent === "string" && !byUuid.has(parent) ? { record: top, parent } : undefined;
+  return brokenAt === undefined ? { segments: out, leaf } : { segments: out, leaf, brokenAt };
 };

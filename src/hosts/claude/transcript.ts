@@ -59,9 +59,33 @@ const pairingWarnings = (path: string, lines: readonly JsonlLine[], messages: re
   return warnings;
 };
 
+/**
+ * The oldest record the conversation reaches names a parent no record of the file holds (a record
+ * lost or cut out): the message records before it are not part of the conversation Claude Code
+ * loads, and bc leaves them out too. Said as a problem of that record's line.
+ */
+const brokenChain = (
+  t: Transcript,
+  select: (rec: ClaudeRecord) => boolean,
+  segments: readonly Segment[],
+  at: { readonly record: number; readonly parent: string },
+): string => {
+  const read = new Set(segments.flatMap((s) => s.records));
+  let left = 0;
+  for (let i = 0; i < at.record; i++) {
+    const v = t.lines[i]!.value;
+    if (isClaudeRecord(v) && select(v) && isMessageRecord(v) && !read.has(i)) left++;
+  }
+  const what =
+    left === 0
+      ? "no earlier message is left out"
+      : `the ${left === 1 ? "message record" : `${left} message records`} before it ${left === 1 ? "is" : "are"} left out, as Claude Code leaves ${left === 1 ? "it" : "them"} out`;
+  return `${t.path}:${t.lines[at.record]!.lineNo}: its parentUuid ${at.parent} names no record in the file: the conversation is read from here (${what})`;
+};
+
 /** Build one LoadedSession from the records `select` picks. */
 export const loadConversation = (t: Transcript, select: (rec: ClaudeRecord) => boolean, ids: { id: string; agentId?: string }): ClaudeSession => {
-  const { segments } = walkConversation(t, select);
+  const { segments, brokenAt } = walkConversation(t, select);
   const timeline: Message[] = [];
   const compactions: HostCompaction[] = [];
   let live: Message[] = [];
@@ -110,7 +134,7 @@ export const loadConversation = (t: Transcript, select: (rec: ClaudeRecord) => b
     timeline: { host: "claude", id: ids.id, messages: timeline },
     live: { host: "claude", id: ids.id, messages: live },
     compactions,
-    malformed: t.malformed,
+    malformed: brokenAt === undefined ? t.malformed : [...t.malformed, brokenChain(t, select, segments, brokenAt)],
     versions: versionsOf(t, select),
     warnings,
     segments,

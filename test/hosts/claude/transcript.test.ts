@@ -257,6 +257,65 @@ describe("bad input", () => {
     expect(t.lines.at(-1)?.partial).toBe(true);
   });
 
+  test("a record of a shape bc passes over is said as its line's problem, as a line it cannot parse is; the rest still loads", () => {
+    const user = (uuid: string, parent: string | null, message: unknown) => JSON.stringify({ type: "user", uuid, parentUuid: parent, sessionId: "s", message });
+    const text = `${[
+      user("u1", null, { role: "user", content: "go" }),
+      "42",
+      '["not", "a", "record"]',
+      JSON.stringify({ type: 5, uuid: "x1", parentUuid: "u1", sessionId: "s" }),
+      user("u2", "u1", 42),
+      user("u3", "u2", { role: "user", content: 42 }),
+      JSON.stringify({
+        type: "assistant",
+        uuid: "a1",
+        parentUuid: "u3",
+        sessionId: "s",
+        message: { id: "m1", content: [null, { type: "tool_use", name: "Bash", input: {} }] },
+      }),
+      user("u4", "a1", { role: "user", content: [{ type: "tool_result", content: "x" }] }),
+      user("u5", "u4", { role: "user", content: "still read" }),
+    ].join("\n")}\n`;
+    const t = parseTranscript(text, "shapes.jsonl");
+    expect(t.malformed).toEqual([
+      "shapes.jsonl:2: not a JSON object",
+      "shapes.jsonl:3: not a JSON object",
+      'shapes.jsonl:4: record without string "type"',
+      'shapes.jsonl:5: user record without an object "message"',
+      "shapes.jsonl:6: user record whose message.content is neither text nor a list of blocks",
+      "shapes.jsonl:7: assistant record with a content block that is not an object (passed over)",
+      "shapes.jsonl:8: tool_result block without a string tool_use_id",
+    ]);
+    expect(loadTranscript(t).timeline.messages.at(-1)?.text).toBe("still read");
+    // written back byte for byte all the same
+    expect(fileText(t)).toBe(text);
+    // a tool_use without an id (its own line's first problem)
+    const noId = parseTranscript(
+      `${user("u1", null, { content: "go" })}\n${JSON.stringify({ type: "assistant", uuid: "a1", parentUuid: "u1", sessionId: "s", message: { content: [{ type: "tool_use", name: "Bash", input: {} }] } })}\n`,
+      "no-id.jsonl",
+    );
+    expect(noId.malformed).toEqual(["no-id.jsonl:2: tool_use block without a string id"]);
+  });
+
+  test("a record whose parent no line of the file holds: the conversation is read from it, and said, with how many messages before it are left out", () => {
+    const rec = (type: string, uuid: string, parent: string | null, content: unknown) =>
+      JSON.stringify({ type, uuid, parentUuid: parent, sessionId: "s", message: { role: type, content } });
+    const lines = [
+      rec("user", "u1", null, "first prompt"),
+      rec("assistant", "a1", "u1", "a reply"),
+      // the record "gone" (a1's child) is missing: u2 names it
+      rec("user", "u2", "gone", "second prompt"),
+      rec("assistant", "a2", "u2", "done"),
+    ];
+    const s = loadTranscript(parseTranscript(`${lines.join("\n")}\n`, "broken.jsonl"));
+    expect(rows(s.timeline.messages)).toEqual(['#2 user prompt "second prompt"', '#3 assistant reply "done"']);
+    expect(s.malformed).toEqual([
+      "broken.jsonl:3: its parentUuid gone names no record in the file: the conversation is read from here (the 2 message records before it are left out, as Claude Code leaves them out)",
+    ]);
+    // a whole chain: nothing said
+    expect(loadTranscript(parseTranscript(`${lines.slice(0, 2).join("\n")}\n`, "whole.jsonl")).malformed).toEqual([]);
+  });
+
   test("cleanup", () => rmSync(dir, { recursive: true, force: true }));
 });
 
