@@ -1,7 +1,7 @@
 // `bc claude install | uninstall | status | log`: set up, remove and inspect the Claude Code plugin.
 import { defineCommand } from "citty";
 import { formatRecord } from "../hosts/claude/decision-log.ts";
-import { defaultMarketplaceDir, install, listLogs, logsDir, PLUGIN_ID, readLog, status, uninstall } from "../hosts/claude/install.ts";
+import { defaultMarketplaceDir, install, listLogs, logsDir, PLUGIN_ID, readLog, type StatusReport, status, uninstall } from "../hosts/claude/install.ts";
 import { log, out } from "../util/log.ts";
 import { z } from "zod";
 import { JSON_ARG, parseFlags, pathFlag } from "./args.ts";
@@ -124,6 +124,12 @@ const uninstallCmd = defineCommand({
   },
 });
 
+const installedLine = (s: StatusReport): string => {
+  if (s.installed) return `${s.installed.id} ${s.installed.version ?? ""}${s.installed.enabled === false ? " (disabled)" : ""}`.trim();
+  if (s.installedUnknown) return `unknown (${s.installedUnknown})`;
+  return s.claude ? "no" : "unknown (claude is not on PATH)";
+};
+
 const statusCmd = defineCommand({
   meta: { name: "status", description: "Whether the plugin is installed in Claude Code, which version, and which Claude Code is on PATH" },
   args: { json },
@@ -133,14 +139,15 @@ const statusCmd = defineCommand({
     if (args.json) return out(JSON.stringify(s, null, 2));
     const lines = [
       `claude on PATH:   ${s.claude ? `${s.claude.version ?? "unknown version"} (${s.claude.path})` : "no"}`,
-      `installed:        ${s.installed ? `${s.installed.id} ${s.installed.version ?? ""}${s.installed.enabled === false ? " (disabled)" : ""}`.trim() : s.claude ? "no" : "unknown (claude is not on PATH)"}`,
+      `installed:        ${installedLine(s)}`,
       `marketplace:      ${s.written ? `${s.marketplaceDir} (plugin ${s.written})` : `none at ${s.marketplaceDir}`}`,
       `decision logs:    ${s.logs}`,
       `need weights:     ${s.needWeights}`,
     ];
     out(lines.join("\n"));
     if (s.installed) return;
-    if (s.claude) log.info("install it with 'bc claude install'");
+    if (s.installedUnknown) log.info("run 'claude plugin list' to see what Claude Code says");
+    else if (s.claude) log.info("install it with 'bc claude install'");
     else if (s.written) log.info("claude is not on PATH: once it is, 'bc claude install' registers the plugin (or run the two claude commands it printed)");
     else log.info("claude is not on PATH: install Claude Code, then run 'bc claude install'");
   },

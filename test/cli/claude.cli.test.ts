@@ -259,6 +259,32 @@ exit 0
   return { run, calls: () => (existsSync(calls) ? readFileSync(calls, "utf8") : "") };
 };
 
+test("status with a claude that cannot say what it has installed: 'unknown', with why, not 'no' and 'install it'", () => {
+  for (const [name, pluginList, why] of [
+    ["fake-failing", "echo boom >&2; exit 3", "'claude plugin list --json' failed: boom"],
+    ["fake-garbled", "echo 'not json'", "'claude plugin list --json' answered no list of plugins"],
+  ] as const) {
+    const bin = join(tmp, name);
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(
+      join(bin, "claude"),
+      `#!/bin/sh\ncase "$*" in\n  "--version") echo "2.1.332 (Claude Code)";;\n  "plugin list --json") ${pluginList};;\nesac\n`,
+      { mode: 0o755 },
+    );
+    const env = { PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin`, HOME: join(tmp, "home"), CLAUDE_CONFIG_DIR: join(tmp, "claude") };
+    const run = (args: string[]) => Bun.spawnSync([process.execPath, join(REPO, "src", "main.ts"), ...args], { env, stdout: "pipe", stderr: "pipe" });
+    const text = run(["claude", "status"]);
+    expect(text.exitCode).toBe(0);
+    expect(text.stdout.toString()).toContain(`installed:        unknown (${why})`);
+    expect(text.stdout.toString()).toContain("claude on PATH:   2.1.332 (");
+    expect(text.stderr.toString()).toContain("run 'claude plugin list' to see what Claude Code says");
+    expect(text.stderr.toString()).not.toContain("install it");
+    const json = JSON.parse(run(["claude", "status", "--json"]).stdout.toString());
+    expect(json.installedUnknown).toBe(why);
+    expect(json.installed).toBeUndefined();
+  }
+});
+
 test("install into a Claude Code where the plugin is disabled says so, instead of 'takes effect' (and does not enable it)", () => {
   const claude = fakeClaude("fake-disabled", { plugins: `[{"id":"better-compaction@${MARKETPLACE_NAME}","version":"0.1.0","enabled":false}]` });
   const r = claude.run(["claude", "install", "--dir", join(tmp, "mp-disabled")]);

@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } fr
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { shellQuote } from "../../engine/shell.ts";
 import { BcError } from "../../util/errors.ts";
+import { isObject } from "../../util/json.ts";
 import { replaceFile, replaceFiles } from "../../util/jsonl.ts";
 import { VERSION } from "../../version.ts";
 import { LOG_DIR_NAME, type DecisionRecord } from "./decision-log.ts";
@@ -124,28 +125,35 @@ export interface ClaudeRun {
   readonly code: number;
   readonly stdout: string;
   readonly stderr: string;
+  /** it gave no answer in the time it had, and was stopped */
+  readonly timedOut?: boolean;
 }
 
 /** The `claude` on PATH, or undefined. */
 export const claudeOnPath = (): string | undefined => Bun.which("claude") ?? undefined;
 
-const runClaude = (bin: string, args: readonly string[]): ClaudeRun => {
-  const r = Bun.spawnSync([bin, ...args], { stdout: "pipe", stderr: "pipe", timeout: CLAUDE_TIMEOUT_MS, env: { ...process.env, DISABLE_AUTOUPDATER: "1" } });
-  return { argv: ["claude", ...args], code: r.exitCode ?? 1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+/** A question to Claude Code that changes nothing (its version, what it has installed): it answers at once or not at all. */
+const QUERY_TIMEOUT_MS = 20_000;
+
+const runClaude = (bin: string, args: readonly string[], timeout = CLAUDE_TIMEOUT_MS): ClaudeRun => {
+  const r = Bun.spawnSync([bin, ...args], { stdout: "pipe", stderr: "pipe", timeout, env: { ...process.env, DISABLE_AUTOUPDATER: "1" } });
+  const argv = ["claude", ...args];
+  if (r.exitedDueToTimeout) return { argv, code: r.exitCode ?? 1, stdout: "", stderr: `no answer in ${timeout / 1000} s`, timedOut: true };
+  return { argv, code: r.exitCode ?? 1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 };
+
+/** Why a run failed, in a few words: its last line of output, or its exit code. */
+const failure = (r: ClaudeRun): string => (r.stderr.trim() || r.stdout.trim()).split("\n").filter(Boolean).at(-1) ?? `exit ${r.code}`;
 
 const mustRun = (bin: string, args: readonly string[]): ClaudeRun => {
   const r = runClaude(bin, args);
-  if (r.code !== 0) {
-    const why = (r.stderr.trim() || r.stdout.trim()).split("\n").filter(Boolean).at(-1) ?? `exit ${r.code}`;
-    throw new BcError("external", `'${r.argv.join(" ")}' failed: ${why}`, "run it yourself to see the whole message");
-  }
+  if (r.code !== 0) throw new BcError("external", `'${r.argv.join(" ")}' failed: ${failure(r)}`, "run it yourself to see the whole message");
   return r;
 };
 
 export const claudeVersion = (bin: string): string | undefined => {
-  const r = runClaude(bin, ["--version"]);
-  return r.code === 0 ? r.stdout.trim().split(/\s/)[0] : undefined;
+  const r = runClaude(bin, ["--version"], QUERY_TIMEOUT_MS);
+  return r.code === 0 ? r.stdout.trim().split(/\s/)[0] || undefined : undefined;
 };
 
 interface InstalledPlugin {
@@ -156,15 +164,22 @@ interface InstalledPlugin {
   readonly readFromFolder?: string;
 }
 
-const listPlugins = (bin: string): InstalledPlugin[] => {
-  const r = runClaude(bin, ["plugin", "list", "--json"]);
-  if (r.code !== 0) return [];
+/** The plugins Claude Code lists, or why it could not be asked (it failed, or answered no list). */
+const askPlugins = (bin: string): { plugins: InstalledPlugin[] } | { problem: string; timedOut?: boolean } => {
+  const r = runClaude(bin, ["plugin", "list", "--json"], QUERY_TIMEOUT_MS);
+  const asked = `'${r.argv.join(" ")}'`;
+  if (r.timedOut) return { problem: `${asked} gave ${r.stderr}`, timedOut: true };
+  if (r.code !== 0) return { problem: `${asked} failed: ${failure(r)}` };
   try {
     const v = JSON.parse(r.stdout);
-    return Array.isArray(v) ? (v as InstalledPlugin[]) : [];
-  } catch {
-    return [];
-  }
+    if (Array.isArray(v)) return { plugins: v.filter((p): p is InstalledPlugin => isObject(p) && typeof p.id === "string") };
+  } catch {}
+  return { problem: `${asked} answered no list of plugins` };
+};
+
+const listPlugins = (bin: string): InstalledPlugin[] => {
+  const r = askPlugins(bin);
+  return "plugins" in r ? r.plugins : [];
 };
 
 const listMarketplaces = (bin: string): { name: string; path?: string }[] => {
@@ -345,6 +360,8 @@ export interface StatusReport {
   readonly claude?: { readonly path: string; readonly version?: string };
   /** what Claude Code reports (only when claude is on PATH) */
   readonly installed?: { readonly id: string; readonly version?: string; readonly enabled?: boolean; readonly installPath?: string };
+  /** why whether it is installed is not known: claude is on PATH but could not be asked */
+  readonly installedUnknown?: string;
   readonly logs: number;
   /** which need weights rank the escalation: "shipped", or the user's file */
   readonly needWeights: string;
@@ -357,12 +374,17 @@ export const status = (): StatusReport => {
     written = JSON.parse(readFileSync(join(marketplaceDir, "plugins", PLUGIN_NAME, ".claude-plugin", "plugin.json"), "utf8")).version;
   } catch {}
   const bin = claudeOnPath();
-  const installed = bin ? listPlugins(bin).find((p) => p.id === PLUGIN_ID || p.id.startsWith(`${PLUGIN_NAME}@`)) : undefined;
+  const asked = bin ? askPlugins(bin) : undefined;
+  const installed = asked && "plugins" in asked ? asked.plugins.find((p) => p.id === PLUGIN_ID || p.id.startsWith(`${PLUGIN_NAME}@`)) : undefined;
+  // a claude that did not answer the list is not asked its version too
+  const hung = asked !== undefined && "timedOut" in asked && asked.timedOut === true;
+  const version = bin && !hung ? claudeVersion(bin) : undefined;
   return {
     marketplaceDir,
     ...(written ? { written } : {}),
-    ...(bin ? { claude: { path: bin, version: claudeVersion(bin) } } : {}),
+    ...(bin ? { claude: version === undefined ? { path: bin } : { path: bin, version } } : {}),
     ...(installed ? { installed: { id: installed.id, version: installed.version, enabled: installed.enabled, installPath: installed.installPath } } : {}),
+    ...(asked && "problem" in asked ? { installedUnknown: asked.problem } : {}),
     logs: listLogs().length,
     needWeights: describeWeights(weightsInUse(needWeightsPath())),
   };
