@@ -9,7 +9,7 @@ import { subagentFiles } from "../hosts/claude/transcript.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
 import { needModelOption, weightsInUse } from "../hosts/need-weights.ts";
 import { BcError } from "../util/errors.ts";
-import { log, out } from "../util/log.ts";
+import { log, out, warnList } from "../util/log.ts";
 import { counted } from "../util/format.ts";
 
 const size = (n: number): string => (n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)} MB` : n >= 1000 ? `${(n / 1000).toFixed(1)} kB` : `${n} B`);
@@ -57,17 +57,34 @@ export const formatRemoved = (l: RemovedList): string => {
   return lines.join("\n");
 };
 
-const listRemoved = (session: string | undefined, json: boolean): number => {
-  let path: string;
-  if (session !== undefined) path = resolveSession(session);
-  else {
-    const newest = projectSessionFiles({})[0];
-    if (!newest) throw new BcError("not-found", `no session of this project (${process.cwd()}) found`, "pass --session <session id, name or file>");
-    path = newest.path;
-  }
+/** What bc removed in one session file; a Codex fork's rules are found by planning again as codex-fork plans: with the need weights in use. */
+const removedInFile = (path: string): RemovedList => {
   const host = detectHost(path);
-  // a Codex fork's rules are found by planning again as codex-fork plans: with the need weights in use
-  const list = removedIn(path, host, host === "codex" ? needModelOption(weightsInUse(needWeightsPath())) : undefined);
+  return removedIn(path, host, host === "codex" ? needModelOption(weightsInUse(needWeightsPath())) : undefined);
+};
+
+/** This project's newest session that can be read: one that cannot is passed over, and said. */
+const newestReadable = (): RemovedList => {
+  const files = projectSessionFiles({});
+  if (files.length === 0) throw new BcError("not-found", `no session of this project (${process.cwd()}) found`, "pass --session <session id, name or file>");
+  for (const f of files) {
+    try {
+      return removedInFile(f.path);
+    } catch (e) {
+      if (!(e instanceof BcError)) throw e;
+      warnList([`${e.message.split("\n")[0]}; passed over for the next newest session`], () => "");
+    }
+  }
+  throw new BcError(
+    "bad-input",
+    `none of this project's ${counted(files.length, "session file")} (${process.cwd()}) can be read`,
+    "pass --session <session id, name or file>",
+  );
+};
+
+const listRemoved = (session: string | undefined, json: boolean): number => {
+  const list = session === undefined ? newestReadable() : removedInFile(resolveSession(session));
+  const { path, host } = list;
   // a Claude Code subagent's own compactions are in its file beside the session
   const subagents =
     host === "claude"

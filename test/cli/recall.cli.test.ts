@@ -354,6 +354,21 @@ describe("bc recall --list", () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).path).toBe(forkRollout);
   });
+
+  test("without --session, a newest file that cannot be read is passed over, and said; the next newest is listed", () => {
+    const broken = write(join(projectDir(project), "s-broken.jsonl"), "\u0000\u0001binary\u0002\n");
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(broken, later, later);
+    try {
+      const r = bc(["--list", "--json"]);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).path).toBe(forkRollout);
+      expect(r.stderr).toStartWith(`warning: ${broken}`);
+      expect(r.stderr).toContain("passed over for the next newest session");
+    } finally {
+      rmSync(broken);
+    }
+  });
 });
 
 describe("the permission rule bc claude install --allow-recall adds", () => {
