@@ -68,6 +68,7 @@ export const detectHost = (path: string): Host => {
   );
   if (first?.error !== undefined)
     throw new BcError("bad-input", `${path}:${first.lineNo}: ${first.error}; neither a Claude Code transcript nor a Codex rollout`, `expected ${EXPECTED}`);
+  if (first === undefined && whole) throw new BcError("bad-input", `${path}: holds only blank lines, no records`, `expected ${EXPECTED}`);
   throw new BcError(
     "bad-input",
     `${path}${first ? `:${first.lineNo}` : ""}: JSON that is neither a Claude Code transcript nor a Codex rollout`,

@@ -75,6 +75,7 @@ describe("detectHost", () => {
       "bad-input",
       /blank\.jsonl\.zst: holds nothing once decompressed$/,
     ],
+    ["blank lines only", write(join(TMP, "blank.jsonl"), "\n  \n\t\r\n"), "bad-input", /blank\.jsonl: holds only blank lines, no records$/],
     [
       "random JSON",
       write(join(TMP, "random.jsonl"), '{"name":"x","version":"1.0.0"}\n'),
