@@ -152,6 +152,7 @@ const asJson = (r: ForkResult, resume: string, weights: string) => ({
   fitsContextWindow: r.contextWindow === undefined ? null : !tooBig(r),
   partialTail: r.partialTail,
   skippedLines: r.skipped,
+  unpairedOutputs: r.unpaired,
   results: {
     total: r.pruning.results,
     kept: r.pruning.resultsKept,
@@ -244,7 +245,7 @@ export default defineCommand({
       outDir: flags["out-dir"],
       dryRun: flags["dry-run"],
     });
-    warnSkipped(result.skipped);
+    warnSkipped([...result.skipped, ...result.unpaired]);
     warnUnknownKept(result);
     if (result.nameProblem !== undefined) log.warn(`the fork could not take its source's name (${result.nameProblem}); resume it by its id`);
     const resume = resumeCommand(result, codexHome);

@@ -162,6 +162,7 @@ export const inspectSession = (arg: string): InspectReport => {
     warnings = all[0]!.warnings;
   } else {
     main = loadSessionFile(path);
+    warnings = main.warnings ?? [];
   }
   const name = sessionName(main);
   // the lines skipped in the session's file and in its subagents' files, each once (the file's

@@ -33,6 +33,8 @@ export interface LoadedSession {
   readonly compactions: readonly HostCompaction[];
   /** `file:line: why` for each malformed line skipped */
   readonly malformed: readonly string[];
+  /** `file:line: ...` for a tool result without its call (and, for Claude Code, a call without its result) */
+  readonly warnings?: readonly string[];
   /** host version(s) seen in the file, e.g. "2.1.81" or "0.141.0" */
   readonly versions: readonly string[];
   /** what the file records of the model's window (a Codex rollout; a Claude Code transcript records none) */

@@ -14,7 +14,6 @@ import { type Transcript, readTranscript, str } from "./transcript-format.ts";
 export interface ClaudeSession extends LoadedSession {
   /** the agent id for a sidechain/subagent conversation */
   readonly agentId?: string;
-  /** `file:line: ...` for a tool call without its result or a result without its call */
   readonly warnings: readonly string[];
   /** record indices of each segment, for writers */
   readonly segments: readonly Segment[];

@@ -31,6 +31,7 @@ import {
   sentForm,
 } from "./items.ts";
 import { historyToMessages } from "./session-map.ts";
+import { unpairedResults, unpairedText } from "../pairing.ts";
 import { checkFork } from "./fork-check.ts";
 import { canonicalFileName, sessionsDayDir, uuidV7 } from "./fork-names.ts";
 import { isObject } from "../../util/json.ts";
@@ -140,6 +141,8 @@ export interface ForkResult {
   readonly partialTail: boolean;
   /** `file:line: what was wrong` for each source line Codex will skip (copied as it is, not in the history) or left out */
   readonly skipped: readonly string[];
+  /** `file:line: ...` for each output of the history forked with no call before it: the source holds it so, and the fork carries it as it is */
+  readonly unpaired: readonly string[];
   /** the model's context window the source last recorded, if any */
   readonly contextWindow?: number;
   readonly resumeCommand: string;
@@ -468,6 +471,10 @@ export const forkRollout = (sourcePath: string, options: ForkOptions): ForkResul
         ? []
         : [`${sourcePath}:${l.lineNo}: ${l.error}${l.partial ? "; left out of the fork" : "; skipped, as Codex skips it on resume (copied as it is)"}`],
     ),
+    unpaired: unpairedResults(historyToMessages(history)).map((u) => {
+      const line = src.lines[history[u.index]!.origin.line]?.lineNo;
+      return `${sourcePath}${line === undefined ? "" : `:${line}`}: ${unpairedText(u, "output")}; carried into the fork as it is`;
+    }),
     ...(window === undefined ? {} : { contextWindow: window }),
     resumeCommand: `codex resume ${newId}`,
     ...(name === undefined || nameProblem !== undefined ? {} : { name }),

@@ -14,6 +14,7 @@ import { type HistoryItem, type RebuiltHistory, rebuildHistory } from "./history
 import { developerAuthorOf, isOutputItem, isResponseItem, isSentToModel, itemProblem, type ResponseItem } from "./items.ts";
 import { historyBaseOf, type Inherited, inheritedLines } from "./native-fork.ts";
 import { historyToMessages, timelineMessages } from "./session-map.ts";
+import { unpairedResults, unpairedText } from "../pairing.ts";
 import { isObject } from "../../util/json.ts";
 import { CODEX_CORE_TYPES, hasClaudeKeys } from "../record-kind.ts";
 
@@ -513,6 +514,11 @@ export const threadId = (rollout: Rollout): string =>
 export const toLoadedSession = (rollout: Rollout, history: RebuiltHistory = rebuildHistory(rollout)): LoadedSession => {
   const id = threadId(rollout);
   const timeline = timelineMessages(rollout);
+  // an output with no call before it, named by its line (a native fork's inherited lines are its parent's)
+  const warnings = unpairedResults(timeline.messages).map((u) => {
+    const line = rollout.lines[timeline.messages[u.index]!.source!.record]?.lineNo;
+    return `${rollout.path}${line === undefined ? "" : `:${line}`}: ${unpairedText(u, "output")}`;
+  });
   const compactions: HostCompaction[] = [];
   let from = 0;
   for (const c of history.compactions) {
@@ -530,6 +536,7 @@ export const toLoadedSession = (rollout: Rollout, history: RebuiltHistory = rebu
     compactions,
     // a native fork whose parent cannot be read is planned from what came after the fork: said
     malformed: [...rollout.malformed, ...missingHistory(rollout.path, rollout.inherited)],
+    ...(warnings.length === 0 ? {} : { warnings }),
     versions: cliVersions(rollout),
     recordedWindow: recordedWindow(rollout),
   };

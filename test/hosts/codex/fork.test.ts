@@ -9,7 +9,7 @@ import { isInjectedContext } from "../../../src/hosts/codex/items.ts";
 import { CANONICAL_NAME_RE, canonicalFileName, uuidV7 } from "../../../src/hosts/codex/fork-names.ts";
 import { rebuildHistory } from "../../../src/hosts/codex/history.ts";
 import { isOutputItem, outputText, type ResponseItem, sentForm } from "../../../src/hosts/codex/items.ts";
-import { lastOrdinal, parseRollout, readRollout } from "../../../src/hosts/codex/rollout.ts";
+import { lastOrdinal, loadCodexRollout, parseRollout, readRollout } from "../../../src/hosts/codex/rollout.ts";
 import { BcError } from "../../../src/util/errors.ts";
 import { resolveSession } from "../../../src/hosts/load.ts";
 
@@ -190,6 +190,25 @@ describe("forking a paginated rollout (Codex 0.169.0)", () => {
     expect(forkMeta.payload.parent_thread_id).toBe(parent);
     // the source id is gone from session_meta (other records, copied byte for byte, keep theirs)
     expect(JSON.stringify(forkMeta.value)).not.toContain(r.sourceId);
+  });
+});
+
+describe("an output with no call before it", () => {
+  test("the source holds it so: said, by line, by the reader and the fork, and carried into the fork as it is", () => {
+    const source = sourceCopy(LEGACY);
+    const lines = readFileSync(source, "utf8").split("\n");
+    expect(lines[21]).toContain('"type":"function_call"');
+    expect(lines[22]).toContain('"call_id":"call_10"');
+    // the call's line lost: its output (line 23) is now line 22
+    writeFileSync(source, [...lines.slice(0, 21), ...lines.slice(22)].join("\n"));
+    expect(loadCodexRollout(source).warnings).toEqual([`${source}:22: output call_10 has no call before it`]);
+    const r = forkRollout(source, { context: "fresh", pruner: keepAllPruner, codexHome: tempDir(), now: NOW });
+    expect(r.unpaired).toEqual([`${source}:22: output call_10 has no call before it; carried into the fork as it is`]);
+    expect(JSON.stringify(r.replacementHistory)).toContain('"call_id":"call_10"');
+    // a rollout whose every output has its call: nothing said
+    const clean = sourceCopy(LEGACY);
+    expect(loadCodexRollout(clean).warnings).toBeUndefined();
+    expect(forkRollout(clean, { context: "fresh", pruner: keepAllPruner, codexHome: tempDir(), now: NOW }).unpaired).toEqual([]);
   });
 });
 
