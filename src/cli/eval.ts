@@ -293,7 +293,9 @@ export default defineCommand({
       if (files.length === 0)
         throw new BcError(
           "not-found",
-          skipped.length === positional.length ? skipped.map((s) => s.reason).join("; ") : `no session files (*.jsonl) in ${positional.join(", ")}`,
+          [...skipped.map((s) => s.reason), ...(skipped.length === positional.length ? [] : [`no session files (*.jsonl) in ${positional.join(", ")}`])].join(
+            "; ",
+          ),
           "pass Claude Code transcripts or Codex rollouts, or folders holding them",
         );
       kind = "files";

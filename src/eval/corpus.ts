@@ -23,17 +23,22 @@ export interface Skipped {
 
 const posix = (p: string): string => p.split(sep).join("/");
 
-const walk = (dir: string, out: string[], depth = 0): void => {
+/** Every session file below `dir`; a folder that cannot be listed is skipped, and said with why. */
+const walk = (dir: string, out: string[], skipped: Skipped[], depth = 0): void => {
   let entries: { name: string; dir: boolean }[];
   try {
     entries = readdirSync(dir, { withFileTypes: true }).map((e) => ({ name: e.name, dir: e.isDirectory() }));
-  } catch {
+  } catch (e) {
+    skipped.push({
+      file: dir,
+      reason: `${dir}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); the sessions in it are left out`,
+    });
     return;
   }
   for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const p = join(dir, e.name);
     if (e.dir) {
-      if (depth < 12) walk(p, out, depth + 1);
+      if (depth < 12) walk(p, out, skipped, depth + 1);
     } else if (e.name.endsWith(".jsonl")) out.push(p);
     // a compressed rollout, unless its plain copy is beside it
     else if (e.name.endsWith(".jsonl.zst") && !entries.some((x) => x.name === e.name.slice(0, -".zst".length))) out.push(p);
@@ -63,7 +68,7 @@ export const collectFiles = (args: readonly string[]): { files: CorpusFile[]; sk
     }
     if (statSync(arg).isDirectory()) {
       const found: string[] = [];
-      walk(arg, found);
+      walk(arg, found, skipped);
       const base = basename(join(arg, "."));
       for (const p of found) add(p, posix(join(base, relative(arg, p))));
     } else add(arg, basename(arg));

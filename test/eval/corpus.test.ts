@@ -1,5 +1,6 @@
 // Which files a run reads and what the report calls them: each file once, each name its own.
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, expect, spyOn, test } from "bun:test";
+import * as fs from "node:fs";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,4 +32,23 @@ test("one file given twice (two spellings, a link, a folder and a file in it) is
   symlinkSync(f, join(tmp, "twice-link.jsonl"));
   const { files } = collectFiles([f, `${tmp}/./twice/a.jsonl`, `${tmp}/twice/../twice/a.jsonl`, join(tmp, "twice-link.jsonl"), join(tmp, "twice")]);
   expect(files.map((x) => [x.path, x.name])).toEqual([[f, "a.jsonl"]]);
+});
+
+test("a folder that cannot be listed is skipped and said, with why; the readable ones are read", () => {
+  const ok = write("listed", "ok", "a.jsonl");
+  const locked = join(tmp, "listed", "locked");
+  write("listed", "locked", "b.jsonl");
+  const real = fs.readdirSync;
+  // a folder the user may not list (as root, a mode would not stop it): the system's answer, stood in for
+  const spy = spyOn(fs, "readdirSync").mockImplementation(((dir: fs.PathLike, options?: unknown) => {
+    if (String(dir) === locked) throw Object.assign(new Error(`EACCES: permission denied, scandir '${locked}'`), { code: "EACCES" });
+    return real(dir, options as never);
+  }) as typeof fs.readdirSync);
+  try {
+    const r = collectFiles([join(tmp, "listed")]);
+    expect(r.files.map((f) => f.path)).toEqual([ok]);
+    expect(r.skipped).toEqual([{ file: locked, reason: `${locked}: cannot be read (EACCES); the sessions in it are left out` }]);
+  } finally {
+    spy.mockRestore();
+  }
 });
