@@ -31,7 +31,13 @@ const flagValue = (args: Record<string, unknown>, name: string): unknown => args
  * Read a command's flags through one schema. Keys are the flags as users type them (kebab-case);
  * the first problem becomes a one-line usage error naming the flag.
  */
-export const parseFlags = <S extends z.ZodObject>(schema: S, args: Record<string, unknown>, command: string): z.infer<S> => {
+export const parseFlags = <S extends z.ZodObject>(
+  schema: S,
+  args: Record<string, unknown>,
+  command: string,
+  positionals = Number.POSITIVE_INFINITY,
+): z.infer<S> => {
+  checkPositionals(args, command, positionals);
   const input: Record<string, unknown> = {};
   for (const key of Object.keys(schema.shape)) {
     const v = flagValue(args, key);
@@ -42,6 +48,14 @@ export const parseFlags = <S extends z.ZodObject>(schema: S, args: Record<string
   const issue = r.error.issues[0]!;
   const flag = String(issue.path[0] ?? "");
   throw new BcError("usage", `--${flag} ${issue.message}, got '${String(input[flag])}'`, `run '${command} --help' to see its options`);
+};
+
+/** A command that takes at most `most` arguments besides its flags: one more is a usage error, not passed over. */
+export const checkPositionals = (args: Record<string, unknown>, command: string, most: number): void => {
+  const given = Array.isArray(args._) ? args._ : [];
+  if (given.length <= most) return;
+  const takes = most === 0 ? "takes no arguments" : most === 1 ? "takes one argument" : `takes at most ${most} arguments`;
+  throw new BcError("usage", `unexpected argument '${String(given[most])}': ${command} ${takes}`, `run '${command} --help' to see its options`);
 };
 
 /** A whole-number flag from `min` to `max`. */

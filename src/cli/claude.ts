@@ -43,7 +43,7 @@ const installCmd = defineCommand({
     json,
   },
   async run({ args: raw }) {
-    const args = parseFlags(INSTALL_FLAGS, raw, "bc claude install");
+    const args = parseFlags(INSTALL_FLAGS, raw, "bc claude install", 0);
     // settings bc cannot add the rules to stop the install before it writes anything
     if (args["allow-recall"]) checkRecallSettings(settingsPath(claudeDir()));
     const r = await install({ dir: args.dir, register: args.register });
@@ -90,7 +90,7 @@ const uninstallCmd = defineCommand({
     json,
   },
   run({ args: raw }) {
-    const args = parseFlags(SETUP_FLAGS, raw, "bc claude uninstall");
+    const args = parseFlags(SETUP_FLAGS, raw, "bc claude uninstall", 0);
     const r = uninstall({ dir: args.dir, register: args.register });
     // the plugin is gone whatever the settings file holds: one bc cannot read is said, not fatal
     let rule: { path: string; removed: boolean; problem?: string };
@@ -134,7 +134,7 @@ const statusCmd = defineCommand({
   meta: { name: "status", description: "Whether the plugin is installed in Claude Code, which version, and which Claude Code is on PATH" },
   args: { json },
   run({ args: raw }) {
-    const args = parseFlags(STATUS_FLAGS, raw, "bc claude status");
+    const args = parseFlags(STATUS_FLAGS, raw, "bc claude status", 0);
     const s = status();
     if (args.json) return out(JSON.stringify(s, null, 2));
     const lines = [
@@ -165,7 +165,7 @@ const logCmd = defineCommand({
     json,
   },
   run({ args: raw }) {
-    const args = parseFlags(LOG_FLAGS, raw, "bc claude log");
+    const args = parseFlags(LOG_FLAGS, raw, "bc claude log", 1);
     // nothing logged yet is an empty answer for a script, not an error, in the shape of a log's
     if (args.json && !args.session && listLogs().length === 0) {
       log.info(`no decision log yet under ${logsDir()}`);

@@ -8,6 +8,7 @@ import { removedIn, type RemovedList } from "../hosts/recall/removed.ts";
 import { subagentFiles } from "../hosts/claude/transcript.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
 import { needModelOption, weightsInUse } from "../hosts/need-weights.ts";
+import { checkPositionals } from "./args.ts";
 import { BcError } from "../util/errors.ts";
 import { log, out, warnList } from "../util/log.ts";
 import { counted } from "../util/format.ts";
@@ -114,6 +115,7 @@ export default defineCommand({
     json: { type: "boolean", default: false, description: "Print JSON on stdout, for scripts" },
   },
   run({ args }) {
+    checkPositionals(args, "bc recall", 1);
     const id = args.id as string | undefined;
     if (args.list) {
       if (id !== undefined) throw new BcError("usage", "--list takes no call id", "run 'bc recall --list [--session <id or file>]'");

@@ -241,6 +241,16 @@ describe("misuse: a one-line error, a hint, exit 2, no stack trace", () => {
     expectOneLineError(bc(...argv), `unknown option '${argv[0]}' for 'bc'`);
   });
 
+  test.each([
+    { argv: ["recall", "toolu_1", "toolu_2"], said: "unexpected argument 'toolu_2': bc recall takes one argument" },
+    { argv: ["claude", "status", "extra"], said: "unexpected argument 'extra': bc claude status takes no arguments" },
+    { argv: ["claude", "install", "x"], said: "unexpected argument 'x': bc claude install takes no arguments" },
+    { argv: ["claude", "uninstall", "x"], said: "unexpected argument 'x': bc claude uninstall takes no arguments" },
+    { argv: ["claude", "log", "a", "b"], said: "unexpected argument 'b': bc claude log takes one argument" },
+  ])("an argument more than a command takes: $argv", ({ argv, said }) => {
+    expectOneLineError(bc(...argv), said);
+  });
+
   test("unknown flag on each subcommand", async () => {
     for (const [name] of await subcommands()) {
       expectOneLineError(bc(name, "--no-such-flag"), `unknown option '--no-such-flag' for 'bc ${name}'`);
