@@ -8,7 +8,7 @@ import { defaultCodexHome } from "./codex/home.ts";
 import { archivedDir, homeOfRollout, rolloutFiles, sessionsDir } from "./codex/rollout-files.ts";
 import { byThreadName, sessionIndexPath, threadName } from "./codex/thread-names.ts";
 import { BcError } from "../util/errors.ts";
-import { checkFile, decodeUtf8, isZstd, parseJsonl, readFileBytes } from "../util/jsonl.ts";
+import { cannotRead, checkFile, decodeUtf8, isZstd, parseJsonl, readFileBytes } from "../util/jsonl.ts";
 import { loadClaudeTranscript } from "./claude/transcript.ts";
 import { type HistoryItem, rebuildHistory } from "./codex/history.ts";
 import { type Rollout, readRollout, toLoadedSession } from "./codex/rollout.ts";
@@ -46,7 +46,7 @@ export const detectHost = (path: string): Host => {
       closeSync(fd);
     }
   } catch (e) {
-    throw new BcError("bad-input", `${path}: cannot be read (${(e as Error).message})`, `expected ${EXPECTED}`);
+    throw cannotRead(path, e, EXPECTED);
   }
   // a compressed rollout (.jsonl.zst) is judged by what it holds
   const compressed = isZstd(head) || path.endsWith(".zst");

@@ -61,6 +61,17 @@ const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
 export const isZstd = (b: Uint8Array): boolean => ZSTD_MAGIC.every((x, i) => b[i] === x);
 
 /**
+ * A session file that cannot be read, said in one line: a permission the user can fix is named
+ * as such, with what to look at, rather than what the file was expected to be.
+ */
+export const cannotRead = (path: string, e: unknown, what: string): BcError => {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === "EACCES" || code === "EPERM")
+    return new BcError("bad-input", `${path}: cannot be read (permission denied)`, "check who may read it: ls -l on the file and its folders");
+  return new BcError("bad-input", `${path}: cannot be read (${(e as Error).message})`, `expected ${what}`);
+};
+
+/**
  * A file's bytes, with one-line errors for what a user can get wrong. A zstd-compressed file
  * (`.jsonl.zst`, as Codex keeps older rollouts) comes back decompressed; the file itself is only read.
  */
@@ -70,7 +81,7 @@ export const readFileBytes = (path: string, what = "a JSONL session file"): Uint
   try {
     bytes = readFileSync(path);
   } catch (e) {
-    throw new BcError("bad-input", `${path}: cannot be read (${(e as Error).message})`, `expected ${what}`);
+    throw cannotRead(path, e, what);
   }
   if (!isZstd(bytes)) {
     if (path.endsWith(".zst")) throw new BcError("bad-input", `${path}: not zstd-compressed, though its name ends in .zst`, `expected ${what}`);

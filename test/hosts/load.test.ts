@@ -1,5 +1,6 @@
 // Host detection by content, loading any session file, and finding a user's sessions by id.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, spyOn, test } from "bun:test";
+import * as fs from "node:fs";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -96,6 +97,24 @@ describe("detectHost", () => {
     expect(e.hint).toContain("Claude Code transcript");
     expect(e.hint).toContain("Codex rollout");
   });
+});
+
+test("a session file the user may not read: 'permission denied', with what to look at, whichever reader meets it first", () => {
+  const path = write(join(TMP, "locked.jsonl"), `${CLAUDE_LINE("s")}\n`);
+  const denied = () => {
+    throw Object.assign(new Error(`EACCES: permission denied, open '${path}'`), { code: "EACCES" });
+  };
+  // as root a file's mode would not stop the read: the system's answer, stood in for
+  for (const call of ["openSync", "readFileSync"] as const) {
+    const spy = spyOn(fs, call).mockImplementation(denied as never);
+    try {
+      const e = errorOf(() => (call === "openSync" ? detectHost(path) : loadSessionFile(path)));
+      expect(e.message).toBe(`${path}: cannot be read (permission denied)`);
+      expect(e.hint).toBe("check who may read it: ls -l on the file and its folders");
+    } finally {
+      spy.mockRestore();
+    }
+  }
 });
 
 describe("loadSessionFile", () => {
