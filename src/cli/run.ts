@@ -22,16 +22,37 @@ const flagNames = (args: ArgsDef): Set<string> => {
   return names;
 };
 
-/** Reject flags a command does not declare: citty would silently accept them. */
+/** The switches a command declares (booleans), by every name a user may type them with. */
+const switchNames = (args: ArgsDef): Set<string> => {
+  const names = new Set<string>(["help", "h"]);
+  for (const [name, def] of Object.entries(args)) {
+    if (def.type !== "boolean") continue;
+    const kebab = name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    for (const n of [name, kebab]) names.add(n).add(`no-${n}`);
+  }
+  return names;
+};
+
+/**
+ * Reject flags a command does not declare: citty would silently accept them. A switch given a
+ * value other than true or false (`--json=no`) is refused too: citty would turn it on.
+ */
 const checkFlags = (argv: readonly string[], args: ArgsDef, commandPath: string): void => {
   const known = flagNames(args);
+  const switches = switchNames(args);
   for (const a of argv) {
     if (a === "--") break;
     if (!a.startsWith("-") || a === "-") continue;
-    const name = a.replace(/^--?/, "").split("=")[0] ?? "";
+    const [flag = "", ...value] = a.split("=");
+    const name = flag.replace(/^--?/, "");
     if (/^\d/.test(name)) continue; // a negative number value
-    if (!known.has(name))
-      throw new BcError("usage", `unknown option '${a.split("=")[0]}' for '${commandPath}'`, `run '${commandPath} --help' to see its options`);
+    if (!known.has(name)) throw new BcError("usage", `unknown option '${flag}' for '${commandPath}'`, `run '${commandPath} --help' to see its options`);
+    if (value.length > 0 && switches.has(name) && !["true", "false"].includes(value.join("=")))
+      throw new BcError(
+        "usage",
+        `${flag} is a switch: give it alone, or =true or =false, not '${value.join("=")}'`,
+        `run '${commandPath} --help' to see its options`,
+      );
   }
 };
 

@@ -251,6 +251,10 @@ describe("misuse: a one-line error, a hint, exit 2, no stack trace", () => {
     expectOneLineError(bc(...argv), said);
   });
 
+  test.each(["no", "0", "off", "yes"])("a switch given a value other than true or false (--json=%s): refused, not taken as on", (value) => {
+    expectOneLineError(bc("claude", "status", `--json=${value}`), `--json is a switch: give it alone, or =true or =false, not '${value}'`);
+  });
+
   test("unknown flag on each subcommand", async () => {
     for (const [name] of await subcommands()) {
       expectOneLineError(bc(name, "--no-such-flag"), `unknown option '--no-such-flag' for 'bc ${name}'`);
