@@ -59,6 +59,10 @@ const uninstallCmd = defineCommand({
     if (args.json) return out(JSON.stringify(r, null, 2));
     log.info(r.removedHook ? `removed bc's hook${r.removedHooksFile ? " (and hooks.json, which bc had created)" : ""}` : "bc's hook was not installed");
     if (r.removedTrust) log.info("removed bc's trust entry from config.toml");
+    if (r.stateProblem)
+      log.warn(
+        `${r.stateProblem}: if 'bc codex install --trust' wrote a trust entry ([hooks.state."…"] for bc's hook) to config.toml, it is still there; remove it by hand`,
+      );
     if (r.removedHook && r.movedGroups > 0)
       log.warn(
         `${r.movedGroups === 1 ? "the PreCompact hook" : `the ${r.movedGroups} PreCompact hooks`} after bc's in hooks.json moved up a place, so codex asks you to trust ${r.movedGroups === 1 ? "it" : "them"} again in /hooks`,

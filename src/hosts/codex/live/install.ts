@@ -47,13 +47,15 @@ const readHooks = (path: string): Json | undefined => {
   const bytes = readIfThere(path);
   if (bytes === undefined) return undefined;
   const text = bytes.toString("utf8");
+  let v: unknown;
   try {
-    const v = JSON.parse(text);
-    if (typeof v !== "object" || v === null || Array.isArray(v)) throw new Error("not an object");
-    return v;
+    v = JSON.parse(text);
   } catch (e) {
-    throw new BcError("bad-input", `${path}: not a JSON object (${(e as Error).message})`, "fix the file by hand; bc changes nothing in a file it cannot read");
+    throw new BcError("bad-input", `${path}: not valid JSON (${(e as Error).message})`, "fix the file by hand; bc changes nothing in a file it cannot read");
   }
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    throw new BcError("bad-input", `${path}: not a JSON object`, "fix the file by hand; bc changes nothing in a file it cannot read");
+  return v;
 };
 
 const isOurGroup = (g: unknown): boolean =>
@@ -66,10 +68,17 @@ const isOurGroup = (g: unknown): boolean =>
  * hooks.json with bc's group in PreCompact: where bc's group already is (so that no other group
  * moves: Codex's trust key for a hook holds its group's place), else last; no other group of bc's.
  */
-export const withOurHook = (hooks: Json | undefined, command: string): Json => {
+export const withOurHook = (hooks: Json | undefined, command: string, path = "hooks.json"): Json => {
   const v: Json = structuredClone(hooks ?? {});
   if (v.hooks !== undefined && (typeof v.hooks !== "object" || v.hooks === null || Array.isArray(v.hooks)))
-    throw new BcError("bad-input", 'hooks.json: "hooks" is not an object', "fix the file by hand");
+    throw new BcError("bad-input", `${path}: "hooks" is not an object`, "fix the file by hand; bc changes nothing in a file it cannot read");
+  // a PreCompact that is no list of groups would be lost under bc's list: refused, as Codex would not read it either
+  if (v.hooks?.PreCompact !== undefined && !Array.isArray(v.hooks.PreCompact))
+    throw new BcError(
+      "bad-input",
+      `${path}: "hooks.PreCompact" is not a list of hook groups`,
+      "fix the file by hand; bc changes nothing in a file it cannot read",
+    );
   v.hooks ??= {};
   const ours = { hooks: [{ type: "command", command, timeout: HOOK_TIMEOUT_SEC, statusMessage: STATUS_MESSAGE }] };
   const before: unknown[] = Array.isArray(v.hooks.PreCompact) ? v.hooks.PreCompact : [];
@@ -98,16 +107,26 @@ export const withoutOurHook = (hooks: Json, created: boolean): Json | undefined 
   return created && empty ? undefined : v;
 };
 
+/** The command of bc's hook in hooks.json (its first group's), whatever else the file's groups hold. */
+const ourCommand = (hooks: Json): string | undefined =>
+  (hooks.hooks.PreCompact as unknown[])
+    .filter(isOurGroup)
+    .flatMap((g) => (g as Json).hooks as unknown[])
+    .map((h) => (typeof h === "object" && h !== null ? (h as Json).command : undefined))
+    .find((c): c is string => typeof c === "string" && c.endsWith(HOOK_SUFFIX));
+
 export const hasOurHook = (hooks: Json | undefined): boolean => Array.isArray(hooks?.hooks?.PreCompact) && hooks!.hooks.PreCompact.some(isOurGroup);
 
-const readState = (codexHome: string): InstallState | undefined => {
-  const bytes = readIfThere(statePath(codexHome));
-  if (bytes === undefined) return undefined;
+/** What install.json records, or why it cannot be read (then what bc wrote to config.toml is not known). */
+const readState = (codexHome: string): { state?: InstallState; problem?: string } => {
+  const path = statePath(codexHome);
+  const bytes = readIfThere(path);
+  if (bytes === undefined) return {};
   try {
-    return JSON.parse(bytes.toString("utf8"));
-  } catch {
-    return undefined;
-  }
+    const v = JSON.parse(bytes.toString("utf8"));
+    if (typeof v === "object" && v !== null && typeof v.command === "string") return { state: v };
+  } catch {}
+  return { problem: `${path}: not bc's record of what it installed (damaged)` };
 };
 
 /** A file bc writes in $CODEX_HOME, as the JSON bc keeps there. */
@@ -193,16 +212,19 @@ export const install = async (opts: {
   const command = opts.command ?? hookCommand();
   const path = hooksPath(codexHome);
   const before = readHooks(path);
-  const old = readState(codexHome);
+  const old = readState(codexHome).state;
   const cfg = configPath(codexHome);
   const original = readIfThere(cfg);
   // the trust table bc wrote before stays until a new one is taken (it is still bc's to remove)
   const oldTrust = old?.trustText !== undefined && original?.toString("utf8").includes(old.trustText) ? old.trustText : undefined;
   const createdHooksFile = old?.createdHooksFile ?? before === undefined;
+  // a codex named that is not there cannot be asked for the trust key: refused before anything is written
+  if (opts.trust && opts.codex !== undefined && Bun.which(opts.codex) === null)
+    throw new BcError("usage", `--codex ${opts.codex}: no such program`, "give the path of the codex binary, or leave --codex out to ask the codex on PATH");
   // together: a hook in hooks.json that install.json does not record would outlive 'bc codex uninstall'
   writeFiles(
     [
-      jsonFile(path, withOurHook(before, command)),
+      jsonFile(path, withOurHook(before, command, path)),
       jsonFile(statePath(codexHome), { command, createdHooksFile, ...(oldTrust === undefined ? {} : { trustText: oldTrust }) }),
     ],
     "nothing was written; hooks.json is as it was",
@@ -217,8 +239,17 @@ export const install = async (opts: {
       trusted: false,
       trustHint: "codex is not on PATH, so bc cannot ask it for the hook's trust key; approve the hook in codex's /hooks, or pass --codex <path>",
     };
-  const entry = await askCodexForHook(bin, codexHome, command);
-  if (!entry) throw new BcError("external", `codex does not list bc's hook from ${path}`, "check 'codex --version' (hooks need a recent Codex) and the file");
+  // the hook is in hooks.json from here on: an error says so, and how to go on
+  const left = `bc's hook is in ${path}, untrusted: approve it in codex's /hooks, or 'bc codex uninstall' removes it`;
+  const entry = await askCodexForHook(bin, codexHome, command).catch((e: unknown) => {
+    throw e instanceof BcError ? new BcError(e.code, `${e.message}; ${left}`, e.hint) : e;
+  });
+  if (!entry)
+    throw new BcError(
+      "external",
+      `codex does not list bc's hook from ${path}; ${left}`,
+      `check 'codex --version' (hooks need Codex 0.157 or later) and that codex reads ${cfg} (run codex once to see its own error)`,
+    );
   if (entry.trustStatus === "trusted") return { ...report, trusted: true };
   // bc's own earlier table goes (it marks an older command); a table bc did not write is left to
   // codex's /hooks, for a second table of the same name would make config.toml unreadable
@@ -290,12 +321,14 @@ export interface UninstallReport {
   readonly removedTrust: boolean;
   /** PreCompact groups that came after bc's: each moved up a place, so Codex asks to trust it again */
   readonly movedGroups: number;
+  /** install.json could not be read: a trust entry bc wrote to config.toml, if any, is not known and stays */
+  readonly stateProblem?: string;
 }
 
 export const uninstall = (opts: { readonly codexHome?: string } = {}): UninstallReport => {
   const codexHome = opts.codexHome ?? defaultCodexHome();
   const path = hooksPath(codexHome);
-  const state = readState(codexHome);
+  const { state, problem: stateProblem } = readState(codexHome);
   const hooks = readHooks(path);
   let removedHook = false;
   let removedHooksFile = false;
@@ -310,7 +343,7 @@ export const uninstall = (opts: { readonly codexHome?: string } = {}): Uninstall
   }
   const removedTrust = state?.trustText ? removeTrust(codexHome, state.trustText) : false;
   rmSync(statePath(codexHome), { force: true });
-  return { codexHome, removedHook, removedHooksFile, removedTrust, movedGroups };
+  return { codexHome, removedHook, removedHooksFile, removedTrust, movedGroups, ...(stateProblem === undefined ? {} : { stateProblem }) };
 };
 
 export interface StatusReport {
@@ -331,10 +364,7 @@ export const status = async (opts: { readonly codexHome?: string; readonly codex
   const codexHome = opts.codexHome ?? defaultCodexHome();
   const hooks = readHooks(hooksPath(codexHome));
   const installed = hasOurHook(hooks);
-  const command = installed
-    ? (hooks!.hooks.PreCompact as Json[]).flatMap((g) => g.hooks as Json[]).find((h) => typeof h.command === "string" && h.command.endsWith(HOOK_SUFFIX))
-        ?.command
-    : undefined;
+  const command = installed ? ourCommand(hooks!) : undefined;
   const bin = opts.codex ?? codexOnPath();
   const codex = bin ? { path: bin, version: codexVersion(bin) } : undefined;
   let trusted: boolean | "unknown" = installed ? "unknown" : false;

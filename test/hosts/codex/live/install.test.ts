@@ -76,8 +76,42 @@ describe("bc codex install / uninstall", () => {
   test("a hooks.json bc cannot read is left alone", async () => {
     world = makeHome();
     writeFileSync(join(world.home, "hooks.json"), "{ not json");
-    await expect(install({ codexHome: world.home, trust: false, command: COMMAND })).rejects.toThrow(/not a JSON object/);
+    await expect(install({ codexHome: world.home, trust: false, command: COMMAND })).rejects.toThrow(/hooks\.json: not valid JSON/);
     expect(readFileSync(join(world.home, "hooks.json"), "utf8")).toBe("{ not json");
+  });
+
+  test("a PreCompact that is no list of groups is refused, not replaced: the user's hook stays, nothing is written", async () => {
+    world = makeHome();
+    const path = join(world.home, "hooks.json");
+    for (const preCompact of [{ hooks: [{ type: "command", command: "echo mine" }] }, "echo mine"]) {
+      const text = JSON.stringify({ hooks: { PreCompact: preCompact } });
+      writeFileSync(path, text);
+      const err = await install({ codexHome: world.home, trust: false, command: COMMAND }).catch((e) => e);
+      expect(err).toBeInstanceOf(BcError);
+      expect(err.message).toBe(`${path}: "hooks.PreCompact" is not a list of hook groups`);
+      expect(readFileSync(path, "utf8")).toBe(text);
+      expect(existsSync(join(world.home, "better-compaction", "install.json"))).toBe(false);
+    }
+  });
+
+  test("status reads bc's command past groups of other shapes (null, no hooks) beside bc's", async () => {
+    world = makeHome();
+    const path = join(world.home, "hooks.json");
+    writeFileSync(path, JSON.stringify({ hooks: { PreCompact: [null, {}, { hooks: [null, { type: "command", command: COMMAND }] }] } }));
+    const s = await status({ codexHome: world.home, codex: join(world.root, "no-such-codex") });
+    expect(s).toMatchObject({ installed: true, command: COMMAND });
+  });
+
+  test("an install.json bc cannot read: uninstall removes the hook and says a trust entry it may have written is left, config.toml untouched", async () => {
+    world = makeHome();
+    const config = 'model = "gpt-5"\n';
+    installedTrusted(world.home, config);
+    const trusted = readFileSync(join(world.home, "config.toml"), "utf8");
+    const state = join(world.home, "better-compaction", "install.json");
+    writeFileSync(state, "garbage");
+    const r = uninstall({ codexHome: world.home });
+    expect(r).toMatchObject({ removedHook: true, removedTrust: false, stateProblem: `${state}: not bc's record of what it installed (damaged)` });
+    expect(readFileSync(join(world.home, "config.toml"), "utf8")).toBe(trusted);
   });
 
   test("bc's hook is recognised by its command, quoted paths included", () => {
@@ -162,20 +196,35 @@ describe("bc codex install --trust", () => {
     expect(readFileSync(cfg, "utf8")).toBe(approved);
   });
 
-  test("a codex that cannot be asked: a one-line error naming it, and bc's earlier trust table is kept", async () => {
+  test("a codex named that is not there: refused before anything is written, and bc's earlier trust table is kept", async () => {
     world = makeHome();
     const cfg = join(world.home, "config.toml");
     await install({ codexHome: world.home, trust: true, codex: fakeCodex(world.root), command: COMMAND });
     const trusted = readFileSync(cfg, "utf8");
+    const before = folderContent(world.home);
     const err = await install({ codexHome: world.home, trust: true, codex: join(world.root, "no-such-codex"), command: COMMAND }).catch((e) => e);
     expect(err).toBeInstanceOf(BcError);
-    expect(err.message).toStartWith(`cannot ask ${join(world.root, "no-such-codex")} for bc's hook (`);
+    expect(err.message).toBe(`--codex ${join(world.root, "no-such-codex")}: no such program`);
+    expect(folderContent(world.home)).toEqual(before);
     expect(readFileSync(cfg, "utf8")).toBe(trusted);
     // and uninstall still removes it: it is still bc's
     expect(uninstall({ codexHome: world.home })).toMatchObject({ removedTrust: true });
     expect(readFileSync(cfg, "utf8")).toBe("");
     const s = await status({ codexHome: world.home, codex: join(world.root, "no-such-codex") });
     expect(s.trusted).toBe(false);
+  });
+
+  test("a codex that fails to answer (it cannot read config.toml): the error says bc's hook is in hooks.json, untrusted, and what to look at", async () => {
+    world = makeHome();
+    const cfg = join(world.home, "config.toml");
+    writeFileSync(cfg, 'model = "gpt-5\n');
+    const err = await install({ codexHome: world.home, trust: true, codex: fakeCodex(world.root), command: COMMAND }).catch((e) => e);
+    expect(err).toBeInstanceOf(BcError);
+    expect(err.message).toEndWith(
+      `; bc's hook is in ${join(world.home, "hooks.json")}, untrusted: approve it in codex's /hooks, or 'bc codex uninstall' removes it`,
+    );
+    expect(hasOurHook(JSON.parse(readFileSync(join(world.home, "hooks.json"), "utf8")))).toBe(true);
+    expect(readFileSync(cfg, "utf8")).toBe('model = "gpt-5\n');
   });
 
   test("status says why the trust is unknown when codex cannot be asked", async () => {
