@@ -78,11 +78,11 @@ const statusCmd = defineCommand({
     if (args.json) return out(JSON.stringify(s, null, 2));
     out(
       [
-        `codex:            ${s.codex ? `${s.codex.version ?? "unknown version"} (${s.codex.path})` : "not on PATH"}`,
-        `hook installed:   ${s.installed ? `yes (${s.command})` : "no"}`,
-        `hook trusted:     ${s.trusted === "unknown" ? `unknown (${s.trustUnknown ?? "codex could not be asked"})` : s.trusted ? "yes" : s.installed ? `no (${s.trustStatus ?? "untrusted"}): approve it in codex's /hooks, or 'bc codex install --trust'` : "no"}`,
+        `codex:             ${s.codex ? `${s.codex.version ?? "unknown version"} (${s.codex.path})` : "not on PATH"}`,
+        `hook installed:    ${s.installed ? `yes (${s.command})` : "no"}`,
+        `hook trusted:      ${s.trusted === "unknown" ? `unknown (${s.trustUnknown ?? "codex could not be asked"})` : s.trusted ? "yes" : s.installed ? `no (${s.trustStatus ?? "untrusted"}): approve it in codex's /hooks, or 'bc codex install --trust'` : "no"}`,
         `app-server socket: ${s.socket ? "yes (an interactive codex runs on the shared app-server)" : "no (none running now; codex starts it with the interactive CLI)"}`,
-        `decision logs:    ${s.logs} in ${s.codexHome}/better-compaction/logs`,
+        `decision logs:     ${s.logs} in ${s.codexHome}/better-compaction/logs`,
       ].join("\n"),
     );
     if (!s.installed) log.info("install it with 'bc codex install'");

@@ -2,6 +2,7 @@
 // the same command definitions the help is made from, so it never lists a flag bc does not take.
 import { type ArgDef, type ArgsDef, type CommandDef, defineCommand } from "citty";
 import { BcError } from "../util/errors.ts";
+import { checkPositionals } from "./args.ts";
 import { kebab } from "./help.ts";
 
 const resolve = async <T>(v: T | (() => T | Promise<T>) | Promise<T>): Promise<T> => (typeof v === "function" ? await (v as () => T | Promise<T>)() : await v);
@@ -135,6 +136,7 @@ export default defineCommand({
   meta: { name: "completion", description: "Print a shell completion script: bc completion bash|zsh|fish (load it with: source <(bc completion bash))" },
   args: { shell: { type: "positional", required: true, valueHint: "bash|zsh|fish", description: "The shell: bash, zsh or fish" } },
   async run({ args }) {
+    checkPositionals(args, "bc completion", 1);
     const shell = String(args.shell);
     if (!(shell in SHELLS)) throw new BcError("usage", `no completion for '${shell}': bash, zsh or fish`, "run 'bc completion --help'");
     // the root command, already loaded by the time a subcommand runs

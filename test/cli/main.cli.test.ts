@@ -247,6 +247,7 @@ describe("misuse: a one-line error, a hint, exit 2, no stack trace", () => {
     { argv: ["claude", "install", "x"], said: "unexpected argument 'x': bc claude install takes no arguments" },
     { argv: ["claude", "uninstall", "x"], said: "unexpected argument 'x': bc claude uninstall takes no arguments" },
     { argv: ["claude", "log", "a", "b"], said: "unexpected argument 'b': bc claude log takes one argument" },
+    { argv: ["completion", "bash", "extra"], said: "unexpected argument 'extra': bc completion takes one argument" },
   ])("an argument more than a command takes: $argv", ({ argv, said }) => {
     expectOneLineError(bc(...argv), said);
   });

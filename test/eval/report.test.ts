@@ -148,6 +148,16 @@ test("both reports say what light compaction, the hosts' compactions and repeate
   expect(html).toContain("<h2>What bc lost (3: 1 light, 2 under pressure)</h2>");
   const listed = mdSection(md, "## What bc lost").match(/message #\d+/g);
   expect(listed).toEqual(["message #7", "message #3", "message #9"]);
+  // a run without pressure (--pressure off) has light losses alone: neither heading nor text speaks of pressure
+  const light = {
+    ...r,
+    sessions: [{ file: "s.jsonl", rulesMisses: [miss("light", 7)] }] as unknown as EvalReport["sessions"],
+    parameters: { ...r.parameters, pressure: null },
+  };
+  const [lightMd, lightHtml] = [renderMarkdown(light), renderHtml(light)];
+  expect(lightMd).toContain("## What bc lost (1)\n");
+  expect(lightHtml).toContain("<h2>What bc lost (1)</h2>");
+  for (const section of [mdSection(lightMd, "## What bc lost"), htmlSection(lightHtml, "<h2>What bc lost")]) expect(section).not.toContain("pressure");
   // a phone lays the page out at its own width; a long fingerprint wraps
   expect(html).toContain('<meta name="viewport" content="width=device-width,initial-scale=1">');
   expect(html).toContain("overflow-wrap:anywhere");

@@ -23,7 +23,7 @@ import {
   COMPACTIONS_INTRO,
   DEFINITIONS,
   LIGHT_INTRO,
-  LOST_INTRO,
+  lostIntro,
   PASS_HEAD,
   corpusLine,
   lostHeading,
@@ -351,7 +351,7 @@ export const renderHtml = (r: EvalReport): string => {
   body.push(`<h2>Ceilings (hindsight, not methods)</h2><ul>${p.ceilings.map((c) => `<li><code>${esc(c.id)}</code>: ${esc(c.summary)}</li>`).join("")}</ul>`);
   body.push(`<h2>Definitions</h2><ul>${DEFINITIONS.map((d) => `<li>${code(d)}</li>`).join("")}</ul>`);
   const lost = lostList(r);
-  body.push(`<h2>${esc(lostHeading(lost))}</h2>`, `<p>${esc(LOST_INTRO)}</p>`);
+  body.push(`<h2>${esc(lostHeading(lost, p.pressure != null))}</h2>`, `<p>${esc(lostIntro(p.pressure != null))}</p>`);
   body.push(
     lost.length === 0
       ? "<p>Nothing.</p>"

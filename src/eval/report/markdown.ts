@@ -139,14 +139,17 @@ export const COMPACTIONS_INTRO =
   "Where a transcript holds a compaction the host really ran, the results the session used afterwards (up to the next compaction) are counted, and whether their used tokens are still visible after the host's summary, and after the rules applied to the same history.";
 export const passesIntro = (passes: readonly number[]): string =>
   `The rules run at ${passes.map((c) => pct(c, 0)).join(", ")} of each session, each pass over the previous pass's output plus the real continuation since. A second run over a pass's own output must change nothing (fixed-point violations).`;
-export const LOST_INTRO =
-  "Removed results whose tokens the session used after the cut and that nothing left in the history shows: those of light compactions first (the rules alone), then those under pressure (mostly the escalation's cuts to the budget; each names the rule or the escalation that removed it). All misses are in report.json.";
+/** What bc's losses are; a run without pressure has light ones alone. */
+export const lostIntro = (pressure: boolean): string =>
+  pressure
+    ? "Removed results whose tokens the session used after the cut and that nothing left in the history shows: those of light compactions first (the rules alone), then those under pressure (mostly the escalation's cuts to the budget; each names the rule or the escalation that removed it). All misses are in report.json."
+    : "Removed results whose tokens the session used after the cut and that nothing left in the history shows, each with the rule that removed it. All misses are in report.json.";
 export const CLOSING = "Every parameter and the per-session rows are in report.json; the same corpus gives the same numbers.";
 
-/** The heading of bc's losses: how many, light and under pressure. */
-export const lostHeading = (lost: readonly { pressure: boolean }[]): string => {
+/** The heading of bc's losses: how many, light and under pressure (when the run had pressure). */
+export const lostHeading = (lost: readonly { pressure: boolean }[], pressure: boolean): string => {
   const under = lost.filter((l) => l.pressure).length;
-  return `What bc lost (${lost.length}: ${lost.length - under} light, ${under} under pressure)`;
+  return pressure ? `What bc lost (${lost.length}: ${lost.length - under} light, ${under} under pressure)` : `What bc lost (${lost.length})`;
 };
 
 /** bc's losses, light first, then under pressure, for a person to look at. */
@@ -240,7 +243,7 @@ export const renderMarkdown = (r: EvalReport): string => {
   for (const c of p.ceilings) push(`- \`${c.id}\`: ${c.summary}`);
   push("", `## Definitions`, "", DEFINITIONS.map((d) => `- ${d}`).join("\n"), "");
   const lost = lostList(r);
-  push(`## ${lostHeading(lost)}`, "", LOST_INTRO, "");
+  push(`## ${lostHeading(lost, p.pressure != null)}`, "", lostIntro(p.pressure != null), "");
   if (lost.length === 0) push("Nothing.");
   for (const l of lost.slice(0, 40)) push(`- ${l.line}`);
   if (lost.length > 40) push(`- … and ${lost.length - 40} more in report.json`);
