@@ -40,7 +40,7 @@ const installCmd = defineCommand({
       out(JSON.stringify(r, null, 2));
       return failed;
     }
-    log.success(`${r.createdHooksFile ? "wrote" : "added bc's hook to"} ${r.hooksPath}`);
+    log.success(r.alreadyThere ? `bc's hook was already in ${r.hooksPath}` : `${r.createdHooksFile ? "wrote" : "added bc's hook to"} ${r.hooksPath}`);
     if (r.trusted) log.success("the hook is trusted; it takes effect in new codex sessions");
     else log.warn(r.trustHint ?? "the hook is not trusted yet");
     log.info("check it: 'bc codex status'; after a compaction, 'bc codex log' says what bc did; turn it off: 'bc codex uninstall'");

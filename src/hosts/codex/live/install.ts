@@ -27,6 +27,8 @@ interface InstallState {
   readonly createdHooksFile: boolean;
   /** the exact text appended to config.toml, when bc wrote the trust entry */
   readonly trustText?: string;
+  /** there was no config.toml before bc wrote its trust entry: uninstall removes the file when nothing else is in it */
+  readonly createdConfig?: boolean;
 }
 
 export const hookCommand = (self: readonly string[] = selfCommand()): string => [...self.map(shellQuote), HOOK_SUFFIX].join(" ");
@@ -197,6 +199,8 @@ export interface InstallReport {
   readonly hooksPath: string;
   readonly command: string;
   readonly createdHooksFile: boolean;
+  /** bc's hook was in hooks.json as it is now: the file is byte for byte as it was */
+  readonly alreadyThere: boolean;
   readonly trusted: boolean;
   /** why the hook is not trusted yet, and what to do */
   readonly trustHint?: string;
@@ -221,15 +225,21 @@ export const install = async (opts: {
   // a codex named that is not there cannot be asked for the trust key: refused before anything is written
   if (opts.trust && opts.codex !== undefined && Bun.which(opts.codex) === null)
     throw new BcError("usage", `--codex ${opts.codex}: no such program`, "give the path of the codex binary, or leave --codex out to ask the codex on PATH");
+  const hooksFile = jsonFile(path, withOurHook(before, command, path));
+  const alreadyThere = readIfThere(path)?.toString("utf8") === hooksFile.text;
   // together: a hook in hooks.json that install.json does not record would outlive 'bc codex uninstall'
   writeFiles(
     [
-      jsonFile(path, withOurHook(before, command, path)),
-      jsonFile(statePath(codexHome), { command, createdHooksFile, ...(oldTrust === undefined ? {} : { trustText: oldTrust }) }),
+      hooksFile,
+      jsonFile(statePath(codexHome), {
+        command,
+        createdHooksFile,
+        ...(oldTrust === undefined ? {} : { trustText: oldTrust, ...(old?.createdConfig === true ? { createdConfig: true } : {}) }),
+      }),
     ],
     "nothing was written; hooks.json is as it was",
   );
-  const report = { codexHome, hooksPath: path, command, createdHooksFile };
+  const report = { codexHome, hooksPath: path, command, createdHooksFile, alreadyThere };
   const untrustedHint = "Codex runs the hook only once you trust it: start codex and approve it in /hooks, or run 'bc codex install --trust'";
   if (!opts.trust) return { ...report, trusted: false, trustHint: untrustedHint };
   const bin = opts.codex ?? codexOnPath();
@@ -273,7 +283,11 @@ export const install = async (opts: {
     );
   }
   try {
-    writeFiles([jsonFile(statePath(codexHome), { command, createdHooksFile, trustText: text })], "bc's record of what it installed is as it was");
+    const createdConfig = original === undefined || old?.createdConfig === true;
+    writeFiles(
+      [jsonFile(statePath(codexHome), { command, createdHooksFile, trustText: text, ...(createdConfig ? { createdConfig } : {}) })],
+      "bc's record of what it installed is as it was",
+    );
   } catch (e) {
     // a trust table install.json does not record is one 'bc codex uninstall' would leave: it goes too
     let back = true;
@@ -305,12 +319,14 @@ const withoutLast = (text: string, piece: string): string => {
   return at === -1 ? text : text.slice(0, at) + text.slice(at + piece.length);
 };
 
-/** Remove exactly the text bc appended to config.toml; true when it was there. */
-const removeTrust = (codexHome: string, text: string): boolean => {
+/** Remove exactly the text bc appended to config.toml; true when it was there. A file bc created that holds nothing else goes. */
+const removeTrust = (codexHome: string, text: string, createdConfig: boolean): boolean => {
   const cfg = configPath(codexHome);
   const now = readIfThere(cfg)?.toString("utf8");
   if (now === undefined || !now.includes(text)) return false;
-  writeFiles([{ path: cfg, text: withoutLast(now, text) }], "config.toml is as it was, bc's trust entry still in it");
+  const rest = withoutLast(now, text);
+  if (createdConfig && rest === "") rmSync(cfg, { force: true });
+  else writeFiles([{ path: cfg, text: rest }], "config.toml is as it was, bc's trust entry still in it");
   return true;
 };
 
@@ -341,7 +357,7 @@ export const uninstall = (opts: { readonly codexHome?: string } = {}): Uninstall
       removedHooksFile = true;
     } else writeFiles([jsonFile(path, rest)], "hooks.json is as it was, bc's hook still in it");
   }
-  const removedTrust = state?.trustText ? removeTrust(codexHome, state.trustText) : false;
+  const removedTrust = state?.trustText ? removeTrust(codexHome, state.trustText, state.createdConfig === true) : false;
   rmSync(statePath(codexHome), { force: true });
   return { codexHome, removedHook, removedHooksFile, removedTrust, movedGroups, ...(stateProblem === undefined ? {} : { stateProblem }) };
 };

@@ -52,13 +52,13 @@ describe("bc codex install / uninstall", () => {
     world = makeHome();
     writeFileSync(join(world.home, "hooks.json"), JSON.stringify(USER_HOOKS));
     const r = await install({ codexHome: world.home, trust: false, command: COMMAND });
-    expect(r.createdHooksFile).toBe(false);
+    expect(r).toMatchObject({ createdHooksFile: false, alreadyThere: false });
     const written = JSON.parse(readFileSync(join(world.home, "hooks.json"), "utf8"));
     expect(written.hooks.PreCompact[0]).toEqual(USER_HOOKS.hooks.PreCompact[0]);
     expect(written.hooks.PreCompact).toHaveLength(2);
     expect(written.hooks.Stop).toEqual(USER_HOOKS.hooks.Stop);
-    // installing again replaces bc's group instead of adding a second one
-    await install({ codexHome: world.home, trust: false, command: COMMAND });
+    // installing again replaces bc's group instead of adding a second one, and says it was there
+    expect(await install({ codexHome: world.home, trust: false, command: COMMAND })).toMatchObject({ alreadyThere: true });
     expect(JSON.parse(readFileSync(join(world.home, "hooks.json"), "utf8")).hooks.PreCompact).toHaveLength(2);
     expect(uninstall({ codexHome: world.home })).toMatchObject({ removedHook: true, removedHooksFile: false });
     expect(JSON.parse(readFileSync(join(world.home, "hooks.json"), "utf8"))).toEqual(USER_HOOKS);
@@ -183,6 +183,22 @@ describe("bc codex install --trust", () => {
     expect(readFileSync(cfg, "utf8")).toBe('model = "gpt-5"\n');
   });
 
+  test("a config.toml bc created for its trust table goes with it at uninstall; one the user wrote in since stays, without bc's table", async () => {
+    world = makeHome();
+    const codex = fakeCodex(world.root);
+    const cfg = join(world.home, "config.toml");
+    expect(existsSync(cfg)).toBe(false);
+    expect(await install({ codexHome: world.home, trust: true, codex, command: COMMAND })).toMatchObject({ trusted: true });
+    // a reinstall keeps knowing that bc created the file
+    await install({ codexHome: world.home, trust: true, codex, command: COMMAND });
+    expect(uninstall({ codexHome: world.home })).toMatchObject({ removedTrust: true });
+    expect(existsSync(cfg)).toBe(false);
+    await install({ codexHome: world.home, trust: true, codex, command: COMMAND });
+    writeFileSync(cfg, `${readFileSync(cfg, "utf8")}model = "gpt-5"\n`);
+    expect(uninstall({ codexHome: world.home })).toMatchObject({ removedTrust: true });
+    expect(readFileSync(cfg, "utf8")).toBe('model = "gpt-5"\n');
+  });
+
   test("a trust table bc did not write (codex's /hooks) is left alone: no second table of that name, config.toml unchanged", async () => {
     world = makeHome();
     const codex = fakeCodex(world.root);
@@ -209,7 +225,8 @@ describe("bc codex install --trust", () => {
     expect(readFileSync(cfg, "utf8")).toBe(trusted);
     // and uninstall still removes it: it is still bc's
     expect(uninstall({ codexHome: world.home })).toMatchObject({ removedTrust: true });
-    expect(readFileSync(cfg, "utf8")).toBe("");
+    // bc created config.toml for its table: it goes with it
+    expect(existsSync(cfg)).toBe(false);
     const s = await status({ codexHome: world.home, codex: join(world.root, "no-such-codex") });
     expect(s.trusted).toBe(false);
   });
