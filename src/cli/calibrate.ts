@@ -212,11 +212,16 @@ const toolLines = (tools: readonly ToolScore[]): string[] => {
   return weak.length === 0 ? lines : [...lines, "weak spots:", ...weak];
 };
 
+/** Whether a refit loses clearly fewer results at the budget on held-out sessions than the shipped weights. */
+const refitWins = (budget: BudgetFigures): boolean => {
+  const fewer = budget.shipped.lost - budget.refit.lost;
+  return fewer >= MIN_FEWER && fewer >= CLEARLY_FEWER * budget.shipped.lost;
+};
+
 /** What the report advises, from what each set of weights loses at the budget on held-out sessions. */
 export const advice = (budget: BudgetFigures): string => {
   const fewer = budget.shipped.lost - budget.refit.lost;
-  if (fewer >= MIN_FEWER && fewer >= CLEARLY_FEWER * budget.shipped.lost)
-    return `a refit loses ${fewer} fewer results at the budget on held-out sessions: write it with --write`;
+  if (refitWins(budget)) return `a refit loses ${fewer} fewer results at the budget on held-out sessions: write it with --write`;
   if (fewer < 0) return `a refit loses ${-fewer} more result${fewer === -1 ? "" : "s"} at the budget on held-out sessions: keep the shipped weights`;
   return `a refit loses about as much at the budget on held-out sessions (${fewer} fewer): keep the shipped weights`;
 };
@@ -235,13 +240,20 @@ const heldOutLines = (r: CalibrationReport): string[] =>
         ...budgetLines(r.budget),
       ];
 
+/** What the figures advise, in words and for a script: write the refit, or keep the shipped weights. */
+export const verdict = (r: Pick<CalibrationReport, "budget">): { readonly advice: string; readonly writeRefit: boolean } => {
+  if (r.budget === undefined)
+    return { advice: "no held-out sessions to compare a refit with the shipped weights on: keep the shipped weights", writeRefit: false };
+  return { advice: advice(r.budget), writeRefit: refitWins(r.budget) };
+};
+
 export const closingLines = (r: Pick<CalibrationReport, "budget" | "written" | "replaced">): string[] => {
-  const said = r.budget === undefined ? "no held-out sessions to compare a refit with the shipped weights on: keep the shipped weights" : advice(r.budget);
+  const { advice: said, writeRefit } = verdict(r);
   if (r.written === undefined) return [said];
   const was = r.replaced;
   return [
     // written as asked, even where the figures advise against it: said, not hidden
-    ...(said.endsWith("--write") ? [] : [`${said} (written all the same, as --write asks)`]),
+    ...(writeRefit ? [] : [`${said} (written all the same, as --write asks)`]),
     `wrote ${r.written}: bc plan, bc codex-fork, bc eval and the Claude Code plugin use it from now on`,
     ...(was === undefined
       ? []
@@ -279,6 +291,6 @@ export default defineCommand({
     if (paths.length === 0)
       throw new BcError("not-found", "no sessions found under ~/.claude/projects or $CODEX_HOME/sessions", "pass session files or folders");
     const r = calibrate(paths, { ...(args.write ? { write: needWeightsPath() } : {}), progress: (m) => log.info(m) });
-    out(args.json ? JSON.stringify(r, null, 2) : renderCalibration(r));
+    out(args.json ? JSON.stringify({ ...r, ...verdict(r) }, null, 2) : renderCalibration(r));
   },
 });

@@ -45,6 +45,9 @@ describe("bc calibrate", () => {
     expect(text).toContain("by tool, shipped weights");
     for (const l of text.trimEnd().split("\n")) expect(l.length).toBeLessThanOrEqual(100);
     expect(r.written).toBeUndefined();
+    // the advice, for a script as for a person: the text's last line, and whether it says to write the refit
+    expect(text.trimEnd().split("\n").at(-1)).toBe(r.advice);
+    expect(r.writeRefit).toBe(r.advice.endsWith("write it with --write"));
     expect(bc("calibrate", DEMO, "--json").stdout).toBe(a.stdout);
     expect(() => readFileSync(weightsFile)).toThrow();
   });
