@@ -197,6 +197,7 @@ describe("bc calibrate", () => {
     expect(p.code).toBe(0);
     expect(p.stdout).toContain("need weights: yours");
     expect(bc("claude", "status").stdout).toContain("need weights:     yours");
+    expect(JSON.parse(bc("claude", "status", "--json").stdout).needWeightsInUse).toEqual({ kind: "user", path: weightsFile, source: written.source });
     // written again: replaced, not refused, saying what it held
     const again = bc("calibrate", DEMO, "--write");
     expect(again.code).toBe(0);
@@ -206,6 +207,11 @@ describe("bc calibrate", () => {
     expect(broken.code).toBe(0);
     expect(broken.stdout).toContain("need weights: shipped");
     expect(broken.stderr).toContain("expected { source, features");
+    expect(JSON.parse(bc("claude", "status", "--json").stdout).needWeightsInUse).toMatchObject({
+      kind: "shipped",
+      path: weightsFile,
+      problem: expect.stringContaining("expected { source, features"),
+    });
     const overBroken = JSON.parse(bc("calibrate", DEMO, "--write", "--json").stdout);
     expect(overBroken.replaced).toEqual({ problem: expect.stringContaining("expected { source, features") });
   });

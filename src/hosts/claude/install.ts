@@ -363,8 +363,10 @@ export interface StatusReport {
   /** why whether it is installed is not known: claude is on PATH but could not be asked */
   readonly installedUnknown?: string;
   readonly logs: number;
-  /** which need weights rank the escalation: "shipped", or the user's file */
+  /** which need weights rank the escalation: "shipped", or the user's file, said for a person */
   readonly needWeights: string;
+  /** the same for a script: which, the file bc looks for, why a file there is not used */
+  readonly needWeightsInUse: { readonly kind: "shipped" | "user"; readonly path: string; readonly source: string; readonly problem?: string };
 }
 
 export const status = (): StatusReport => {
@@ -379,6 +381,7 @@ export const status = (): StatusReport => {
   // a claude that did not answer the list is not asked its version too
   const hung = asked !== undefined && "timedOut" in asked && asked.timedOut === true;
   const version = bin && !hung ? claudeVersion(bin) : undefined;
+  const weights = weightsInUse(needWeightsPath());
   return {
     marketplaceDir,
     ...(written ? { written } : {}),
@@ -386,7 +389,13 @@ export const status = (): StatusReport => {
     ...(installed ? { installed: { id: installed.id, version: installed.version, enabled: installed.enabled, installPath: installed.installPath } } : {}),
     ...(asked && "problem" in asked ? { installedUnknown: asked.problem } : {}),
     logs: listLogs().length,
-    needWeights: describeWeights(weightsInUse(needWeightsPath())),
+    needWeights: describeWeights(weights),
+    needWeightsInUse: {
+      kind: weights.kind,
+      path: weights.path,
+      source: weights.model.source,
+      ...(weights.problem === undefined ? {} : { problem: weights.problem }),
+    },
   };
 };
 
