@@ -22,6 +22,9 @@ interface Node {
 /** A flag whose value is a path (a folder, a file, a binary): the shell completes file names for it. */
 const takesPath = (name: string): boolean => /dir|out|session|weights|codex|home/.test(name);
 
+/** A description's first clause, for a completion menu: cut where a sentence or clause ends, not at a dot inside a name (report.md). */
+const firstClause = (text: string): string => text.split(/[.:;](?:\s|$)|\s\(/)[0]!.trim();
+
 const flagName = (name: string, def: ArgDef): string => (def.type === "boolean" && def.default === true ? `no-${kebab(name)}` : kebab(name));
 
 /** Every command under `cmd`, depth first. */
@@ -33,7 +36,7 @@ const walk = async (cmd: CommandDef<any>, path: readonly string[]): Promise<Node
     .filter(([, d]) => d.type !== "positional")
     .map(([n, d]) => ({
       name: flagName(n, d),
-      description: (d.description ?? "").split(/[.:;(]/)[0]!.trim(),
+      description: firstClause(d.description ?? ""),
       takesValue: d.type === "string" || d.type === "enum",
       ...(d.type === "enum" && d.options ? { options: d.options } : {}),
     }));
@@ -46,7 +49,7 @@ const walk = async (cmd: CommandDef<any>, path: readonly string[]): Promise<Node
   for (const [name, sub] of Object.entries(subs)) if (!((await resolve((await resolve(sub)).meta)) ?? {}).hidden) shown.push(name);
   const node: Node = {
     path,
-    description: (meta.description ?? "").split(/[.:;(]/)[0]!.trim(),
+    description: firstClause(meta.description ?? ""),
     subcommands: shown,
     flags,
     files: positional !== undefined && choices === undefined,
@@ -91,7 +94,7 @@ ${words.join("\n")}
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
   if [[ $files == 1 && $cur != -* ]]; then COMPREPLY+=($(compgen -f -- "$cur")); fi
 }
-complete -o filenames -F _bc_better_compaction bc
+complete -o filenames -F _bc_better_compaction bc better-compaction
 `;
 };
 
@@ -127,6 +130,9 @@ const fish = (nodes: readonly Node[]): string => {
     if (n.files && n.subcommands.length === 0) lines.push(`complete -c bc -n ${single(cond)} -F`);
     if (n.choices !== undefined) lines.push(`complete -c bc -n ${single(cond)} -a ${single(n.choices.join(" "))}`);
   }
+  lines.push("complete -c bc -n __fish_use_subcommand -l version -d 'Print the version'");
+  // the binary's second name completes as bc does
+  lines.push("complete -c better-compaction -w bc");
   return `${lines.join("\n")}\n`;
 };
 

@@ -214,7 +214,11 @@ describe("help fits the terminal and speaks as users type", () => {
     if (shell === "fish") {
       expect(r.stdout).toContain("complete -c bc -e\n");
       expect(r.stdout).toContain("complete -c bc -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'");
-    }
+      // a description is its first clause, not cut at a dot inside a name; --version; the second name completes as bc
+      expect(r.stdout).toContain("-l out -r -F -d 'Folder for report.md, report.json and report.html'");
+      expect(r.stdout).toContain("complete -c bc -n __fish_use_subcommand -l version");
+      expect(r.stdout).toContain("complete -c better-compaction -w bc\n");
+    } else expect(r.stdout).toContain("complete -o filenames -F _bc_better_compaction bc better-compaction\n");
     // where the shell is installed, the script loads in a bare one (zsh: before compinit ran)
     const bin = Bun.which(shell);
     if (bin !== null) {
