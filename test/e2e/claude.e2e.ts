@@ -402,6 +402,51 @@ describe("auto compaction of a history heavy in thinking: the budget for what st
   );
 });
 
+describe("auto compaction of a history with no tool output to remove: the thinking Claude Code drops is what frees the room", () => {
+  test(
+    "a conversation of answers that think but call no tool, over Claude Code's threshold: bc answers with the rows as they are (rebuilt, without the thinking), not a skip that leaves the context full; no summarizer request; the next request carries none of the old thinking and every prose text as it was",
+    async () => {
+      let high = false;
+      const thinking = (n: number): string => `Thinking ${n}: ${"weighing the question against what was said. ".repeat(260)}`;
+      const settings = { pluginConfigs: { "better-compaction@inline": { options: { compactAtPercent: 15, minFreedPercent: 1 } } } };
+      const { sb, mock, debug } = setup("thinking-only", {}, () => (high ? 250_000 : 1000), { thinking }, settings);
+      const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "20" });
+      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: PLUGIN, debugFile: debug });
+      try {
+        for (let i = 0; i < 8; i++) await session.send(`question ${i}: what do you make of it?`);
+        expect(thinkingTexts(mock.conversationRequests().at(-1)!.body).length).toBeGreaterThan(5);
+        high = true;
+        // the answer to this question reports the count over the threshold; the next question brings the compaction
+        await session.send("question 8: and now?");
+        const before8 = mock.conversationRequests().at(-1)!.body;
+        const r = await session.send("question 9: and then?");
+        expect(r.at(-1).is_error).toBeFalsy();
+        const records = decisionRecords(sb, session.sessionId!);
+        expect(records.map((x) => `${x.trigger}:${x.outcome}`)).toEqual(["auto:compacted"]);
+        const rec = records[0];
+        expect(rec.results).toEqual([]);
+        expect(rec.tokensAfter).toBe(rec.tokensBefore);
+        expect(rec.thinkingTokens).toBeGreaterThan(15_000);
+        expect(mock.summarizations().length).toBe(0);
+        // the request after the compaction: the same prose, none of the compacted history's thinking
+        const after = mock.conversationRequests().at(-1)!.body;
+        expect(thinkingTexts(after).filter((t) => thinkingTexts(before8).includes(t))).toEqual([]);
+        const prose = (body: any): string[] =>
+          (body.messages as any[]).flatMap((m) =>
+            typeof m.content === "string" ? [m.content] : m.content.filter((b: any) => b.type === "text").map((b: any) => b.text),
+          );
+        for (const text of prose(before8)) expect(prose(after)).toContain(text);
+        console.log(
+          `thinking only: Claude Code counted 250000 tokens, ~${rec.thinkingTokens} of them thinking it drops; bc's rows ~${rec.tokensBefore} tokens, answered as they are in ${rec.ms} ms`,
+        );
+      } finally {
+        await session.close();
+      }
+    },
+    T,
+  );
+});
+
 /**
  * A session that thinks (signed), for an automatic compaction in the middle of a turn: Claude
  * Code's count stays low until a request holds `marker` (a read's first line), then is the whole
