@@ -141,7 +141,7 @@ const statusCmd = defineCommand({
       `claude on PATH:   ${s.claude ? `${s.claude.version ?? "unknown version"} (${s.claude.path})` : "no"}`,
       `installed:        ${installedLine(s)}`,
       `marketplace:      ${s.written ? `${s.marketplaceDir} (plugin ${s.written})` : `none at ${s.marketplaceDir}`}`,
-      `decision logs:    ${s.logs}`,
+      `decision logs:    ${s.logsProblem === undefined ? s.logs : `unknown (${s.logsProblem})`}`,
       `need weights:     ${s.needWeights}`,
     ];
     out(lines.join("\n"));

@@ -230,6 +230,38 @@ test("install --allow-recall with a settings.json bc cannot read: refused before
   rmSync(settings);
 });
 
+test("a decision logs' folder that is a file, or a log that is a folder: one line naming the path (log), unknown with why (status), never an internal error", () => {
+  const config = join(tmp, "odd-logs");
+  const logs = join(config, "better-compaction", "logs");
+  mkdirSync(dirname(logs), { recursive: true });
+  const run = (args: string[]) => {
+    const r = Bun.spawnSync([process.execPath, join(REPO, "src", "main.ts"), ...args], {
+      env: { PATH: dirname(process.execPath), HOME: join(tmp, "home"), CLAUDE_CONFIG_DIR: config },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    return { code: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+  };
+  writeFileSync(logs, "not a folder");
+  for (const args of [
+    ["claude", "log"],
+    ["claude", "log", "--json"],
+  ]) {
+    const r = run(args);
+    expect(r.code).toBe(1);
+    expect(r.stderr.split("\n")[0]).toBe(`bc: ${logs}: cannot be read as the decision logs' folder (ENOTDIR)`);
+  }
+  const status = run(["claude", "status"]);
+  expect(status.code).toBe(0);
+  expect(status.stdout).toContain(`decision logs:    unknown (${logs}: cannot be read as the decision logs' folder (ENOTDIR))`);
+  rmSync(logs);
+  // a folder named like a log is passed over
+  mkdirSync(join(logs, "s-folder.jsonl"), { recursive: true });
+  const r = run(["claude", "log"]);
+  expect(r.code).toBe(1);
+  expect(r.stderr.split("\n")[0]).toBe(`bc: no decision log under ${logs}`);
+});
+
 /** A stand-in `claude` on PATH: answers `--version` and the two list commands as given, logs every call. */
 const fakeClaude = (name: string, answers: { marketplaces?: string; plugins?: string }) => {
   const bin = join(tmp, name);

@@ -363,11 +363,22 @@ export interface StatusReport {
   /** why whether it is installed is not known: claude is on PATH but could not be asked */
   readonly installedUnknown?: string;
   readonly logs: number;
+  /** why the decision logs cannot be counted (their folder is not one bc can read) */
+  readonly logsProblem?: string;
   /** which need weights rank the escalation: "shipped", or the user's file, said for a person */
   readonly needWeights: string;
   /** the same for a script: which, the file bc looks for, why a file there is not used */
   readonly needWeightsInUse: { readonly kind: "shipped" | "user"; readonly path: string; readonly source: string; readonly problem?: string };
 }
+
+/** How many decision logs there are, or why they cannot be counted. */
+const logCount = (): { logs: number; logsProblem?: string } => {
+  try {
+    return { logs: listLogs().length };
+  } catch (e) {
+    return { logs: 0, logsProblem: (e as Error).message };
+  }
+};
 
 export const status = (): StatusReport => {
   const marketplaceDir = readState().dir ?? defaultMarketplaceDir();
@@ -388,7 +399,7 @@ export const status = (): StatusReport => {
     ...(bin ? { claude: version === undefined ? { path: bin } : { path: bin, version } } : {}),
     ...(installed ? { installed: { id: installed.id, version: installed.version, enabled: installed.enabled, installPath: installed.installPath } } : {}),
     ...(asked && "problem" in asked ? { installedUnknown: asked.problem } : {}),
-    logs: listLogs().length,
+    ...logCount(),
     needWeights: describeWeights(weights),
     needWeightsInUse: {
       kind: weights.kind,
@@ -411,12 +422,27 @@ export const needWeightsPath = (env?: Record<string, string | undefined>): strin
 export const logsDir = (env?: Record<string, string | undefined>): string => join(bcDir(env), "logs");
 
 /** Decision logs, oldest first. */
+/** The decision logs, oldest first: the files named <session id>.jsonl in the logs folder (anything else there is passed over). */
 export const listLogs = (): LogFile[] => {
   const dir = logsDir();
   if (!existsSync(dir)) return [];
-  return readdirSync(dir)
+  let names: string[];
+  try {
+    if (!statSync(dir).isDirectory()) throw Object.assign(new Error("not a folder"), { code: "ENOTDIR" });
+    names = readdirSync(dir);
+  } catch (e) {
+    throw new BcError(
+      "bad-input",
+      `${dir}: cannot be read as the decision logs' folder (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      "move it out of the way: the plugin writes its logs there",
+    );
+  }
+  return names
     .filter((f) => f.endsWith(".jsonl"))
-    .map((f) => ({ sessionId: f.slice(0, -".jsonl".length), path: join(dir, f), mtimeMs: statSync(join(dir, f)).mtimeMs }))
+    .flatMap((f) => {
+      const st = statSync(join(dir, f), { throwIfNoEntry: false });
+      return st?.isFile() ? [{ sessionId: f.slice(0, -".jsonl".length), path: join(dir, f), mtimeMs: st.mtimeMs }] : [];
+    })
     .sort((a, b) => a.mtimeMs - b.mtimeMs || a.sessionId.localeCompare(b.sessionId));
 };
 
