@@ -244,7 +244,9 @@ export const renderInspect = (r: InspectReport): string => {
   else {
     lines.push(`host compactions: ${r.compactions.length}`);
     r.compactions.forEach((c, i) =>
-      lines.push(`  ${i + 1}. ${c.trigger ?? "?"}: timeline messages ${c.from}..${c.at - 1} replaced by ${c.kept} message${c.kept === 1 ? "" : "s"}`),
+      lines.push(
+        `  ${i + 1}. ${c.trigger ?? "trigger not recorded"}: timeline messages ${c.from}..${c.at - 1} replaced by ${c.kept} message${c.kept === 1 ? "" : "s"}`,
+      ),
     );
   }
   lines.push(`lines skipped: ${r.malformed.count}`);

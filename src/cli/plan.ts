@@ -13,7 +13,7 @@ import { type BudgetSpec, parseBudget } from "../hosts/codex/window.ts";
 import { loadSessionSource, resolveSession, type SessionSource, sessionName } from "../hosts/load.ts";
 import { describeWeights, needModelOption, weightsInUse } from "../hosts/need-weights.ts";
 import { BcError } from "../util/errors.ts";
-import { tokenCount } from "../util/format.ts";
+import { counted, tokenCount } from "../util/format.ts";
 import { log } from "../util/log.ts";
 
 export interface PassReport {
@@ -129,7 +129,7 @@ export const renderReport = (r: PlanReport): string => {
     for (const p of r.passes) {
       const t = p.plan.totals;
       out.push(
-        `pass ${p.pass}: ${p.messages} messages, ${t.results} results, ${t.resultsDropped} dropped + ${t.resultsTruncated} truncated now, ` +
+        `pass ${p.pass}: ${counted(p.messages, "message")}, ${counted(t.results, "result")}, ${t.resultsDropped} dropped + ${t.resultsTruncated} truncated now, ` +
           `tool output ${figure(t.toolTokensBefore)} -> ${figure(t.toolTokensAfter)} tokens${p.plan.skipped ? " (skipped)" : ""}`,
       );
     }

@@ -62,6 +62,17 @@ describe("bc plan", () => {
     expect(three.passes.map((p) => p.pass)).toEqual([1, 2, 3]);
     expect(three.passes[2]!.messages).toBe(one.passes[0]!.messages);
     expect(three.passes[0]!.messages).toBeLessThan(three.passes[2]!.messages);
+    // each pass's line counts its messages and results, one or many
+    const lines = renderReport(three)
+      .split("\n")
+      .filter((l) => l.startsWith("pass "));
+    expect(lines).toHaveLength(3);
+    for (const [i, l] of lines.entries()) {
+      const { messages, plan } = three.passes[i]!;
+      expect(l).toStartWith(
+        `pass ${i + 1}: ${messages} message${messages === 1 ? "" : "s"}, ${plan.totals.results} result${plan.totals.results === 1 ? "" : "s"}, `,
+      );
+    }
   });
 
   test("as a child process: --json parses, the file is untouched, nothing new is written", () => {
