@@ -235,7 +235,8 @@ export const renderInspect = (r: InspectReport): string => {
         num(x.errors),
         num(x.outputChars),
         num(x.outputTokens),
-        t.toolOutputChars === 0 ? "-" : `${((100 * x.outputChars) / t.toolOutputChars).toFixed(1)}%`,
+        // a share of the tokens, as the column before it: what compaction counts
+        t.toolOutputTokens === 0 ? "-" : `${((100 * x.outputTokens) / t.toolOutputTokens).toFixed(1)}%`,
       ]);
     lines.push(...table(trows));
   }

@@ -98,6 +98,17 @@ describe("bc inspect", () => {
     expect(out).toMatch(/agent-b0b\s+4\s+1\s+24\s+6$/m);
   });
 
+  test("the tools table's share is of the output's tokens, the column before it", () => {
+    const report = inspectSession(join(FIXTURES, "claude", "errors-images-meta.jsonl"));
+    const total = report.timeline.toolOutputTokens;
+    expect(report.tools.length).toBeGreaterThan(1);
+    const lines = renderInspect(report).split("\n");
+    for (const tool of report.tools) {
+      const row = lines.find((l) => l.startsWith(`${tool.name} `))!;
+      expect(row.trim().split(/\s+/).at(-1)).toBe(`${((100 * tool.outputTokens) / total).toFixed(1)}%`);
+    }
+  });
+
   test("a session's name, when it has one (inspect and plan): a Claude Code transcript's last custom-title, a Codex thread's in its home's index", () => {
     const claude = join(TMP, "named-claude.jsonl");
     copyFileSync(join(FIXTURES, "claude", "parallel-tool-calls.jsonl"), claude);
