@@ -175,7 +175,8 @@ const logCmd = defineCommand({
     warnSkipped(problems);
     if (args.json) return out(JSON.stringify({ sessionId: file.sessionId, path: file.path, records }, null, 2));
     log.info(`${file.path}: ${counted(records.length, "compaction")}`);
-    out(records.map((r) => formatRecord(r, { allResults: args.all })).join("\n\n"));
+    // a log of no readable record prints nothing (the line above said so), not an empty line
+    if (records.length > 0) out(records.map((r) => formatRecord(r, { allResults: args.all })).join("\n\n"));
   },
 });
 

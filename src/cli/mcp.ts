@@ -56,9 +56,12 @@ export const callRecall = (args: unknown, cwd: string): { content: unknown[]; is
     return { content, isError: false };
   } catch (e) {
     const hint = (e as { hint?: string }).hint;
-    return { content: [{ type: "text", text: `bc recall: ${(e as Error).message}${hint ? `\n${hint}` : ""}` }], isError: true };
+    return { content: [{ type: "text", text: `bc recall: ${(e as Error).message}${hint ? `\n${mcpHint(hint)}` : ""}` }], isError: true };
   }
 };
+
+/** A hint written for the command line, said as the tool's caller can follow it: the tool's `session` argument for --session. */
+export const mcpHint = (hint: string): string => hint.replace(/--session(?: <[^>]*>)?/g, "the tool's session argument (a session id, name or transcript path)");
 
 /** One JSON-RPC message in, the reply out (undefined for a notification). */
 export const handleMessage = (msg: unknown, cwd: string): unknown => {

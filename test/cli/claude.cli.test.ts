@@ -176,6 +176,14 @@ test("log: the newest session's records, by id or prefix; a one-line error for a
   const asJson = JSON.parse(bc(["claude", "log", "abc-123", "--json"]).stdout);
   expect(asJson.records.length).toBe(2);
 
+  // a log of no readable record: said on stderr, nothing (not an empty line) on stdout
+  writeFileSync(join(logs, "bad-999.jsonl"), "not json\n");
+  const none = bc(["claude", "log", "bad-999"]);
+  expect(none.code).toBe(0);
+  expect(none.stdout).toBe("");
+  expect(none.stderr).toContain("0 compactions");
+  rmSync(join(logs, "bad-999.jsonl"));
+
   const missing = bc(["claude", "log", "zzz"]);
   expect(missing.code).toBe(1);
   expect(missing.stderr.split("\n")[0]).toBe(`bc: no decision log for a session with the id or name 'zzz' under ${logs}`);

@@ -422,6 +422,14 @@ describe("bc mcp: the recall tool over MCP", () => {
     expect(handleMessage({ jsonrpc: "2.0", id: 4, method: "nope" }, project)).toMatchObject({ id: 4, error: { code: -32601 } });
   });
 
+  test("a recall error's hint is said for the tool's caller: its session argument, not the command line's --session", async () => {
+    const { mcpHint } = await import("../../src/cli/mcp.ts");
+    expect(mcpHint("pass --session <session id, name or file> to say which")).toBe(
+      "pass the tool's session argument (a session id, name or transcript path) to say which",
+    );
+    expect(mcpHint("re-run the call to see its output again")).toBe("re-run the call to see its output again");
+  });
+
   test("what JSON-RPC and MCP ask of a server: its own version for one it does not speak, and an invalid request said as such", async () => {
     const { handleMessage } = await import("../../src/cli/mcp.ts");
     expect(handleMessage({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "1999-01-01" } }, project)).toMatchObject({
