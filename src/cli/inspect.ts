@@ -274,18 +274,21 @@ export default defineCommand({
   },
   args: {
     session: SESSIONS_ARG,
-    json: { ...JSON_ARG, description: "Print the report as JSON on stdout, for scripts (one session: an object; several: an array)" },
+    json: {
+      ...JSON_ARG,
+      description: "Print the report as JSON on stdout, for scripts (one session: an object; several: an array, { session, error } for one that failed)",
+    },
   },
   run({ args }) {
     const flags = parseFlags(FLAGS, args, "bc inspect");
     const names = sessionsGiven(args);
-    const { results, code } = forEachSession(names, (name) => {
+    const { results, code, inOrder } = forEachSession(names, (name) => {
       const report = inspectSession(name);
       warnSkipped([...report.malformed.lines, ...report.skipped]);
       return report;
     });
     // straight to stdout: util/log.ts would load consola (~20 ms of start-up) for nothing here
-    if (flags.json) process.stdout.write(`${JSON.stringify(names.length === 1 ? results[0] : results, null, 2)}\n`);
+    if (flags.json) process.stdout.write(`${JSON.stringify(names.length === 1 ? results[0] : inOrder, null, 2)}\n`);
     else if (results.length > 0) process.stdout.write(`${results.map(renderInspect).join("\n\n")}\n`);
     return code;
   },

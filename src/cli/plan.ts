@@ -230,7 +230,10 @@ export default defineCommand({
   },
   args: {
     session: SESSIONS_ARG,
-    json: { ...JSON_ARG, description: "Print the plan(s) as JSON on stdout, for scripts (one session: an object; several: an array)" },
+    json: {
+      ...JSON_ARG,
+      description: "Print the plan(s) as JSON on stdout, for scripts (one session: an object; several: an array, { session, error } for one that failed)",
+    },
     passes: {
       type: "string",
       valueHint: "n",
@@ -256,13 +259,13 @@ export default defineCommand({
     const budget = f.budget === undefined ? undefined : parseBudget(f.budget);
     const flags = { passes: f.passes, timeline: f.timeline === true, budget, minRemoval: f["min-removal"], pinLast: f["pin-last"] };
     const names = sessionsGiven(args);
-    const { results, code } = forEachSession(names, (name) => {
+    const { results, code, inOrder } = forEachSession(names, (name) => {
       const report = planReport(name, flags);
       warnSkipped(report.skipped);
       return report;
     });
     // straight to stdout (data); nothing is written anywhere else
-    if (f.json) process.stdout.write(`${JSON.stringify(names.length === 1 ? results[0] : results, null, 2)}\n`);
+    if (f.json) process.stdout.write(`${JSON.stringify(names.length === 1 ? results[0] : inOrder, null, 2)}\n`);
     else if (results.length > 0) process.stdout.write(`${results.map(renderReport).join("\n\n")}\n`);
     return code;
   },

@@ -27,16 +27,29 @@ export const warnSkipped = (lines: readonly string[]): void =>
  * Run `each` on every session given. A session that fails with a BcError is reported the one
  * readable way and the rest still run; the exit code is then the worst one seen.
  */
-export const forEachSession = <T>(names: readonly string[], each: (name: string) => T): { readonly results: T[]; readonly code: number } => {
+export const forEachSession = <T>(
+  names: readonly string[],
+  each: (name: string) => T,
+): { readonly results: T[]; readonly code: number; readonly inOrder: (T | SessionFailure)[] } => {
   const results: T[] = [];
+  const inOrder: (T | SessionFailure)[] = [];
   let code = 0;
   for (const name of names) {
     try {
-      results.push(each(name));
+      const r = each(name);
+      results.push(r);
+      inOrder.push(r);
     } catch (e) {
       if (!(e instanceof BcError) || names.length === 1) throw e;
       code = Math.max(code, report(e));
+      inOrder.push({ session: name, error: e.message });
     }
   }
-  return { results, code };
+  return { results, code, inOrder };
 };
+
+/** A session given among several that could not be handled, in --json's array where its report would be. */
+export interface SessionFailure {
+  readonly session: string;
+  readonly error: string;
+}

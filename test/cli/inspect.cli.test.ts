@@ -199,6 +199,15 @@ describe("bc inspect", () => {
     expect(missing.stdout).toContain(`claude session 7f3c2a10-5b1e-4c9d-8e2f-0a1b2c3d4e5f (live history): ${a}\n`);
     expect(missing.stdout).toContain(`(live history): ${b}\n`);
     expect(missing.stderr).toStartWith(`bc: ${join(TMP, "gone.jsonl")}: no such file\n`);
+    // --json: the one that failed stands in its place in the array, with why, for a script to tell
+    for (const command of ["plan", "inspect"]) {
+      const j = bc([command, a, join(TMP, "gone.jsonl"), b, "--json"]);
+      expect(j.code).toBe(1);
+      const entries = JSON.parse(j.stdout);
+      expect(entries).toHaveLength(3);
+      expect(entries[1]).toEqual({ session: join(TMP, "gone.jsonl"), error: `${join(TMP, "gone.jsonl")}: no such file` });
+      expect([entries[0].path, entries[2].path]).toEqual([a, b]);
+    }
     const fork = bc(["codex-fork", b, b]);
     expect(fork.code).toBe(2);
     expect(fork.stdout).toBe("");
