@@ -4,7 +4,7 @@ import { z } from "zod";
 import { BcError } from "../util/errors.ts";
 
 const SESSION_DESCRIPTION =
-  "A Claude Code transcript (~/.claude/projects/<project>/<id>.jsonl), a Codex rollout ($CODEX_HOME/sessions/**/rollout-*.jsonl, or .jsonl.zst), or a session id or name (claude -n, a Codex thread's) to look up in those places";
+  "A Claude Code transcript (~/.claude/projects/<project>/<id>.jsonl), a Codex rollout ($CODEX_HOME/sessions/**/rollout-*.jsonl, or .jsonl.zst), or a session id (or its start) or name (claude -n, a Codex thread's) to look up in those places";
 
 /** One session file of either host, or a session id looked up where the hosts keep them. */
 export const SESSION_ARG = {

@@ -180,7 +180,7 @@ export default defineCommand({
     session: {
       ...SESSION_ARG,
       description:
-        "A Codex rollout ($CODEX_HOME/sessions/**/rollout-*.jsonl, or .jsonl.zst), or a Codex session id or thread name to look up there (or among archived threads)",
+        "A Codex rollout ($CODEX_HOME/sessions/**/rollout-*.jsonl, or .jsonl.zst), or a Codex session id (or its start) or thread name to look up there (or among archived threads)",
     },
     context: {
       type: "enum",

@@ -109,7 +109,7 @@ export default defineCommand({
     id: { type: "positional", required: false, description: "The tool call id a removal note names (toolu_… for Claude Code, call_… for Codex)" },
     session: {
       type: "string",
-      description: "A session file, id or name, to look in first (with --list: the session to list; default: this project's newest)",
+      description: "A session file, id (or its start) or name, to look in first (with --list: the session to list; default: this project's newest)",
     },
     list: { type: "boolean", default: false, description: "List what bc removed in a session: ids, tools, sizes, rule, whether recall can give it back" },
     json: { type: "boolean", default: false, description: "Print JSON on stdout, for scripts" },

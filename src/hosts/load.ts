@@ -174,6 +174,18 @@ const onlyTitled = (name: string, paths: readonly string[]): string => {
   );
 };
 
+/** The sessions whose id starts with `prefix` (lower case), one per id: the live file of a thread also archived. */
+const byIdPrefix = (files: readonly SessionFile[], prefix: string): SessionFile[] => {
+  const byId = new Map<string, SessionFile>();
+  for (const f of files) {
+    const key = f.id.toLowerCase();
+    if (!key.startsWith(prefix)) continue;
+    const seen = byId.get(key);
+    if (seen === undefined || /[/\\]archived_sessions[/\\]/.test(seen.path)) byId.set(key, f);
+  }
+  return [...byId.values()];
+};
+
 /**
  * A path, or a session id looked up where Claude Code and Codex keep their sessions (a thread Codex
  * archived included), or else a session's name (Claude Code's `-n`/`/rename`, Codex's thread name).
@@ -208,6 +220,16 @@ export const resolveSession = (arg: string, places: SessionPlaces = {}, only?: H
     arg,
   );
   if (titled.length > 0) return onlyTitled(arg, titled);
+  // no name: the start of one session's id (the first characters of a UUID, as `bc claude log`
+  // takes them); a thread both live and archived counts once
+  const prefixed = byIdPrefix(files, id);
+  if (prefixed.length === 1) return prefixed[0]!.path;
+  if (prefixed.length > 1)
+    throw new BcError(
+      "usage",
+      `${arg} is the start of ${prefixed.length} session ids: ${prefixed.map((m) => m.id).join(", ")}`,
+      "give more of the id, or the file path",
+    );
   // none of this host's: the other host's session, if it is one, so that the command's reader
   // says what it is (as it does for the same file given by path)
   if (only !== undefined) return resolveSession(arg, places);

@@ -168,6 +168,27 @@ describe("finding sessions", () => {
     }
   });
 
+  test("the start of an id: the one session whose id starts so (any case, a thread also archived once); two are refused, naming them", () => {
+    expect(resolveSession(CLAUDE_ID.slice(0, 8), places)).toBe(claudePath);
+    expect(resolveSession(CODEX_ID.slice(0, 13).toUpperCase(), places)).toBe(codexPath);
+    const archived = write(join(codexHome, "archived_sessions", `rollout-2026-03-01T10-00-00-${CODEX_ID}.jsonl`), `${CODEX_LINE(CODEX_ID)}\n`);
+    const OTHER_ID = "019f1111-9999-7333-8444-555566667777";
+    try {
+      expect(resolveSession("019f1111-2", places)).toBe(codexPath);
+      const other = write(join(codexHome, "sessions", "2026", "03", "02", `rollout-2026-03-02T10-00-00-${OTHER_ID}.jsonl`), `${CODEX_LINE(OTHER_ID)}\n`);
+      try {
+        const e = errorOf(() => resolveSession("019f1111", places));
+        expect(e.code).toBe("usage");
+        expect(e.message).toBe(`019f1111 is the start of 2 session ids: ${CODEX_ID}, ${OTHER_ID}`);
+        expect(resolveSession("019f1111-9", places)).toBe(other);
+      } finally {
+        rmSync(other);
+      }
+    } finally {
+      rmSync(archived);
+    }
+  });
+
   test("an unknown id: one-line not-found error saying where bc looked", () => {
     const e = errorOf(() => resolveSession("0000-nope", places));
     expect(e.code).toBe("not-found");
