@@ -113,12 +113,29 @@ const fish = (nodes: readonly Node[]): string => {
     "#   bc completion fish > ~/.config/fish/completions/bc.fish",
     "complete -c bc -e",
     "complete -c bc -f",
+    // the words after bc that are not options, in order: where on the command tree the line is
+    // (fish's __fish_seen_subcommand_from takes any word anywhere: `bc eval claude/` is no `bc claude`)
+    "function __bc_at --description 'bc: the command line is at this command (--only: and no word after it)'",
+    "    set -l only 0",
+    "    if test \"$argv[1]\" = --only",
+    "        set only 1",
+    "        set -e argv[1]",
+    "    end",
+    "    set -l words",
+    "    for w in (commandline -opc)[2..-1]",
+    "        string match -q -- '-*' $w; or set -a words $w",
+    "    end",
+    "    test (count $words) -ge (count $argv); or return 1",
+    "    test $only = 0; or test (count $words) -eq (count $argv); or return 1",
+    "    for i in (seq (count $argv))",
+    "        test \"$words[$i]\" = \"$argv[$i]\"; or return 1",
+    "    end",
+    "end",
   ];
   for (const n of nodes) {
-    // fish: the command line has reached this node when its words are seen and no deeper command is
-    const seen = n.path.map((w) => `__fish_seen_subcommand_from ${w}`);
-    const deeper = n.subcommands.length > 0 ? [`not __fish_seen_subcommand_from ${n.subcommands.join(" ")}`] : [];
-    const cond = [...(n.path.length === 0 ? ["__fish_use_subcommand"] : seen), ...deeper].join("; and ");
+    // a command with commands under it is reached when the line holds its words and nothing more;
+    // one without, when the line starts with its words (its arguments may follow)
+    const cond = n.path.length === 0 ? "__fish_use_subcommand" : `__bc_at${n.subcommands.length > 0 ? " --only" : ""} ${n.path.join(" ")}`;
     for (const s of n.subcommands) {
       const d = nodes.find((x) => x.path.join(" ") === [...n.path, s].join(" "))?.description ?? "";
       lines.push(`complete -c bc -n ${single(cond)} -a ${s} -d ${single(d)}`);

@@ -1,6 +1,8 @@
 // The CLI's edge, driven as a user drives it: `bun src/main.ts ...` in a child process.
 // Version, help listing every subcommand, and the one-line error + hint + exit 2 for misuse.
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CommandDef } from "citty";
 import pkg from "../../package.json" with { type: "json" };
@@ -209,11 +211,11 @@ describe("help fits the terminal and speaks as users type", () => {
   test.each(["zsh", "fish"])("bc completion %s prints a script for that shell", (shell) => {
     const r = bc("completion", shell);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(shell === "zsh" ? "bashcompinit" : "complete -c bc -n '__fish_seen_subcommand_from codex-fork' -l dry-run");
+    expect(r.stdout).toContain(shell === "zsh" ? "bashcompinit" : "complete -c bc -n '__bc_at codex-fork' -l dry-run");
     // fish: its own completion for the bc calculator is erased first; the shells are offered
     if (shell === "fish") {
       expect(r.stdout).toContain("complete -c bc -e\n");
-      expect(r.stdout).toContain("complete -c bc -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'");
+      expect(r.stdout).toContain("complete -c bc -n '__bc_at completion' -a 'bash zsh fish'");
       // a description is its first clause, not cut at a dot inside a name; --version; the second name completes as bc
       expect(r.stdout).toContain("-l out -r -F -d 'Folder for report.md, report.json and report.html'");
       expect(r.stdout).toContain("complete -c bc -n __fish_use_subcommand -l version");
@@ -229,6 +231,25 @@ describe("help fits the terminal and speaks as users type", () => {
       });
       expect({ code: run.exitCode, stderr: run.stderr.toString() }).toEqual({ code: 0, stderr: "" });
     }
+  });
+
+  // fish itself, where installed: what it offers for a command line (complete -C)
+  test.skipIf(Bun.which("fish") === null)("fish: the command is where the line's words put it, not any word anywhere", () => {
+    const dir = mkdtempSync(join(tmpdir(), "bc-fish-"));
+    const script = join(dir, "bc.fish");
+    writeFileSync(script, bc("completion", "fish").stdout);
+    const offered = (line: string): string[] => {
+      const run = Bun.spawnSync([Bun.which("fish")!, "--no-config", "-c", `source ${script}; complete -C ${JSON.stringify(line)}`], { stdout: "pipe", stderr: "pipe" });
+      expect(run.stderr.toString()).toBe("");
+      return run.stdout.toString().split("\n").filter((l) => l !== "").map((l) => l.split("\t")[0]!);
+    };
+    expect(offered("bc claude ")).toEqual(["install", "log", "status", "uninstall"]);
+    expect(offered("bc claude log --j")).toEqual(["--json"]);
+    // a folder named claude given to eval is a path, not the claude command
+    expect(offered("bc eval claude ")).not.toContain("install");
+    expect(offered("bc eval claude --ho")).toEqual(["--host"]);
+    expect(offered("better-compaction codex ")).toEqual(["install", "log", "status", "uninstall"]);
+    rmSync(dir, { recursive: true, force: true });
   });
 });
 
