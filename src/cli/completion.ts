@@ -117,7 +117,7 @@ const fish = (nodes: readonly Node[]): string => {
     // (fish's __fish_seen_subcommand_from takes any word anywhere: `bc eval claude/` is no `bc claude`)
     "function __bc_at --description 'bc: the command line is at this command (--only: and no word after it)'",
     "    set -l only 0",
-    "    if test \"$argv[1]\" = --only",
+    '    if test "$argv[1]" = --only',
     "        set only 1",
     "        set -e argv[1]",
     "    end",
@@ -128,7 +128,7 @@ const fish = (nodes: readonly Node[]): string => {
     "    test (count $words) -ge (count $argv); or return 1",
     "    test $only = 0; or test (count $words) -eq (count $argv); or return 1",
     "    for i in (seq (count $argv))",
-    "        test \"$words[$i]\" = \"$argv[$i]\"; or return 1",
+    '        test "$words[$i]" = "$argv[$i]"; or return 1',
     "    end",
     "end",
   ];

@@ -239,9 +239,16 @@ describe("help fits the terminal and speaks as users type", () => {
     const script = join(dir, "bc.fish");
     writeFileSync(script, bc("completion", "fish").stdout);
     const offered = (line: string): string[] => {
-      const run = Bun.spawnSync([Bun.which("fish")!, "--no-config", "-c", `source ${script}; complete -C ${JSON.stringify(line)}`], { stdout: "pipe", stderr: "pipe" });
+      const run = Bun.spawnSync([Bun.which("fish")!, "--no-config", "-c", `source ${script}; complete -C ${JSON.stringify(line)}`], {
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       expect(run.stderr.toString()).toBe("");
-      return run.stdout.toString().split("\n").filter((l) => l !== "").map((l) => l.split("\t")[0]!);
+      return run.stdout
+        .toString()
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => l.split("\t")[0]!);
     };
     expect(offered("bc claude ")).toEqual(["install", "log", "status", "uninstall"]);
     expect(offered("bc claude log --j")).toEqual(["--json"]);
