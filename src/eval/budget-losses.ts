@@ -5,7 +5,7 @@
 import { foldOf } from "../engine/need/fit.ts";
 import type { NeedModel } from "../engine/need/model.ts";
 import type { Session } from "../engine/types.ts";
-import { type CutContext, cutContext, DEFAULT_CUTS } from "./cut.ts";
+import { type CutContext, DEFAULT_CUTS, sessionCuts } from "./cut.ts";
 import { usedAfterCut } from "./labels.ts";
 import { loadSessionFile } from "../hosts/load.ts";
 import { BC_UNDER_PRESSURE } from "./methods/bc-pressure.ts";
@@ -48,12 +48,11 @@ export interface PressureCut {
 
 /** A session's cuts at `cuts` (but one with nothing before or after it) under `pressure` of the window. */
 export const pressureCuts = (timeline: Session, cuts: readonly number[] = DEFAULT_CUTS, pressure = DEFAULT_PRESSURE): PressureCut[] => {
-  const index = indexSession(timeline);
-  const n = timeline.messages.length;
-  return cuts
-    .map((share) => cutContext(index, share))
-    .filter((ctx) => ctx.at > 0 && ctx.at < n)
-    .map((ctx) => ({ ctx, point: pressurePoint(ctx.tokensBefore, pressure, { droppedTokens: droppedByHost(ctx.prefix) }), used: usedAfterCut(ctx) }));
+  return sessionCuts(indexSession(timeline), cuts).map((ctx) => ({
+    ctx,
+    point: pressurePoint(ctx.tokensBefore, pressure, { droppedTokens: droppedByHost(ctx.prefix) }),
+    used: usedAfterCut(ctx),
+  }));
 };
 
 /** A budget method's rewrites at a pressure cut, scored as bc eval scores them. */

@@ -44,3 +44,21 @@ export const cutContext = (index: IndexedSession, share: number, at = cutIndex(i
     toolTokensBefore: index.cumToolTokens[at]!,
   };
 };
+
+/**
+ * A session's cuts at `shares`, in order: a cut with nothing before or after it is left out, and
+ * shares that fall on the same message are one cut (the first share given names it), so that no
+ * result is counted twice.
+ */
+export const sessionCuts = (index: IndexedSession, shares: readonly number[]): CutContext[] => {
+  const n = index.session.messages.length;
+  const seen = new Set<number>();
+  const out: CutContext[] = [];
+  for (const share of [...shares].sort((a, b) => a - b)) {
+    const at = cutIndex(n, share);
+    if (at <= 0 || at >= n || seen.has(at)) continue;
+    seen.add(at);
+    out.push(cutContext(index, share, at));
+  }
+  return out;
+};

@@ -2,7 +2,7 @@
 // method and ceiling is scored against, also callable from a script to label results.
 import { loadSessionFile } from "../hosts/load.ts";
 import type { Host, Session } from "../engine/types.ts";
-import { cutContext, DEFAULT_CUTS, type CutContext } from "./cut.ts";
+import { DEFAULT_CUTS, type CutContext, sessionCuts } from "./cut.ts";
 import { neededTokens } from "./score.ts";
 import { indexSession } from "./session-index.ts";
 
@@ -49,11 +49,9 @@ export interface CutLabels {
  */
 export const labelCuts = (timeline: Session, cuts: readonly number[] = DEFAULT_CUTS): CutLabels[] => {
   const index = indexSession(timeline);
-  const n = timeline.messages.length;
   const out: CutLabels[] = [];
-  for (const share of [...cuts].sort((a, b) => a - b)) {
-    const ctx = cutContext(index, share);
-    if (ctx.at <= 0 || ctx.at >= n) continue;
+  for (const ctx of sessionCuts(index, cuts)) {
+    const share = ctx.share;
     const used = usedAfterCut(ctx);
     out.push({
       share,

@@ -5,7 +5,7 @@ import { needTable } from "../engine/need/table.ts";
 import type { Session } from "../engine/types.ts";
 import { copiesByContent, copyKeys, copyReason } from "./copies.ts";
 import { collectFiles, fingerprint as corpusFingerprint, notASession } from "./corpus.ts";
-import { cutContext } from "./cut.ts";
+import { sessionCuts } from "./cut.ts";
 import { neededTokens } from "./score.ts";
 import { indexSession } from "./session-index.ts";
 import { readSessionFile } from "./session-file.ts";
@@ -28,8 +28,8 @@ export interface NeedSample {
 export const needSamples = (group: string, timeline: Session, cuts: readonly number[] = FIT_CUTS): NeedSample[] => {
   const index = indexSession(timeline);
   const out: NeedSample[] = [];
-  for (const share of cuts) {
-    const ctx = cutContext(index, share);
+  for (const ctx of sessionCuts(index, cuts)) {
+    const share = ctx.share;
     if (ctx.results.length === 0) continue;
     const rows = needTable(ctx.prefix);
     const window = { from: 0, at: ctx.at, until: timeline.messages.length };

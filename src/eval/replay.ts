@@ -3,7 +3,7 @@
 import type { NeedModel } from "../engine/need/model.ts";
 import type { Host, Session } from "../engine/types.ts";
 import type { HostCompaction } from "../hosts/types.ts";
-import { cutContext } from "./cut.ts";
+import { sessionCuts } from "./cut.ts";
 import { scoreHostCompactions, type CompactionScore } from "./host-compactions.ts";
 import { BASELINES } from "./methods/baselines.ts";
 import type { Method } from "./methods/method.ts";
@@ -199,9 +199,8 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
   const rulesMisses: RulesMiss[] = [];
   const byRule = new Map<string, RuleTally>();
   const byTool = new Map<string, ToolTally>();
-  for (const share of [...options.cuts].sort((a, b) => a - b)) {
-    const ctx = cutContext(index, share);
-    if (ctx.at <= 0 || ctx.at >= n) continue;
+  for (const ctx of sessionCuts(index, options.cuts)) {
+    const share = ctx.share;
     const rows: Record<string, Tally> = {};
     const used = usedAfterCut(ctx);
     const scored = (rw: ReadonlyMap<number, string>, extras: ScoreExtras = {}) => scoreRewrites(ctx, rw, { used, ...extras });

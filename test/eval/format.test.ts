@@ -1,6 +1,6 @@
 // The sentences that set bc beside its ceilings, on made-up rows.
 import { expect, test } from "bun:test";
-import { ceilingSentences, lostOverCeiling } from "../../src/eval/report/format.ts";
+import { ceilingSentences, cutShare, lostOverCeiling } from "../../src/eval/report/format.ts";
 import { ZERO_TALLY } from "../../src/eval/score.ts";
 import { type HostSummary, type MethodSummary, summarizeTallies } from "../../src/eval/summary.ts";
 
@@ -46,4 +46,9 @@ test("light: beside the lost share of all it removes, the share of what the yard
   // a summary that counted no scorable removal (the hosts' own) says nothing of it
   const none = summarizeTallies("rules", "method", [{ ...ZERO_TALLY, cuts: 1, removed: 200, lost: 3, tokensBefore: 1000, tokensFreed: 100 }]);
   expect(ceilingSentences({ ...h, methods: [none, head] }).find((s) => s.startsWith("light"))).not.toContain("yardstick counts");
+});
+
+test("a cut's share is said as given: never rounded onto another share, or to 0% or 100%", () => {
+  expect([0.5, 0.7, 0.9, 0.29].map(cutShare)).toEqual(["50%", "70%", "90%", "29%"]);
+  expect([0.501, 0.0001, 0.9999].map(cutShare)).toEqual(["50.1%", "0.01%", "99.99%"]);
 });

@@ -381,6 +381,17 @@ describe("bc under pressure is the product's own answer", () => {
       for (const id of PRESSURE_IDS.filter((x) => !x.startsWith("rules:"))) expect(p.methods[id]).toBeDefined();
     }
   });
+
+  test("shares that fall on the same message are one cut: nothing is counted twice", () => {
+    const input = { host: "claude" as const, id: "s1", file: "s1.jsonl", timeline: session(claude()), compactions: [] };
+    const run = (cuts: number[]) => replaySession(input, { cuts, methods: ["rules"], passes: [], compact: rulesCompactor, pressure: 0.95 });
+    const n = input.timeline.messages.length;
+    const once = run([0.5]);
+    const twice = run([0.5, 0.5 + 0.4 / n]);
+    expect(twice.cuts.map((c) => [c.share, c.at])).toEqual(once.cuts.map((c) => [c.share, c.at]));
+    expect(twice.cuts).toEqual(once.cuts);
+    expect(labelCuts(input.timeline, [0.5, 0.5 + 0.4 / n])).toEqual(labelCuts(input.timeline, [0.5]));
+  });
 });
 
 test("per-session spread: the median and the share the worst tenth of sessions are at or below", () => {

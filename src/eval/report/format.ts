@@ -7,6 +7,9 @@ export const int = (n: number): string => Math.round(n).toLocaleString("en-US");
 
 export const pct = (x: number, digits = 1): string => `${(100 * x).toFixed(digits)}%`;
 
+/** A cut's share as given (50%, 50.1%, 0.01%): never rounded to another share, or to 0% or 100%. */
+export const cutShare = (x: number): string => `${Number((100 * x).toFixed(4))}%`;
+
 export const share = (part: number, whole: number, digits = 1): string => (whole === 0 ? "-" : pct(part / whole, digits));
 
 /** A share with the counts it is of, or "-" where it is of nothing (a row with no cuts or no sessions): not "0% (0/0)". */

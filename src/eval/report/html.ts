@@ -11,6 +11,7 @@ import {
   RULES_SECTION,
   ceilingSentences,
   compactionRows,
+  cutShare,
   pct,
   pressureColumns,
   ruleTables,
@@ -280,7 +281,7 @@ export const renderHtml = (r: EvalReport): string => {
       `<ul>${(r.split ?? []).map((b) => `<li><code>${esc(b.name)}</code>: ${counted(b.sessions, "session")} from ${counted(b.files, "file")}, fingerprint <code>${esc(b.fingerprint)}</code></li>`).join("")}</ul>`,
     );
   body.push(
-    `<p>Each session is cut at ${esc(p.cuts.map((c) => pct(c, 0)).join(", "))} of its messages; every method compacts what is before the cut, and the scorer reads only what the assistant wrote and the tool inputs it issued after it. Down and to the right is better: more freed, less lost. Ceilings read the session's future: they mark how far a method could go and are not methods.</p>`,
+    `<p>Each session is cut at ${esc(p.cuts.map(cutShare).join(", "))} of its messages; every method compacts what is before the cut, and the scorer reads only what the assistant wrote and the tool inputs it issued after it. Down and to the right is better: more freed, less lost. Ceilings read the session's future: they mark how far a method could go and are not methods.</p>`,
   );
   body.push(`<h2>Light compaction: no budget</h2>`, `<p>${esc(LIGHT_INTRO)}</p>`);
   body.push(`<div class="charts">${r.hosts.map((h) => renderChart(h, h.methods, "light", `${hostName(h)}: light compaction`)).join("\n")}</div>`);

@@ -10,6 +10,7 @@ import {
   ceilingSentences,
   compactionRows,
   int,
+  cutShare,
   pct,
   pressureColumns,
   rankedBy,
@@ -186,7 +187,7 @@ export const renderMarkdown = (r: EvalReport): string => {
   for (const b of r.split ?? []) push(`- \`${b.name}\`: ${counted(b.sessions, "session")} from ${counted(b.files, "file")}, fingerprint \`${b.fingerprint}\``);
   if ((r.split ?? []).length > 0) push("");
   push(
-    `Each session is cut at ${p.cuts.map((c) => pct(c, 0)).join(", ")} of its messages. Every method compacts the part before the cut; the scorer looks only at what the assistant wrote and the tool inputs it issued after the cut. Pinned results (first message, last six messages before the cut, error results) are never removed, for every method. Rows marked *ceiling (hindsight)* read the session's future and are not methods: they show how far a method could go.`,
+    `Each session is cut at ${p.cuts.map(cutShare).join(", ")} of its messages. Every method compacts the part before the cut; the scorer looks only at what the assistant wrote and the tool inputs it issued after the cut. Pinned results (first message, last six messages before the cut, error results) are never removed, for every method. Rows marked *ceiling (hindsight)* read the session's future and are not methods: they show how far a method could go.`,
     "",
   );
   push(`## Light compaction: no budget`, "");

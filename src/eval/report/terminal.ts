@@ -3,7 +3,7 @@
 // what to do next. The report files hold everything else.
 import type { EvalReport, NeedWeightsRecord } from "../run.ts";
 import type { HostSummary, MethodSummary } from "../summary.ts";
-import { HOST_NAMES, int, lostOverCeiling, freedOfOracleHead, pct, rankedBy } from "./format.ts";
+import { cutShare, HOST_NAMES, int, lostOverCeiling, freedOfOracleHead, pct, rankedBy } from "./format.ts";
 import { counted } from "../../util/format.ts";
 
 export const TERMINAL_WIDTH = 100;
@@ -78,7 +78,7 @@ export const terminalSummary = (r: EvalReport, paths: readonly string[]): string
   const perHost = r.hosts.map((h) => `${h.sessions} ${HOST_NAMES[h.host] ?? h.host}`).join(", ");
   const lines: string[] = [
     `bc eval: ${counted(r.corpus.sessions, "session")} (${perHost || "none"}), ${counted(r.corpus.skipped.length, "file")} skipped; corpus ${r.corpus.fingerprint.slice(0, 12)}`,
-    `Each session cut at ${p.cuts.map((c) => pct(c, 0)).join(", ")} of its messages; each method compacts what is before the cut.`,
+    `Each session cut at ${p.cuts.map(cutShare).join(", ")} of its messages; each method compacts what is before the cut.`,
     ...(p.needWeights === undefined || p.needWeights.kind === "shipped" ? [] : [`${rankedBy(p.needWeights)}.`]),
     "",
     `Light compaction (no budget)`,
