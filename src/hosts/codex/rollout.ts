@@ -184,6 +184,41 @@ const recordProblem = (type: string, payload: unknown): string | undefined => {
   }
 };
 
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+
+/**
+ * The first `\uD800`-`\uDFFF` escape of a JSON line that is not half of a pair (a high one
+ * followed at once by a low one), as written; undefined when none. JSON.parse reads such an escape
+ * into a string; serde_json, which Codex reads its rollouts with, refuses the whole line.
+ */
+export const loneSurrogateEscape = (raw: string): string | undefined => {
+  if (!SURROGATE_ESCAPE.test(raw)) return undefined;
+  /** the code unit of the escape at i (raw[i] is the backslash), or -1: not an escape of one */
+  const unitAt = (i: number): number =>
+    raw.charCodeAt(i) === 92 && raw[i + 1] === "u" && HEX4.test(raw.slice(i + 2, i + 6)) ? Number.parseInt(raw.slice(i + 2, i + 6), 16) : -1;
+  for (let i = 0; i < raw.length; i++) {
+    if (raw.charCodeAt(i) !== 92) continue;
+    // an escape: \\ is one character (skip its second backslash); \uXXXX a code unit
+    if (raw[i + 1] !== "u") {
+      i++;
+      continue;
+    }
+    const unit = unitAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = unitAt(i + 6);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        i += 11;
+        continue;
+      }
+      return raw.slice(i, i + 6);
+    }
+    if (unit >= 0xdc00 && unit <= 0xdfff) return raw.slice(i, i + 6);
+    i += 5;
+  }
+  return undefined;
+};
+
 /**
  * Split rollout text (or its lines, parsed already) into typed lines. Throws BcError only when the
  * text is not a Codex rollout at all.
@@ -300,6 +335,15 @@ export const parseRollout = (text: string | JsonlFile, path: string, options: { 
     }
     if (l.value === undefined) {
       lines.push({ ...base, kind: "blank" });
+      continue;
+    }
+    const lone = loneSurrogateEscape(l.raw);
+    if (lone !== undefined) {
+      // JSON.parse takes it; Codex's reader (serde_json) refuses the line, and resumes without it
+      const error = `a lone UTF-16 surrogate (${lone}) that Codex cannot read (Codex skips this line)`;
+      lines.push({ ...base, kind: "malformed", error, partial: false });
+      malformed.push(`${path}:${l.lineNo}: ${error}`);
+      if (isObject(l.value) && typeof l.value.type === "string" && MODELLED.has(l.value.type)) records++;
       continue;
     }
     addRecord(l.value, base);

@@ -9,7 +9,7 @@ import { isInjectedContext } from "../../../src/hosts/codex/items.ts";
 import { CANONICAL_NAME_RE, canonicalFileName, uuidV7 } from "../../../src/hosts/codex/fork-names.ts";
 import { rebuildHistory } from "../../../src/hosts/codex/history.ts";
 import { isOutputItem, outputText, type ResponseItem, sentForm } from "../../../src/hosts/codex/items.ts";
-import { lastOrdinal, loadCodexRollout, parseRollout, readRollout } from "../../../src/hosts/codex/rollout.ts";
+import { lastOrdinal, loadCodexRollout, loneSurrogateEscape, parseRollout, readRollout } from "../../../src/hosts/codex/rollout.ts";
 import { BcError } from "../../../src/util/errors.ts";
 import { resolveSession } from "../../../src/hosts/load.ts";
 
@@ -334,6 +334,41 @@ describe("never a silent fallback", () => {
     ]);
     expect(readFileSync(r.path, "utf8").split("\n")[at]).toBe(lines[at]);
     expect(JSON.stringify(r.replacementHistory)).not.toContain("permission denied");
+  });
+
+  test("a lone UTF-16 surrogate escape (JSON.parse reads it, Codex's reader refuses the line) is skipped as Codex skips it; a pair is read", () => {
+    const source = join(tempDir(), "rollout-lone-surrogate.jsonl");
+    const lines = readFileSync(LEGACY, "utf8").split("\n");
+    // the last two outputs: in the history since the last compaction
+    const pairAt = lines.findLastIndex((l) => l.includes('"type":"function_call_output"'));
+    const at = lines.findLastIndex((l, i) => i < pairAt && l.includes('"type":"function_call_output"'));
+    const record = JSON.parse(lines[at]!);
+    record.payload.output = "LONE-OUTPUT \ud83d end";
+    // JSON.stringify writes a lone surrogate as an escape, as a damaged or hand-edited rollout holds it
+    lines[at] = JSON.stringify(record);
+    expect(lines[at]).toContain("\\ud83d end");
+    const paired = JSON.parse(lines[pairAt]!);
+    paired.payload.output = "PAIRED-OUTPUT \ud83d\ude00 end";
+    lines[pairAt] = JSON.stringify(paired).replace("\u{1F600}", "\\ud83d\\ude00");
+    expect(lines[pairAt]).toContain("\\ud83d\\ude00");
+    writeFileSync(source, lines.join("\n"));
+    const whole = forkRollout(LEGACY, { context: "fresh", pruner: keepAllPruner, codexHome: tempDir(), now: NOW });
+    expect(JSON.stringify(whole.replacementHistory)).toContain(JSON.parse(lines[at]!).payload.call_id);
+    const r = forkRollout(source, { context: "fresh", pruner: keepAllPruner, codexHome: tempDir(), now: NOW });
+    expect(r.skipped).toEqual([
+      `${source}:${at + 1}: a lone UTF-16 surrogate (\\ud83d) that Codex cannot read (Codex skips this line); skipped, as Codex skips it on resume (copied as it is)`,
+    ]);
+    const written = readFileSync(r.path, "utf8");
+    expect(written.split("\n")[at]).toBe(lines[at]!);
+    expect(JSON.stringify(r.replacementHistory)).not.toContain("LONE-OUTPUT");
+    expect(JSON.stringify(r.replacementHistory)).toContain("PAIRED-OUTPUT \u{1F600} end");
+    // no line the fork added holds a lone surrogate
+    expect(
+      written
+        .split("\n")
+        .slice(lines.length - 1)
+        .some((l) => loneSurrogateEscape(l) !== undefined),
+    ).toBe(false);
   });
 
   test("a dry run checks the fork but writes nothing", () => {
