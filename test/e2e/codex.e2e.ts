@@ -353,6 +353,64 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
     );
 
     test(
+      "(c, lone surrogate) Codex skips a line holding a lone UTF-16 surrogate escape (JSON.parse reads it); the fork leaves it out of its history and is resumed with that history",
+      async () => {
+        const lines = readFileSync(source, "utf8").trimEnd().split("\n");
+        const sourceId = JSON.parse(lines[0]!).payload.id as string;
+        const at = lines.findLastIndex((l) => l.includes('"function_call_output"'));
+        const marker = "LONE-SURROGATE-MARKER";
+        const withOutput = (output: string, id: string): string => {
+          const record = JSON.parse(lines[at]!);
+          record.payload.output = output;
+          const copy = [...lines];
+          copy[0] = copy[0]!.replaceAll(sourceId, id);
+          // JSON.stringify writes a lone surrogate as the escape a damaged or hand-edited rollout holds
+          copy[at] = JSON.stringify(record);
+          const path = join(env.home, "sessions", `rollout-2026-01-01T00-00-00-${id}.jsonl`);
+          writeFileSync(path, `${copy.join("\n")}\n`);
+          return path;
+        };
+        const sentText = async (id: string): Promise<string> => {
+          const reqs = (await resumed(id, "Go on.")).requests;
+          expect(reqs[0]!.kind).not.toBe("compaction");
+          return JSON.stringify(reqs[0]!.body);
+        };
+        // Codex itself: the output is sent with an ordinary character, and left out with a lone surrogate
+        const plainId = "01a20000-0000-7000-8000-00000000d7ff";
+        withOutput(`${marker} plain`, plainId);
+        expect(await sentText(plainId)).toContain(marker);
+        const loneId = "01a20000-0000-7000-8000-00000000d800";
+        const lone = withOutput(`${marker} \ud83d`, loneId);
+        expect(readFileSync(lone, "utf8")).toContain("\\ud83d");
+        expect(await sentText(loneId)).not.toContain(marker);
+        // bc: the line is said and skipped; the fork's compacted record is read (an old build's was
+        // skipped whole, and the full history sent), its history sent as written
+        const fork = await forkJson(env, [lone]);
+        expect(fork.skippedLines).toEqual([expect.stringContaining(`:${at + 1}: a lone UTF-16 surrogate (\\ud83d) that Codex cannot read`)]);
+        const reqs = (await resumed(fork.newId, "Go on.")).requests;
+        expect(reqs[0]!.kind).not.toBe("compaction");
+        expect(JSON.stringify(reqs[0]!.body)).not.toContain(marker);
+        // the fork's history as written, but for the output Codex itself puts after a call that has
+        // none ("aborted"), as it does resuming the source
+        const callId = JSON.parse(lines[at]!).payload.call_id as string;
+        const input = inputAfterBaseInstructions(reqs[0]!.body, base);
+        const ofCall = input.filter((it) => it.call_id === callId).map((it) => [it.type, it.output]);
+        expect(ofCall).toEqual([
+          ["function_call", undefined],
+          ["function_call_output", "aborted"],
+        ]);
+        const compacted = [...readRollout(fork.path).lines].reverse().find((l) => l.kind === "compacted") as any;
+        const rh = compacted.payload.replacement_history as Item[];
+        expectSameItems(
+          "the resumed request's history",
+          input.filter((it) => !(it.call_id === callId && it.type === "function_call_output")).slice(0, rh.length),
+          rh,
+        );
+      },
+      SLOW,
+    );
+
+    test(
       "(c, budget) a fork cut to a budget resumes without compacting at a limit the rules-only fork is compacted at",
       async () => {
         const id = fresh.sourceId as string;
