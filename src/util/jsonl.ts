@@ -123,6 +123,27 @@ export const lineSpans = (bytes: Uint8Array): { starts: number[]; ends: number[]
   return { starts, ends };
 };
 
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The 1-based numbers of the lines of `bytes` that are not valid UTF-8 (their decoded text holds
+ * U+FFFD where the bad bytes were). `text` is the bytes decoded: a text without U+FFFD has none,
+ * and costs one search.
+ */
+export const linesNotUtf8 = (bytes: Uint8Array, text: string): number[] => {
+  if (!text.includes("\uFFFD")) return [];
+  const { starts, ends } = lineSpans(bytes);
+  const out: number[] = [];
+  for (let k = 0; k < starts.length; k++) {
+    try {
+      strictUtf8.decode(bytes.subarray(starts[k]!, ends[k]!));
+    } catch {
+      out.push(k + 1);
+    }
+  }
+  return out;
+};
+
 /** What a binary file's first bytes say it is. */
 const BINARY_KINDS: [RegExp, string][] = [
   [/^\uFFFDPNG/, "a PNG image"],

@@ -352,60 +352,100 @@ const suite = (version: string, opts: { legacyCorpus: boolean; target: HostTarge
       SLOW,
     );
 
+    /**
+     * The source with its last output's line made one Codex cannot read: the output's text and the
+     * line's bytes (`spoil`: from the line as JSON.stringify writes it), under a new id.
+     */
+    const spoiltSource = (id: string, output: string, spoil: (line: Buffer) => Buffer = (l) => l): { path: string; at: number; callId: string } => {
+      const lines = readFileSync(source, "utf8").trimEnd().split("\n");
+      const sourceId = JSON.parse(lines[0]!).payload.id as string;
+      const at = lines.findLastIndex((l) => l.includes('"function_call_output"'));
+      const record = JSON.parse(lines[at]!);
+      record.payload.output = output;
+      const bytes = lines.map((l, i) =>
+        i === 0 ? Buffer.from(l.replaceAll(sourceId, id)) : i === at ? spoil(Buffer.from(JSON.stringify(record))) : Buffer.from(l),
+      );
+      const path = join(env.home, "sessions", `rollout-2026-01-01T00-00-00-${id}.jsonl`);
+      writeFileSync(path, Buffer.concat(bytes.flatMap((b) => [b, Buffer.from("\n")])));
+      return { path, at, callId: record.payload.call_id as string };
+    };
+
+    /** `codex exec resume`, which may fail: its exit code and, when it ran, the text of its first request. */
+    const resumeText = async (id: string): Promise<{ exitCode: number; sent: string; why: string; first?: LoggedRequest }> => {
+      const sizeBefore = mock.requests.length;
+      const r = await codexResume(codex.bin, env, id, "Go on.", []);
+      const first = mock.responses().find((q) => q.n > sizeBefore);
+      if (r.exitCode === 0) expect(first!.kind).not.toBe("compaction");
+      return { exitCode: r.exitCode ?? -1, sent: JSON.stringify(first?.body ?? ""), why: r.stderr.trim().split("\n").at(-1) ?? "", first };
+    };
+
+    /** The fork's history as written, but for the output Codex itself puts after a call that has none ("aborted"), as it does resuming the source. */
+    const expectHistoryButAborted = (req: LoggedRequest, fork: Item, callId: string): void => {
+      const input = inputAfterBaseInstructions(req.body, base);
+      expect(input.filter((it) => it.call_id === callId).map((it) => [it.type, it.output])).toEqual([
+        ["function_call", undefined],
+        ["function_call_output", "aborted"],
+      ]);
+      const compacted = [...readRollout(fork.path).lines].reverse().find((l) => l.kind === "compacted") as any;
+      const rh = compacted.payload.replacement_history as Item[];
+      expectSameItems(
+        "the resumed request's history",
+        input.filter((it) => !(it.call_id === callId && it.type === "function_call_output")).slice(0, rh.length),
+        rh,
+      );
+    };
+
     test(
       "(c, lone surrogate) Codex skips a line holding a lone UTF-16 surrogate escape (JSON.parse reads it); the fork leaves it out of its history and is resumed with that history",
       async () => {
-        const lines = readFileSync(source, "utf8").trimEnd().split("\n");
-        const sourceId = JSON.parse(lines[0]!).payload.id as string;
-        const at = lines.findLastIndex((l) => l.includes('"function_call_output"'));
         const marker = "LONE-SURROGATE-MARKER";
-        const withOutput = (output: string, id: string): string => {
-          const record = JSON.parse(lines[at]!);
-          record.payload.output = output;
-          const copy = [...lines];
-          copy[0] = copy[0]!.replaceAll(sourceId, id);
-          // JSON.stringify writes a lone surrogate as the escape a damaged or hand-edited rollout holds
-          copy[at] = JSON.stringify(record);
-          const path = join(env.home, "sessions", `rollout-2026-01-01T00-00-00-${id}.jsonl`);
-          writeFileSync(path, `${copy.join("\n")}\n`);
-          return path;
-        };
-        const sentText = async (id: string): Promise<string> => {
-          const reqs = (await resumed(id, "Go on.")).requests;
-          expect(reqs[0]!.kind).not.toBe("compaction");
-          return JSON.stringify(reqs[0]!.body);
-        };
         // Codex itself: the output is sent with an ordinary character, and left out with a lone surrogate
-        const plainId = "01a20000-0000-7000-8000-00000000d7ff";
-        withOutput(`${marker} plain`, plainId);
-        expect(await sentText(plainId)).toContain(marker);
-        const loneId = "01a20000-0000-7000-8000-00000000d800";
-        const lone = withOutput(`${marker} \ud83d`, loneId);
-        expect(readFileSync(lone, "utf8")).toContain("\\ud83d");
-        expect(await sentText(loneId)).not.toContain(marker);
+        spoiltSource("01a20000-0000-7000-8000-00000000d7ff", `${marker} plain`);
+        const plain = await resumeText("01a20000-0000-7000-8000-00000000d7ff");
+        expect(plain.exitCode).toBe(0);
+        expect(plain.sent).toContain(marker);
+        // JSON.stringify writes a lone surrogate as the escape a damaged or hand-edited rollout holds
+        const lone = spoiltSource("01a20000-0000-7000-8000-00000000d800", `${marker} \ud83d`);
+        expect(readFileSync(lone.path, "utf8")).toContain("\\ud83d");
+        const direct = await resumeText("01a20000-0000-7000-8000-00000000d800");
+        expect(direct.exitCode).toBe(0);
+        expect(direct.sent).not.toContain(marker);
         // bc: the line is said and skipped; the fork's compacted record is read (an old build's was
         // skipped whole, and the full history sent), its history sent as written
-        const fork = await forkJson(env, [lone]);
-        expect(fork.skippedLines).toEqual([expect.stringContaining(`:${at + 1}: a lone UTF-16 surrogate (\\ud83d) that Codex cannot read`)]);
+        const fork = await forkJson(env, [lone.path]);
+        expect(fork.skippedLines).toEqual([expect.stringContaining(`:${lone.at + 1}: a lone UTF-16 surrogate (\\ud83d) that Codex cannot read`)]);
         const reqs = (await resumed(fork.newId, "Go on.")).requests;
         expect(reqs[0]!.kind).not.toBe("compaction");
         expect(JSON.stringify(reqs[0]!.body)).not.toContain(marker);
-        // the fork's history as written, but for the output Codex itself puts after a call that has
-        // none ("aborted"), as it does resuming the source
-        const callId = JSON.parse(lines[at]!).payload.call_id as string;
-        const input = inputAfterBaseInstructions(reqs[0]!.body, base);
-        const ofCall = input.filter((it) => it.call_id === callId).map((it) => [it.type, it.output]);
-        expect(ofCall).toEqual([
-          ["function_call", undefined],
-          ["function_call_output", "aborted"],
-        ]);
-        const compacted = [...readRollout(fork.path).lines].reverse().find((l) => l.kind === "compacted") as any;
-        const rh = compacted.payload.replacement_history as Item[];
-        expectSameItems(
-          "the resumed request's history",
-          input.filter((it) => !(it.call_id === callId && it.type === "function_call_output")).slice(0, rh.length),
-          rh,
-        );
+        expectHistoryButAborted(reqs[0]!, fork, lone.callId);
+      },
+      SLOW,
+    );
+
+    test(
+      "(c, not UTF-8) a line holding bytes that are not UTF-8: the fork leaves it out of its history as Codex does, and is resumable exactly when the source is",
+      async () => {
+        const marker = "NOT-UTF8-MARKER";
+        const bad = spoiltSource("01a20000-0000-7000-8000-00000000ffee", `${marker} @@ end`, (line) => {
+          const k = line.indexOf(`${marker} @@`) + marker.length + 1;
+          line[k] = 0xff;
+          line[k + 1] = 0xfe;
+          return line;
+        });
+        const direct = await resumeText("01a20000-0000-7000-8000-00000000ffee");
+        console.log(`(c, not UTF-8) Codex resumes the source: exit ${direct.exitCode}${direct.exitCode === 0 ? "" : ` (${direct.why})`}`);
+        const fork = await forkJson(env, [bad.path]);
+        expect(fork.skippedLines).toEqual([expect.stringContaining(`:${bad.at + 1}: bytes that are not valid UTF-8, which Codex cannot read`)]);
+        // the line is copied as it is: a Codex that refuses the source (0.150.1) refuses the fork too
+        const line = readFileSync(bad.path).subarray(0, -1).toString("latin1").split("\n")[bad.at]!;
+        expect(readFileSync(fork.path).toString("latin1").split("\n")).toContain(line);
+        const forked = await resumeText(fork.newId);
+        expect(forked.exitCode).toBe(direct.exitCode);
+        if (direct.exitCode !== 0) return;
+        // a Codex that resumes the source leaves the line out (0.169.0 and later)
+        expect(direct.sent).not.toContain(marker);
+        expect(forked.sent).not.toContain(marker);
+        expectHistoryButAborted(forked.first!, fork, bad.callId);
       },
       SLOW,
     );

@@ -8,7 +8,7 @@
 import { basename } from "node:path";
 import type { Message } from "../../engine/types.ts";
 import { BcError } from "../../util/errors.ts";
-import { decodeUtf8, joinJsonl, type JsonlFile, parseJsonl, readFileBytes } from "../../util/jsonl.ts";
+import { decodeUtf8, joinJsonl, type JsonlFile, linesNotUtf8, parseJsonl, readFileBytes } from "../../util/jsonl.ts";
 import type { HostCompaction, LoadedSession, RecordedWindow } from "../types.ts";
 import { type HistoryItem, type RebuiltHistory, rebuildHistory } from "./history.ts";
 import { developerAuthorOf, isOutputItem, isResponseItem, isSentToModel, itemProblem, type ResponseItem } from "./items.ts";
@@ -223,7 +223,15 @@ export const loneSurrogateEscape = (raw: string): string | undefined => {
  * Split rollout text (or its lines, parsed already) into typed lines. Throws BcError only when the
  * text is not a Codex rollout at all.
  */
-export const parseRollout = (text: string | JsonlFile, path: string, options: { runTogether?: RunTogether } = {}): Rollout => {
+export const parseRollout = (
+  text: string | JsonlFile,
+  path: string,
+  options: {
+    runTogether?: RunTogether;
+    /** the lines (1-based) whose bytes are not valid UTF-8: Codex skips them, as lines it cannot read */
+    notUtf8?: ReadonlySet<number>;
+  } = {},
+): Rollout => {
   const file = typeof text === "string" ? parseJsonl(text, path) : text;
   const lines: RolloutLine[] = [];
   const malformed: string[] = [];
@@ -337,10 +345,13 @@ export const parseRollout = (text: string | JsonlFile, path: string, options: { 
       lines.push({ ...base, kind: "blank" });
       continue;
     }
-    const lone = loneSurrogateEscape(l.raw);
+    // JSON.parse takes both; Codex's reader refuses the line, and resumes without it
+    const lone = options.notUtf8?.has(l.lineNo) === true ? "" : loneSurrogateEscape(l.raw);
     if (lone !== undefined) {
-      // JSON.parse takes it; Codex's reader (serde_json) refuses the line, and resumes without it
-      const error = `a lone UTF-16 surrogate (${lone}) that Codex cannot read (Codex skips this line)`;
+      const error =
+        lone === ""
+          ? "bytes that are not valid UTF-8, which Codex cannot read (Codex skips this line)"
+          : `a lone UTF-16 surrogate (${lone}) that Codex cannot read (Codex skips this line)`;
       lines.push({ ...base, kind: "malformed", error, partial: false });
       malformed.push(`${path}:${l.lineNo}: ${error}`);
       if (isObject(l.value) && typeof l.value.type === "string" && MODELLED.has(l.value.type)) records++;
@@ -390,7 +401,10 @@ export const readRollout = (
 ): Rollout => {
   const { read, ...rest } = options;
   const source = read?.source ?? readFileBytes(path, "a Codex rollout (rollout-*.jsonl)");
-  const own: Rollout = { ...parseRollout(read?.file ?? decodeUtf8(source), path, rest), source };
+  const text = read === undefined ? decodeUtf8(source) : undefined;
+  // lines parsed already hold U+FFFD where the bytes were bad, as the whole text would
+  const notUtf8 = linesNotUtf8(source, text ?? (read!.file.lines.some((l) => l.raw.includes("\uFFFD")) ? "\uFFFD" : ""));
+  const own: Rollout = { ...parseRollout(read?.file ?? text!, path, { ...rest, notUtf8: new Set(notUtf8) }), source };
   if (rest.inherit === false || historyBaseOf(own.lines) === undefined) return own;
   const inherited = inheritedLines(own, (p) => readRollout(p, { ...rest, inherit: false }));
   return { ...own, inherited, warnings: [...own.warnings, ...missingHistory(own.path, inherited)] };

@@ -88,13 +88,13 @@ describe("the fork's copy of the source, byte for byte", () => {
       // line 1 is the session_meta bc rewrites with the new id; every other source line is the same bytes
       for (let i = 1; i < src.length; i++) expect(Buffer.from(fork[i]!).equals(src[i]!)).toBe(true);
       expect(new TextDecoder().decode(fork[0]!)).toContain(r.newId);
-      // a line Codex cannot read (serde_json refuses a lone surrogate) is copied, and left out of the history as Codex leaves it out
+      // a line Codex cannot read (a lone surrogate, bytes that are not UTF-8) is copied, and left out of the history as Codex leaves it out
+      const unreadable: Record<string, string> = {
+        "a lone surrogate escape": "a lone UTF-16 surrogate (\\ud800) that Codex cannot read",
+        "invalid UTF-8 inside a string": "bytes that are not valid UTF-8, which Codex cannot read",
+      };
       expect(r.skipped).toEqual(
-        name === "a lone surrogate escape"
-          ? [
-              `${source}:13: a lone UTF-16 surrogate (\\ud800) that Codex cannot read (Codex skips this line); skipped, as Codex skips it on resume (copied as it is)`,
-            ]
-          : [],
+        name in unreadable ? [`${source}:13: ${unreadable[name]} (Codex skips this line); skipped, as Codex skips it on resume (copied as it is)`] : [],
       );
     }
     expect(Buffer.from(readFileSync(source)).equals(bytes)).toBe(true);
