@@ -23,6 +23,7 @@ import { needWeightsRecord, runEval, unscoredCuts, type EvalReport, type NeedWei
 import { unwritableDir } from "../util/dirs.ts";
 import { BcError } from "../util/errors.ts";
 import { selfCommand } from "../util/self-command.ts";
+import { isStream } from "../util/jsonl.ts";
 import { log, out, warnList } from "../util/log.ts";
 import { JSON_ARG, parseFlags, pathFlag } from "./args.ts";
 
@@ -342,7 +343,8 @@ export default defineCommand({
         ...(args.split === true ? { split: true, ...(groups === undefined ? {} : { groups }) } : {}),
         ...(weights.model === undefined ? {} : { needModel: weights.model }),
         needWeights: weights.record,
-        ...(jobs > 1 ? { workers: { count: jobs, command: selfCommand() } } : {}),
+        // a pipe (<(zstd -dc …)) is this process's alone: no other process can read it
+        ...(jobs > 1 && !files!.some((f) => isStream(f.path)) ? { workers: { count: jobs, command: selfCommand() } } : {}),
         onProgress: bar.update,
         onWarn: (m) => {
           bar.end();

@@ -6,6 +6,7 @@ import { JSON_ARG, parseFlags, SESSIONS_ARG } from "./args.ts";
 const FLAGS = z.object({ json: z.boolean().default(false) });
 import { forEachSession, sessionsGiven, warnSkipped } from "./sessions.ts";
 import { statSync } from "node:fs";
+import { isStream, readOnce } from "../util/jsonl.ts";
 import { estimateMessageTokens, estimateTextTokens } from "../engine/estimate.ts";
 import type { Host, Message, MessageKind, Role } from "../engine/types.ts";
 import { loadClaudeTranscripts, type ClaudeSession } from "../hosts/claude/transcript.ts";
@@ -174,7 +175,8 @@ export const inspectSession = (arg: string): InspectReport => {
     id: main.id,
     ...(name === undefined ? {} : { name }),
     versions: main.versions,
-    bytes: statSync(path).size,
+    // a pipe has no size on disk: what was read of it
+    bytes: isStream(path) ? readOnce(path).length : statSync(path).size,
     timeline: shapeOf(main.timeline.messages),
     live: shapeOf(main.live.messages),
     tools: toolsOf(main.timeline.messages),

@@ -1,10 +1,10 @@
 // One corpus file read as a session, the same way for bc eval and for a fit (bc calibrate,
 // build/fit-need.ts): its bytes are hashed (the corpus fingerprint is over these hashes, so the
 // weights a fit writes name the corpus as bc eval's report does), then it is loaded.
-import { readFileSync } from "node:fs";
 import type { Host } from "../engine/types.ts";
 import { detectHost, loadSessionFile } from "../hosts/load.ts";
 import type { LoadedSession } from "../hosts/types.ts";
+import { readOnce } from "../util/jsonl.ts";
 import { contentHash, type CorpusFile, notASession, unreadable } from "./corpus.ts";
 
 export type SessionFileRead =
@@ -18,7 +18,7 @@ export type SessionFileRead =
 export const readSessionFile = (f: CorpusFile, host?: Host): SessionFileRead => {
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(f.path);
+    bytes = readOnce(f.path);
   } catch (e) {
     return { kind: "unreadable", reason: unreadable(f.name, e) };
   }

@@ -8,7 +8,7 @@ import { defaultCodexHome } from "./codex/home.ts";
 import { archivedDir, homeOfRollout, rolloutFiles, sessionsDir } from "./codex/rollout-files.ts";
 import { byThreadName, sessionIndexPath, threadName } from "./codex/thread-names.ts";
 import { BcError } from "../util/errors.ts";
-import { cannotRead, checkFile, decodeUtf8, isZstd, parseJsonl, readFileBytes } from "../util/jsonl.ts";
+import { cannotRead, checkFile, decodeUtf8, isStream, isZstd, parseJsonl, readFileBytes, readOnce } from "../util/jsonl.ts";
 import { loadClaudeTranscript } from "./claude/transcript.ts";
 import { type HistoryItem, rebuildHistory } from "./codex/history.ts";
 import { type Rollout, readRollout, toLoadedSession } from "./codex/rollout.ts";
@@ -38,14 +38,21 @@ export const detectHost = (path: string): Host => {
   checkFile(path, EXPECTED);
   let head: Uint8Array;
   try {
-    const fd = openSync(path, "r");
-    try {
-      const buf = Buffer.alloc(SNIFF_BYTES);
-      head = buf.subarray(0, readSync(fd, buf, 0, SNIFF_BYTES, 0));
-    } finally {
-      closeSync(fd);
+    // a pipe is read whole, once (readOnce keeps it for the reader); a file only at its start
+    if (isStream(path)) {
+      head = readOnce(path).subarray(0, SNIFF_BYTES);
+      if (head.length === 0) throw new BcError("bad-input", `${path}: nothing to read (a pipe that gave no data, or was read already)`, `expected ${EXPECTED}`);
+    } else {
+      const fd = openSync(path, "r");
+      try {
+        const buf = Buffer.alloc(SNIFF_BYTES);
+        head = buf.subarray(0, readSync(fd, buf, 0, SNIFF_BYTES, 0));
+      } finally {
+        closeSync(fd);
+      }
     }
   } catch (e) {
+    if (e instanceof BcError) throw e;
     throw cannotRead(path, e, EXPECTED);
   }
   // a compressed rollout (.jsonl.zst) is judged by what it holds

@@ -54,7 +54,28 @@ export const checkFile = (path: string, what = "a JSONL session file"): void => 
   if (!existsSync(path)) throw new BcError("not-found", `${path}: no such file`, `expected ${what}`);
   const st = statSync(path);
   if (st.isDirectory()) throw new BcError("bad-input", `${path}: is a directory`, `expected ${what}`);
-  if (st.size === 0) throw new BcError("bad-input", `${path}: the file is empty`, `expected ${what}`);
+  // a pipe or a process substitution (<(zstd -dc …)) has no size until it is read
+  if (st.isFile() && st.size === 0) throw new BcError("bad-input", `${path}: the file is empty`, `expected ${what}`);
+};
+
+/** What was read of each pipe (a process substitution, /dev/stdin): it can be read once only, and is asked for more than once. */
+const pipes = new Map<string, Uint8Array>();
+
+/** Whether `path` is a pipe or another file that is not a regular one (its bytes come once, in order). */
+export const isStream = (path: string): boolean => {
+  const st = statSync(path, { throwIfNoEntry: false });
+  return st !== undefined && !st.isFile() && !st.isDirectory();
+};
+
+/** A file's bytes as they are on disk; a pipe's, read once and kept for the next ask. */
+export const readOnce = (path: string): Uint8Array => {
+  if (!isStream(path)) return readFileSync(path);
+  let bytes = pipes.get(path);
+  if (bytes === undefined) {
+    bytes = readFileSync(path);
+    pipes.set(path, bytes);
+  }
+  return bytes;
 };
 
 const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
@@ -79,10 +100,11 @@ export const readFileBytes = (path: string, what = "a JSONL session file"): Uint
   checkFile(path, what);
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(path);
+    bytes = readOnce(path);
   } catch (e) {
     throw cannotRead(path, e, what);
   }
+  if (bytes.length === 0) throw new BcError("bad-input", `${path}: nothing to read (a pipe that gave no data, or was read already)`, `expected ${what}`);
   if (!isZstd(bytes)) {
     if (path.endsWith(".zst")) throw new BcError("bad-input", `${path}: not zstd-compressed, though its name ends in .zst`, `expected ${what}`);
     return bytes;
