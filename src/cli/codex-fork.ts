@@ -120,7 +120,7 @@ const human = (r: ForkResult, resume: string, weights: string): string => {
     lines.push(
       b.tokens === undefined
         ? `budget:   none (${b.why})`
-        : `budget:   ~${k(b.tokens)} tokens${b.window === undefined ? "" : ` (of a ${k(b.window)}-token window${b.unseenTokens === undefined ? "" : `, less ~${k(b.unseenTokens)} for Codex's instructions and tools`})`} for what Codex holds: ${b.reached ? "reached" : "NOT reached: Codex may compact the fork soon after resuming"}`,
+        : `budget:   ~${k(b.tokens)} tokens${b.window === undefined ? "" : b.tokens > b.window ? ` (more than the model's ${k(b.window)}-token window: Codex compacts before a thread reaches it)` : ` (of a ${k(b.window)}-token window${b.unseenTokens === undefined ? "" : `, less ~${k(b.unseenTokens)} for Codex's instructions and tools`})`} for what Codex holds: ${b.reached ? "reached" : "NOT reached: Codex may compact the fork soon after resuming"}`,
     );
   // the need weights rank what the escalation cuts: said whenever there is a budget to cut to
   if (b?.tokens !== undefined) lines.push(`weights:  ${weights}`);

@@ -390,6 +390,11 @@ describe("bc codex-fork (the command)", () => {
     expect(tight.budget.codexTokens).toBeGreaterThan(tight.tokens.after);
     const human = bc([source, "--dry-run", "--budget", "1"], { CODEX_HOME: tempDir() });
     expect(human.stdout.toString()).toMatch(/^budget: +~1 tokens \(of a .*-token window\) for what Codex holds: NOT reached/m);
+    // a budget over the window is said to be
+    const over = bc([source, "--dry-run", "--budget", String(window + 1000)], { CODEX_HOME: tempDir() });
+    expect(over.stdout.toString()).toMatch(
+      /^budget: +~.* tokens \(more than the model's .*-token window: Codex compacts before a thread reaches it\) for what Codex holds: reached/m,
+    );
     // a share under 1% and a count no window comes near are refused as 12x is; --budget alone is the default
     expect(json("--budget", "").budget.tokens).toBe(Math.floor(window * 0.6) - unseen);
     for (const odd of ["0.0001%", "1000000000000000000000"]) {
