@@ -50,11 +50,21 @@ const tooBig = (r: ForkResult): boolean => r.contextWindow !== undefined && r.he
  * The largest tool output the fork keeps, as Codex counts it: the unit the fork's size and budget
  * are told in (a CJK output's UTF-8 bytes are three to a character, not one).
  */
-const largestKept = (r: ForkResult): number => {
-  let max = 0;
+/** The largest item the fork's history keeps, as Codex counts it, and what it is ("a tool output", "a user message"). */
+const largestKept = (r: ForkResult): { tokens: number; what: string } => {
+  let max = { tokens: 0, what: "item" };
   for (const item of r.replacementHistory) {
-    if (typeof item.type !== "string" || !item.type.endsWith("_output")) continue;
-    max = Math.max(max, codexTokens([item]));
+    const tokens = codexTokens([item]);
+    if (tokens <= max.tokens) continue;
+    const type = typeof item.type === "string" ? item.type : "";
+    const what = type.endsWith("_output")
+      ? "tool output"
+      : type === "message"
+        ? `${typeof item.role === "string" ? item.role : "unknown"} message`
+        : type.endsWith("_call")
+          ? "tool call"
+          : type || "item";
+    max = { tokens, what };
   }
   return max;
 };
@@ -261,7 +271,7 @@ export default defineCommand({
       log.warn(
         `the resumed fork would hold ~${k(result.heldTokens)} tokens${result.context === "fresh" ? " with the context Codex re-injects" : ""}, ` +
           `more than the model's ${k(result.contextWindow!)} context window: ` +
-          `Codex cannot continue it (its largest kept tool output alone is ~${k(largestKept(result))} tokens); start a new session instead`,
+          `Codex cannot continue it (its largest ${largestKept(result).what} alone is ~${k(largestKept(result).tokens)} tokens); start a new session instead`,
       );
       if (flags.resume) return 1;
     }

@@ -309,7 +309,7 @@ describe("bc codex-fork (the command)", () => {
     expect(keep).toMatchObject({ heldTokens: keep.estimatedTokens, fitsContextWindow: false });
   });
 
-  test("the largest kept output it names is counted as Codex counts the fork: a CJK output's UTF-8 bytes, not its characters", () => {
+  test("the largest kept item it names is counted as Codex counts the fork (a CJK output's UTF-8 bytes, not its characters), and named as what it is", () => {
     // 400,000 CJK characters: ~100k tokens by characters, ~300k by Codex's bytes / 4 (over a 272k window)
     const dir = tempDir();
     const lines = readFileSync(LEGACY, "utf8").trimEnd().split("\n");
@@ -326,8 +326,14 @@ describe("bc codex-fork (the command)", () => {
     expect(r.exitCode).toBe(0);
     expect(codexTokens([output])).toBeGreaterThan(272_000);
     expect(r.stderr.toString()).toContain(
-      `Codex cannot continue it (its largest kept tool output alone is ~${tokenCount(codexTokens([output]))} tokens); start a new session instead`,
+      `Codex cannot continue it (its largest tool output alone is ~${tokenCount(codexTokens([output]))} tokens); start a new session instead`,
     );
+    // what is too large is named as what it is: a person's message, not a tool output
+    const user = { type: "message", role: "user", content: [{ type: "input_text", text: "日志".repeat(200_000) }] };
+    const asked = join(dir, "rollout-big-prompt.jsonl");
+    writeFileSync(asked, `${[...lines.slice(0, -3), item(user)].join("\n")}\n`);
+    const p = bc([asked, "--dry-run"], { CODEX_HOME: tempDir() });
+    expect(p.stderr.toString()).toContain(`Codex cannot continue it (its largest user message alone is ~${tokenCount(codexTokens([user]))} tokens)`);
   });
 
   test("--budget: 60% of the window the rollout reports by default, N% or tokens when given, none for the rules alone", () => {
