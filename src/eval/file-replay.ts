@@ -6,7 +6,6 @@ import type { NeedModel } from "../engine/need/model.ts";
 import type { Host } from "../engine/types.ts";
 import { copyKeys } from "./copies.ts";
 import { type CorpusFile, notASession } from "./corpus.ts";
-import { cutIndex } from "./cut.ts";
 import type { Compactor } from "./methods/rules.ts";
 import { checkRecall } from "./recall-check.ts";
 import { replaySession, RULES_ID, type SessionReplay } from "./replay.ts";
@@ -79,9 +78,7 @@ export const replayFile = (f: CorpusFile, config: ReplayConfig, compact: Compact
     // what the host keeps after bc's compaction at each cut: does recall give every removed result back?
     let recall = { removed: 0, recalled: 0 };
     if (config.methods.includes(RULES_ID))
-      for (const share of config.cuts) {
-        const at = cutIndex(session.timeline.messages.length, share);
-        if (at <= 0 || at >= session.timeline.messages.length) continue;
+      for (const { at } of replay.cuts) {
         const r = checkRecall(session, [compact({ ...session.timeline, messages: session.timeline.messages.slice(0, at) }).messages]);
         recall = { removed: recall.removed + r.removed, recalled: recall.recalled + r.recalled };
       }

@@ -57,3 +57,19 @@ test("nothing on stdin, or a line that is not JSON, is refused in one line", asy
     /^eval-worker: stdin line 2 is not JSON \(/,
   );
 });
+
+test("shares that fall on the same message are one cut for the recall check too", () => {
+  const [name, text] = Object.entries(DEMO_FILES)[0]!;
+  const path = join(tmp, "once.jsonl");
+  writeFileSync(path, text);
+  const replay = (cuts: number[]) => {
+    const r = replayFile({ path, name }, { cuts, methods: METHOD_IDS, passes: [] }, rulesCompactor);
+    if (r.kind !== "read" || r.loaded.kind !== "session" || r.loaded.replay === undefined) throw new Error("not replayed");
+    return r.loaded.replay;
+  };
+  const once = replay([0.5]);
+  const n = text.trimEnd().split("\n").length;
+  const twice = replay([0.5, 0.5 + 0.1 / n]);
+  expect(once.recall.removed).toBeGreaterThan(0);
+  expect(twice.recall).toEqual(once.recall);
+});
