@@ -88,6 +88,9 @@ const codexRecord = (messages: readonly Message[], pass: number): string =>
     payload: { message: "", replacement_history: codexItems(messages) },
   });
 
+/** About how much text the recalls may read between two collections. */
+const GARBAGE_BYTES = 256 * 1024 * 1024;
+
 /** The last file line a history's messages came from. */
 const lastLine = (messages: readonly Message[]): number => {
   let n = -1;
@@ -117,7 +120,12 @@ export const checkRecall = (loaded: LoadedSession, passes: readonly (readonly Me
       upTo = last;
       if (loaded.host === "claude") written.push(...claudeRecords(out, loaded.id, pass));
       else written.push(codexRecord(out, pass));
-      writeFileSync(file, `${written.join("\n")}\n`);
+      const text = `${written.join("\n")}\n`;
+      writeFileSync(file, text);
+      // each recall reads the lines that name its id (an output of MBs, a record copying the
+      // history): collected now and then, or a session of a few MB leaves hundreds of MB to the
+      // collector before it runs
+      const collectEvery = Math.max(1, Math.floor(GARBAGE_BYTES / Math.max(1, text.length)));
       out.forEach((m, i) => {
         const before = timeline[i];
         m.toolResults.forEach((r, j) => {
@@ -125,6 +133,7 @@ export const checkRecall = (loaded: LoadedSession, passes: readonly (readonly Me
           if (original === undefined || original.callId !== r.callId) throw new Error(`pass ${pass}: message ${i} is not aligned with the timeline`);
           if (r.text === original.text) return;
           removed++;
+          if (removed % collectEvery === 0) Bun.gc(true);
           try {
             const got = recall(r.callId, { session: file, home: dir, claudeDir: join(dir, "claude"), codexHome: join(dir, "codex"), cwd: dir });
             if (got.text !== original.text)

@@ -220,7 +220,7 @@ export const findInFile = (path: string, host: Host, id: string): FileFindings =
     mentions.push(hit.lineNo);
     // once the output as recorded is found, a Codex compacted record (a copy of the history, often
     // MBs on one line) adds nothing: it is not parsed
-    if (host === "codex" && COMPACTED_LINE.test(hit.text.slice(0, 300)) && outputs.some((o) => !o.copy && !o.cut)) continue;
+    if (host === "codex" && COMPACTED_LINE.test(hit.peek) && outputs.some((o) => !o.copy && !o.cut)) continue;
     let value: unknown;
     try {
       value = parseJsonLine(hit.text);

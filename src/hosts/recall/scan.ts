@@ -15,9 +15,31 @@ export interface HitLine {
   readonly lineNo: number;
   /** byte offset of the line's start */
   readonly offset: number;
-  /** the line's text, without its newline */
+  /** the line's first PEEK_BYTES bytes as text (the whole line when shorter): what kind of record it is */
+  readonly peek: string;
+  /** the line's text, without its newline: read when first asked (a line can be hundreds of MB) */
   readonly text: string;
 }
+
+/** How much of a hit line is read before its text is asked for. */
+export const PEEK_BYTES = 512;
+
+/** A hit line whose text is read from `read` when first asked, once. */
+const hitLine = (lineNo: number, offset: number, peek: string, read: () => string): HitLine => {
+  let text: string | undefined;
+  return {
+    lineNo,
+    offset,
+    peek,
+    get text(): string {
+      if (text === undefined) {
+        text = read();
+        if (text.endsWith("\r")) text = text.slice(0, -1);
+      }
+      return text;
+    },
+  };
+};
 
 /** Offset of the line start at or before `at` (just after the previous "\n"). */
 const lineStart = (fd: number, at: number, buf: Buffer): number => {
@@ -56,6 +78,16 @@ const readRange = (fd: number, from: number, to: number): string => {
   return out.subarray(0, got).toString("utf8");
 };
 
+/** Bytes [from, to) of the file at `path` as text, the file opened again (a hit line read after the search). */
+const readRangeOf = (path: string, from: number, to: number): string => {
+  const fd = openSync(path, "r");
+  try {
+    return readRange(fd, from, to);
+  } finally {
+    closeSync(fd);
+  }
+};
+
 /** Newlines in [from, to). */
 const countLines = (fd: number, from: number, to: number, buf: Buffer): number => {
   let count = 0;
@@ -81,9 +113,9 @@ const linesIn = (bytes: Buffer, want: Buffer): HitLine[] => {
     const end = nl === -1 ? bytes.length : nl;
     for (let i = bytes.indexOf(NL, counted); i !== -1 && i < start; i = bytes.indexOf(NL, i + 1)) lineNo++;
     counted = start;
-    let text = bytes.subarray(start, end).toString("utf8");
-    if (text.endsWith("\r")) text = text.slice(0, -1);
-    hits.push({ lineNo, offset: start, text });
+    hits.push(
+      hitLine(lineNo, start, bytes.subarray(start, Math.min(end, start + PEEK_BYTES)).toString("utf8"), () => bytes.subarray(start, end).toString("utf8")),
+    );
     at = end >= bytes.length ? -1 : bytes.indexOf(want, end + 1);
   }
   return hits;
@@ -126,9 +158,7 @@ export const linesContaining = (path: string, needle: string): HitLine[] => {
       const end = lineEnd(fd, at, size, aux);
       lineNo += countLines(fd, counted, start, aux);
       counted = start;
-      let text = readRange(fd, start, end);
-      if (text.endsWith("\r")) text = text.slice(0, -1);
-      hits.push({ lineNo, offset: start, text });
+      hits.push(hitLine(lineNo, start, readRange(fd, start, Math.min(end, start + PEEK_BYTES)), () => readRangeOf(path, start, end)));
       pos = end + 1;
     }
     return hits;

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { claudeProjectName } from "../../../src/hosts/claude/home.ts";
 import { projectSessionFiles, recall } from "../../../src/hosts/recall/lookup.ts";
+import { linesContaining, PEEK_BYTES } from "../../../src/hosts/recall/scan.ts";
 import { BcError } from "../../../src/util/errors.ts";
 
 const TMP = mkdtempSync(join(tmpdir(), "bc-recall-lookup-"));
@@ -187,5 +188,24 @@ describe("Codex rollouts kept compressed (.jsonl.zst, as Codex keeps older ones)
     }
     expect(error).toBeInstanceOf(BcError);
     expect((error as BcError).message).toStartWith(`${path}: cannot be`);
+  });
+});
+
+describe("the byte search's hit lines", () => {
+  test("a hit line's start is read with the search, its whole text when asked (CRLF ends taken off), in a file and in a compressed one", () => {
+    const long = `{"type":"compacted","payload":{"note":"needle","pad":"${"x".repeat(5000)}"}}`;
+    const text = `{"a":"no"}\r\n{"b":"needle"}\r\n${long}\n{"c":"no"}\n`;
+    const plain = write(join(TMP, "scan", "hits.jsonl"), text);
+    const packed = join(TMP, "scan", "hits.jsonl.zst");
+    writeFileSync(packed, Bun.zstdCompressSync(Buffer.from(text)));
+    for (const path of [plain, packed]) {
+      const hits = linesContaining(path, "needle");
+      expect(hits.map((h) => [h.lineNo, h.peek.length])).toEqual([
+        [2, '{"b":"needle"}\r'.length],
+        [3, PEEK_BYTES],
+      ]);
+      expect(hits[1]!.peek).toBe(long.slice(0, PEEK_BYTES));
+      expect(hits.map((h) => h.text)).toEqual(['{"b":"needle"}', long]);
+    }
   });
 });
