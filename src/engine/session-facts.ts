@@ -136,7 +136,7 @@ export class SessionFacts {
           callMessageIndex: found ? found.at : -1,
           meaning,
           error: r.isError || (code !== undefined && code !== 0),
-          cut: isAlreadyCut(r.text),
+          cut: isAlreadyCut(r.text, r.callId),
         };
         items.push(item);
         if (meaning.read && !item.error) push(this.readsByPath, meaning.read.path, item);

@@ -117,3 +117,18 @@ test("an id whose quoting would carry its note past where a later pass looks is 
   expect(dropNote(9000, id)).toContain(`bc recall ${shellQuote(id)} prints it`);
   expect(isAlreadyCut(dropNote(9000, id))).toBe(true);
 });
+
+test("a result's own note is a cut; output that only ends in a note-shaped line (bc's logs or tests, read) is not", () => {
+  const id = "toolu_01AbC";
+  const dropped = dropNote(5000, id);
+  expect(isAlreadyCut(dropped, id)).toBe(true);
+  const head = truncatedText("x".repeat(5000), 200, id);
+  expect(isAlreadyCut(head, id)).toBe(true);
+  // a note naming another call, after a head
+  expect(isAlreadyCut(truncatedText("x".repeat(5000), 200, "toolu_other"), id)).toBe(false);
+  // a removal's note with output before it: a file whose last line is one
+  const read = `${Array.from({ length: 50 }, (_, i) => `${String(i + 1).padStart(6)}→line ${i}`).join("\n")}\n    51→${dropNote(12, "x")}`;
+  expect(isAlreadyCut(read, id)).toBe(false);
+  // the first notes name no call: read as a cut whatever the call
+  expect(isAlreadyCut("[output removed by better-compaction: 5000 chars; re-run the call to see it]", id)).toBe(true);
+});

@@ -141,7 +141,7 @@ export const rowsInCount = (rows: readonly SessionRow[], lastCalls?: readonly st
   let k =
     lastCalls === undefined || lastCalls.length === 0
       ? -1
-      : rows.findIndex((r) => r.role === "assistant" && r.toolUses.some((u) => lastCalls.includes(u.tool_use_id)));
+      : rows.findIndex((r) => r.role === "assistant" && (r.toolUses ?? []).some((u) => lastCalls.includes(u.tool_use_id)));
   if (k < 0) {
     k = rows.length;
     while (k > 0 && rows[k - 1]!.role !== "assistant") k--;

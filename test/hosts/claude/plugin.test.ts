@@ -618,3 +618,51 @@ describe("rowsInCount: the rows Claude Code's count (the last request's input si
     expect(rowsInCount([])).toBe(0);
   });
 });
+
+describe("inputs the audit found", () => {
+  test("a row without toolUses (Claude Code's validator allows it) is compacted, not failed", () => {
+    const rows = [
+      { role: "user", text: "hi", toolUses: [], handle: "h0" },
+      { role: "assistant", text: "", toolUses: [{ tool_use_id: "b1", tool: "Bash", input: { command: "ls" } }] },
+      { role: "user", text: "", toolUses: [], toolResults: [{ tool_use_id: "b1", text: "a\nb\n".repeat(5000), isError: false }] },
+      ...["a", "b", "c", "d", "e", "f", "g"].map((t) => ({ role: "assistant", text: t })),
+    ] as unknown as SessionRow[];
+    expect(rowsInCount(rows, ["b1"])).toBe(1);
+    // a call no row answers: every row is looked at, those without toolUses too
+    expect(rowsInCount(rows, ["zz"])).toBe(3);
+    const { answer } = compactRows({
+      trigger: "auto",
+      sessionId: "s",
+      rows,
+      usage: { tokens: 12_000, window: 12_600 },
+      lastAnswerCalls: ["zz"],
+      options: DEFAULT_PLUGIN_OPTIONS,
+      now: () => 0,
+    });
+    expect(Object.keys(answer)).toEqual(["messages", "tokensBefore", "tokensAfter"]);
+  });
+
+  test("a read whose last line looks like a bc note is output the budget may cut, not a result already cut", () => {
+    const big = Array.from({ length: 40000 }, (_, i) => `${String(i + 1).padStart(6)}\u2192line ${i} of notes.md`).join("\n");
+    const rows = [
+      { role: "user", text: "read notes.md", toolUses: [], handle: "h0" },
+      { role: "assistant", text: "", toolUses: [{ tool_use_id: "r1", tool: "Read", input: { file_path: "/p/notes.md" } }] },
+      {
+        role: "user",
+        text: "",
+        toolUses: [],
+        toolResults: [{ tool_use_id: "r1", text: `${big}\n 40001\u2192[bc removed 12 chars; bc recall x prints it]`, isError: false }],
+      },
+      ...["a", "b", "c", "d", "e", "f", "g"].map((t) => ({ role: "assistant", text: t, toolUses: [] })),
+    ] as SessionRow[];
+    const { answer } = compactRows({
+      trigger: "auto",
+      sessionId: "s",
+      rows,
+      usage: { tokens: 250000, window: 263000 },
+      options: DEFAULT_PLUGIN_OPTIONS,
+      now: () => 0,
+    });
+    expect(Object.keys(answer)).toEqual(["messages", "tokensBefore", "tokensAfter"]);
+  });
+});
