@@ -47,10 +47,10 @@ const resumeCommand = (r: ForkResult, codexHome: string): string => {
 const tooBig = (r: ForkResult): boolean => r.contextWindow !== undefined && r.heldTokens > r.contextWindow;
 
 /**
- * The largest tool output the fork keeps, as Codex counts it: the unit the fork's size and budget
- * are told in (a CJK output's UTF-8 bytes are three to a character, not one).
+ * The largest item the fork's history keeps, and what it is ("tool output", "user message"), as
+ * Codex counts it: the unit the fork's size and budget are told in (a CJK output's UTF-8 bytes are
+ * three to a character, not one).
  */
-/** The largest item the fork's history keeps, as Codex counts it, and what it is ("a tool output", "a user message"). */
 const largestKept = (r: ForkResult): { tokens: number; what: string } => {
   let max = { tokens: 0, what: "item" };
   for (const item of r.replacementHistory) {
@@ -106,6 +106,13 @@ const warnUnknownKept = (r: ForkResult): void => {
   );
 };
 
+/** What the budget line says of the model's window: none known, a budget over it, or the share of it. */
+const windowWords = (tokens: number, window: number | undefined, unseen: number | undefined): string => {
+  if (window === undefined) return "";
+  if (tokens > window) return ` (more than the model's ${k(window)}-token window: Codex compacts before a thread reaches it)`;
+  return ` (of a ${k(window)}-token window${unseen === undefined ? "" : `, less ~${k(unseen)} for Codex's instructions and tools`})`;
+};
+
 const human = (r: ForkResult, resume: string, weights: string): string => {
   const p = r.pruning;
   const kept = keptLine(r);
@@ -130,7 +137,7 @@ const human = (r: ForkResult, resume: string, weights: string): string => {
     lines.push(
       b.tokens === undefined
         ? `budget:   none (${b.why})`
-        : `budget:   ~${k(b.tokens)} tokens${b.window === undefined ? "" : b.tokens > b.window ? ` (more than the model's ${k(b.window)}-token window: Codex compacts before a thread reaches it)` : ` (of a ${k(b.window)}-token window${b.unseenTokens === undefined ? "" : `, less ~${k(b.unseenTokens)} for Codex's instructions and tools`})`} for what Codex holds: ${b.reached ? "reached" : "NOT reached: Codex may compact the fork soon after resuming"}`,
+        : `budget:   ~${k(b.tokens)} tokens${windowWords(b.tokens, b.window, b.unseenTokens)} for what Codex holds: ${b.reached ? "reached" : "NOT reached: Codex may compact the fork soon after resuming"}`,
     );
   // the need weights rank what the escalation cuts: said whenever there is a budget to cut to
   if (b?.tokens !== undefined) lines.push(`weights:  ${weights}`);
@@ -268,10 +275,11 @@ export default defineCommand({
           : `the fork is outside ${join(codexHome, "sessions")}, where codex resume looks; to resume it: ${resume}`,
       );
     if (tooBig(result)) {
+      const largest = largestKept(result);
       log.warn(
         `the resumed fork would hold ~${k(result.heldTokens)} tokens${result.context === "fresh" ? " with the context Codex re-injects" : ""}, ` +
           `more than the model's ${k(result.contextWindow!)} context window: ` +
-          `Codex cannot continue it (its largest ${largestKept(result).what} alone is ~${k(largestKept(result).tokens)} tokens); start a new session instead`,
+          `Codex cannot continue it (its largest ${largest.what} alone is ~${k(largest.tokens)} tokens); start a new session instead`,
       );
       if (flags.resume) return 1;
     }

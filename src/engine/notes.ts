@@ -50,15 +50,11 @@ const endsLikeNote = (text: string): boolean =>
 
 /** Whether a result already carries a note from an earlier pass (dropped or truncated). */
 export const isAlreadyCut = (text: string, callId?: string): boolean => {
-  if (callId === undefined) {
-    if (!endsLikeNote(text)) return false;
-    return NOTE_TAIL_RE.test(text.length > NOTE_WINDOW ? text.slice(-NOTE_WINDOW) : text);
-  }
-  // a result's own note, as readNote reads one (a removal's note is the whole text, a cut's
-  // follows its head), naming this call where it names one. Output that only ends in a line like
-  // a note (bc's own logs or tests, read) is output, which the rules may cut.
+  // a note as readNote reads one (a removal's note is the whole text, a cut's follows its head),
+  // naming this call where both are known. Output that only ends in a line like a note (bc's own
+  // logs or tests, read) is output, which the rules may cut.
   const note = readNote(text);
-  return note !== undefined && (note.callWord === undefined || note.callWord === shellQuote(callId));
+  return note !== undefined && (callId === undefined || note.callWord === undefined || note.callWord === shellQuote(callId));
 };
 
 /** A note read back: what was removed, the call it names (when it names one), and for a truncation the head kept. */

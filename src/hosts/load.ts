@@ -8,7 +8,7 @@ import { defaultCodexHome } from "./codex/home.ts";
 import { archivedDir, homeOfRollout, rolloutFiles, sessionsDir } from "./codex/rollout-files.ts";
 import { byThreadName, sessionIndexPath, threadName } from "./codex/thread-names.ts";
 import { BcError } from "../util/errors.ts";
-import { cannotRead, checkFile, decodeUtf8, isStream, isZstd, parseJsonl, readFileBytes, readOnce } from "../util/jsonl.ts";
+import { cannotRead, checkFile, decodeUtf8, emptyPipe, isStream, isZstd, parseJsonl, readFileBytes, readOnce } from "../util/jsonl.ts";
 import { loadClaudeTranscript } from "./claude/transcript.ts";
 import { type HistoryItem, rebuildHistory } from "./codex/history.ts";
 import { type Rollout, readRollout, toLoadedSession } from "./codex/rollout.ts";
@@ -37,12 +37,11 @@ const sniffLine = (line: string, complete: boolean): Host | undefined => {
 export const detectHost = (path: string): Host => {
   checkFile(path, EXPECTED);
   let head: Uint8Array;
+  const stream = isStream(path);
   try {
     // a pipe is read whole, once (readOnce keeps it for the reader); a file only at its start
-    if (isStream(path)) {
-      head = readOnce(path).subarray(0, SNIFF_BYTES);
-      if (head.length === 0) throw new BcError("bad-input", `${path}: nothing to read (a pipe that gave no data, or was read already)`, `expected ${EXPECTED}`);
-    } else {
+    if (stream) head = readOnce(path).subarray(0, SNIFF_BYTES);
+    else {
       const fd = openSync(path, "r");
       try {
         const buf = Buffer.alloc(SNIFF_BYTES);
@@ -52,9 +51,9 @@ export const detectHost = (path: string): Host => {
       }
     }
   } catch (e) {
-    if (e instanceof BcError) throw e;
     throw cannotRead(path, e, EXPECTED);
   }
+  if (stream && head.length === 0) throw emptyPipe(path, EXPECTED);
   // a compressed rollout (.jsonl.zst) is judged by what it holds
   const compressed = isZstd(head) || path.endsWith(".zst");
   if (compressed) head = readFileBytes(path, EXPECTED).subarray(0, SNIFF_BYTES);
@@ -181,6 +180,9 @@ const onlyTitled = (name: string, paths: readonly string[]): string => {
   );
 };
 
+/** Whether a rollout lies among the threads Codex archived ($CODEX_HOME/archived_sessions). */
+const isArchived = (path: string): boolean => /[/\\]archived_sessions[/\\]/.test(path);
+
 /** The sessions whose id starts with `prefix` (lower case), one per id: the live file of a thread also archived. */
 const byIdPrefix = (files: readonly SessionFile[], prefix: string): SessionFile[] => {
   const byId = new Map<string, SessionFile>();
@@ -188,7 +190,7 @@ const byIdPrefix = (files: readonly SessionFile[], prefix: string): SessionFile[
     const key = f.id.toLowerCase();
     if (!key.startsWith(prefix)) continue;
     const seen = byId.get(key);
-    if (seen === undefined || /[/\\]archived_sessions[/\\]/.test(seen.path)) byId.set(key, f);
+    if (seen === undefined || isArchived(seen.path)) byId.set(key, f);
   }
   return [...byId.values()];
 };
@@ -207,7 +209,7 @@ export const resolveSession = (arg: string, places: SessionPlaces = {}, only?: H
   const matches = files.filter((f) => f.id.toLowerCase() === id);
   if (matches.length === 1) return matches[0]!.path;
   // a thread both live and archived: the live one, which is the one Codex resumes
-  const live = matches.filter((f) => !/[/\\]archived_sessions[/\\]/.test(f.path));
+  const live = matches.filter((f) => !isArchived(f.path));
   if (matches.length > 1 && live.length === 1) return live[0]!.path;
   if (matches.length > 1)
     throw new BcError("usage", `session id ${arg} matches ${matches.length} files: ${matches.map((m) => m.path).join(", ")}`, "pass the file path instead");

@@ -19,6 +19,7 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
+import { isUtf8 } from "node:buffer";
 import { basename, dirname, join } from "node:path";
 import { removeMadeDirs } from "./dirs.ts";
 import { BcError } from "./errors.ts";
@@ -57,6 +58,10 @@ export const checkFile = (path: string, what = "a JSONL session file"): void => 
   // a pipe or a process substitution (<(zstd -dc …)) has no size until it is read
   if (st.isFile() && st.size === 0) throw new BcError("bad-input", `${path}: the file is empty`, `expected ${what}`);
 };
+
+/** A pipe that gave nothing (a regular file of no bytes is "empty" before it is read). */
+export const emptyPipe = (path: string, what: string): BcError =>
+  new BcError("bad-input", `${path}: nothing to read (a pipe that gave no data, or was read already)`, `expected ${what}`);
 
 /** What was read of each pipe (a process substitution, /dev/stdin): it can be read once only, and is asked for more than once. */
 const pipes = new Map<string, Uint8Array>();
@@ -104,7 +109,7 @@ export const readFileBytes = (path: string, what = "a JSONL session file"): Uint
   } catch (e) {
     throw cannotRead(path, e, what);
   }
-  if (bytes.length === 0) throw new BcError("bad-input", `${path}: nothing to read (a pipe that gave no data, or was read already)`, `expected ${what}`);
+  if (bytes.length === 0) throw emptyPipe(path, what);
   if (!isZstd(bytes)) {
     if (path.endsWith(".zst")) throw new BcError("bad-input", `${path}: not zstd-compressed, though its name ends in .zst`, `expected ${what}`);
     return bytes;
@@ -148,12 +153,11 @@ export const lineSpans = (bytes: Uint8Array): { starts: number[]; ends: number[]
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * The 1-based numbers of the lines of `bytes` that are not valid UTF-8 (their decoded text holds
- * U+FFFD where the bad bytes were). `text` is the bytes decoded: a text without U+FFFD has none,
- * and costs one search.
+ * The 1-based numbers of the lines of `bytes` that are not valid UTF-8 (decoded, they hold U+FFFD
+ * where the bad bytes were). Valid bytes, nearly always, cost one native check.
  */
-export const linesNotUtf8 = (bytes: Uint8Array, text: string): number[] => {
-  if (!text.includes("\uFFFD")) return [];
+export const linesNotUtf8 = (bytes: Uint8Array): number[] => {
+  if (isUtf8(bytes)) return [];
   const { starts, ends } = lineSpans(bytes);
   const out: number[] = [];
   for (let k = 0; k < starts.length; k++) {

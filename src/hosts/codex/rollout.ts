@@ -219,6 +219,12 @@ export const loneSurrogateEscape = (raw: string): string | undefined => {
   return undefined;
 };
 
+/** What a line's lone surrogate escape is, as an error names it; undefined when it holds none. */
+const loneSurrogateWords = (raw: string): string | undefined => {
+  const lone = loneSurrogateEscape(raw);
+  return lone === undefined ? undefined : `a lone UTF-16 surrogate (${lone}) that`;
+};
+
 /**
  * Split rollout text (or its lines, parsed already) into typed lines. Throws BcError only when the
  * text is not a Codex rollout at all.
@@ -346,12 +352,9 @@ export const parseRollout = (
       continue;
     }
     // JSON.parse takes both; Codex's reader refuses the line, and resumes without it
-    const lone = options.notUtf8?.has(l.lineNo) === true ? "" : loneSurrogateEscape(l.raw);
-    if (lone !== undefined) {
-      const error =
-        lone === ""
-          ? "bytes that are not valid UTF-8, which Codex cannot read (Codex skips this line)"
-          : `a lone UTF-16 surrogate (${lone}) that Codex cannot read (Codex skips this line)`;
+    const unreadable = options.notUtf8?.has(l.lineNo) === true ? "bytes that are not valid UTF-8, which" : loneSurrogateWords(l.raw);
+    if (unreadable !== undefined) {
+      const error = `${unreadable} Codex cannot read (Codex skips this line)`;
       lines.push({ ...base, kind: "malformed", error, partial: false });
       malformed.push(`${path}:${l.lineNo}: ${error}`);
       if (isObject(l.value) && typeof l.value.type === "string" && MODELLED.has(l.value.type)) records++;
@@ -401,10 +404,8 @@ export const readRollout = (
 ): Rollout => {
   const { read, ...rest } = options;
   const source = read?.source ?? readFileBytes(path, "a Codex rollout (rollout-*.jsonl)");
-  const text = read === undefined ? decodeUtf8(source) : undefined;
-  // lines parsed already hold U+FFFD where the bytes were bad, as the whole text would
-  const notUtf8 = linesNotUtf8(source, text ?? (read!.file.lines.some((l) => l.raw.includes("\uFFFD")) ? "\uFFFD" : ""));
-  const own: Rollout = { ...parseRollout(read?.file ?? text!, path, { ...rest, notUtf8: new Set(notUtf8) }), source };
+  const notUtf8 = new Set(linesNotUtf8(source));
+  const own: Rollout = { ...parseRollout(read?.file ?? decodeUtf8(source), path, { ...rest, notUtf8 }), source };
   if (rest.inherit === false || historyBaseOf(own.lines) === undefined) return own;
   const inherited = inheritedLines(own, (p) => readRollout(p, { ...rest, inherit: false }));
   return { ...own, inherited, warnings: [...own.warnings, ...missingHistory(own.path, inherited)] };
