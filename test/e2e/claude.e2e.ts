@@ -10,6 +10,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pluginFiles, writePluginFiles } from "../../build/plugin.ts";
 import { truncatedText } from "../../src/engine/notes.ts";
+import { imagesNote } from "../../src/hosts/claude/rows.ts";
 import { ensureClaude } from "./support/claude-install.ts";
 import { firstTarget } from "./support/versions.ts";
 import { signatureOf, startMock, type Mock, type MockOptions } from "./support/claude-mock.ts";
@@ -201,6 +202,44 @@ describe("headless /compact, three times in a row, then --resume", () => {
         for (const [id, note] of last) expect(view.results.get(id)).toBe(note);
         expect(view.duplicateResults).toEqual([]);
         expect(view.userTexts.at(-1)).toBe("RESUMED: what now?");
+        expect(mock.summarizations().length).toBe(0);
+      } finally {
+        await session.close();
+      }
+    },
+    T,
+  );
+});
+
+describe("an image read before /compact", () => {
+  test(
+    "its result comes back as the note that the image did not carry over, not as an empty result",
+    async () => {
+      // a 1x1 PNG: Claude Code sends a Read of it as an image block
+      const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
+      const { sb, mock, debug } = setup("image", filesA(), 1000);
+      writeFileSync(join(sb.project, "ui.png"), png);
+      const session = new HeadlessSession({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: PLUGIN, debugFile: debug });
+      try {
+        await session.send(`READFILES a.txt ${F("f", 12)} ui.png a.txt`);
+        const beforeBody = mock.conversationRequests().at(-1)!.body;
+        const before = viewOf(beforeBody);
+        const imageCall = before.uses.find((u) => JSON.stringify(u.input).includes("ui.png"))!.id;
+        // before: the result is an image block, no text
+        const resultBlock = (body: any) =>
+          body.messages
+            .flatMap((m: any) => (Array.isArray(m.content) ? m.content : []))
+            .find((b: any) => b.type === "tool_result" && b.tool_use_id === imageCall);
+        expect(JSON.stringify(resultBlock(beforeBody).content)).toContain('"type":"image"');
+        expect(before.results.get(imageCall)).toBe("");
+        await session.send("/compact");
+        const n = mock.requests.length;
+        await session.send("What did the picture show?");
+        const record = decisionRecords(sb, session.sessionId!).at(-1);
+        expect(record.outcome).toBe("compacted");
+        const afterBody = mock.requests.find((r) => r.n >= n && !r.summarization)!.body;
+        expect(viewOf(afterBody).results.get(imageCall)).toBe(imagesNote(1));
+        expect(JSON.stringify(afterBody)).not.toContain('"type":"image"');
         expect(mock.summarizations().length).toBe(0);
       } finally {
         await session.close();

@@ -73,11 +73,31 @@ export const keptCallIds = (rows: readonly SessionRow[]): Set<string> =>
     rows.slice(openLoopStart(rows)).flatMap((r) => (r.role === "assistant" && r.handle !== undefined ? (r.toolUses ?? []).map((u) => u.tool_use_id) : [])),
   );
 
+const NOT_IMAGES = new Set(["text", "tool_reference"]);
+
+/**
+ * The images (and other blocks that are not text) a result held, as its row's `result` (the
+ * record's toolUseResult) shows them: a Read of an image or a PDF is one `{ type: "image" | "pdf",
+ * file }`; an MCP tool's result is its list of content blocks. A row's `text` has the text blocks
+ * alone.
+ */
+export const resultImages = (result: unknown): number => {
+  if (Array.isArray(result)) return result.filter((b) => typeof b === "object" && b !== null && typeof b.type === "string" && !NOT_IMAGES.has(b.type)).length;
+  if (typeof result !== "object" || result === null) return 0;
+  const type = (result as { type?: unknown }).type;
+  return type === "image" || type === "pdf" || type === "document" ? 1 : 0;
+};
+
 /** One Message per row, in order; `source.record` is the row's index. */
 export const rowsToSession = (rows: readonly SessionRow[], id: string): Session => {
   const messages: Message[] = rows.map((row, record): Message => {
     const toolCalls: ToolCall[] = (row.toolUses ?? []).map((u) => ({ id: u.tool_use_id, name: u.tool, input: u.input, inputText: inputText(u.input) }));
-    const toolResults: ToolResult[] = (row.toolResults ?? []).map((r) => ({ callId: r.tool_use_id, text: r.text, isError: r.isError === true, images: 0 }));
+    const toolResults: ToolResult[] = (row.toolResults ?? []).map((r) => ({
+      callId: r.tool_use_id,
+      text: r.text,
+      isError: r.isError === true,
+      images: resultImages(r.result),
+    }));
     const kind = row.role === "assistant" ? "reply" : toolResults.length > 0 ? "tool" : "prompt";
     return { role: row.role, kind, text: row.text, toolCalls, toolResults, source: { host: "claude", record } };
   });
@@ -96,12 +116,30 @@ const rebuildAssistant = (row: SessionRow, m: Message): SessionRow => ({
   }),
 });
 
+/**
+ * What a result kept whole says of the images a rebuilt row cannot carry (Claude Code rebuilds a
+ * tool_result from its text alone): without it the agent would take an image-only result for an
+ * empty one.
+ */
+export const imagesNote = (images: number): string =>
+  `[bc: ${images === 1 ? "an image" : `${images} images`} of this result did not carry over the compaction; to see ${images === 1 ? "it" : "them"}, make the call again]`;
+
+const withImagesNote = (r: ToolResult, before: ToolResult | undefined): string => {
+  // a result cut has its own note, and recall lists its images
+  if (r.images === 0 || before === undefined || r.text !== before.text) return r.text;
+  return r.text === "" ? imagesNote(r.images) : `${r.text}\n${imagesNote(r.images)}`;
+};
+
 /** A rebuilt user row: its tool results (text as it now stands) and text, no handle. */
-const rebuildUser = (m: Message): SessionRow => ({
+const rebuildUser = (m: Message, row: SessionRow | undefined): SessionRow => ({
   role: "user",
   text: m.text,
   toolUses: [],
-  toolResults: m.toolResults.map((r) => ({ tool_use_id: r.callId, text: r.text, isError: r.isError })),
+  toolResults: m.toolResults.map((r, k) => {
+    const orig = row?.toolResults?.[k];
+    const before = orig?.tool_use_id === r.callId ? { ...r, text: orig.text } : undefined;
+    return { tool_use_id: r.callId, text: withImagesNote(r, before), isError: r.isError };
+  }),
 });
 
 /** Whether an assistant message is its row as handed in: the same text and the same calls, in order (the engine never changes either). */
@@ -128,7 +166,7 @@ export const sessionToRows = (rows: readonly SessionRow[], messages: readonly Me
     if (row && isPromptRow(row) && m.role === "user" && m.toolResults.length === 0 && m.text === row.text) return row;
     if (row && record! >= loop && row.handle !== undefined && sameAssistant(row, m)) return row;
     if (m.role === "assistant") return rebuildAssistant(row ?? { role: "assistant", text: "", toolUses: [] }, m);
-    return rebuildUser(m);
+    return rebuildUser(m, row);
   });
 };
 

@@ -16,7 +16,7 @@ import {
   type CompactInput,
   type PluginOptions,
 } from "../../../src/hosts/claude/plugin.ts";
-import { openLoopStart, rowsToSession, type SessionRow } from "../../../src/hosts/claude/rows.ts";
+import { imagesNote, openLoopStart, rowsToSession, type SessionRow } from "../../../src/hosts/claude/rows.ts";
 import { warmUpRows } from "../../../src/hosts/claude/warm-up.ts";
 import { estimateSessionTokens } from "../../../src/engine/estimate.ts";
 import { formatRecord } from "../../../src/hosts/claude/decision-log.ts";
@@ -143,6 +143,28 @@ describe("compactRows", () => {
     if (!("messages" in first)) throw new Error("expected messages");
     const second = compactRows(input({ rows: first.messages, window: 1_000_000 })).answer;
     // nothing more to remove: a manual pass that frees nothing says so
+    expect(second).toEqual({ skip: expect.stringContaining("nothing to remove") });
+  });
+
+  test("an image-only read kept whole comes back saying its image did not carry over; a second pass adds nothing", () => {
+    const inRows = rows();
+    // the last prompt asks for a picture, read after the files
+    const shot: SessionRow[] = [
+      { role: "assistant", text: "", toolUses: [{ tool_use_id: "img1", tool: "Read", input: { file_path: "/p/ui.png" } }] },
+      {
+        role: "user",
+        text: "",
+        toolUses: [],
+        toolResults: [{ tool_use_id: "img1", text: "", isError: false, result: { type: "image", file: { base64: "iVBORw0KGgo=" } } }],
+      },
+      { role: "assistant", text: "The button is blue.", toolUses: [] },
+    ];
+    const first = compactRows(input({ rows: [...inRows, ...shot], window: 1_000_000 })).answer;
+    if (!("messages" in first)) throw new Error(`expected messages, got ${JSON.stringify(first)}`);
+    const image = first.messages.flatMap((r) => r.toolResults ?? []).find((t) => t.tool_use_id === "img1");
+    expect(image?.text).toBe(imagesNote(1));
+    expect(pairingProblems(first.messages)).toEqual([]);
+    const second = compactRows(input({ rows: first.messages, window: 1_000_000 })).answer;
     expect(second).toEqual({ skip: expect.stringContaining("nothing to remove") });
   });
 

@@ -3,7 +3,17 @@
 // assistant rows of a tool loop still open (their records hold the thinking the API wants back).
 import { describe, expect, test } from "bun:test";
 import type { Message } from "../../../src/engine/types.ts";
-import { keptCallIds, openLoopStart, orphans, rowsToSession, sessionToRows, validateRows, type SessionRow } from "../../../src/hosts/claude/rows.ts";
+import {
+  imagesNote,
+  keptCallIds,
+  openLoopStart,
+  orphans,
+  resultImages,
+  rowsToSession,
+  sessionToRows,
+  validateRows,
+  type SessionRow,
+} from "../../../src/hosts/claude/rows.ts";
 import { readRows, turnRows } from "../../e2e/support/claude-fixtures.ts";
 import { claudeMessagesProblems, claudeResultProblems, pairingProblems } from "../../e2e/support/claude-validate.ts";
 
@@ -118,6 +128,68 @@ describe("sessionToRows", () => {
       toolResults: [],
     };
     expect(sessionToRows([], [m])).toEqual([{ role: "assistant", text: "hi", toolUses: [{ tool_use_id: "t9", tool: "Bash", input: { command: "ls" } }] }]);
+  });
+});
+
+describe("images a rebuilt row cannot carry", () => {
+  const png = { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } };
+  // a Read of an image, and an MCP screenshot with a caption, as Claude Code hands them in
+  const imageRows = (): SessionRow[] => [
+    { role: "user", text: "look at these", toolUses: [] },
+    {
+      role: "assistant",
+      text: "",
+      toolUses: [
+        { tool_use_id: "r1", tool: "Read", input: { file_path: "/p/shot.png" } },
+        { tool_use_id: "m1", tool: "mcp__browser__screenshot", input: { url: "http://localhost:3000" } },
+        { tool_use_id: "b1", tool: "Bash", input: { command: "ls" } },
+      ],
+    },
+    {
+      role: "user",
+      text: "",
+      toolUses: [],
+      toolResults: [
+        { tool_use_id: "r1", text: "", isError: false, result: { type: "image", file: { base64: "iVBORw0KGgo=", type: "image/png", originalSize: 9 } } },
+        {
+          tool_use_id: "m1",
+          text: "Screenshot of http://localhost:3000",
+          isError: false,
+          result: [{ type: "text", text: "Screenshot of http://localhost:3000" }, png, png],
+        },
+        { tool_use_id: "b1", text: "a.txt\nb.txt", isError: false, result: { stdout: "a.txt\nb.txt", stderr: "", interrupted: false } },
+      ],
+    },
+  ];
+
+  test("counted from the row's result: a Read of an image or a PDF, an MCP result's blocks that are not text", () => {
+    expect(resultImages({ type: "image", file: { base64: "x" } })).toBe(1);
+    expect(resultImages({ type: "pdf", file: { base64: "x" } })).toBe(1);
+    expect(resultImages([{ type: "text", text: "a" }, png, png])).toBe(2);
+    expect(resultImages([{ type: "text", text: "a" }])).toBe(0);
+    expect(resultImages({ type: "text", file: { content: "a" } })).toBe(0);
+    for (const none of [undefined, null, "text", 3, [null, "x"]]) expect(resultImages(none)).toBe(0);
+    expect(rowsToSession(imageRows(), "s").messages[2]!.toolResults.map((r) => r.images)).toEqual([1, 2, 0]);
+  });
+
+  test("a result kept whole says so after its text; a result without images is as it was", () => {
+    const rows = imageRows();
+    const out = sessionToRows(rows, rowsToSession(rows, "s").messages);
+    expect(out[2]!.toolResults!.map((r) => r.text)).toEqual([imagesNote(1), `Screenshot of http://localhost:3000\n${imagesNote(2)}`, "a.txt\nb.txt"]);
+    expect(imagesNote(1)).toContain("an image");
+    expect(imagesNote(2)).toContain("2 images");
+    // a later pass gets the rebuilt rows (no result): the note is text like any other, and is not added again
+    expect(sessionToRows(out, rowsToSession(out, "s").messages)).toEqual(out);
+  });
+
+  test("a result bc cut carries its own note alone (recall lists the images)", () => {
+    const rows = imageRows();
+    const s = rowsToSession(rows, "s");
+    const note = "[bc removed 35 chars; bc recall m1 prints it]";
+    const applied: Message[] = s.messages.map((m, i) =>
+      i === 2 ? { ...m, toolResults: m.toolResults.map((r) => (r.callId === "m1" ? { ...r, text: note } : r)) } : m,
+    );
+    expect(sessionToRows(rows, applied)[2]!.toolResults![1]!.text).toBe(note);
   });
 });
 
