@@ -69,4 +69,17 @@ describe("settle: the fixed-point laws", () => {
     expect(settle(RERUN, text, true, "c1")).toMatchObject({ action: "keep", rule: "already-cut" });
     expect(settle(UNREF, text, true, "c1")).toMatchObject({ action: "keep", rule: "already-cut" });
   });
+
+  test("a note a rule would keep is said as the note it is, naming that rule; a pinned note stays a pin", () => {
+    const note = dropNote(1000, "c1");
+    expect(settle(LATEST, note, true, "c1")).toEqual({ action: "keep", rule: "already-cut", reason: "cut by an earlier pass (latest-read keeps it)" });
+    expect(settle(REF, truncatedText(long, 200, "c1"), true, "c1")).toMatchObject({
+      rule: "already-cut",
+      reason: expect.stringContaining("referenced keeps it"),
+    });
+    const pin: Verdict = { action: "keep", rule: "pinned", reason: "pinned" };
+    expect(settle(pin, note, true, "c1")).toEqual(pin);
+    // not cut: the keeping rule as it was
+    expect(settle(LATEST, note, false, "c1")).toEqual(LATEST);
+  });
 });
