@@ -70,7 +70,7 @@ const figure = (n: number): string => tokenCount(n, { exactBelow: 10_000 });
 
 const pct = (part: number, whole: number): string => (whole === 0 ? "0.0%" : `${((100 * part) / whole).toFixed(1)}%`);
 
-export const renderPlan = (p: Plan, opts: { table: boolean } = { table: true }): string => {
+export const renderPlan = (p: Plan, opts: { table: boolean; minRemoval?: number } = { table: true }): string => {
   const lines: string[] = [];
   if (opts.table) {
     // with a budget: the need score and the place in the escalation order, before the reason
@@ -104,7 +104,11 @@ export const renderPlan = (p: Plan, opts: { table: boolean } = { table: true }):
   }
   if (p.budget)
     lines.push(`budget: ${figure(p.budget.tokens)} tokens, ${p.budget.reached ? "reached" : "NOT reached: the host should fall back to its own summary"}`);
-  if (p.skipped) lines.push("skipped: the pass removes less than --min-removal; applying it would change nothing");
+  if (p.skipped) {
+    const share = pct(t.toolTokensBefore - t.toolTokensAfter, t.toolTokensBefore);
+    const under = opts.minRemoval === undefined ? "--min-removal" : `--min-removal ${opts.minRemoval} (${pct(opts.minRemoval, 1)})`;
+    lines.push(`skipped: this pass would free ${share} of the tool output, less than ${under}; it is not applied, and the figures above are what it would do`);
+  }
   return lines.join("\n");
 };
 
@@ -136,7 +140,7 @@ export const renderReport = (r: PlanReport): string => {
     out.push("", `last pass:`);
   }
   const last = r.passes[r.passes.length - 1]!;
-  out.push(renderPlan(last.plan));
+  out.push(renderPlan(last.plan, { table: true, minRemoval: r.options.minRemovalFraction }));
   return out.join("\n");
 };
 

@@ -75,6 +75,18 @@ describe("bc plan", () => {
     }
   });
 
+  test("--min-removal over what the pass frees: skipped, saying what it would free beside the threshold", () => {
+    const f = fixture("codex", "fork-legacy-0.140.jsonl");
+    const freed = planReport(f, {}).passes[0]!.plan.totals;
+    const share = (freed.toolTokensBefore - freed.toolTokensAfter) / freed.toolTokensBefore;
+    expect(share).toBeGreaterThan(0);
+    const r = planReport(f, { minRemoval: 0.99 });
+    expect(r.passes[0]!.plan.skipped).toBe(true);
+    expect(renderReport(r)).toContain(`skipped: this pass would free ${(100 * share).toFixed(1)}% of the tool output, less than --min-removal 0.99 (99.0%)`);
+    // under the threshold: no such line
+    expect(renderReport(planReport(f, { minRemoval: share / 2 }))).not.toContain("skipped:");
+  });
+
   test("as a child process: --json parses, the file is untouched, nothing new is written", () => {
     const f = fixture("claude", "errors-images-meta.jsonl");
     const before = readFileSync(f, "utf8");
