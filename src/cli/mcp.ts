@@ -18,8 +18,9 @@ export const RECALL_TOOL = {
   description:
     "Get back, exactly as it was, the output of an earlier tool call that better-compaction removed or truncated from this conversation " +
     "(bc is better-compaction; its note reads '[bc removed N chars; bc recall <id> prints it]', or after a kept head " +
-    "'[bc cut N more chars; bc recall <id> prints it whole]'). Pass the call id the note names. " +
-    "Returns the original output byte for byte from the session files on disk; nothing is re-run.",
+    "'[bc cut N more chars; bc recall <id> prints it whole]'; where only a result's images did not carry over, " +
+    "'[bc: an image of this result did not carry over the compaction; bc recall <id> gives it back]'). Pass the call id the note names. " +
+    "Returns the original output byte for byte from the session files on disk, its images included; nothing is re-run.",
   inputSchema: {
     type: "object",
     properties: {

@@ -238,7 +238,7 @@ describe("an image read before /compact", () => {
         const record = decisionRecords(sb, session.sessionId!).at(-1);
         expect(record.outcome).toBe("compacted");
         const afterBody = mock.requests.find((r) => r.n >= n && !r.summarization)!.body;
-        expect(viewOf(afterBody).results.get(imageCall)).toBe(imagesNote(1));
+        expect(viewOf(afterBody).results.get(imageCall)).toBe(imagesNote(1, imageCall));
         expect(JSON.stringify(afterBody)).not.toContain('"type":"image"');
         expect(mock.summarizations().length).toBe(0);
       } finally {

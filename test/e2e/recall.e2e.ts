@@ -113,6 +113,62 @@ describe.skipIf(!existsSync(BC))("Claude Code: the recall tool after a compactio
   );
 
   test(
+    "an image a compaction could not carry: the note names the recall tool, and the tool gives the image back",
+    async () => {
+      const sb = makeSandbox("recall-image");
+      sandboxes.push(sb);
+      const names = ["a.txt", ...Array.from({ length: 12 }, (_, i) => `f${i}.txt`)];
+      for (const f of names) writeFileSync(join(sb.project, f), small(f));
+      // a 1x1 PNG: Claude Code sends a Read of it as an image block
+      const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+      writeFileSync(join(sb.project, "ui.png"), Buffer.from(png, "base64"));
+      const mock = startClaudeMock({ root: sb.project, inputTokens: 1000, lifetimeMs: 15 * 60_000 });
+      claudeMocks.push(mock);
+      const install = Bun.spawnSync([BC, "claude", "install", "--dir", join(sb.dir, "mp"), "--no-register", "--allow-recall"], {
+        env: { PATH: process.env.PATH ?? "", HOME: sb.home },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      expect(install.exitCode).toBe(0);
+      const env = claudeEnv(sb, mock.url, { PATH: `${dirname(BC)}:${process.env.PATH ?? ""}` });
+      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: join(sb.dir, "debug.log") });
+      const imageBlocks = (body: any, id: string): unknown[] =>
+        body.messages
+          .flatMap((m: any) => (Array.isArray(m.content) ? m.content : []))
+          .filter((b: any) => b.type === "tool_result" && b.tool_use_id === id)
+          .flatMap((b: any) => (Array.isArray(b.content) ? b.content.filter((c: any) => c.type === "image") : []));
+      try {
+        // a.txt read again: its first read is superseded, so the compaction has a result to remove
+        await session.send(`READFILES ${names.join(" ")} ui.png a.txt`);
+        const before = mock.conversationRequests().at(-1)!.body;
+        const id = viewOf(before).uses.find((u) => JSON.stringify(u.input).includes("ui.png"))!.id;
+        const [image] = imageBlocks(before, id) as { source: { data: string } }[];
+        expect(image?.source.data).toBeDefined();
+        const compacted = await session.send("/compact");
+        expect(JSON.stringify(compacted)).not.toContain("Not compacted");
+        await session.send("What did the picture show?");
+        const after = viewOf(mock.conversationRequests().at(-1)!.body);
+        expect(after.results.get(id)).toBe(`[bc: an image of this result did not carry over the compaction; bc recall ${id} gives it back]`);
+
+        // the model asks the recall tool for it, by the id in the note: the image comes back as it was sent
+        await session.send(`SCRIPT [{"name":"${RECALL_RULES[0]}","input":{"id":"${id}"}}]`);
+        const last = mock.conversationRequests().at(-1)!.body;
+        const use = viewOf(last).uses.at(-1)!;
+        expect(use.name).toBe(RECALL_RULES[0]!);
+        const back = JSON.stringify(
+          last.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).find((b: any) => b.type === "tool_result" && b.tool_use_id === use.id),
+        );
+        expect(back).toContain('"type":"image"');
+        expect(back).toContain(image!.source.data);
+        console.log(`recall: the image of ${id} (${image!.source.data.length} base64 chars) back through the MCP tool`);
+      } finally {
+        await session.close();
+      }
+    },
+    T,
+  );
+
+  test(
     "a project whose path is longer than a folder name Claude Code writes: bc recall --list and recall, without --session, find its sessions in the folder Claude Code cut and hashed",
     async () => {
       const base = makeSandbox("recall-long");

@@ -119,15 +119,19 @@ const rebuildAssistant = (row: SessionRow, m: Message): SessionRow => ({
 /**
  * What a result kept whole says of the images a rebuilt row cannot carry (Claude Code rebuilds a
  * tool_result from its text alone): without it the agent would take an image-only result for an
- * empty one.
+ * empty one. The plugin's recall tool hands them back from the transcript, as they were.
  */
-export const imagesNote = (images: number): string =>
-  `[bc: ${images === 1 ? "an image" : `${images} images`} of this result did not carry over the compaction; to see ${images === 1 ? "it" : "them"}, make the call again]`;
+export const imagesNote = (images: number, callId: string): string => {
+  const them = images === 1 ? "it" : "them";
+  const how = /^[\w.:-]{1,256}$/.test(callId) ? `bc recall ${callId} gives ${them} back` : `to see ${them}, make the call again`;
+  return `[bc: ${images === 1 ? "an image" : `${images} images`} of this result did not carry over the compaction; ${how}]`;
+};
 
 const withImagesNote = (r: ToolResult, before: ToolResult | undefined): string => {
-  // a result cut has its own note, and recall lists its images
+  // a result cut has its own note, and recall gives back its images with its text
   if (r.images === 0 || before === undefined || r.text !== before.text) return r.text;
-  return r.text === "" ? imagesNote(r.images) : `${r.text}\n${imagesNote(r.images)}`;
+  const note = imagesNote(r.images, r.callId);
+  return r.text === "" ? note : `${r.text}\n${note}`;
 };
 
 /** A rebuilt user row: its tool results (text as it now stands) and text, no handle. */

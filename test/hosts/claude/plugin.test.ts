@@ -162,7 +162,7 @@ describe("compactRows", () => {
     const first = compactRows(input({ rows: [...inRows, ...shot], window: 1_000_000 })).answer;
     if (!("messages" in first)) throw new Error(`expected messages, got ${JSON.stringify(first)}`);
     const image = first.messages.flatMap((r) => r.toolResults ?? []).find((t) => t.tool_use_id === "img1");
-    expect(image?.text).toBe(imagesNote(1));
+    expect(image?.text).toBe(imagesNote(1, "img1"));
     expect(pairingProblems(first.messages)).toEqual([]);
     const second = compactRows(input({ rows: first.messages, window: 1_000_000 })).answer;
     expect(second).toEqual({ skip: expect.stringContaining("nothing to remove") });

@@ -175,9 +175,15 @@ describe("images a rebuilt row cannot carry", () => {
   test("a result kept whole says so after its text; a result without images is as it was", () => {
     const rows = imageRows();
     const out = sessionToRows(rows, rowsToSession(rows, "s").messages);
-    expect(out[2]!.toolResults!.map((r) => r.text)).toEqual([imagesNote(1), `Screenshot of http://localhost:3000\n${imagesNote(2)}`, "a.txt\nb.txt"]);
-    expect(imagesNote(1)).toContain("an image");
-    expect(imagesNote(2)).toContain("2 images");
+    expect(out[2]!.toolResults!.map((r) => r.text)).toEqual([
+      imagesNote(1, "r1"),
+      `Screenshot of http://localhost:3000\n${imagesNote(2, "m1")}`,
+      "a.txt\nb.txt",
+    ]);
+    expect(imagesNote(1, "r1")).toBe("[bc: an image of this result did not carry over the compaction; bc recall r1 gives it back]");
+    expect(imagesNote(2, "m1")).toBe("[bc: 2 images of this result did not carry over the compaction; bc recall m1 gives them back]");
+    // an id a command line cannot hold as it is: no recall to name
+    expect(imagesNote(1, "a b]")).toBe("[bc: an image of this result did not carry over the compaction; to see it, make the call again]");
     // a later pass gets the rebuilt rows (no result): the note is text like any other, and is not added again
     expect(sessionToRows(out, rowsToSession(out, "s").messages)).toEqual(out);
   });
