@@ -55,27 +55,35 @@ describe.skipIf(!existsSync(BC))("Claude Code: the recall tool after a compactio
     bin = ensureClaude();
   }, 600_000);
 
+  /**
+   * A sandbox holding a.txt and f0.txt to f11.txt (and `more` files), a mock model, the consent step
+   * (bc claude install --allow-recall writes the rules into the user's settings), and a headless
+   * Claude Code with the checkout as its plugin and dist/bc on PATH.
+   */
+  const recallSession = (name: string, more: Record<string, Uint8Array> = {}) => {
+    const sb = makeSandbox(name);
+    sandboxes.push(sb);
+    const names = ["a.txt", ...Array.from({ length: 12 }, (_, i) => `f${i}.txt`)];
+    for (const f of names) writeFileSync(join(sb.project, f), small(f));
+    for (const [f, bytes] of Object.entries(more)) writeFileSync(join(sb.project, f), bytes);
+    const mock = startClaudeMock({ root: sb.project, inputTokens: 1000, lifetimeMs: 15 * 60_000 });
+    claudeMocks.push(mock);
+    const install = Bun.spawnSync([BC, "claude", "install", "--dir", join(sb.dir, "mp"), "--no-register", "--allow-recall"], {
+      env: { PATH: process.env.PATH ?? "", HOME: sb.home },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(install.exitCode).toBe(0);
+    const env = claudeEnv(sb, mock.url, { PATH: `${dirname(BC)}:${process.env.PATH ?? ""}` });
+    const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: join(sb.dir, "debug.log") });
+    return { sb, names, mock, session };
+  };
+
   test(
     "the mock model calls the plugin's recall tool with the note's id and receives the original bytes; no permission prompt",
     async () => {
-      const sb = makeSandbox("recall");
-      sandboxes.push(sb);
-      const names = ["a.txt", ...Array.from({ length: 12 }, (_, i) => `f${i}.txt`)];
-      for (const f of names) writeFileSync(join(sb.project, f), small(f));
-      const mock = startClaudeMock({ root: sb.project, inputTokens: 1000, lifetimeMs: 15 * 60_000 });
-      claudeMocks.push(mock);
-
-      // the consent step: bc claude install --allow-recall writes the rules into the user's settings
-      const install = Bun.spawnSync([BC, "claude", "install", "--dir", join(sb.dir, "mp"), "--no-register", "--allow-recall"], {
-        env: { PATH: process.env.PATH ?? "", HOME: sb.home },
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-      expect(install.exitCode).toBe(0);
+      const { sb, names, mock, session } = recallSession("recall");
       expect(JSON.parse(readFileSync(join(sb.home, ".claude", "settings.json"), "utf8")).permissions.allow).toEqual([...RECALL_RULES]);
-
-      const env = claudeEnv(sb, mock.url, { PATH: `${dirname(BC)}:${process.env.PATH ?? ""}` });
-      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: join(sb.dir, "debug.log") });
       try {
         await session.send(`READFILES ${names.join(" ")} a.txt`);
         const before = viewOf(mock.conversationRequests().at(-1)!.body);
@@ -115,23 +123,9 @@ describe.skipIf(!existsSync(BC))("Claude Code: the recall tool after a compactio
   test(
     "an image a compaction could not carry: the note names the recall tool, and the tool gives the image back",
     async () => {
-      const sb = makeSandbox("recall-image");
-      sandboxes.push(sb);
-      const names = ["a.txt", ...Array.from({ length: 12 }, (_, i) => `f${i}.txt`)];
-      for (const f of names) writeFileSync(join(sb.project, f), small(f));
       // a 1x1 PNG: Claude Code sends a Read of it as an image block
       const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
-      writeFileSync(join(sb.project, "ui.png"), Buffer.from(png, "base64"));
-      const mock = startClaudeMock({ root: sb.project, inputTokens: 1000, lifetimeMs: 15 * 60_000 });
-      claudeMocks.push(mock);
-      const install = Bun.spawnSync([BC, "claude", "install", "--dir", join(sb.dir, "mp"), "--no-register", "--allow-recall"], {
-        env: { PATH: process.env.PATH ?? "", HOME: sb.home },
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-      expect(install.exitCode).toBe(0);
-      const env = claudeEnv(sb, mock.url, { PATH: `${dirname(BC)}:${process.env.PATH ?? ""}` });
-      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: REPO, debugFile: join(sb.dir, "debug.log") });
+      const { names, mock, session } = recallSession("recall-image", { "ui.png": Buffer.from(png, "base64") });
       const imageBlocks = (body: any, id: string): unknown[] =>
         body.messages
           .flatMap((m: any) => (Array.isArray(m.content) ? m.content : []))

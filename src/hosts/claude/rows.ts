@@ -134,6 +134,18 @@ const withImagesNote = (r: ToolResult, before: ToolResult | undefined): string =
   return r.text === "" ? note : `${r.text}\n${note}`;
 };
 
+/** How many results of `out` (sessionToRows' answer for `rows`) end in the images note they did not end in before. */
+export const imagesNoted = (rows: readonly SessionRow[], out: readonly SessionRow[]): number => {
+  let n = 0;
+  out.forEach((row, i) =>
+    (row.toolResults ?? []).forEach((r, k) => {
+      const before = rows[i]?.toolResults?.[k];
+      if (before !== undefined && r.text !== before.text && r.text.endsWith(imagesNote(resultImages(before.result), r.tool_use_id))) n++;
+    }),
+  );
+  return n;
+};
+
 /** A rebuilt user row: its tool results (text as it now stands) and text, no handle. */
 const rebuildUser = (m: Message, row: SessionRow | undefined): SessionRow => ({
   role: "user",

@@ -159,13 +159,20 @@ describe("compactRows", () => {
       },
       { role: "assistant", text: "The button is blue.", toolUses: [] },
     ];
-    const first = compactRows(input({ rows: [...inRows, ...shot], window: 1_000_000 })).answer;
+    const { answer: first, record } = compactRows(input({ rows: [...inRows, ...shot], window: 1_000_000 }));
     if (!("messages" in first)) throw new Error(`expected messages, got ${JSON.stringify(first)}`);
+    // the log says so too
+    expect(record.imagesNoted).toBe(1);
+    expect(formatRecord(record)).toContain(
+      "\n  1 result kept whole holds images that did not carry over: each says so after its text, and recall gives them back",
+    );
     const image = first.messages.flatMap((r) => r.toolResults ?? []).find((t) => t.tool_use_id === "img1");
     expect(image?.text).toBe(imagesNote(1, "img1"));
     expect(pairingProblems(first.messages)).toEqual([]);
-    const second = compactRows(input({ rows: first.messages, window: 1_000_000 })).answer;
-    expect(second).toEqual({ skip: expect.stringContaining("nothing to remove") });
+    const again = compactRows(input({ rows: first.messages, window: 1_000_000 }));
+    expect(again.answer).toEqual({ skip: expect.stringContaining("nothing to remove") });
+    expect(again.record.imagesNoted).toBeUndefined();
+    expect(formatRecord(again.record)).not.toContain("images");
   });
 
   test("manual with nothing to remove: skip", () => {
