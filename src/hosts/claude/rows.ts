@@ -75,17 +75,33 @@ export const keptCallIds = (rows: readonly SessionRow[]): Set<string> =>
 
 const NOT_IMAGES = new Set(["text", "tool_reference"]);
 
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+const list = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
+
 /**
  * The images (and other blocks that are not text) a result held, as its row's `result` (the
- * record's toolUseResult) shows them: a Read of an image or a PDF is one `{ type: "image" | "pdf",
- * file }`; an MCP tool's result is its list of content blocks. A row's `text` has the text blocks
- * alone.
+ * record's toolUseResult) shows them. A Read: `{ type: "image" | "pdf", file }` is one; PDF pages
+ * (`type: "parts"`) one per page sent as a picture (`pages[i].base64`); a notebook one per cell
+ * output with an `image`. An MCP tool's result is its list of content blocks. A row's `text` has
+ * the text blocks alone.
  */
 export const resultImages = (result: unknown): number => {
-  if (Array.isArray(result)) return result.filter((b) => typeof b === "object" && b !== null && typeof b.type === "string" && !NOT_IMAGES.has(b.type)).length;
-  if (typeof result !== "object" || result === null) return 0;
-  const type = (result as { type?: unknown }).type;
-  return type === "image" || type === "pdf" || type === "document" ? 1 : 0;
+  if (Array.isArray(result)) return result.filter((b) => isObject(b) && typeof b.type === "string" && !NOT_IMAGES.has(b.type)).length;
+  if (!isObject(result)) return 0;
+  switch (result.type) {
+    case "image":
+    case "pdf":
+    case "document":
+      return 1;
+    case "parts":
+      return list(result.pages).filter((p) => isObject(p) && typeof p.base64 === "string" && p.base64 !== "").length;
+    case "notebook": {
+      const cells = isObject(result.file) ? list(result.file.cells) : [];
+      return cells.reduce<number>((n, c) => n + (isObject(c) ? list(c.outputs).filter((o) => isObject(o) && isObject(o.image)).length : 0), 0);
+    }
+    default:
+      return 0;
+  }
 };
 
 /** One Message per row, in order; `source.record` is the row's index. */

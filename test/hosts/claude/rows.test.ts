@@ -165,6 +165,13 @@ describe("images a rebuilt row cannot carry", () => {
   test("counted from the row's result: a Read of an image or a PDF, an MCP result's blocks that are not text", () => {
     expect(resultImages({ type: "image", file: { base64: "x" } })).toBe(1);
     expect(resultImages({ type: "pdf", file: { base64: "x" } })).toBe(1);
+    // PDF pages sent as pictures (a page that could not be is text), and a notebook's image outputs
+    expect(resultImages({ type: "parts", file: { count: 3 }, pages: [{ base64: "x", mediaType: "image/jpeg" }, { error: "bad" }, { base64: "y" }] })).toBe(2);
+    const cell = (outputs: unknown[]) => ({ cellType: "code", source: "plot()", outputs });
+    expect(
+      resultImages({ type: "notebook", file: { cells: [cell([{ text: "1" }, { image: { image_data: "x", media_type: "image/png" } }]), cell([])] } }),
+    ).toBe(1);
+    expect(resultImages({ type: "notebook", file: { cells: "not cells" } })).toBe(0);
     expect(resultImages([{ type: "text", text: "a" }, png, png])).toBe(2);
     expect(resultImages([{ type: "text", text: "a" }])).toBe(0);
     expect(resultImages({ type: "text", file: { content: "a" } })).toBe(0);
