@@ -10,7 +10,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pluginFiles, writePluginFiles } from "../../build/plugin.ts";
 import { truncatedText } from "../../src/engine/notes.ts";
-import { imagesNote } from "../../src/hosts/claude/rows.ts";
+import { blocksNote } from "../../src/hosts/claude/rows.ts";
 import { ensureClaude } from "./support/claude-install.ts";
 import { firstTarget } from "./support/versions.ts";
 import { signatureOf, startMock, type Mock, type MockOptions } from "./support/claude-mock.ts";
@@ -101,6 +101,17 @@ const lastView = (mock: Mock, from = 0): RequestView =>
       .at(-1)!.body,
   );
 const firstViewFrom = (mock: Mock, n: number): RequestView => viewOf(mock.requests.find((r) => r.n >= n && !r.summarization)!.body);
+
+/** A one-page PDF with no content: enough for Claude Code's Read to send it as a document. */
+const MINIMAL_PDF = [
+  "%PDF-1.4",
+  "1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj",
+  "2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj",
+  "3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >> endobj",
+  "trailer << /Root 1 0 R >>",
+  "%%EOF",
+  "",
+].join("\n");
 
 const filesA = (): Record<string, string> => {
   const files: Record<string, string> = {};
@@ -211,26 +222,29 @@ describe("headless /compact, three times in a row, then --resume", () => {
   );
 });
 
-describe("an image read before /compact", () => {
+describe("an image and a PDF read before /compact", () => {
   test(
-    "its result comes back as the note that the image did not carry over, not as an empty result",
+    "its result comes back as the note that the image did not carry over, not as an empty result; a PDF's, after its text",
     async () => {
       // a 1x1 PNG: Claude Code sends a Read of it as an image block
       const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
       const { sb, mock, debug } = setup("image", filesA(), 1000);
       writeFileSync(join(sb.project, "ui.png"), png);
+      writeFileSync(join(sb.project, "spec.pdf"), MINIMAL_PDF);
       const session = new HeadlessSession({ bin, sandbox: sb, env: claudeEnv(sb, mock.url), pluginDir: PLUGIN, debugFile: debug });
       try {
-        await session.send(`READFILES a.txt ${F("f", 12)} ui.png a.txt`);
+        await session.send(`READFILES a.txt ${F("f", 12)} ui.png spec.pdf a.txt`);
         const beforeBody = mock.conversationRequests().at(-1)!.body;
         const before = viewOf(beforeBody);
         const imageCall = before.uses.find((u) => JSON.stringify(u.input).includes("ui.png"))!.id;
-        // before: the result is an image block, no text
-        const resultBlock = (body: any) =>
-          body.messages
-            .flatMap((m: any) => (Array.isArray(m.content) ? m.content : []))
-            .find((b: any) => b.type === "tool_result" && b.tool_use_id === imageCall);
-        expect(JSON.stringify(resultBlock(beforeBody).content)).toContain('"type":"image"');
+        const pdfCall = before.uses.find((u) => JSON.stringify(u.input).includes("spec.pdf"))!.id;
+        const resultBlock = (body: any, id: string) =>
+          body.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).find((b: any) => b.type === "tool_result" && b.tool_use_id === id);
+        // before: the picture's result is an image block, no text; the PDF's, its text and a document block
+        expect(JSON.stringify(resultBlock(beforeBody, imageCall).content)).toContain('"type":"image"');
+        expect(JSON.stringify(resultBlock(beforeBody, pdfCall).content)).toContain('"type":"document"');
+        const pdfText = before.results.get(pdfCall)!;
+        expect(pdfText).toStartWith("PDF file read: ");
         expect(before.results.get(imageCall)).toBe("");
         await session.send("/compact");
         const n = mock.requests.length;
@@ -238,7 +252,10 @@ describe("an image read before /compact", () => {
         const record = decisionRecords(sb, session.sessionId!).at(-1);
         expect(record.outcome).toBe("compacted");
         const afterBody = mock.requests.find((r) => r.n >= n && !r.summarization)!.body;
-        expect(viewOf(afterBody).results.get(imageCall)).toBe(imagesNote(1, imageCall));
+        expect(viewOf(afterBody).results.get(imageCall)).toBe(blocksNote({ images: 1, documents: 0 }, imageCall));
+        // recall hands back pictures, not a PDF: the note sends the agent to the call
+        expect(viewOf(afterBody).results.get(pdfCall)).toBe(`${pdfText}\n${blocksNote({ images: 0, documents: 1 }, pdfCall)}`);
+        expect(JSON.stringify(afterBody)).not.toContain('"type":"document"');
         expect(JSON.stringify(afterBody)).not.toContain('"type":"image"');
         expect(mock.summarizations().length).toBe(0);
       } finally {

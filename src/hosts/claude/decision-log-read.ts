@@ -37,7 +37,7 @@ const DecisionRecordSchema = z.looseObject({
   escalated: z.boolean(),
   needWeights: z.enum(["shipped", "user"]).optional(),
   needWeightsProblem: z.string().optional(),
-  imagesNoted: count.optional(),
+  blocksNoted: count.optional(),
   ms: count,
   results: z.array(ResultDecisionSchema),
 });

@@ -60,8 +60,8 @@ export interface DecisionRecord {
   readonly needWeights?: "shipped" | "user";
   /** why the user's weights file, there, was not used (the shipped weights were) */
   readonly needWeightsProblem?: string;
-  /** results kept whole whose images did not carry over (Claude Code rebuilds a result from its text): each says so after its text */
-  readonly imagesNoted?: number;
+  /** results kept whole whose images or documents did not carry over (Claude Code rebuilds a result from its text): each says so after its text */
+  readonly blocksNoted?: number;
   /** milliseconds of the hook's own work (rows in to rows out) */
   readonly ms: number;
   readonly results: readonly ResultDecision[];
@@ -132,10 +132,10 @@ export const formatRecord = (r: DecisionRecord, opts: { readonly allResults?: bo
     ...(r.thinkingProblem === undefined ? [] : [`  thinking counted against the budget: ${r.thinkingProblem}`]),
     ...(r.needWeightsProblem === undefined ? [] : [`  need weights: shipped; yours not used: ${r.needWeightsProblem}`]),
     `  results${applied ? "" : " as planned, not applied"}: ${counts.keep} kept, ${counts.truncate} truncated, ${counts.drop} dropped`,
-    ...(r.imagesNoted === undefined || r.imagesNoted === 0
+    ...(r.blocksNoted === undefined || r.blocksNoted === 0
       ? []
       : [
-          `  ${r.imagesNoted === 1 ? "1 result kept whole holds images" : `${r.imagesNoted} results kept whole hold images`} that ${applied ? "did" : "would"} not carry over: each says so after its text, and recall gives them back`,
+          `  ${r.blocksNoted === 1 ? "1 result kept whole holds images or documents" : `${r.blocksNoted} results kept whole hold images or documents`} that ${applied ? "did" : "would"} not carry over: each says so after its text`,
         ]),
   ];
   for (const d of r.results) {

@@ -8,7 +8,7 @@ import { plan } from "../../engine/plan.ts";
 import { type NeedModel, parseNeedModel } from "../../engine/need/model.ts";
 import { DEFAULT_OPTIONS, type Options, type Plan, type Session } from "../../engine/types.ts";
 import type { DecisionRecord, Outcome } from "./decision-log.ts";
-import { imagesNoted, orphans, rowsToSession, sessionToRows, validateRows, type SessionRow } from "./rows.ts";
+import { blocksNoted, orphans, rowsToSession, sessionToRows, validateRows, type SessionRow } from "./rows.ts";
 import { type ThinkingCount, thinkingThatStays } from "./thinking.ts";
 import { warmUpRows } from "./warm-up.ts";
 
@@ -240,7 +240,7 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
   const needModel = parsed === undefined || "problem" in parsed ? undefined : parsed;
   const p = plan(session, engineOptions(options, budgetTokens, needModel));
   const out = sessionToRows(rows, apply(session, p));
-  const noted = imagesNoted(rows, out);
+  const noted = blocksNoted(rows, out);
   const { tokensBefore, tokensAfter } = p.totals;
   // what an answer frees of the window: the rows' tokens cut, and the thinking Claude Code drops with the rows
   const thinkingTokens = unseen.thinkingTokens ?? 0;
@@ -253,7 +253,7 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
     results,
     escalated: escalated(p),
     needWeights: needModel === undefined ? ("shipped" as const) : ("user" as const),
-    ...(noted > 0 ? { imagesNoted: noted } : {}),
+    ...(noted > 0 ? { blocksNoted: noted } : {}),
     ...(parsed !== undefined && "problem" in parsed ? { needWeightsProblem: parsed.problem } : {}),
     ...(window === undefined ? {} : { window, freedPercent, budgetTokens }),
     ...(unseenTokens > 0 ? { unseenTokens } : {}),

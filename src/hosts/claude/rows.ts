@@ -73,34 +73,52 @@ export const keptCallIds = (rows: readonly SessionRow[]): Set<string> =>
     rows.slice(openLoopStart(rows)).flatMap((r) => (r.role === "assistant" && r.handle !== undefined ? (r.toolUses ?? []).map((u) => u.tool_use_id) : [])),
   );
 
-const NOT_IMAGES = new Set(["text", "tool_reference"]);
-
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 const list = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
 
+/** The blocks beside a result's text: pictures, and the rest (a PDF, an MCP resource or audio). */
+export interface ResultBlocks {
+  readonly images: number;
+  readonly documents: number;
+}
+
+const NONE: ResultBlocks = { images: 0, documents: 0 };
+
 /**
- * The images (and other blocks that are not text) a result held, as its row's `result` (the
- * record's toolUseResult) shows them. A Read: `{ type: "image" | "pdf", file }` is one; PDF pages
- * (`type: "parts"`) one per page sent as a picture (`pages[i].base64`); a notebook one per cell
- * output with an `image`. An MCP tool's result is its list of content blocks. A row's `text` has
- * the text blocks alone.
+ * The blocks that are not text a result held, as its row's `result` (the record's toolUseResult)
+ * shows them; a row's `text` has the text blocks alone. A Read: `{ type: "image", file }` is an
+ * image, `{ type: "pdf", file }` a document, PDF pages (`type: "parts"`) an image per page sent as
+ * a picture (`pages[i].base64`), a notebook an image per cell output that has one. An MCP tool's
+ * result is its list of content blocks (a ToolSearch's tool_reference blocks are names, not
+ * pictures).
  */
-export const resultImages = (result: unknown): number => {
-  if (Array.isArray(result)) return result.filter((b) => isObject(b) && typeof b.type === "string" && !NOT_IMAGES.has(b.type)).length;
-  if (!isObject(result)) return 0;
+export const resultBlocks = (result: unknown): ResultBlocks => {
+  if (Array.isArray(result)) {
+    let images = 0;
+    let documents = 0;
+    for (const b of result) {
+      if (!isObject(b) || typeof b.type !== "string" || b.type === "text" || b.type === "tool_reference") continue;
+      if (b.type === "image") images++;
+      else documents++;
+    }
+    return { images, documents };
+  }
+  if (!isObject(result)) return NONE;
   switch (result.type) {
     case "image":
+      return { images: 1, documents: 0 };
     case "pdf":
     case "document":
-      return 1;
+      return { images: 0, documents: 1 };
     case "parts":
-      return list(result.pages).filter((p) => isObject(p) && typeof p.base64 === "string" && p.base64 !== "").length;
+      return { images: list(result.pages).filter((p) => isObject(p) && typeof p.base64 === "string" && p.base64 !== "").length, documents: 0 };
     case "notebook": {
       const cells = isObject(result.file) ? list(result.file.cells) : [];
-      return cells.reduce<number>((n, c) => n + (isObject(c) ? list(c.outputs).filter((o) => isObject(o) && isObject(o.image)).length : 0), 0);
+      const images = cells.reduce<number>((n, c) => n + (isObject(c) ? list(c.outputs).filter((o) => isObject(o) && isObject(o.image)).length : 0), 0);
+      return { images, documents: 0 };
     }
     default:
-      return 0;
+      return NONE;
   }
 };
 
@@ -112,7 +130,7 @@ export const rowsToSession = (rows: readonly SessionRow[], id: string): Session 
       callId: r.tool_use_id,
       text: r.text,
       isError: r.isError === true,
-      images: resultImages(r.result),
+      images: blockCount(resultBlocks(r.result)),
     }));
     const kind = row.role === "assistant" ? "reply" : toolResults.length > 0 ? "tool" : "prompt";
     return { role: row.role, kind, text: row.text, toolCalls, toolResults, source: { host: "claude", record } };
@@ -132,31 +150,44 @@ const rebuildAssistant = (row: SessionRow, m: Message): SessionRow => ({
   }),
 });
 
+const blockCount = (b: ResultBlocks): number => b.images + b.documents;
+
+const counted = (n: number, one: string): string => (n === 1 ? `a${/^[aeiou]/.test(one) ? "n" : ""} ${one}` : `${n} ${one}s`);
+
 /**
- * What a result kept whole says of the images a rebuilt row cannot carry (Claude Code rebuilds a
- * tool_result from its text alone): without it the agent would take an image-only result for an
- * empty one. The plugin's recall tool hands them back from the transcript, as they were.
+ * What a result kept whole says of the blocks a rebuilt row cannot carry (Claude Code rebuilds a
+ * tool_result from its text alone): without it the agent would take a read of a picture for an
+ * empty result. The plugin's recall tool hands pictures back from the transcript, as they were;
+ * a document (a PDF) it cannot, so the call is to be made again.
  */
-export const imagesNote = (images: number, callId: string): string => {
-  const them = images === 1 ? "it" : "them";
-  const how = /^[\w.:-]{1,256}$/.test(callId) ? `bc recall ${callId} gives ${them} back` : `to see ${them}, make the call again`;
-  return `[bc: ${images === 1 ? "an image" : `${images} images`} of this result did not carry over the compaction; ${how}]`;
+export const blocksNote = (blocks: ResultBlocks, callId: string): string => {
+  const what = [...(blocks.images > 0 ? [counted(blocks.images, "image")] : []), ...(blocks.documents > 0 ? [counted(blocks.documents, "document")] : [])].join(
+    " and ",
+  );
+  const them = blockCount(blocks) === 1 ? "it" : "them";
+  const how = blocks.documents === 0 && /^[\w.:-]{1,256}$/.test(callId) ? `bc recall ${callId} gives ${them} back` : `to see ${them}, make the call again`;
+  return `[bc: ${what} of this result did not carry over the compaction; ${how}]`;
 };
 
-const withImagesNote = (r: ToolResult, before: ToolResult | undefined): string => {
+/** The text a rebuilt result goes back with: a result kept whole that held blocks ends in their note. */
+const withBlocksNote = (text: string, callId: string, before: ToolResultSummary | undefined): string => {
   // a result cut has its own note, and recall gives back its images with its text
-  if (r.images === 0 || before === undefined || r.text !== before.text) return r.text;
-  const note = imagesNote(r.images, r.callId);
-  return r.text === "" ? note : `${r.text}\n${note}`;
+  if (before === undefined || text !== before.text) return text;
+  const blocks = resultBlocks(before.result);
+  if (blockCount(blocks) === 0) return text;
+  const note = blocksNote(blocks, callId);
+  return text === "" ? note : `${text}\n${note}`;
 };
 
-/** How many results of `out` (sessionToRows' answer for `rows`) end in the images note they did not end in before. */
-export const imagesNoted = (rows: readonly SessionRow[], out: readonly SessionRow[]): number => {
+/** How many results of `out` (sessionToRows' answer for `rows`) end in a blocks note they did not end in before. */
+export const blocksNoted = (rows: readonly SessionRow[], out: readonly SessionRow[]): number => {
   let n = 0;
   out.forEach((row, i) =>
     (row.toolResults ?? []).forEach((r, k) => {
       const before = rows[i]?.toolResults?.[k];
-      if (before !== undefined && r.text !== before.text && r.text.endsWith(imagesNote(resultImages(before.result), r.tool_use_id))) n++;
+      if (before === undefined || r.text === before.text || before.tool_use_id !== r.tool_use_id) return;
+      const blocks = resultBlocks(before.result);
+      if (blockCount(blocks) > 0 && r.text.endsWith(blocksNote(blocks, r.tool_use_id))) n++;
     }),
   );
   return n;
@@ -169,8 +200,7 @@ const rebuildUser = (m: Message, row: SessionRow | undefined): SessionRow => ({
   toolUses: [],
   toolResults: m.toolResults.map((r, k) => {
     const orig = row?.toolResults?.[k];
-    const before = orig?.tool_use_id === r.callId ? { ...r, text: orig.text } : undefined;
-    return { tool_use_id: r.callId, text: withImagesNote(r, before), isError: r.isError };
+    return { tool_use_id: r.callId, text: withBlocksNote(r.text, r.callId, orig?.tool_use_id === r.callId ? orig : undefined), isError: r.isError };
   }),
 });
 

@@ -99,9 +99,9 @@ test("formatRecord: a heading, the figures, and each result that was not kept", 
     "  thinking counted against the budget: Claude Code's messages are denied",
   ]);
   // bc claude log reads both back
-  const back = parseLog(`${JSON.stringify(record({ thinkingTokens: 2_500, keptThinkingTokens: 900, thinkingProblem: "x", imagesNoted: 2 }))}\n`).records[0]!;
-  expect([back.thinkingTokens, back.keptThinkingTokens, back.thinkingProblem, back.imagesNoted]).toEqual([2_500, 900, "x", 2]);
-  expect(parseLog(`${JSON.stringify(record({ imagesNoted: -1 }))}\n`).problems).toHaveLength(1);
+  const back = parseLog(`${JSON.stringify(record({ thinkingTokens: 2_500, keptThinkingTokens: 900, thinkingProblem: "x", blocksNoted: 2 }))}\n`).records[0]!;
+  expect([back.thinkingTokens, back.keptThinkingTokens, back.thinkingProblem, back.blocksNoted]).toEqual([2_500, 900, "x", 2]);
+  expect(parseLog(`${JSON.stringify(record({ blocksNoted: -1 }))}\n`).problems).toHaveLength(1);
 });
 
 test("formatRecord: a skipped or handed-over compaction changed nothing, and its plan's figures say so", () => {

@@ -16,7 +16,7 @@ import {
   type CompactInput,
   type PluginOptions,
 } from "../../../src/hosts/claude/plugin.ts";
-import { imagesNote, openLoopStart, rowsToSession, type SessionRow } from "../../../src/hosts/claude/rows.ts";
+import { blocksNote, openLoopStart, rowsToSession, type SessionRow } from "../../../src/hosts/claude/rows.ts";
 import { warmUpRows } from "../../../src/hosts/claude/warm-up.ts";
 import { estimateSessionTokens } from "../../../src/engine/estimate.ts";
 import { formatRecord } from "../../../src/hosts/claude/decision-log.ts";
@@ -162,17 +162,15 @@ describe("compactRows", () => {
     const { answer: first, record } = compactRows(input({ rows: [...inRows, ...shot], window: 1_000_000 }));
     if (!("messages" in first)) throw new Error(`expected messages, got ${JSON.stringify(first)}`);
     // the log says so too
-    expect(record.imagesNoted).toBe(1);
-    expect(formatRecord(record)).toContain(
-      "\n  1 result kept whole holds images that did not carry over: each says so after its text, and recall gives them back",
-    );
+    expect(record.blocksNoted).toBe(1);
+    expect(formatRecord(record)).toContain("\n  1 result kept whole holds images or documents that did not carry over: each says so after its text");
     const image = first.messages.flatMap((r) => r.toolResults ?? []).find((t) => t.tool_use_id === "img1");
-    expect(image?.text).toBe(imagesNote(1, "img1"));
+    expect(image?.text).toBe(blocksNote({ images: 1, documents: 0 }, "img1"));
     expect(pairingProblems(first.messages)).toEqual([]);
     const again = compactRows(input({ rows: first.messages, window: 1_000_000 }));
     expect(again.answer).toEqual({ skip: expect.stringContaining("nothing to remove") });
-    expect(again.record.imagesNoted).toBeUndefined();
-    expect(formatRecord(again.record)).not.toContain("images");
+    expect(again.record.blocksNoted).toBeUndefined();
+    expect(formatRecord(again.record)).not.toContain("images or documents");
   });
 
   test("manual with nothing to remove: skip", () => {

@@ -4,11 +4,12 @@
 import { describe, expect, test } from "bun:test";
 import type { Message } from "../../../src/engine/types.ts";
 import {
-  imagesNote,
+  blocksNote,
+  blocksNoted,
   keptCallIds,
   openLoopStart,
   orphans,
-  resultImages,
+  resultBlocks,
   rowsToSession,
   sessionToRows,
   validateRows,
@@ -162,20 +163,29 @@ describe("images a rebuilt row cannot carry", () => {
     },
   ];
 
-  test("counted from the row's result: a Read of an image or a PDF, an MCP result's blocks that are not text", () => {
-    expect(resultImages({ type: "image", file: { base64: "x" } })).toBe(1);
-    expect(resultImages({ type: "pdf", file: { base64: "x" } })).toBe(1);
+  test("counted from the row's result: a Read of an image or a PDF, PDF pages, a notebook's pictures, an MCP result's blocks that are not text", () => {
+    const img = (images: number, documents = 0) => ({ images, documents });
+    expect(resultBlocks({ type: "image", file: { base64: "x" } })).toEqual(img(1));
+    expect(resultBlocks({ type: "pdf", file: { base64: "x" } })).toEqual(img(0, 1));
     // PDF pages sent as pictures (a page that could not be is text), and a notebook's image outputs
-    expect(resultImages({ type: "parts", file: { count: 3 }, pages: [{ base64: "x", mediaType: "image/jpeg" }, { error: "bad" }, { base64: "y" }] })).toBe(2);
+    expect(resultBlocks({ type: "parts", file: { count: 3 }, pages: [{ base64: "x", mediaType: "image/jpeg" }, { error: "bad" }, { base64: "y" }] })).toEqual(
+      img(2),
+    );
     const cell = (outputs: unknown[]) => ({ cellType: "code", source: "plot()", outputs });
     expect(
-      resultImages({ type: "notebook", file: { cells: [cell([{ text: "1" }, { image: { image_data: "x", media_type: "image/png" } }]), cell([])] } }),
-    ).toBe(1);
-    expect(resultImages({ type: "notebook", file: { cells: "not cells" } })).toBe(0);
-    expect(resultImages([{ type: "text", text: "a" }, png, png])).toBe(2);
-    expect(resultImages([{ type: "text", text: "a" }])).toBe(0);
-    expect(resultImages({ type: "text", file: { content: "a" } })).toBe(0);
-    for (const none of [undefined, null, "text", 3, [null, "x"]]) expect(resultImages(none)).toBe(0);
+      resultBlocks({ type: "notebook", file: { cells: [cell([{ text: "1" }, { image: { image_data: "x", media_type: "image/png" } }]), cell([])] } }),
+    ).toEqual(img(1));
+    expect(resultBlocks({ type: "notebook", file: { cells: "not cells" } })).toEqual(img(0));
+    // an MCP result: its pictures, and its other blocks as documents; a ToolSearch's names are neither
+    expect(resultBlocks([{ type: "text", text: "a" }, png, png, { type: "resource", resource: { uri: "file:///a.pdf" } }])).toEqual(img(2, 1));
+    expect(
+      resultBlocks([
+        { type: "text", text: "a" },
+        { type: "tool_reference", tool_name: "Grep" },
+      ]),
+    ).toEqual(img(0));
+    expect(resultBlocks({ type: "text", file: { content: "a" } })).toEqual(img(0));
+    for (const none of [undefined, null, "text", 3, [null, "x"]]) expect(resultBlocks(none)).toEqual(img(0));
     expect(rowsToSession(imageRows(), "s").messages[2]!.toolResults.map((r) => r.images)).toEqual([1, 2, 0]);
   });
 
@@ -183,16 +193,27 @@ describe("images a rebuilt row cannot carry", () => {
     const rows = imageRows();
     const out = sessionToRows(rows, rowsToSession(rows, "s").messages);
     expect(out[2]!.toolResults!.map((r) => r.text)).toEqual([
-      imagesNote(1, "r1"),
-      `Screenshot of http://localhost:3000\n${imagesNote(2, "m1")}`,
+      blocksNote({ images: 1, documents: 0 }, "r1"),
+      `Screenshot of http://localhost:3000\n${blocksNote({ images: 2, documents: 0 }, "m1")}`,
       "a.txt\nb.txt",
     ]);
-    expect(imagesNote(1, "r1")).toBe("[bc: an image of this result did not carry over the compaction; bc recall r1 gives it back]");
-    expect(imagesNote(2, "m1")).toBe("[bc: 2 images of this result did not carry over the compaction; bc recall m1 gives them back]");
+    expect(blocksNoted(rows, out)).toBe(2);
+    expect(blocksNote({ images: 1, documents: 0 }, "r1")).toBe("[bc: an image of this result did not carry over the compaction; bc recall r1 gives it back]");
+    expect(blocksNote({ images: 2, documents: 0 }, "m1")).toBe("[bc: 2 images of this result did not carry over the compaction; bc recall m1 gives them back]");
+    // recall gives pictures back, not a PDF: a document is seen by making the call again
+    expect(blocksNote({ images: 0, documents: 1 }, "p1")).toBe(
+      "[bc: a document of this result did not carry over the compaction; to see it, make the call again]",
+    );
+    expect(blocksNote({ images: 1, documents: 2 }, "p1")).toBe(
+      "[bc: an image and 2 documents of this result did not carry over the compaction; to see them, make the call again]",
+    );
     // an id a command line cannot hold as it is: no recall to name
-    expect(imagesNote(1, "a b]")).toBe("[bc: an image of this result did not carry over the compaction; to see it, make the call again]");
+    expect(blocksNote({ images: 1, documents: 0 }, "a b]")).toBe(
+      "[bc: an image of this result did not carry over the compaction; to see it, make the call again]",
+    );
     // a later pass gets the rebuilt rows (no result): the note is text like any other, and is not added again
     expect(sessionToRows(out, rowsToSession(out, "s").messages)).toEqual(out);
+    expect(blocksNoted(out, sessionToRows(out, rowsToSession(out, "s").messages))).toBe(0);
   });
 
   test("a result bc cut carries its own note alone (recall lists the images)", () => {
