@@ -88,7 +88,8 @@ const NONE: ResultBlocks = { images: 0, documents: 0 };
  * The blocks that are not text a result held, as its row's `result` (the record's toolUseResult)
  * shows them; a row's `text` has the text blocks alone. A Read: `{ type: "image", file }` is an
  * image, `{ type: "pdf", file }` a document, PDF pages (`type: "parts"`) an image per page sent as
- * a picture (`pages[i].base64`), a notebook an image per cell output that has one. An MCP tool's
+ * a picture (`pages[i].base64`, or `file.count` where the pages were left out as Claude Code stores
+ * the result), a notebook an image per cell output that has one. An MCP tool's
  * result is its list of content blocks (a ToolSearch's tool_reference blocks are names, not
  * pictures).
  */
@@ -110,8 +111,13 @@ export const resultBlocks = (result: unknown): ResultBlocks => {
     case "pdf":
     case "document":
       return { images: 0, documents: 1 };
-    case "parts":
-      return { images: list(result.pages).filter((p) => isObject(p) && typeof p.base64 === "string" && p.base64 !== "").length, documents: 0 };
+    case "parts": {
+      // the pages' pictures; Claude Code stores the result without them, and then its count says how many were sent
+      if (Array.isArray(result.pages))
+        return { images: result.pages.filter((p) => isObject(p) && typeof p.base64 === "string" && p.base64 !== "").length, documents: 0 };
+      const count = isObject(result.file) ? result.file.count : undefined;
+      return { images: typeof count === "number" && Number.isInteger(count) && count > 0 ? count : 0, documents: 0 };
+    }
     case "notebook": {
       const cells = isObject(result.file) ? list(result.file.cells) : [];
       const images = cells.reduce<number>((n, c) => n + (isObject(c) ? list(c.outputs).filter((o) => isObject(o) && isObject(o.image)).length : 0), 0);

@@ -171,6 +171,9 @@ describe("images a rebuilt row cannot carry", () => {
     expect(resultBlocks({ type: "parts", file: { count: 3 }, pages: [{ base64: "x", mediaType: "image/jpeg" }, { error: "bad" }, { base64: "y" }] })).toEqual(
       img(2),
     );
+    // as Claude Code stores it, without the pages: their count
+    expect(resultBlocks({ type: "parts", file: { count: 3, filePath: "/p/a.pdf" } })).toEqual(img(3));
+    expect(resultBlocks({ type: "parts", file: { count: "3" } })).toEqual(img(0));
     const cell = (outputs: unknown[]) => ({ cellType: "code", source: "plot()", outputs });
     expect(
       resultBlocks({ type: "notebook", file: { cells: [cell([{ text: "1" }, { image: { image_data: "x", media_type: "image/png" } }]), cell([])] } }),
