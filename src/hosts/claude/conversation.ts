@@ -20,7 +20,10 @@ const blocksOf = (rec: ClaudeRecord): readonly Block[] | string | undefined => {
 
 const messageId = (rec: ClaudeRecord): string | undefined => (isObject(rec.message) ? str(rec.message.id) : undefined);
 
-/** A tool_result's text: the string content, or its text blocks joined; other blocks are counted. */
+/**
+ * A tool_result's text: the string content, or its text blocks joined; other blocks are counted
+ * (pictures, documents), but for a ToolSearch's tool_reference blocks, which name tools.
+ */
 export const toolResultText = (content: unknown): { text: string; images: number } => {
   if (typeof content === "string") return { text: content, images: 0 };
   if (!Array.isArray(content)) return { text: "", images: 0 };
@@ -28,7 +31,7 @@ export const toolResultText = (content: unknown): { text: string; images: number
   let images = 0;
   for (const b of content) {
     if (isObject(b) && b.type === "text" && typeof b.text === "string") parts.push(b.text);
-    else images++;
+    else if (!(isObject(b) && b.type === "tool_reference")) images++;
   }
   return { text: parts.join("\n"), images };
 };

@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Message } from "../../../src/engine/types.ts";
+import { toolResultText } from "../../../src/hosts/claude/conversation.ts";
 import { loadClaudeTranscript, loadClaudeTranscripts, loadTranscript } from "../../../src/hosts/claude/transcript.ts";
 import { type Transcript, parseTranscript, readTranscript } from "../../../src/hosts/claude/transcript-format.ts";
 import { BcError } from "../../../src/util/errors.ts";
@@ -147,6 +148,24 @@ describe("the conversation as Claude Code loads it", () => {
     ]);
     expect(s.timeline.messages[6]!.toolResults[0]!.text).toBe("Screenshot of http://localhost:3000 (1280x800)\n2 images attached");
     expect(JSON.stringify(s.timeline.messages)).not.toContain("iVBORw0KGgo");
+  });
+
+  test("a ToolSearch's tool_reference blocks name tools: not counted as images, as a document is", () => {
+    expect(
+      toolResultText([
+        { type: "tool_reference", tool_name: "Grep" },
+        { type: "tool_reference", tool_name: "Glob" },
+      ]),
+    ).toEqual({ text: "", images: 0 });
+    expect(
+      toolResultText([
+        { type: "text", text: "PDF file read" },
+        { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBE" } },
+      ]),
+    ).toEqual({
+      text: "PDF file read",
+      images: 1,
+    });
   });
 
   test("sidechains in the file and subagent files beside it are their own sessions, main first", () => {
