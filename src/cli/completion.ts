@@ -20,7 +20,7 @@ interface Node {
 }
 
 /** A flag whose value is a path (a folder, a file, a binary): the shell completes file names for it. */
-const takesPath = (name: string): boolean => /dir|out|session|weights|codex|home/.test(name);
+const takesPath = (name: string): boolean => /dir|out|session|weights|codex|home|images/.test(name);
 
 /** A description's first clause, for a completion menu: cut where a sentence or clause ends, not at a dot inside a name (report.md). */
 const firstClause = (text: string): string => text.split(/[.:;](?:\s|$)|\s\(/)[0]!.trim();

@@ -1,6 +1,8 @@
 // `bc recall <call id>`: print a tool call's original output, byte for byte, from the files the host
 // keeps (bc never deletes an output from disk). `bc recall --list`: what bc removed in a session.
 import { defineCommand } from "citty";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { detectHost, resolveSession } from "../hosts/load.ts";
 import { projectSessionFiles, recall, type Recalled } from "../hosts/recall/lookup.ts";
 import type { StoredImage } from "../hosts/recall/records.ts";
@@ -8,7 +10,8 @@ import { removedIn, type RemovedList } from "../hosts/recall/removed.ts";
 import { subagentFiles } from "../hosts/claude/transcript.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
 import { needModelOption, weightsInUse } from "../hosts/need-weights.ts";
-import { checkPositionals } from "./args.ts";
+import { z } from "zod";
+import { checkPositionals, parseFlags, pathFlag } from "./args.ts";
 import { BcError } from "../util/errors.ts";
 import { log, out, warnList } from "../util/log.ts";
 import { counted } from "../util/format.ts";
@@ -27,6 +30,42 @@ export const recallHeading = (r: Recalled): string => {
   if (r.isError) parts.push("the tool reported an error (is_error)");
   if (r.images.length > 0) parts.push(`${counted(r.images.length, blocksNoun(r.images))} not printed: ${r.images.map(describeImage).join("; ")}`);
   return parts.join("; ");
+};
+
+const EXTENSIONS: Readonly<Record<string, string>> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
+
+/** An image written to a file by --images: where, and what it is. */
+export interface WrittenImage {
+  readonly file: string;
+  readonly mediaType?: string;
+  readonly bytes: number;
+}
+
+/**
+ * Write the output's inline images into `dir` (made if missing), one file each:
+ * `<id>-<n>.<ext>`, n counting from 1 among the blocks beside the text. A file already there with
+ * other bytes is never overwritten (an error names it); with the same bytes it is taken as
+ * written. Blocks without inline data, or that are not pictures, are passed over.
+ */
+export const writeImages = (r: Recalled, dir: string): WrittenImage[] => {
+  const written: WrittenImage[] = [];
+  const safeId = r.id.replace(/[^\w.-]/g, "_");
+  r.images.forEach((img, i) => {
+    if (img.data === undefined || !img.mediaType?.startsWith("image/")) return;
+    const bytes = Buffer.from(img.data, "base64");
+    const file = join(dir, `${safeId}-${i + 1}.${EXTENSIONS[img.mediaType] ?? "img"}`);
+    if (written.length === 0) mkdirSync(dir, { recursive: true });
+    try {
+      writeFileSync(file, bytes, { flag: "wx" });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== "EEXIST") throw new BcError("bad-input", `${file}: cannot be written (${(e as Error).message})`, "pass --images a folder you can write to");
+      if (!readFileSync(file).equals(bytes))
+        throw new BcError("exists", `${file}: already there with other bytes; not overwritten`, "pass --images an empty folder");
+    }
+    written.push({ file, ...(img.mediaType ? { mediaType: img.mediaType } : {}), bytes: bytes.length });
+  });
+  return written;
 };
 
 export const recallJson = (r: Recalled) => ({
@@ -112,6 +151,10 @@ export default defineCommand({
       description: "A session file, id (or its start) or name, to look in first (with --list: the session to list; default: this project's newest)",
     },
     list: { type: "boolean", default: false, description: "List what bc removed in a session: ids, tools, sizes, rule, whether recall can give it back" },
+    images: {
+      type: "string",
+      description: "Also write the output's images into this folder, a file each (<id>-<n>.png ...), and name them on stderr",
+    },
     json: { type: "boolean", default: false, description: "Print JSON on stdout, for scripts" },
   },
   run({ args }) {
@@ -122,13 +165,20 @@ export default defineCommand({
       return listRemoved(args.session as string | undefined, args.json as boolean);
     }
     if (id === undefined) throw new BcError("usage", "no call id given", "run 'bc recall <call id>' with the id a removal note names, or 'bc recall --list'");
+    const { images } = parseFlags(z.object({ images: pathFlag().optional() }), args, "bc recall", 1);
     const r = recall(id, { session: args.session as string | undefined });
+    const written = images === undefined ? undefined : writeImages(r, images);
     if (args.json) {
-      out(JSON.stringify(recallJson(r), null, 2));
+      out(JSON.stringify(written === undefined ? recallJson(r) : { ...recallJson(r), written }, null, 2));
       return 0;
     }
-    // people at a terminal get a heading; a program (an agent's shell tool) gets the bytes alone
+    // people at a terminal get a heading; a program (an agent's shell tool) gets the bytes alone,
+    // and a line on stderr where pictures are left out, or were written where asked
     if (process.stderr.isTTY) log.info(recallHeading(r));
+    const pictures = r.images.filter((i) => i.data !== undefined && i.mediaType?.startsWith("image/")).length;
+    if (written !== undefined) for (const w of written) process.stderr.write(`bc recall: wrote ${w.file} (${w.mediaType ?? "image"}, ${size(w.bytes)})\n`);
+    else if (pictures > 0 && !process.stderr.isTTY)
+      process.stderr.write(`bc recall: ${counted(pictures, "image")} not printed; --images <folder> writes ${pictures === 1 ? "it" : "them"} to files\n`);
     process.stdout.write(r.text);
     return 0;
   },

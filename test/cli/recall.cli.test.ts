@@ -2,7 +2,7 @@
 // what it says when it cannot (unknown, ambiguous, only a note left, bad input); `--list`.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { dropNote, truncatedText } from "../../src/engine/notes.ts";
@@ -220,6 +220,43 @@ describe("bc recall <id>", () => {
     });
     expect(j.images).toEqual([{ type: "image", mediaType: "image/png", bytes: 16 }]);
     expect(recallHeading(lookup("toolu_01LS"))).toContain("1 image not printed: image image/png, 16 B");
+  });
+
+  test("its images to files with --images: each named on stderr, the same bytes again taken as written, other bytes never overwritten", () => {
+    // without --images, a program is told what was left out, in one line on stderr
+    const plain = bc(["toolu_01LS"]);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toBe(LISTING);
+    expect(plain.stderr).toBe("bc recall: 1 image not printed; --images <folder> writes it to files\n");
+
+    const dir = join(tmp, "pictures", "ls");
+    const file = join(dir, "toolu_01LS-1.png");
+    const r = bc(["toolu_01LS", "--images", dir]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(LISTING);
+    expect(r.stderr).toBe(`bc recall: wrote ${file} (image/png, 16 B)\n`);
+    expect(readFileSync(file).equals(Buffer.from(PNG, "base64"))).toBe(true);
+    // again: the same bytes are there, nothing to do
+    expect(bc(["toolu_01LS", "--images", dir]).code).toBe(0);
+    const j = JSON.parse(bc(["toolu_01LS", "--images", dir, "--json"]).stdout);
+    expect(j.written).toEqual([{ file, mediaType: "image/png", bytes: 16 }]);
+    // a file of the user's under that name stays as it is
+    writeFileSync(file, "mine");
+    const clash = bc(["toolu_01LS", "--images", dir]);
+    expect(clash.code).toBe(1);
+    expect(clash.stderr).toContain(`${file}: already there with other bytes; not overwritten`);
+    expect(readFileSync(file, "utf8")).toBe("mine");
+    expect(bc(["toolu_01LS", "--images", ""]).code).toBe(2);
+    // the next flag is no folder
+    const flagged = bc(["toolu_01LS", "--images", "--json"]);
+    expect([flagged.code, flagged.stderr.split("\n")[0]]).toEqual([
+      2,
+      "bc: --images needs a path, not another flag (write ./--x for a folder so named), got '--json'",
+    ]);
+    expect(existsSync(join(project, "--json"))).toBe(false);
+    // an output without images writes nothing and says nothing
+    const none = bc(["toolu_01BUILD", "--images", join(tmp, "pictures", "build")]);
+    expect([none.code, none.stderr, existsSync(join(tmp, "pictures", "build"))]).toEqual([0, "", false]);
   });
 
   test("a Codex output comes back from the project's rollouts (fork and source hold the same bytes)", () => {
