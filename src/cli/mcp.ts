@@ -18,9 +18,9 @@ export const RECALL_TOOL = {
   description:
     "Get back, exactly as it was, the output of an earlier tool call that better-compaction removed or truncated from this conversation " +
     "(bc is better-compaction; its note reads '[bc removed N chars; bc recall <id> prints it]', or after a kept head " +
-    "'[bc cut N more chars; bc recall <id> prints it whole]'; where only a result's images did not carry over, " +
+    "'[bc cut N more chars; bc recall <id> prints it whole]'; where only a result's images or documents did not carry over, " +
     "'[bc: an image of this result did not carry over the compaction; bc recall <id> gives it back]'). Pass the call id the note names. " +
-    "Returns the original output byte for byte from the session files on disk, its images included; nothing is re-run.",
+    "Returns the original output byte for byte from the session files on disk, its images included (a PDF as a file saved for you); nothing is re-run.",
   inputSchema: {
     type: "object",
     properties: {
@@ -51,8 +51,12 @@ export const callRecall = (args: unknown, cwd: string): { content: unknown[]; is
   try {
     const r = recall(id, { cwd, ...(session === undefined ? {} : { session }) });
     const content: unknown[] = [{ type: "text", text: r.text }];
-    for (const img of r.images)
-      if (img.data !== undefined && img.mediaType?.startsWith("image/")) content.push({ type: "image", data: img.data, mimeType: img.mediaType });
+    r.images.forEach((img, i) => {
+      if (img.data === undefined) return;
+      if (img.mediaType?.startsWith("image/")) content.push({ type: "image", data: img.data, mimeType: img.mediaType });
+      else if (img.mediaType === "application/pdf")
+        content.push({ type: "resource", resource: { uri: `bc-recall:${encodeURIComponent(r.id)}/${i + 1}.pdf`, mimeType: img.mediaType, blob: img.data } });
+    });
     if (r.isError) content.push({ type: "text", text: "[better-compaction: the tool reported this output as an error]" });
     return { content, isError: false };
   } catch (e) {

@@ -32,7 +32,16 @@ export const recallHeading = (r: Recalled): string => {
   return parts.join("; ");
 };
 
-const EXTENSIONS: Readonly<Record<string, string>> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
+const EXTENSIONS: Readonly<Record<string, string>> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/gif": "gif",
+  "image/webp": "webp",
+  "application/pdf": "pdf",
+};
+
+/** A block --images writes: a picture or a PDF, held inline. */
+const writable = (img: StoredImage): boolean => img.data !== undefined && (img.mediaType?.startsWith("image/") === true || img.mediaType === "application/pdf");
 
 /** An image written to a file by --images: where, and what it is. */
 export interface WrittenImage {
@@ -42,18 +51,18 @@ export interface WrittenImage {
 }
 
 /**
- * Write the output's inline images into `dir` (made if missing), one file each:
+ * Write the output's inline pictures and PDFs into `dir` (made if missing), one file each:
  * `<id>-<n>.<ext>`, n counting from 1 among the blocks beside the text. A file already there with
  * other bytes is never overwritten (an error names it); with the same bytes it is taken as
- * written. Blocks without inline data, or that are not pictures, are passed over.
+ * written. Blocks without inline data, or of other kinds, are passed over.
  */
 export const writeImages = (r: Recalled, dir: string): WrittenImage[] => {
   const written: WrittenImage[] = [];
   const safeId = r.id.replace(/[^\w.-]/g, "_");
   r.images.forEach((img, i) => {
-    if (img.data === undefined || !img.mediaType?.startsWith("image/")) return;
-    const bytes = Buffer.from(img.data, "base64");
-    const file = join(dir, `${safeId}-${i + 1}.${EXTENSIONS[img.mediaType] ?? "img"}`);
+    if (!writable(img)) return;
+    const bytes = Buffer.from(img.data!, "base64");
+    const file = join(dir, `${safeId}-${i + 1}.${EXTENSIONS[img.mediaType!] ?? "img"}`);
     if (written.length === 0) mkdirSync(dir, { recursive: true });
     try {
       writeFileSync(file, bytes, { flag: "wx" });
@@ -153,7 +162,7 @@ export default defineCommand({
     list: { type: "boolean", default: false, description: "List what bc removed in a session: ids, tools, sizes, rule, whether recall can give it back" },
     images: {
       type: "string",
-      description: "Also write the output's images into this folder, a file each (<id>-<n>.png ...), and name them on stderr",
+      description: "Also write the output's images and PDFs into this folder, a file each (<id>-<n>.png ...), and name them on stderr",
     },
     json: { type: "boolean", default: false, description: "Print JSON on stdout, for scripts" },
   },
@@ -175,10 +184,13 @@ export default defineCommand({
     // people at a terminal get a heading; a program (an agent's shell tool) gets the bytes alone,
     // and a line on stderr where pictures are left out, or were written where asked
     if (process.stderr.isTTY) log.info(recallHeading(r));
-    const pictures = r.images.filter((i) => i.data !== undefined && i.mediaType?.startsWith("image/")).length;
+    const left = r.images.filter(writable);
     if (written !== undefined) for (const w of written) process.stderr.write(`bc recall: wrote ${w.file} (${w.mediaType ?? "image"}, ${size(w.bytes)})\n`);
-    else if (pictures > 0 && !process.stderr.isTTY)
-      process.stderr.write(`bc recall: ${counted(pictures, "image")} not printed; --images <folder> writes ${pictures === 1 ? "it" : "them"} to files\n`);
+    else if (left.length > 0 && !process.stderr.isTTY) {
+      const pdfs = left.filter((i) => i.mediaType === "application/pdf").length;
+      const what = [...(left.length > pdfs ? [counted(left.length - pdfs, "image")] : []), ...(pdfs > 0 ? [counted(pdfs, "PDF")] : [])].join(" and ");
+      process.stderr.write(`bc recall: ${what} not printed; --images <folder> writes ${left.length === 1 ? "it" : "them"} to files\n`);
+    }
     process.stdout.write(r.text);
     return 0;
   },

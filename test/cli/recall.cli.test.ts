@@ -459,6 +459,46 @@ describe("bc mcp: the recall tool over MCP", () => {
     expect(handleMessage({ jsonrpc: "2.0", id: 4, method: "nope" }, project)).toMatchObject({ id: 4, error: { code: -32601 } });
   });
 
+  test("a PDF comes back as an embedded resource (Claude Code saves it to a file and names it), and as a file with --images; a block held by URL is left out", async () => {
+    const { callRecall } = await import("../../src/cli/mcp.ts");
+    const pdf = Buffer.from("%PDF-1.4\n%%EOF\n").toString("base64");
+    const file = write(
+      join(tmp, "elsewhere", "s-pdf.jsonl"),
+      `${[
+        claudeRec("assistant", "p1", [{ type: "tool_use", id: "toolu_01PDF", name: "Read", input: { file_path: "/p/spec.pdf" } }]),
+        claudeRec("user", "p2", [
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_01PDF",
+            content: [
+              { type: "text", text: "PDF file read: /p/spec.pdf (15 bytes)" },
+              { type: "document", source: { type: "base64", media_type: "application/pdf", data: pdf } },
+              { type: "document", source: { type: "url", url: "https://example.com/x.pdf" } },
+            ],
+          },
+        ]),
+      ].join("\n")}\n`,
+    );
+    expect(callRecall({ id: "toolu_01PDF", session: file }, project)).toEqual({
+      content: [
+        { type: "text", text: "PDF file read: /p/spec.pdf (15 bytes)" },
+        { type: "resource", resource: { uri: "bc-recall:toolu_01PDF/1.pdf", mimeType: "application/pdf", blob: pdf } },
+      ],
+      isError: false,
+    });
+    // the command: said on stderr, then written as a .pdf with --images; the block held by URL is not
+    const said = bc(["toolu_01PDF", "--session", file]);
+    expect([said.stdout, said.stderr]).toEqual([
+      "PDF file read: /p/spec.pdf (15 bytes)",
+      "bc recall: 1 PDF not printed; --images <folder> writes it to files\n",
+    ]);
+    const dir = join(tmp, "pictures", "pdf");
+    const r = bc(["toolu_01PDF", "--session", file, "--images", dir]);
+    expect(r.stderr).toBe(`bc recall: wrote ${join(dir, "toolu_01PDF-1.pdf")} (application/pdf, 15 B)\n`);
+    expect(readdirSync(dir)).toEqual(["toolu_01PDF-1.pdf"]);
+    expect(readFileSync(join(dir, "toolu_01PDF-1.pdf"), "utf8")).toBe("%PDF-1.4\n%%EOF\n");
+  });
+
   test("a recall error's hint is said for the tool's caller: its session argument, not the command line's --session", async () => {
     const { mcpHint } = await import("../../src/cli/mcp.ts");
     expect(mcpHint("pass --session <session id, name or file> to say which")).toBe(

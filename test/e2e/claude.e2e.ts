@@ -253,7 +253,7 @@ describe("an image and a PDF read before /compact", () => {
         expect(record.outcome).toBe("compacted");
         const afterBody = mock.requests.find((r) => r.n >= n && !r.summarization)!.body;
         expect(viewOf(afterBody).results.get(imageCall)).toBe(blocksNote({ images: 1, documents: 0 }, imageCall));
-        // recall hands back pictures, not a PDF: the note sends the agent to the call
+        // a PDF too: its text, then the note
         expect(viewOf(afterBody).results.get(pdfCall)).toBe(`${pdfText}\n${blocksNote({ images: 0, documents: 1 }, pdfCall)}`);
         expect(JSON.stringify(afterBody)).not.toContain('"type":"document"');
         expect(JSON.stringify(afterBody)).not.toContain('"type":"image"');

@@ -45,6 +45,17 @@ afterAll(() => {
   }
 });
 
+/** A one-page PDF with no content: enough for Claude Code's Read to send it as a document. */
+const MINIMAL_PDF = [
+  "%PDF-1.4",
+  "1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj",
+  "2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj",
+  "3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >> endobj",
+  "trailer << /Root 1 0 R >>",
+  "%%EOF",
+  "",
+].join("\n");
+
 /** ~1 kB files whose Read output ends in a tab (Read numbers a last, empty line): trailing whitespace a shell tool trims */
 const small = (name: string): string =>
   `${Array.from({ length: 30 }, (_, i) => `${name} line ${i}: value_${name.replace(/\W/g, "_")}_${i * 7919}`).join("\n")}\n`;
@@ -155,6 +166,33 @@ describe.skipIf(!existsSync(BC))("Claude Code: the recall tool after a compactio
         expect(back).toContain('"type":"image"');
         expect(back).toContain(image!.source.data);
         console.log(`recall: the image of ${id} (${image!.source.data.length} base64 chars) back through the MCP tool`);
+      } finally {
+        await session.close();
+      }
+    },
+    T,
+  );
+
+  test(
+    "a PDF: the recall tool hands its bytes back, which Claude Code saves to a file it names to the model",
+    async () => {
+      const pdf = Buffer.from(MINIMAL_PDF);
+      const { names, mock, session } = recallSession("recall-pdf", { "spec.pdf": pdf });
+      try {
+        await session.send(`READFILES ${names.join(" ")} spec.pdf a.txt`);
+        const id = viewOf(mock.conversationRequests().at(-1)!.body).uses.find((u) => JSON.stringify(u.input).includes("spec.pdf"))!.id;
+        const compacted = await session.send("/compact");
+        expect(JSON.stringify(compacted)).not.toContain("Not compacted");
+        await session.send(`SCRIPT [{"name":"${RECALL_RULES[0]}","input":{"id":"${id}"}}]`);
+        const last = mock.conversationRequests().at(-1)!.body;
+        const use = viewOf(last).uses.at(-1)!;
+        expect(use.name).toBe(RECALL_RULES[0]!);
+        const back = viewOf(last).results.get(use.id)!;
+        expect(back).toStartWith("PDF file read: ");
+        const saved = /Binary content \(application\/pdf, (\d+) bytes\) saved to (\S+\.pdf)/.exec(back);
+        expect(saved?.[1]).toBe(String(pdf.length));
+        expect(readFileSync(saved![2]!).equals(pdf)).toBe(true);
+        console.log(`recall: the PDF of ${id} back through the MCP tool, saved by Claude Code to ${saved![2]}`);
       } finally {
         await session.close();
       }

@@ -76,7 +76,7 @@ export const keptCallIds = (rows: readonly SessionRow[]): Set<string> =>
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 const list = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
 
-/** The blocks beside a result's text: pictures, and the rest (a PDF, an MCP resource or audio). */
+/** The blocks beside a result's text that a rebuilt row loses: pictures, and documents (a PDF). */
 export interface ResultBlocks {
   readonly images: number;
   readonly documents: number;
@@ -90,17 +90,17 @@ const NONE: ResultBlocks = { images: 0, documents: 0 };
  * image, `{ type: "pdf", file }` a document, PDF pages (`type: "parts"`) an image per page sent as
  * a picture (`pages[i].base64`, or `file.count` where the pages were left out as Claude Code stores
  * the result), a notebook an image per cell output that has one. An MCP tool's
- * result is its list of content blocks (a ToolSearch's tool_reference blocks are names, not
- * pictures).
+ * result is its list of content blocks: its image and document blocks count (Claude Code turns
+ * the others into text; a ToolSearch's tool_reference blocks are names).
  */
 export const resultBlocks = (result: unknown): ResultBlocks => {
   if (Array.isArray(result)) {
     let images = 0;
     let documents = 0;
     for (const b of result) {
-      if (!isObject(b) || typeof b.type !== "string" || b.type === "text" || b.type === "tool_reference") continue;
+      if (!isObject(b)) continue;
       if (b.type === "image") images++;
-      else documents++;
+      else if (b.type === "document") documents++;
     }
     return { images, documents };
   }
@@ -163,15 +163,15 @@ const counted = (n: number, one: string): string => (n === 1 ? `a${/^[aeiou]/.te
 /**
  * What a result kept whole says of the blocks a rebuilt row cannot carry (Claude Code rebuilds a
  * tool_result from its text alone): without it the agent would take a read of a picture for an
- * empty result. The plugin's recall tool hands pictures back from the transcript, as they were;
- * a document (a PDF) it cannot, so the call is to be made again.
+ * empty result. The plugin's recall tool hands them back from the transcript, as they were (a PDF
+ * as a file Claude Code saves and names); `bc recall --images` writes them to files.
  */
 export const blocksNote = (blocks: ResultBlocks, callId: string): string => {
   const what = [...(blocks.images > 0 ? [counted(blocks.images, "image")] : []), ...(blocks.documents > 0 ? [counted(blocks.documents, "document")] : [])].join(
     " and ",
   );
   const them = blockCount(blocks) === 1 ? "it" : "them";
-  const how = blocks.documents === 0 && /^[\w.:-]{1,256}$/.test(callId) ? `bc recall ${callId} gives ${them} back` : `to see ${them}, make the call again`;
+  const how = /^[\w.:-]{1,256}$/.test(callId) ? `bc recall ${callId} gives ${them} back` : `to see ${them}, make the call again`;
   return `[bc: ${what} of this result did not carry over the compaction; ${how}]`;
 };
 

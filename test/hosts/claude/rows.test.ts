@@ -179,8 +179,9 @@ describe("images a rebuilt row cannot carry", () => {
       resultBlocks({ type: "notebook", file: { cells: [cell([{ text: "1" }, { image: { image_data: "x", media_type: "image/png" } }]), cell([])] } }),
     ).toEqual(img(1));
     expect(resultBlocks({ type: "notebook", file: { cells: "not cells" } })).toEqual(img(0));
-    // an MCP result: its pictures, and its other blocks as documents; a ToolSearch's names are neither
-    expect(resultBlocks([{ type: "text", text: "a" }, png, png, { type: "resource", resource: { uri: "file:///a.pdf" } }])).toEqual(img(2, 1));
+    // an MCP result: its pictures and documents (Claude Code turns a resource into text); a ToolSearch's names are neither
+    const pdfBlock = { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBE" } };
+    expect(resultBlocks([{ type: "text", text: "a" }, png, png, pdfBlock, { type: "resource", resource: { uri: "file:///a.pdf" } }])).toEqual(img(2, 1));
     expect(
       resultBlocks([
         { type: "text", text: "a" },
@@ -203,12 +204,10 @@ describe("images a rebuilt row cannot carry", () => {
     expect(blocksNoted(rows, out)).toBe(2);
     expect(blocksNote({ images: 1, documents: 0 }, "r1")).toBe("[bc: an image of this result did not carry over the compaction; bc recall r1 gives it back]");
     expect(blocksNote({ images: 2, documents: 0 }, "m1")).toBe("[bc: 2 images of this result did not carry over the compaction; bc recall m1 gives them back]");
-    // recall gives pictures back, not a PDF: a document is seen by making the call again
-    expect(blocksNote({ images: 0, documents: 1 }, "p1")).toBe(
-      "[bc: a document of this result did not carry over the compaction; to see it, make the call again]",
-    );
+    // recall gives a PDF back too (the recall tool as a file Claude Code saves, the command with --images)
+    expect(blocksNote({ images: 0, documents: 1 }, "p1")).toBe("[bc: a document of this result did not carry over the compaction; bc recall p1 gives it back]");
     expect(blocksNote({ images: 1, documents: 2 }, "p1")).toBe(
-      "[bc: an image and 2 documents of this result did not carry over the compaction; to see them, make the call again]",
+      "[bc: an image and 2 documents of this result did not carry over the compaction; bc recall p1 gives them back]",
     );
     // an id a command line cannot hold as it is: no recall to name
     expect(blocksNote({ images: 1, documents: 0 }, "a b]")).toBe(
