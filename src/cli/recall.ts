@@ -171,6 +171,7 @@ export default defineCommand({
     const id = args.id as string | undefined;
     if (args.list) {
       if (id !== undefined) throw new BcError("usage", "--list takes no call id", "run 'bc recall --list [--session <id or file>]'");
+      if (args.images !== undefined) throw new BcError("usage", "--images goes with a call id, not --list", "run 'bc recall <call id> --images <folder>'");
       return listRemoved(args.session as string | undefined, args.json as boolean);
     }
     if (id === undefined) throw new BcError("usage", "no call id given", "run 'bc recall <call id>' with the id a removal note names, or 'bc recall --list'");

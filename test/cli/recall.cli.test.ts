@@ -254,6 +254,8 @@ describe("bc recall <id>", () => {
       "bc: --images needs a path, not another flag (write ./--x for a folder so named), got '--json'",
     ]);
     expect(existsSync(join(project, "--json"))).toBe(false);
+    const listed = bc(["--list", "--images", dir]);
+    expect([listed.code, listed.stderr.split("\n")[0]]).toEqual([2, "bc: --images goes with a call id, not --list"]);
     // an output without images writes nothing and says nothing
     const none = bc(["toolu_01BUILD", "--images", join(tmp, "pictures", "build")]);
     expect([none.code, none.stderr, existsSync(join(tmp, "pictures", "build"))]).toEqual([0, "", false]);
