@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { pluginFiles, writePluginFiles } from "../../build/plugin.ts";
 import { truncatedText } from "../../src/engine/notes.ts";
 import { blocksNote } from "../../src/hosts/claude/rows.ts";
+import { MINIMAL_PDF } from "./support/claude-fixtures.ts";
 import { ensureClaude } from "./support/claude-install.ts";
 import { firstTarget } from "./support/versions.ts";
 import { signatureOf, startMock, type Mock, type MockOptions } from "./support/claude-mock.ts";
@@ -101,17 +102,6 @@ const lastView = (mock: Mock, from = 0): RequestView =>
       .at(-1)!.body,
   );
 const firstViewFrom = (mock: Mock, n: number): RequestView => viewOf(mock.requests.find((r) => r.n >= n && !r.summarization)!.body);
-
-/** A one-page PDF with no content: enough for Claude Code's Read to send it as a document. */
-const MINIMAL_PDF = [
-  "%PDF-1.4",
-  "1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj",
-  "2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj",
-  "3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >> endobj",
-  "trailer << /Root 1 0 R >>",
-  "%%EOF",
-  "",
-].join("\n");
 
 const filesA = (): Record<string, string> => {
   const files: Record<string, string> = {};

@@ -19,6 +19,7 @@ import { outputText } from "../../src/hosts/codex/items.ts";
 import { readRollout } from "../../src/hosts/codex/rollout.ts";
 import { claudeProjectName } from "../../src/hosts/claude/home.ts";
 import { RECALL_RULES } from "../../src/hosts/recall/permission.ts";
+import { MINIMAL_PDF } from "./support/claude-fixtures.ts";
 import { ensureClaude } from "./support/claude-install.ts";
 import { startMock as startClaudeMock, type Mock } from "./support/claude-mock.ts";
 import { viewOf } from "./support/claude-requests.ts";
@@ -44,17 +45,6 @@ afterAll(() => {
     for (const e of codexEnvs) e.cleanup();
   }
 });
-
-/** A one-page PDF with no content: enough for Claude Code's Read to send it as a document. */
-const MINIMAL_PDF = [
-  "%PDF-1.4",
-  "1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj",
-  "2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj",
-  "3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >> endobj",
-  "trailer << /Root 1 0 R >>",
-  "%%EOF",
-  "",
-].join("\n");
 
 /** ~1 kB files whose Read output ends in a tab (Read numbers a last, empty line): trailing whitespace a shell tool trims */
 const small = (name: string): string =>

@@ -42,3 +42,14 @@ export const readRows = (files: readonly string[], body: (f: string) => string =
     `READFILES ${files.join(" ")}`,
     files.map((f) => ({ tool: "Read", input: { file_path: `/project/${f}` }, text: body(f) })),
   );
+
+/** A one-page PDF with no content: enough for Claude Code's Read to send it as a document. */
+export const MINIMAL_PDF = [
+  "%PDF-1.4",
+  "1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj",
+  "2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj",
+  "3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >> endobj",
+  "trailer << /Root 1 0 R >>",
+  "%%EOF",
+  "",
+].join("\n");
