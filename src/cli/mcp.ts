@@ -4,6 +4,7 @@
 // (.claude-plugin/plugin.json, `mcpServers`). Written by hand: no MCP package is a dependency.
 import { defineCommand } from "citty";
 import { recall } from "../hosts/recall/lookup.ts";
+import { handsBack } from "../hosts/recall/records.ts";
 import { VERSION } from "../version.ts";
 import { isObject } from "../util/json.ts";
 import { linesOf } from "../util/lines.ts";
@@ -52,10 +53,11 @@ export const callRecall = (args: unknown, cwd: string): { content: unknown[]; is
     const r = recall(id, { cwd, ...(session === undefined ? {} : { session }) });
     const content: unknown[] = [{ type: "text", text: r.text }];
     r.images.forEach((img, i) => {
-      if (img.data === undefined) return;
-      if (img.mediaType?.startsWith("image/")) content.push({ type: "image", data: img.data, mimeType: img.mediaType });
-      else if (img.mediaType === "application/pdf")
+      if (!handsBack(img)) return;
+      // a picture as an image block; a PDF as an embedded resource, which Claude Code saves to a file it names
+      if (img.mediaType === "application/pdf")
         content.push({ type: "resource", resource: { uri: `bc-recall:${encodeURIComponent(r.id)}/${i + 1}.pdf`, mimeType: img.mediaType, blob: img.data } });
+      else content.push({ type: "image", data: img.data, mimeType: img.mediaType });
     });
     if (r.isError) content.push({ type: "text", text: "[better-compaction: the tool reported this output as an error]" });
     return { content, isError: false };

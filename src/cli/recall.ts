@@ -1,16 +1,16 @@
 // `bc recall <call id>`: print a tool call's original output, byte for byte, from the files the host
 // keeps (bc never deletes an output from disk). `bc recall --list`: what bc removed in a session.
 import { defineCommand } from "citty";
+import { z } from "zod";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { detectHost, resolveSession } from "../hosts/load.ts";
 import { projectSessionFiles, recall, type Recalled } from "../hosts/recall/lookup.ts";
-import type { StoredImage } from "../hosts/recall/records.ts";
+import { handsBack, type StoredImage } from "../hosts/recall/records.ts";
 import { removedIn, type RemovedList } from "../hosts/recall/removed.ts";
 import { subagentFiles } from "../hosts/claude/transcript.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
 import { needModelOption, weightsInUse } from "../hosts/need-weights.ts";
-import { z } from "zod";
 import { checkPositionals, parseFlags, pathFlag } from "./args.ts";
 import { BcError } from "../util/errors.ts";
 import { log, out, warnList } from "../util/log.ts";
@@ -40,9 +40,6 @@ const EXTENSIONS: Readonly<Record<string, string>> = {
   "application/pdf": "pdf",
 };
 
-/** A block --images writes: a picture or a PDF, held inline. */
-const writable = (img: StoredImage): boolean => img.data !== undefined && (img.mediaType?.startsWith("image/") === true || img.mediaType === "application/pdf");
-
 /** An image written to a file by --images: where, and what it is. */
 export interface WrittenImage {
   readonly file: string;
@@ -60,7 +57,7 @@ export const writeImages = (r: Recalled, dir: string): WrittenImage[] => {
   const written: WrittenImage[] = [];
   const safeId = r.id.replace(/[^\w.-]/g, "_");
   r.images.forEach((img, i) => {
-    if (!writable(img)) return;
+    if (!handsBack(img)) return;
     const bytes = Buffer.from(img.data!, "base64");
     const file = join(dir, `${safeId}-${i + 1}.${EXTENSIONS[img.mediaType!] ?? "img"}`);
     if (written.length === 0) mkdirSync(dir, { recursive: true });
@@ -185,7 +182,7 @@ export default defineCommand({
     // people at a terminal get a heading; a program (an agent's shell tool) gets the bytes alone,
     // and a line on stderr where pictures are left out, or were written where asked
     if (process.stderr.isTTY) log.info(recallHeading(r));
-    const left = r.images.filter(writable);
+    const left = r.images.filter(handsBack);
     if (written !== undefined) for (const w of written) process.stderr.write(`bc recall: wrote ${w.file} (${w.mediaType ?? "image"}, ${size(w.bytes)})\n`);
     else if (left.length > 0 && !process.stderr.isTTY) {
       const pdfs = left.filter((i) => i.mediaType === "application/pdf").length;

@@ -239,8 +239,9 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
   const parsed = input.needWeights === undefined ? undefined : parseNeedModel(input.needWeights);
   const needModel = parsed === undefined || "problem" in parsed ? undefined : parsed;
   const p = plan(session, engineOptions(options, budgetTokens, needModel));
-  const out = sessionToRows(rows, apply(session, p));
-  const noted = blocksNoted(rows, out);
+  const applied = apply(session, p);
+  const out = sessionToRows(rows, applied);
+  const noted = blocksNoted(session.messages, applied);
   const { tokensBefore, tokensAfter } = p.totals;
   // what an answer frees of the window: the rows' tokens cut, and the thinking Claude Code drops with the rows
   const thinkingTokens = unseen.thinkingTokens ?? 0;

@@ -13,6 +13,7 @@
 // The open loop's rows pay that price for their thinking: a session resumed after such a
 // compaction gets the loop's answers twice, and the loop's results as they were before bc's cuts.
 import type { Message, Session, ToolCall, ToolResult } from "../../engine/types.ts";
+import { isObject } from "../../util/json.ts";
 
 /** `toolUses[i]` as Claude Code hands it in (outcome copies included). */
 export interface ToolUseSummary {
@@ -73,7 +74,6 @@ export const keptCallIds = (rows: readonly SessionRow[]): Set<string> =>
     rows.slice(openLoopStart(rows)).flatMap((r) => (r.role === "assistant" && r.handle !== undefined ? (r.toolUses ?? []).map((u) => u.tool_use_id) : [])),
   );
 
-const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 const list = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
 
 /** The blocks beside a result's text that a rebuilt row loses: pictures, and documents (a PDF). */
@@ -185,15 +185,15 @@ const withBlocksNote = (text: string, callId: string, before: ToolResultSummary 
   return text === "" ? note : `${text}\n${note}`;
 };
 
-/** How many results of `out` (sessionToRows' answer for `rows`) end in a blocks note they did not end in before. */
-export const blocksNoted = (rows: readonly SessionRow[], out: readonly SessionRow[]): number => {
+/**
+ * How many results sessionToRows ends in a blocks note: those of `before` (rowsToSession's messages)
+ * that held blocks and that `after` (the engine's output over them, index-aligned) keeps whole.
+ */
+export const blocksNoted = (before: readonly Message[], after: readonly Message[]): number => {
   let n = 0;
-  out.forEach((row, i) =>
-    (row.toolResults ?? []).forEach((r, k) => {
-      const before = rows[i]?.toolResults?.[k];
-      if (before === undefined || r.text === before.text || before.tool_use_id !== r.tool_use_id) return;
-      const blocks = resultBlocks(before.result);
-      if (blockCount(blocks) > 0 && r.text.endsWith(blocksNote(blocks, r.tool_use_id))) n++;
+  before.forEach((m, i) =>
+    m.toolResults.forEach((r, k) => {
+      if (r.images > 0 && after[i]?.toolResults[k]?.text === r.text) n++;
     }),
   );
   return n;

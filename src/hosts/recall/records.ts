@@ -23,6 +23,10 @@ export interface StoredImage {
   readonly toolName?: string;
 }
 
+/** A block recall can hand back as it was: a picture or a PDF, held inline. */
+export const handsBack = (img: StoredImage): boolean =>
+  img.data !== undefined && (img.mediaType?.startsWith("image/") === true || img.mediaType === "application/pdf");
+
 export interface CallSighting {
   readonly kind: "call";
   readonly host: Host;

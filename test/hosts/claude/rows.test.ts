@@ -195,13 +195,14 @@ describe("images a rebuilt row cannot carry", () => {
 
   test("a result kept whole says so after its text; a result without images is as it was", () => {
     const rows = imageRows();
-    const out = sessionToRows(rows, rowsToSession(rows, "s").messages);
+    const messages = rowsToSession(rows, "s").messages;
+    const out = sessionToRows(rows, messages);
     expect(out[2]!.toolResults!.map((r) => r.text)).toEqual([
       blocksNote({ images: 1, documents: 0 }, "r1"),
       `Screenshot of http://localhost:3000\n${blocksNote({ images: 2, documents: 0 }, "m1")}`,
       "a.txt\nb.txt",
     ]);
-    expect(blocksNoted(rows, out)).toBe(2);
+    expect(blocksNoted(messages, messages)).toBe(2);
     expect(blocksNote({ images: 1, documents: 0 }, "r1")).toBe("[bc: an image of this result did not carry over the compaction; bc recall r1 gives it back]");
     expect(blocksNote({ images: 2, documents: 0 }, "m1")).toBe("[bc: 2 images of this result did not carry over the compaction; bc recall m1 gives them back]");
     // recall gives a PDF back too (the recall tool as a file Claude Code saves, the command with --images)
@@ -215,7 +216,8 @@ describe("images a rebuilt row cannot carry", () => {
     );
     // a later pass gets the rebuilt rows (no result): the note is text like any other, and is not added again
     expect(sessionToRows(out, rowsToSession(out, "s").messages)).toEqual(out);
-    expect(blocksNoted(out, sessionToRows(out, rowsToSession(out, "s").messages))).toBe(0);
+    const again = rowsToSession(out, "s").messages;
+    expect(blocksNoted(again, again)).toBe(0);
   });
 
   test("a result bc cut carries its own note alone (recall lists the images)", () => {
