@@ -182,22 +182,25 @@ export const shownElsewhere = (facts: SessionFacts, verdicts: readonly Verdict[]
     for (const e of lines) table.holders[e]!++;
     linesOf[item.ordinal] = lines;
   }
-  // kept results that are not candidates hold lines too (counted once each)
+  // kept results that are not candidates hold lines too (counted once each); every line is known
+  // by now, so an output repeated word for word holds the same ones and is read once
   for (const item of items) {
     const k = item.ordinal;
     if (verdicts[k]!.action !== "keep" || item.cut || linesOf[k] !== undefined) continue;
     const text = item.result.text;
-    const known = seen.get(text);
-    if (known !== undefined) {
-      for (const e of known) table.holders[e]!++;
-      continue;
+    let held = seen.get(text);
+    if (held === undefined) {
+      found.length = 0;
+      forEachLine(text, headerChars(text), "output", (from, to) => {
+        const e = table.entry(text, from, to, false);
+        if (e === -1 || table.last[e] === k) return;
+        table.last[e] = k;
+        found.push(e);
+      });
+      held = Int32Array.from(found);
+      seen.set(text, held);
     }
-    forEachLine(text, headerChars(text), "output", (from, to) => {
-      const e = table.entry(text, from, to, false);
-      if (e === -1 || table.last[e] === k) return;
-      table.last[e] = k;
-      table.holders[e]!++;
-    });
+    for (const e of held) table.holders[e]!++;
   }
   const mark =
     (text: string) =>
