@@ -105,12 +105,19 @@ export const QUOTED_GRAMMAR = { pattern: QUOTED_RE, minChars: MIN_QUOTED_CHARS, 
 export const ERROR_LINE_GRAMMAR = { marker: ERROR_MARKER_RE, minChars: MIN_ERROR_LINE_CHARS, maxChars: MAX_ERROR_LINE_CHARS } as const;
 
 /**
+ * A scan that finds exactly the matches of IDENTIFIER_RE in `text`, in order, giving each one's
+ * start and end (the engine's hand-written one is faster than the pattern).
+ */
+export type IdentifierMatches = (text: string, visit: (start: number, end: number) => void) => void;
+
+/**
  * Every occurrence of a distinctive token in `text`, in order of kind then place: `visit`
  * gets the token, its kind, and where its match starts (an error line: where its line starts).
  * No token spans a line break, so the occurrences in several texts joined by "\n" are those
- * of each text, shifted.
+ * of each text, shifted. Identifiers are found by `identifierMatches` where given, else by
+ * IDENTIFIER_RE: the same tokens either way.
  */
-export const forEachToken = (text: string, visit: (kind: TokenKind, token: string, at: number) => void): void => {
+export const forEachToken = (text: string, visit: (kind: TokenKind, token: string, at: number) => void, identifierMatches?: IdentifierMatches): void => {
   // the module's own scanners (no copy of a pattern per text); a visit that tokenizes again gets copies
   const [paths, identifiers, numbers, quoted, errors] = scanning++ === 0 ? SCANNERS : scanners();
   try {
@@ -120,10 +127,16 @@ export const forEachToken = (text: string, visit: (kind: TokenKind, token: strin
       if (end < p.length) p = p.slice(0, end);
       if (PATH_GRAMMAR.isDistinctive(p)) visit("path", p, m.index);
     }
-    for (let m = first(identifiers, text); m !== null; m = identifiers.exec(text)) {
-      const id = m[0];
-      if (IDENTIFIER_GRAMMAR.isDistinctive(id)) visit("identifier", id, m.index);
-    }
+    if (identifierMatches !== undefined)
+      identifierMatches(text, (start, end) => {
+        const id = text.slice(start, end);
+        if (IDENTIFIER_GRAMMAR.isDistinctive(id)) visit("identifier", id, start);
+      });
+    else
+      for (let m = first(identifiers, text); m !== null; m = identifiers.exec(text)) {
+        const id = m[0];
+        if (IDENTIFIER_GRAMMAR.isDistinctive(id)) visit("identifier", id, m.index);
+      }
     for (let m = first(numbers, text); m !== null; m = numbers.exec(text)) visit("number", m[0], m.index);
     for (let m = first(quoted, text); m !== null; m = quoted.exec(text)) {
       const q = m[1] ?? m[2] ?? m[3] ?? "";

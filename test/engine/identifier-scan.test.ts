@@ -3,8 +3,8 @@
 // at its edges.
 import { describe, expect, test } from "bun:test";
 import { forEachIdentifierMatch, identifierAt } from "../../src/engine/identifier-scan.ts";
-import { IDENTIFIER_RE } from "../../src/engine/tokens.ts";
-import { prng } from "./support/generate.ts";
+import { IDENTIFIER_RE, forEachToken } from "../../src/engine/tokens.ts";
+import { generateSession, prng } from "./support/generate.ts";
 
 const byScan = (text: string): [number, number][] => {
   const out: [number, number][] = [];
@@ -81,5 +81,29 @@ describe("identifierAt", () => {
       }
     }
     expect(differ).toEqual([]);
+  });
+});
+
+describe("forEachToken with the scan", () => {
+  const visits = (text: string, scan: boolean): string[] => {
+    const out: string[] = [];
+    forEachToken(text, (kind, token, at) => out.push(`${kind} ${at} ${token}`), scan ? forEachIdentifierMatch : undefined);
+    return out;
+  };
+
+  test("visits what it visits with the pattern, in the same order: random texts and a generated session's texts", () => {
+    const rnd = prng(11);
+    const texts: string[] = [];
+    for (let i = 0; i < 2000; i++) texts.push(randomText(rnd, 1 + Math.floor(rnd() * 120)));
+    const session = generateSession({ seed: 5, host: "codex", results: 60, outputChars: 3000 });
+    for (const m of session.messages) {
+      texts.push(m.text);
+      for (const c of m.toolCalls) texts.push(c.inputText);
+      for (const r of m.toolResults) texts.push(r.text);
+    }
+    const differ = texts.filter((t) => JSON.stringify(visits(t, true)) !== JSON.stringify(visits(t, false)));
+    expect(differ).toEqual([]);
+    // the texts hold identifiers, so the scan was asked
+    expect(texts.some((t) => visits(t, true).some((v) => v.startsWith("identifier ")))).toBe(true);
   });
 });

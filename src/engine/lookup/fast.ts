@@ -1,13 +1,14 @@
 // The lookup made fast: the same answers as reference.ts (test/engine/speed-equivalence.slow.test.ts
 // compares whole Plans), with everything that exists for speed in one place:
 // - each message's tokens read from its parts (prose, input strings, input text) without
-//   joining them;
+//   joining them, its identifiers by the hand-written scan (identifier-scan.ts);
 // - per result, only the tokens later prose or inputs hold are looked for (CandidateMatcher,
 //   its anchors chosen on a sample of the results' text), and a candidate that can change no
 //   later answer is retired from the search;
 // - a result repeating an earlier result's text shares its token list and its quote answer;
 // - the quote check looks only where a quote can be (fast-quotes.ts), and remembers its answer
 //   per text.
+import { forEachIdentifierMatch } from "../identifier-scan.ts";
 import type { ResultItem, SessionFacts } from "../session-facts.ts";
 import { CandidateMatcher } from "./candidate-matcher.ts";
 import { type FastQuoteTables, buildFastQuoteTables, findQuoteFast } from "./fast-quotes.ts";
@@ -67,7 +68,7 @@ export class FastLookup implements Lookup {
 
   tokenTables(): TokenTables {
     if (this.tables !== undefined) return this.tables;
-    const { firstSeen, lastSeen } = sightings(this.facts.session.messages, forEachMessagePart);
+    const { firstSeen, lastSeen } = sightings(this.facts.session.messages, forEachMessagePart, forEachIdentifierMatch);
     const resultCount = this.findCandidates(lastSeen);
     this.tables = { firstSeen, lastSeen, resultCount };
     return this.tables;

@@ -4,7 +4,7 @@
 // tests hold fast.ts to reference.ts.
 import type { ResultItem } from "../session-facts.ts";
 import { forEachInputString, inputStrings } from "../call-meaning.ts";
-import { type TokenKind, forEachToken } from "../tokens.ts";
+import { type IdentifierMatches, type TokenKind, forEachToken } from "../tokens.ts";
 import type { Message } from "../types.ts";
 
 export type LookupMode = "fast" | "reference";
@@ -73,11 +73,13 @@ export const usesTokens = (m: Message): boolean => m.role === "assistant" || m.t
 /**
  * Each token of prose or inputs with the first message holding it, and with the last assistant
  * reply or tool input holding it (absent: none): every message's tokens, read from the texts
- * `partsOf(m, visit)` hands to visit (messageText, whole or in parts).
+ * `partsOf(m, visit)` hands to visit (messageText, whole or in parts); the identifiers found by
+ * `identifierMatches` where given (see forEachToken).
  */
 export const sightings = (
   messages: readonly Message[],
   partsOf: (m: Message, visit: (text: string) => void) => void,
+  identifierMatches?: IdentifierMatches,
 ): { firstSeen: Map<string, number>; lastSeen: Map<string, number> } => {
   // per token: [first message, last later message (-1: none)]; one lookup per occurrence
   const seen = new Map<string, [number, number]>();
@@ -89,7 +91,7 @@ export const sightings = (
       else if (last > s[1]) s[1] = last;
     };
     partsOf(m, (text) => {
-      if (text !== "") forEachToken(text, note);
+      if (text !== "") forEachToken(text, note, identifierMatches);
     });
   });
   const firstSeen = new Map<string, number>();
