@@ -34,21 +34,42 @@ const IN_PROSE = -1;
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 const isEscapedInJson = (c: number): boolean => c === 34 || c === 39 || c === 96 || c === 92;
 
+/** Bits of LineTable's sketch of the lines it holds. */
+const SKETCH_LOG2 = 20;
+
+/**
+ * A line's place in the sketch, from its length and three of its characters (the first, the
+ * middle and the last): read in constant time, where the fingerprint reads the whole line.
+ */
+const sketchBit = (text: string, from: number, to: number): number => {
+  const n = to - from;
+  let k = Math.imul(n, 0x9e3779b1) ^ Math.imul(text.charCodeAt(from), 0x85ebca6b);
+  k ^= Math.imul(text.charCodeAt(to - 1), 0xc2b2ae35) ^ Math.imul(text.charCodeAt(from + (n >> 1)), 0x27d4eb2f);
+  k = Math.imul(k ^ (k >>> 15), 0x2c1b3c6d);
+  return (k ^ (k >>> 12)) >>> (32 - SKETCH_LOG2);
+};
+
 /**
  * Every distinct line seen, by a 64-bit fingerprint of its text (two 32-bit hashes): an entry per
  * line, numbered as first seen, with how many results hold it (or IN_PROSE) and the last result
  * that counted it. Lines are hashed where they stand: no line is cut out as a string of its own.
+ * Entries are made first (the candidates' lines) and only looked up after; a line whose sketch
+ * bit no entry set is none of them, and is turned away without reading it whole.
  */
 class LineTable {
   private slots = new Int32Array(1 << 12).fill(-1);
   private h1 = new Int32Array(1 << 11);
   private h2 = new Int32Array(1 << 11);
+  private readonly sketch = new Int32Array(1 << (SKETCH_LOG2 - 5));
   holders = new Int32Array(1 << 11);
   last = new Int32Array(1 << 11);
   size = 0;
 
   /** The entry of text[from, to), or -1 when there is none and `create` is false. */
   entry(text: string, from: number, to: number, create: boolean): number {
+    const bit = sketchBit(text, from, to);
+    if (create) this.sketch[bit >>> 5]! |= 1 << (bit & 31);
+    else if ((this.sketch[bit >>> 5]! & (1 << (bit & 31))) === 0) return -1;
     let a = to - from;
     let b = 0x9e3779b9 ^ a;
     for (let i = from; i < to; i++) {
