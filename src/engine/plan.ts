@@ -60,7 +60,7 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
   const ruled = facts.items.map((item) => decideResult(facts, item));
   // the need score of every result the escalation may cut, which also sharpens the rules
   const need = needScores(facts, ruled, opts.needModel ?? SHIPPED_NEED_MODEL, opts.needOverride);
-  const verdicts = shownElsewhere(facts, sharpen(facts.items, ruled, need));
+  const verdicts = shownElsewhere(facts, sharpen(facts, ruled, need));
 
   const before = estimateSessionTokens(session);
   let freed = 0;

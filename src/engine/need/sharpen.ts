@@ -1,9 +1,11 @@
 // The need score sharpening the rules (light compaction): a result the rules cut without evidence
 // that it is not used again (no use found yet, or cheap to re-run), but that results like it are
 // often used again, is kept whole; a result the rules keep only for want of evidence (too recent
-// to judge, a latest read, a small listing), that the score is sure is not needed, is dropped.
+// to judge, a latest read, a small listing), that the score is sure is not needed, is dropped
+// (unless a later reply quotes it: never dropped).
 // Every change names itself and the score that made it.
-import type { ResultItem } from "../session-facts.ts";
+import type { SessionFacts } from "../session-facts.ts";
+import { neverDrop } from "../rules/never-drop.ts";
 import { worthANote } from "../notes.ts";
 import type { Verdict } from "../rules/rule.ts";
 import type { RuleId } from "../types.ts";
@@ -29,14 +31,22 @@ const UNPROVEN_CUTS: ReadonlySet<RuleId> = new Set<RuleId>(["unreferenced", "re-
 /** Keeps the rules make without evidence that the result is used: what the score may overturn. */
 const UNPROVEN_KEEPS: ReadonlySet<RuleId> = new Set<RuleId>(["too-recent", "latest-read", "discovery", "default-keep"]);
 
-export const sharpen = (items: readonly ResultItem[], verdicts: readonly Verdict[], need: Float64Array): Verdict[] =>
+export const sharpen = (facts: SessionFacts, verdicts: readonly Verdict[], need: Float64Array): Verdict[] =>
   verdicts.map((v, k) => {
     const p = need[k]!;
-    const item = items[k]!;
+    const item = facts.items[k]!;
     if (Number.isNaN(p) || item.cut) return v;
     if (v.action !== "keep" && UNPROVEN_CUTS.has(v.rule) && p >= KEEP_AT)
       return { action: "keep", rule: "likely-needed", reason: `${v.reason}, but results like it are used again (need ${needPercent(p)})` };
-    if (v.action === "keep" && UNPROVEN_KEEPS.has(v.rule) && p <= DROP_AT && item.call !== undefined && worthANote(item.result.text.length, item.result.callId))
+    if (
+      v.action === "keep" &&
+      UNPROVEN_KEEPS.has(v.rule) &&
+      p <= DROP_AT &&
+      item.call !== undefined &&
+      worthANote(item.result.text.length, item.result.callId) &&
+      // a result a later reply quotes is never dropped (never-drop's guard), whichever rule kept it
+      neverDrop.guard!({ facts, item }) === undefined
+    )
       return { action: "drop", rule: "unneeded", reason: `${v.reason}; results like it are seldom used again (need ${needPercent(p)})` };
     return v;
   });

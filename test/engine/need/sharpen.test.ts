@@ -48,6 +48,20 @@ describe("the need score sharpening the rules", () => {
     expect(dropped.reason).toContain("results like it are seldom used again (need");
   });
 
+  test("a result a later reply quotes is never dropped by the score, however sure it is", () => {
+    const b = new SessionBuilder().user("build it");
+    b.filler(BEYOND_RECENT);
+    const fresh = b.bash("./build.sh --again", LOG.replaceAll("part_", "piece_"));
+    b.assistant("It printed:\nstep 12: wrote build/piece_12.o\nas expected.");
+    b.filler(DEFAULT_OPTIONS.pinLastMessages);
+    const s = b.session();
+    const kept = decisionFor(s, fresh, { needModel: constantNeed(DROP_AT * 0.99) });
+    expect(kept).toMatchObject({ action: "keep", rule: "too-recent" });
+    // the control: the same session without the quote drops it
+    const unquoted = { ...s, messages: s.messages.map((m) => (m.text.includes("It printed:") ? { ...m, text: "It built." } : m)) };
+    expect(decisionFor(unquoted, fresh, { needModel: constantNeed(DROP_AT * 0.99) })).toMatchObject({ action: "drop", rule: "unneeded" });
+  });
+
   test("an output too small to be worth a note stays, however sure the score", () => {
     const { s, tiny } = session();
     expect(decisionFor(s, tiny, { needModel: constantNeed(1e-6) })).toMatchObject({ action: "keep", rule: "too-recent" });
