@@ -78,6 +78,7 @@ export type RuleId =
   | "latest-read"
   | "referenced"
   | "unreferenced"
+  | "small"
   | "too-recent"
   | "discovery"
   | "re-runnable"

@@ -77,6 +77,8 @@ const CLASS_FEATURE: Readonly<Record<ToolClass, FeatureName | undefined>> = {
 
 const RULE_FEATURE: Partial<Record<RuleId, FeatureName>> = {
   unreferenced: "rule_unreferenced",
+  // a small result no use was found of: what the lookup found is the same, the rules only keep it
+  small: "rule_unreferenced",
   "too-recent": "rule_too_recent",
   discovery: "rule_discovery",
   referenced: "rule_referenced",

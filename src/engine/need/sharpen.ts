@@ -1,8 +1,8 @@
 // The need score sharpening the rules (light compaction): a result the rules cut without evidence
 // that it is not used again (no use found yet, or cheap to re-run), but that results like it are
 // often used again, is kept whole; a result the rules keep only for want of evidence (too recent
-// to judge, a latest read, a small listing), that the score is sure is not needed, is dropped
-// (unless a later reply quotes it: never dropped).
+// to judge, a latest read, a small listing, a small output no use was found of), that the score
+// is sure is not needed, is dropped (unless a later reply quotes it: never dropped).
 // Every change names itself and the score that made it.
 import type { SessionFacts } from "../session-facts.ts";
 import { neverDrop } from "../rules/never-drop.ts";
@@ -29,7 +29,7 @@ export const DROP_AT = 0.03;
 /** Cuts the rules make without evidence that the result is not used again: what the score may overturn. */
 const UNPROVEN_CUTS: ReadonlySet<RuleId> = new Set<RuleId>(["unreferenced", "re-runnable"]);
 /** Keeps the rules make without evidence that the result is used: what the score may overturn. */
-const UNPROVEN_KEEPS: ReadonlySet<RuleId> = new Set<RuleId>(["too-recent", "latest-read", "discovery", "default-keep"]);
+const UNPROVEN_KEEPS: ReadonlySet<RuleId> = new Set<RuleId>(["too-recent", "latest-read", "discovery", "small", "default-keep"]);
 
 export const sharpen = (facts: SessionFacts, verdicts: readonly Verdict[], need: Float64Array): Verdict[] =>
   verdicts.map((v, k) => {

@@ -48,6 +48,18 @@ describe("the need score sharpening the rules", () => {
     expect(dropped.reason).toContain("results like it are seldom used again (need");
   });
 
+  test("a small output no use was found of is dropped at DROP_AT and under, kept just over it: the rules leave it to the score", () => {
+    const b = new SessionBuilder().user("build it");
+    const small = b.bash("./build.sh --quiet", LOG.split("\n").slice(0, 8).join("\n"));
+    b.assistant("The build went fine.");
+    b.filler(BEYOND_RECENT);
+    const s = b.session();
+    expect(decisionFor(s, small, { needModel: constantNeed(DROP_AT * 1.01) })).toMatchObject({ action: "keep", rule: "small" });
+    const dropped = decisionFor(s, small, { needModel: constantNeed(DROP_AT * 0.99) });
+    expect(dropped).toMatchObject({ action: "drop", rule: "unneeded" });
+    expect(dropped.reason).toMatch(/^no token of it used later, but small \(\d+ chars\): only a sure need score drops it; results like it are seldom used again \(need \d+%\)$/);
+  });
+
   test("a result a later reply quotes is never dropped by the score, however sure it is", () => {
     const b = new SessionBuilder().user("build it");
     b.filler(BEYOND_RECENT);

@@ -2,6 +2,7 @@
 // decision winning, a keep still becoming a truncate, and a guard keeping a cut.
 import { describe, expect, test } from "bun:test";
 import { LADDER } from "../../../src/engine/rules/ladder.ts";
+import { SMALL_CHARS } from "../../../src/engine/rules/referenced.ts";
 import { BEYOND_RECENT, SessionBuilder } from "../support/build.ts";
 import { verdictFor } from "../support/decide.ts";
 
@@ -35,6 +36,15 @@ describe("the ladder", () => {
     expect(verdictFor(b.session(), id)).toBe("truncate re-runnable");
   });
 
+  test("a small unreferenced output is kept for the need score to judge, and a later rule may still cut it to its head", () => {
+    const b = new SessionBuilder().user("go");
+    const status = `On branch main\n${"  modified:   src/module_number.ts\n".repeat(8)}`;
+    const id = b.bash("git status", status);
+    b.filler(BEYOND_RECENT);
+    expect(status.length).toBeLessThan(SMALL_CHARS);
+    expect(verdictFor(b.session(), id)).toBe("truncate re-runnable");
+  });
+
   test("the first cut wins: an unreferenced listing is dropped, not truncated", () => {
     const b = new SessionBuilder().user("go");
     const id = b.bash("git status", `On branch main\n${LONG}`);
@@ -44,7 +54,7 @@ describe("the ladder", () => {
 
   test("a guard keeps a cut: an unreferenced output quoted later is kept by never-drop", () => {
     const b = new SessionBuilder().user("go");
-    const id = b.bash("./report", `nothing of note here\nthe quick brown fox jumps over the lazy dog, twice over\n${"z".repeat(300)}`);
+    const id = b.bash("./report", `nothing of note here\nthe quick brown fox jumps over the lazy dog, twice over\n${"z".repeat(700)}`);
     b.assistant("It said: the quick brown fox jumps over the lazy dog, twice over.");
     b.filler(BEYOND_RECENT);
     expect(verdictFor(b.session(), id)).toBe("keep never-drop");

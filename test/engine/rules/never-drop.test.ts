@@ -4,13 +4,19 @@ import { plan } from "../../../src/engine/plan.ts";
 import { BEYOND_RECENT, SessionBuilder } from "../support/build.ts";
 import { decisionFor, verdictFor } from "../support/decide.ts";
 
-// output that no later message refers to: the referenced rule alone would drop it
+// output that no later message refers to, and large enough for the rules to drop (SMALL_CHARS):
+// the referenced rule alone would drop it
 const OUTPUT = [
   "Summary of the nightly job",
   "The quick brown fox jumps over the lazy dog while the scheduler waits patiently.",
   "Second stage finished without surprises",
   "",
   "Nothing else to report today, the queue is empty and the workers are idle.",
+  "The weekly digest went out on time and nobody replied with questions about it.",
+  "Disk usage stayed flat across every host in the pool during the whole run.",
+  "The backup window closed early because there was little new data to copy.",
+  "Three retries happened in the fetch stage and each one succeeded on its own.",
+  "The report ends here and the next run is planned for tomorrow night as usual.",
 ].join("\n");
 
 const scenario = (after: (b: SessionBuilder) => void, opts: { tool?: string; input?: unknown } = {}) => {

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import { SMALL_CHARS } from "../../../src/engine/rules/referenced.ts";
 import { BEYOND_RECENT, SessionBuilder } from "../support/build.ts";
 import { decisionFor, verdictFor } from "../support/decide.ts";
 
-// a build log with one distinctive token of each kind
+// a build log with one distinctive token of each kind, large enough for the rules to drop (SMALL_CHARS)
 const LOG = [
   "building the project",
   "wrote artifacts to /build/out/bundle-main.js",
@@ -10,6 +11,11 @@ const LOG = [
   "build id 987654",
   'label "release candidate seven"',
   "done in a while, nothing more to say about this build at all",
+  "the compiler took its time over the larger modules but finished them all in the end",
+  "warnings were few and each one was about style rather than anything that matters",
+  "the cache was warm so most of the smaller modules were skipped on this run",
+  "the linker ran once and wrote a single bundle with everything it was asked for",
+  "the whole build is done and the output folder holds what the next step reads",
 ].join("\n");
 
 const scenario = (opts: { before?: (b: SessionBuilder) => void; after?: (b: SessionBuilder) => void; filler?: number; command?: string }) => {
@@ -144,12 +150,18 @@ describe("referenced: a small search or listing is kept (later steps reach for i
     expect(verdictFor(session, id)).toBe("drop unreferenced");
   });
 
-  test("ls is a listing, not discovery: unreferenced, it is dropped like any output", () => {
-    const lsLa = LISTING.split("\n")
-      .map((f) => `-rw-r--r--  1 dev  staff  1024 Nov 30 02:19 ${f}`)
-      .join("\n");
-    const { session, id } = discovered("Bash", { command: "ls -la src/app" }, lsLa);
-    expect(verdictFor(session, id)).toBe("drop unreferenced");
+  test("ls is a listing, not discovery: unreferenced, it is judged like any output (dropped, or kept when small)", () => {
+    const lsLa = (files: number): string =>
+      Array.from({ length: files }, (_, i) => `-rw-r--r--  1 dev  staff  1024 Nov 30 02:19 src/app/page_${i}.tsx`).join("\n");
+    const large = discovered("Bash", { command: "ls -la src/app" }, lsLa(12));
+    expect(lsLa(12).length).toBeGreaterThanOrEqual(SMALL_CHARS);
+    expect(verdictFor(large.session, large.id)).toBe("drop unreferenced");
+    const small = discovered("Bash", { command: "ls -la src/app" }, lsLa(3));
+    expect(decisionFor(small.session, small.id)).toMatchObject({
+      action: "keep",
+      rule: "small",
+      reason: `no token of it used later, but small (${lsLa(3).length} chars): only a sure need score drops it`,
+    });
   });
 
   test("a search that writes (find -delete through a redirect) is not kept as discovery", () => {
