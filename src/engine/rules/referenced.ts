@@ -57,7 +57,8 @@ export const referenced: Rule = {
     if (after < facts.options.taskRecentResults && facts.inCurrentTask(item))
       return { action: "keep", rule: "too-recent", reason: `of the current task (no prompt since), only ${after} tool results after it` };
     const why = found.known + found.generic === 0 ? "no token of it used later" : `only known (${found.known}) or generic (${found.generic}) tokens used later`;
-    if (chars < SMALL_CHARS && worthANote(chars, item.result.callId)) return { action: "keep", rule: "small", reason: `${why}, but small (${chars} chars): only a sure need score drops it` };
+    if (chars < SMALL_CHARS && worthANote(chars, item.result.callId))
+      return { action: "keep", rule: "small", reason: `${why}, but small (${chars} chars): only a sure need score drops it` };
     return { action: "drop", rule: "unreferenced", reason: why };
   },
 };

@@ -57,7 +57,9 @@ describe("the need score sharpening the rules", () => {
     expect(decisionFor(s, small, { needModel: constantNeed(DROP_AT * 1.01) })).toMatchObject({ action: "keep", rule: "small" });
     const dropped = decisionFor(s, small, { needModel: constantNeed(DROP_AT * 0.99) });
     expect(dropped).toMatchObject({ action: "drop", rule: "unneeded" });
-    expect(dropped.reason).toMatch(/^no token of it used later, but small \(\d+ chars\): only a sure need score drops it; results like it are seldom used again \(need \d+%\)$/);
+    expect(dropped.reason).toMatch(
+      /^no token of it used later, but small \(\d+ chars\): only a sure need score drops it; results like it are seldom used again \(need \d+%\)$/,
+    );
   });
 
   test("a result a later reply quotes is never dropped by the score, however sure it is", () => {
