@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 // How much surer the need score would have to be to lose as little as the hindsight ceiling under
-// a budget. Each result's shipped score is moved toward what the session did after the cut, its
+// a budget. Each result's shipped score (the escalation's model) is moved toward what the session did after the cut, its
 // log-odds by `shift` up when the session used it and down when not, and the engine cuts to the
 // budget with those needs (as the need-oracle ceiling runs it: `plan` with the budget, the needs
 // given). For each shift: how well the moved scores rank the large results (4,000+ characters) of
@@ -11,7 +11,7 @@
 import { apply } from "../src/engine/apply.ts";
 import { needOf } from "../src/engine/need/model.ts";
 import { needTable } from "../src/engine/need/table.ts";
-import { SHIPPED_NEED_MODEL } from "../src/engine/need/weights.ts";
+import { SHIPPED_ESCALATION_MODEL } from "../src/engine/need/weights.ts";
 import { plan } from "../src/engine/plan.ts";
 import { DEFAULT_OPTIONS, type Host, type Session } from "../src/engine/types.ts";
 import { collectFiles } from "../src/eval/corpus.ts";
@@ -64,7 +64,7 @@ export const addSession = (into: Headroom, timeline: Session, pressure = DEFAULT
     const largeUsed = large.filter((r) => isUsed(r.ordinal)).length;
     pairs += largeUsed * (large.length - largeUsed);
     SHIFTS.forEach((shift, i) => {
-      const need = new Map(rows.map((r) => [r.ordinal, shifted(needOf(SHIPPED_NEED_MODEL, r.x), isUsed(r.ordinal), shift)] as const));
+      const need = new Map(rows.map((r) => [r.ordinal, shifted(needOf(SHIPPED_ESCALATION_MODEL, r.x), isUsed(r.ordinal), shift)] as const));
       for (const a of large)
         if (isUsed(a.ordinal))
           for (const b of large)

@@ -142,7 +142,7 @@ export const calibrate = (paths: readonly string[], opts: { write?: string; prog
   const refit = heldOutScore(data.samples, DEFAULT_FIT, FOLDS, folds);
   const losses =
     heldOut === undefined
-      ? heldOutBudgetLosses(data.sessions, folds, SHIPPED_NEED_MODEL, (k, n) => {
+      ? heldOutBudgetLosses(data.sessions, folds, undefined, (k, n) => {
           if (k % 10 === 0) progress(`under a budget: ${k} of ${n} sessions`);
         })
       : undefined;

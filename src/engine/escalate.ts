@@ -100,16 +100,28 @@ const cutFor = (tier: Tier, text: string, callId: string, headChars: number): Ve
   return dropNote(text.length, callId).length < text.length ? ESCALATION_DROP : undefined;
 };
 
-/** The need of every result, from the rules' verdicts (NaN where nothing may cut it); `override`'s, where it has one. */
-export const needScores = (facts: SessionFacts, verdicts: readonly Verdict[], model: NeedModel, override?: ReadonlyMap<string, number>): Float64Array => {
-  const need = new Float64Array(verdicts.length).fill(Number.NaN);
+/**
+ * The need of every result by each model, from the rules' verdicts (NaN where nothing may cut
+ * it); `override`'s, where it has one. The features are worked out once for all the models.
+ */
+export const needScores = (
+  facts: SessionFacts,
+  verdicts: readonly Verdict[],
+  models: readonly NeedModel[],
+  override?: ReadonlyMap<string, number>,
+): Float64Array[] => {
+  const needs = models.map(() => new Float64Array(verdicts.length).fill(Number.NaN));
   const described = needFactsOf(facts, verdicts);
   for (const item of facts.items) {
     const k = item.ordinal;
     if (verdicts[k]!.rule === "pinned" || item.cut || item.meaning.asksPerson) continue;
-    need[k] = override?.get(item.result.callId) ?? needOf(model, featuresOf(described[k]!));
+    const given = override?.get(item.result.callId);
+    const x = given === undefined ? featuresOf(described[k]!) : undefined;
+    models.forEach((m, i) => {
+      needs[i]![k] = given ?? needOf(m, x!);
+    });
   }
-  return need;
+  return needs;
 };
 
 /**

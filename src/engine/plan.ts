@@ -7,7 +7,7 @@ import type { LookupMode } from "./lookup/lookup.ts";
 import { DEFAULT_KEEP, mergeVerdict, settle } from "./merge.ts";
 import { sharpen } from "./need/sharpen.ts";
 import { shownElsewhere } from "./shown-elsewhere.ts";
-import { SHIPPED_NEED_MODEL } from "./need/weights.ts";
+import { SHIPPED_ESCALATION_MODEL, SHIPPED_NEED_MODEL } from "./need/weights.ts";
 import { LADDER } from "./rules/ladder.ts";
 import type { RuleContext, Verdict } from "./rules/rule.ts";
 import { type ResultItem, SessionFacts } from "./session-facts.ts";
@@ -58,8 +58,14 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
   const opts: Options = { ...DEFAULT_OPTIONS, ...options };
   const facts = new SessionFacts(session, opts, mode);
   const ruled = facts.items.map((item) => decideResult(facts, item));
-  // the need score of every result the escalation may cut, which also sharpens the rules
-  const need = needScores(facts, ruled, opts.needModel ?? SHIPPED_NEED_MODEL, opts.needOverride);
+  // the need score of every result the escalation may cut, which also sharpens the rules; under a
+  // budget the escalation ranks by the shipped model fitted for it (a user's own weights rank both)
+  const model = opts.needModel ?? SHIPPED_NEED_MODEL;
+  const ranking = model === SHIPPED_NEED_MODEL ? SHIPPED_ESCALATION_MODEL : model;
+  const [need, rankBy] = needScores(facts, ruled, opts.budgetTokens === undefined || ranking === model ? [model] : [model, ranking], opts.needOverride) as [
+    Float64Array,
+    Float64Array | undefined,
+  ];
   const verdicts = shownElsewhere(facts, sharpen(facts, ruled, need));
 
   const before = estimateSessionTokens(session);
@@ -71,7 +77,7 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
   let budget: Plan["budget"];
   let ranks: Escalated | undefined;
   if (opts.budgetTokens !== undefined) {
-    ranks = escalate(facts, verdicts, before.total - freed - opts.budgetTokens, need);
+    ranks = escalate(facts, verdicts, before.total - freed - opts.budgetTokens, rankBy ?? need);
     verdicts.splice(0, verdicts.length, ...ranks.verdicts);
     freed += ranks.freed;
     const reached = before.total - freed <= opts.budgetTokens;

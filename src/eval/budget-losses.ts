@@ -86,13 +86,14 @@ export const budgetLosses = (
 
 /**
  * Grouped k-fold under a budget: each session (as collectNeedSamples lists them) ranked by
- * `baseline` and by the model of its fold (`folds[foldOf(group)]`, fitted without it; a fold
- * without a model is left out), summed. Losses as budgetLosses counts them, baseline first.
+ * `baseline` (undefined: the shipped weights, as bc runs them) and by the model of its fold
+ * (`folds[foldOf(group)]`, fitted without it; a fold without a model is left out), summed.
+ * Losses as budgetLosses counts them, baseline first.
  */
 export const heldOutBudgetLosses = (
   sessions: readonly { readonly path: string; readonly group: string }[],
   folds: readonly (NeedModel | undefined)[],
-  baseline: NeedModel,
+  baseline: NeedModel | undefined,
   progress: (done: number, total: number) => void = () => {},
 ): BudgetLosses => {
   let total = NO_BUDGET_LOSSES(2);

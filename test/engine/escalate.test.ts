@@ -2,6 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { apply } from "../../src/engine/apply.ts";
 import { estimateSessionTokens, estimateTextTokens } from "../../src/engine/estimate.ts";
 import { tokensAfter } from "../../src/engine/escalate.ts";
+import { type NeedModel, needOf } from "../../src/engine/need/model.ts";
+import { needTable } from "../../src/engine/need/table.ts";
+import { SHIPPED_ESCALATION_MODEL, SHIPPED_NEED_MODEL } from "../../src/engine/need/weights.ts";
 import { dropNote, truncatedText } from "../../src/engine/notes.ts";
 import { plan } from "../../src/engine/plan.ts";
 import type { Message, Session } from "../../src/engine/types.ts";
@@ -265,6 +268,22 @@ describe("ranked escalation", () => {
     const easy = plan(s, { budgetTokens: plan(s).totals.tokensAfter - 100 });
     expect(easy.budget?.reached).toBe(true);
     expect(gone(easy)).toEqual([]);
+  });
+
+  test("with the shipped weights the escalation ranks by the model fitted for it; a user's own weights rank both", () => {
+    const { s } = session();
+    const budgetTokens = plan(s).totals.tokensAfter - 200;
+    const rows = new Map(needTable(s).map((r) => [r.callId, r.x] as const));
+    const shown = (p: ReturnType<typeof plan>, model: NeedModel): [number, number][] =>
+      p.decisions.filter((d) => d.need !== undefined).map((d) => [d.need!, Math.round(needOf(model, rows.get(d.callId)!) * 1000) / 1000]);
+    const shipped = shown(plan(s, { budgetTokens }), SHIPPED_ESCALATION_MODEL);
+    expect(shipped.length).toBeGreaterThan(0);
+    for (const [need, want] of shipped) expect(need).toBe(want);
+    // the two shipped models differ on these results, so the check above tells them apart
+    const other = shown(plan(s, { budgetTokens }), SHIPPED_NEED_MODEL);
+    expect(other.some(([need, want]) => need !== want)).toBe(true);
+    const own = modelOn("log_chars", 1, -3);
+    for (const [need, want] of shown(plan(s, { budgetTokens, needModel: own }), own)) expect(need).toBe(want);
   });
 
   test("determinism: the same session and budget give the same plan", () => {

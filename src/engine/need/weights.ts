@@ -1,7 +1,8 @@
-// The need model shipped in the binary: written by build/fit-need.ts, not by hand.
-// 24 features (features.ts); a user's own weights (bc calibrate --write) take its place.
+// The need models shipped in the binary: written by build/fit-need.ts, not by hand.
+// 24 features (features.ts); a user's own weights (bc calibrate --write) take the place of both.
 import type { NeedModel } from "./model.ts";
 
+/** Every result's need: what sharpens the rules, and what `bc calibrate` compares a refit with. */
 export const SHIPPED_NEED_MODEL: NeedModel = {
   source: "fitted by build/fit-need.ts on 22416 results of 50 public sessions (corpus 2aa33535765a), cuts at 30-90%; grouped 5-fold AUC 0.902, ECE 0.019",
   features: [
@@ -43,4 +44,50 @@ export const SHIPPED_NEED_MODEL: NeedModel = {
     0.3594113, -0.0028260181, 0.27419668, 0.30017843, -0.76873014, -0.040411356, 0.08250132, 0.086771461, -0.0045809399, 0.095619623, -0.32784822, -0.34356607,
   ],
   intercept: -2.2307923,
+};
+
+/** The escalation's ranking under a budget: the same features fitted on the large results alone. */
+export const SHIPPED_ESCALATION_MODEL: NeedModel = {
+  source:
+    "fitted by build/fit-need.ts on 7482 results of 2,000+ characters of 50 public sessions (corpus 2aa33535765a), cuts at 30-90%; grouped 5-fold AUC 0.782, ECE 0.027",
+  features: [
+    "log_chars",
+    "log_results_after",
+    "log_messages_after",
+    "class_read",
+    "class_search",
+    "class_listing",
+    "class_test",
+    "class_shell",
+    "class_web",
+    "class_subagent",
+    "class_edit",
+    "latest_read",
+    "read_again",
+    "repeated_later",
+    "used_later",
+    "log_used_tokens",
+    "log_since_last_use",
+    "rule_unreferenced",
+    "rule_too_recent",
+    "rule_discovery",
+    "rule_referenced",
+    "rule_never_drop",
+    "log_prompts_after",
+    "written_after",
+  ],
+  mean: [
+    8.7918553, 3.9720819, 5.0386004, 0.48075381, 0.13873296, 0.003875969, 0.013900027, 0.27238706, 0.0021384657, 0.021919273, 0.0062817428, 0.35886127,
+    0.12189254, 0.074445335, 0.71197541, 1.3353724, 3.9277222, 0.066426089, 0.099171345, 0.031141406, 0.30473136, 0.11293772, 1.0030783, 0.25126971,
+  ],
+  scale: [
+    0.79393483, 1.1116327, 1.1378783, 0.49962945, 0.34566765, 0.06213651, 0.11707611, 0.44518799, 0.046194076, 0.14642001, 0.079008117, 0.4796664, 0.32716166,
+    0.26249424, 0.45284261, 1.1783213, 1.6927376, 0.24902543, 0.29889194, 0.1736998, 0.46029355, 0.31651665, 0.9178189, 0.43374329,
+  ],
+  weights: [
+    0.45735707, 0.227704, 0.035193781, 0.081044592, -0.042423045, 0.092538129, -0.031601559, -0.091628033, 0.037214666, 0.15228487, -0.52829147, 0.026588881,
+    0.084785216, -0.016074113, 0.048984193, 0.4108167, -0.8487284, -0.04845966, -0.0086051258, -0.00076439846, -0.061510789, 0.0075238321, -0.28842331,
+    -0.35677831,
+  ],
+  intercept: 0.1715387,
 };
