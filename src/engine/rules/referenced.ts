@@ -15,8 +15,9 @@ import { type Rule, at, quoteToken } from "./rule.ts";
  * needed. Chosen on the development sessions (light compaction at cuts 50/70/90% and 40/60/80%;
  * 300, 400, 600, 800 and 1,200 characters tried: 600 is where the losses stop falling), then
  * checked on the held-out ones: at 50/70/90% the light compaction lost 5 results of both
- * corpora (Claude Code 1, Codex 4), and none with it; at 40/60/80% 17, then 10; it frees about
- * 0.1 point of the history less. (An output too short to be worth a note stays anyway.)
+ * corpora (Claude Code 1, Codex 4), and none with it; at 40/60/80% 17, then 8 (Claude Code 5,
+ * Codex 3, once the need weights were refitted); it frees 0.1-0.2 point of the history less. (An
+ * output too short to be worth a note stays anyway.)
  */
 export const SMALL_CHARS = 600;
 
