@@ -89,6 +89,21 @@ class LineTable {
     }
   }
 
+  /**
+   * The distinct entries of an output's lines (past its header), as result `k` holds them: made
+   * where `create`, else only those already there.
+   */
+  outputLines(text: string, k: number, create: boolean): Int32Array {
+    const found: number[] = [];
+    forEachLine(text, headerChars(text), "output", (from, to) => {
+      const e = this.entry(text, from, to, create);
+      if (e === -1 || this.last[e] === k) return;
+      this.last[e] = k;
+      found.push(e);
+    });
+    return Int32Array.from(found);
+  }
+
   private add(slot: number, a: number, b: number): number {
     const e = this.size++;
     if (e === this.h1.length) {
@@ -182,46 +197,25 @@ export const shownElsewhere = (facts: SessionFacts, verdicts: readonly Verdict[]
   const table = new LineTable();
   // each candidate's distinct lines, as entries; the results holding each
   const linesOf: Int32Array[] = [];
-  const found: number[] = [];
   // an output repeated word for word (a file read again, a command run again) is read once
   const seen = new Map<string, Int32Array>();
-  for (const item of candidates) {
+  const holdersOf = (item: ResultItem, create: boolean): Int32Array => {
     const text = item.result.text;
     let lines = seen.get(text);
     if (lines === undefined) {
-      const k = item.ordinal;
-      found.length = 0;
-      forEachLine(text, headerChars(text), "output", (from, to) => {
-        const e = table.entry(text, from, to, true);
-        if (table.last[e] === k) return;
-        table.last[e] = k;
-        found.push(e);
-      });
-      lines = Int32Array.from(found);
+      lines = table.outputLines(text, item.ordinal, create);
       seen.set(text, lines);
     }
     for (const e of lines) table.holders[e]!++;
-    linesOf[item.ordinal] = lines;
-  }
+    return lines;
+  };
+  for (const item of candidates) linesOf[item.ordinal] = holdersOf(item, true);
   // kept results that are not candidates hold lines too (counted once each); every line is known
-  // by now, so an output repeated word for word holds the same ones and is read once
+  // by now, so they only look lines up
   for (const item of items) {
     const k = item.ordinal;
     if (verdicts[k]!.action !== "keep" || item.cut || linesOf[k] !== undefined) continue;
-    const text = item.result.text;
-    let held = seen.get(text);
-    if (held === undefined) {
-      found.length = 0;
-      forEachLine(text, headerChars(text), "output", (from, to) => {
-        const e = table.entry(text, from, to, false);
-        if (e === -1 || table.last[e] === k) return;
-        table.last[e] = k;
-        found.push(e);
-      });
-      held = Int32Array.from(found);
-      seen.set(text, held);
-    }
-    for (const e of held) table.holders[e]!++;
+    holdersOf(item, false);
   }
   const mark =
     (text: string) =>
