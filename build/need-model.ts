@@ -46,9 +46,10 @@ export const fitShippedModel = (dev: CollectedSamples): ShippedFit => {
 /** weights.ts as build/fit-need.ts writes it (the formatter then wraps its lines). */
 export const weightsFile = (model: NeedModel, escalation: NeedModel): string => {
   const list = (xs: readonly number[]): string => `[${xs.join(", ")}]`;
-  const literal = (m: NeedModel): string => `{
+  // the escalation's model is fitted on the same features in the same run: it names them by the first's list
+  const literal = (m: NeedModel, features = JSON.stringify(m.features)): string => `{
   source: ${JSON.stringify(m.source)},
-  features: ${JSON.stringify(m.features)},
+  features: ${features},
   mean: ${list(m.mean)},
   scale: ${list(m.scale)},
   weights: ${list(m.weights)},
@@ -62,6 +63,6 @@ import type { NeedModel } from "./model.ts";
 export const SHIPPED_NEED_MODEL: NeedModel = ${literal(model)};
 
 /** The escalation's ranking under a budget: the same features fitted on the large results alone. */
-export const SHIPPED_ESCALATION_MODEL: NeedModel = ${literal(escalation)};
+export const SHIPPED_ESCALATION_MODEL: NeedModel = ${literal(escalation, "SHIPPED_NEED_MODEL.features")};
 `;
 };

@@ -62,10 +62,9 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
   // budget the escalation ranks by the shipped model fitted for it (a user's own weights rank both)
   const model = opts.needModel ?? SHIPPED_NEED_MODEL;
   const ranking = model === SHIPPED_NEED_MODEL ? SHIPPED_ESCALATION_MODEL : model;
-  const [need, rankBy] = needScores(facts, ruled, opts.budgetTokens === undefined || ranking === model ? [model] : [model, ranking], opts.needOverride) as [
-    Float64Array,
-    Float64Array | undefined,
-  ];
+  const needs = needScores(facts, ruled, opts.budgetTokens === undefined || ranking === model ? [model] : [model, ranking], opts.needOverride);
+  const need = needs[0]!;
+  const rankBy = needs[1] ?? need;
   const verdicts = shownElsewhere(facts, sharpen(facts, ruled, need));
 
   const before = estimateSessionTokens(session);
@@ -77,7 +76,7 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
   let budget: Plan["budget"];
   let ranks: Escalated | undefined;
   if (opts.budgetTokens !== undefined) {
-    ranks = escalate(facts, verdicts, before.total - freed - opts.budgetTokens, rankBy ?? need);
+    ranks = escalate(facts, verdicts, before.total - freed - opts.budgetTokens, rankBy);
     verdicts.splice(0, verdicts.length, ...ranks.verdicts);
     freed += ranks.freed;
     const reached = before.total - freed <= opts.budgetTokens;
