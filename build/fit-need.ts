@@ -7,9 +7,9 @@
 //   bun build/fit-need.ts <corpus folder> [--check <validation folder>]
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { scoreModel } from "../src/engine/need/fit.ts";
 import { collectNeedSamples } from "../src/eval/need-data.ts";
-import { ESCALATION_MIN_CHARS, fitShippedModel, weightsFile } from "./need-model.ts";
+import { ESCALATION_MIN_CHARS, escalationSamples, scoreModel } from "../src/engine/need/fit.ts";
+import { fitShippedModel, weightsFile } from "./need-model.ts";
 
 const args = process.argv.slice(2);
 const check = args.indexOf("--check");
@@ -36,7 +36,7 @@ if (validation !== undefined) {
   const val = collectNeedSamples([validation], () => {});
   const v = scoreModel(model, val.samples);
   process.stderr.write(`fit-need: validation ${val.samples.length} samples: AUC ${v.auc.toFixed(3)}, ECE ${v.ece.toFixed(3)}\n`);
-  const large = val.samples.filter((s) => s.chars >= ESCALATION_MIN_CHARS);
+  const large = escalationSamples(val.samples);
   const e = scoreModel(escalation, large);
   const before = scoreModel(model, large);
   process.stderr.write(

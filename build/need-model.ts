@@ -2,18 +2,9 @@
 // src/engine/need/weights.ts, and what the corpus tests hold that file to (a change to the rules
 // or the features that moves the fit must come with a refit).
 import { FEATURE_NAMES } from "../src/engine/need/features.ts";
-import { DEFAULT_FIT, type HeldOut, fitNeedModel, heldOutScore } from "../src/engine/need/fit.ts";
+import { DEFAULT_FIT, ESCALATION_MIN_CHARS, type HeldOut, escalationSamples, fitNeedModels, heldOutScore } from "../src/engine/need/fit.ts";
 import type { NeedModel } from "../src/engine/need/model.ts";
 import { type CollectedSamples, FIT_CUTS } from "../src/eval/need-data.ts";
-
-/**
- * The escalation's model is fitted on the results of at least this many characters alone: the
- * ones a budget cuts, whose order among themselves is what it gets right or wrong. Chosen on the
- * development sessions at 95% of the window (1,000, 2,000, 4,000 and 8,000 tried, and all results
- * as before): they lost 211 with one model for both, 205 at 2,000 (1,000: 214; 4,000: 211; 8,000:
- * 210); the held-out sessions lost 366 with one model, 356 at 2,000.
- */
-export const ESCALATION_MIN_CHARS = 2000;
 
 export interface ShippedFit {
   readonly model: NeedModel;
@@ -25,22 +16,21 @@ export interface ShippedFit {
   readonly heldEscalation: HeldOut;
 }
 
-/** Fit on the samples of a corpus (collectNeedSamples); they must hold at least one result of ESCALATION_MIN_CHARS or more. */
+/** Fit on the samples of a corpus (collectNeedSamples); they must hold results of ESCALATION_MIN_CHARS or more, some used later and some not. */
 export const fitShippedModel = (dev: CollectedSamples): ShippedFit => {
   const sessions = new Set(dev.samples.map((s) => s.group)).size;
   const percent = (share: number): number => Math.round(share * 100);
   const cuts = `${percent(Math.min(...FIT_CUTS))}-${percent(Math.max(...FIT_CUTS))}%`;
-  const fit = (samples: CollectedSamples["samples"], what: string): { model: NeedModel; held: HeldOut } => {
-    const held = heldOutScore(samples, DEFAULT_FIT);
-    const source = `fitted by build/fit-need.ts on ${samples.length} ${what} of ${sessions} public sessions (corpus ${dev.fingerprint.slice(0, 12)}), cuts at ${cuts}; grouped 5-fold AUC ${held.auc.toFixed(3)}, ECE ${held.ece.toFixed(3)}`;
-    return { model: fitNeedModel(samples, { ...DEFAULT_FIT, source }), held };
-  };
-  const all = fit(dev.samples, "results");
-  const large = fit(
-    dev.samples.filter((s) => s.chars >= ESCALATION_MIN_CHARS),
-    `results of ${ESCALATION_MIN_CHARS.toLocaleString("en-US")}+ characters`,
-  );
-  return { model: all.model, escalation: large.model, sessions, held: all.held, heldEscalation: large.held };
+  const held = heldOutScore(dev.samples, DEFAULT_FIT);
+  const heldEscalation = heldOutScore(escalationSamples(dev.samples), DEFAULT_FIT);
+  const models = fitNeedModels(dev.samples, DEFAULT_FIT, (what, samples) => {
+    const h = what === "need" ? held : heldEscalation;
+    const which = what === "need" ? "results" : `results of ${ESCALATION_MIN_CHARS.toLocaleString("en-US")}+ characters`;
+    return `fitted by build/fit-need.ts on ${samples.length} ${which} of ${sessions} public sessions (corpus ${dev.fingerprint.slice(0, 12)}), cuts at ${cuts}; grouped 5-fold AUC ${h.auc.toFixed(3)}, ECE ${h.ece.toFixed(3)}`;
+  });
+  if (models.escalation === models.need)
+    throw new Error(`the corpus holds no results of ${ESCALATION_MIN_CHARS}+ characters to fit the escalation's model on, used and not`);
+  return { model: models.need, escalation: models.escalation, sessions, held, heldEscalation };
 };
 
 /** weights.ts as build/fit-need.ts writes it (the formatter then wraps its lines). */
@@ -57,12 +47,15 @@ export const weightsFile = (model: NeedModel, escalation: NeedModel): string => 
 }`;
   return `// The need models shipped in the binary: written by build/fit-need.ts, not by hand.
 // ${FEATURE_NAMES.length} features (features.ts); a user's own weights (bc calibrate --write) take the place of both.
-import type { NeedModel } from "./model.ts";
+import type { NeedModel, NeedModels } from "./model.ts";
 
 /** Every result's need: what sharpens the rules, and what \`bc calibrate\` compares a refit with. */
 export const SHIPPED_NEED_MODEL: NeedModel = ${literal(model)};
 
 /** The escalation's ranking under a budget: the same features fitted on the large results alone. */
 export const SHIPPED_ESCALATION_MODEL: NeedModel = ${literal(escalation, "SHIPPED_NEED_MODEL.features")};
+
+/** Both, as a plan takes them. */
+export const SHIPPED_NEED_MODELS: NeedModels = { need: SHIPPED_NEED_MODEL, escalation: SHIPPED_ESCALATION_MODEL };
 `;
 };

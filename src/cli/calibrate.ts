@@ -1,18 +1,31 @@
-// `bc calibrate [sessions]`: fit the need model on the user's own sessions and compare it with
-// the shipped one on sessions of theirs it was not fitted on. Writes the weights only with --write.
+// `bc calibrate [sessions]`: fit the need models (every result's need, and the escalation's ranking
+// of the large results) on the user's own sessions and compare them with the shipped ones on
+// sessions of theirs they were not fitted on. Writes the weights only with --write.
 import { defineCommand } from "citty";
 import { existsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { DEFAULT_FIT, type HeldOut, type ToolScore, fitNeedModel, foldModels, foldOf, heldOutScore, scoreByTool, scoreModel } from "../engine/need/fit.ts";
+import {
+  DEFAULT_FIT,
+  ESCALATION_MIN_CHARS,
+  type HeldOut,
+  type ToolScore,
+  escalationSamples,
+  fitNeedModels,
+  foldModelPairs,
+  foldOf,
+  heldOutScore,
+  scoreByTool,
+  scoreModel,
+} from "../engine/need/fit.ts";
 import { unknownToolClass } from "../engine/need/features.ts";
 import { needPercent } from "../engine/need/model.ts";
-import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
+import { SHIPPED_ESCALATION_MODEL, SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
 import { heldOutBudgetLosses } from "../eval/budget-losses.ts";
 import { collectNeedSamples } from "../eval/need-data.ts";
 import { BUDGET_PERCENT, DEFAULT_PRESSURE } from "../eval/pressure.ts";
 import { discoverSessions } from "../hosts/load.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
-import { weightsInUse } from "../hosts/need-weights.ts";
+import { sourcesOf, weightsInUse } from "../hosts/need-weights.ts";
 import { unwritableDir } from "../util/dirs.ts";
 import { BcError } from "../util/errors.ts";
 import { replaceFile, writeErrorWords } from "../util/jsonl.ts";
@@ -50,8 +63,12 @@ export interface CalibrationReport {
   readonly used: number;
   readonly fingerprint: string;
   readonly shipped: { readonly auc: number; readonly ece: number; readonly source: string };
+  /** the shipped escalation's model, on the `samples` results of ESCALATION_MIN_CHARS or more (NaN figures where there are none, or they are all used or none) */
+  readonly shippedEscalation: { readonly samples: number; readonly auc: number; readonly ece: number; readonly source: string };
   /** NaN figures (null in JSON) when fewer than two folds hold sessions: see heldOut */
   readonly refit: HeldOut;
+  /** the escalation's refit, on the results of ESCALATION_MIN_CHARS or more alone (NaN figures as refit's, or where those are all used or none) */
+  readonly refitEscalation: HeldOut;
   /** why there are no held-out figures (undefined: there are) */
   readonly heldOut?: string;
   /**
@@ -94,7 +111,7 @@ const unwritable = (path: string): string | undefined => {
 /** What `path` holds, said when it is replaced (undefined: nothing there). */
 const replacing = (path: string): CalibrationReport["replaced"] => {
   const w = weightsInUse(path);
-  if (w.kind === "user") return { source: w.model.source };
+  if (w.kind === "user") return { source: sourcesOf(w.models) };
   return w.problem === undefined ? undefined : { problem: w.problem.replace(`${path}: `, "") };
 };
 
@@ -135,11 +152,24 @@ export const calibrate = (paths: readonly string[], opts: { write?: string; prog
   if (heldOut !== undefined && opts.write !== undefined)
     throw new BcError("bad-input", `held-out figures cannot be computed: ${heldOut}; nothing written`, "pass more sessions, or keep the shipped weights");
   const shipped = scoreModel(SHIPPED_NEED_MODEL, data.samples);
+  const large = escalationSamples(data.samples);
+  const shippedEscalation = scoreModel(SHIPPED_ESCALATION_MODEL, large);
   const folds =
     heldOut === undefined
-      ? foldModels(data.samples, DEFAULT_FIT, FOLDS, (k, n) => progress(`fits without each fold's sessions: ${k} of ${n}`))
+      ? foldModelPairs(data.samples, DEFAULT_FIT, FOLDS, (k, n) => progress(`fits without each fold's sessions: ${k} of ${n}`))
       : new Array<undefined>(FOLDS).fill(undefined);
-  const refit = heldOutScore(data.samples, DEFAULT_FIT, FOLDS, folds);
+  const refit = heldOutScore(
+    data.samples,
+    DEFAULT_FIT,
+    FOLDS,
+    folds.map((f) => f?.need),
+  );
+  const refitEscalation = heldOutScore(
+    large,
+    DEFAULT_FIT,
+    FOLDS,
+    folds.map((f) => f?.escalation),
+  );
   const losses =
     heldOut === undefined
       ? heldOutBudgetLosses(data.sessions, folds, undefined, (k, n) => {
@@ -148,18 +178,30 @@ export const calibrate = (paths: readonly string[], opts: { write?: string; prog
       : undefined;
   if (losses !== undefined) progress(`under a budget: ${data.sessions.length} of ${data.sessions.length} sessions`);
   const byTool = scoreByTool(SHIPPED_NEED_MODEL, data.samples, unknownToolClass, MIN_TOOL_SAMPLES);
-  const source = `fitted by bc calibrate on ${data.samples.length} results of ${sessions} sessions (corpus ${data.fingerprint.slice(0, 12)}); grouped ${FOLDS}-fold AUC ${fmt(refit.auc)}, ECE ${fmt(refit.ece)}`;
   progress(`fit on all ${counted(sessions, "session")}`);
-  const model = fitNeedModel(data.samples, { ...DEFAULT_FIT, source });
+  const models = fitNeedModels(data.samples, DEFAULT_FIT, (what, samples) => {
+    const held = what === "need" ? refit : refitEscalation;
+    const which = what === "need" ? "results" : `results of ${ESCALATION_MIN_CHARS.toLocaleString("en-US")}+ characters`;
+    return `fitted by bc calibrate on ${samples.length} ${which} of ${sessions} sessions (corpus ${data.fingerprint.slice(0, 12)}); grouped ${FOLDS}-fold AUC ${fmt(held.auc)}, ECE ${fmt(held.ece)}`;
+  });
   const replaced = opts.write === undefined ? undefined : replacing(opts.write);
-  if (opts.write !== undefined) writeWeights(opts.write, `${JSON.stringify(model, null, 2)}\n`);
+  // one model where the escalation has none of its own: read back, it is both (model.ts)
+  const weights = models.escalation === models.need ? models.need : models;
+  if (opts.write !== undefined) writeWeights(opts.write, `${JSON.stringify(weights, null, 2)}\n`);
   return {
     sessions,
     samples: data.samples.length,
     used,
     fingerprint: data.fingerprint,
     shipped: { auc: shipped.auc, ece: shipped.ece, source: SHIPPED_NEED_MODEL.source },
+    shippedEscalation: {
+      samples: large.length,
+      auc: shippedEscalation.auc,
+      ece: large.length === 0 ? Number.NaN : shippedEscalation.ece,
+      source: SHIPPED_ESCALATION_MODEL.source,
+    },
     refit,
+    refitEscalation,
     ...(heldOut === undefined ? {} : { heldOut }),
     ...(losses === undefined
       ? {}
@@ -177,7 +219,7 @@ export const calibrate = (paths: readonly string[], opts: { write?: string; prog
     skipped: [...data.skipped, ...data.malformed],
     ...(opts.write === undefined ? {} : { written: opts.write }),
     ...(replaced === undefined ? {} : { replaced }),
-    weights: model,
+    weights,
   };
 };
 
@@ -237,6 +279,7 @@ const heldOutLines = (r: CalibrationReport): string[] =>
     : [
         `refit on yours, scored on held-out ones: AUC ${fmt(r.refit.auc)}  calibration error ${fmt(r.refit.ece)}`,
         `  AUC per fold of held-out sessions: ${r.refit.foldAuc.map(fmt).join(", ")}`,
+        `  the escalation's, on results of ${ESCALATION_MIN_CHARS.toLocaleString("en-US")}+ characters: AUC ${fmt(r.refitEscalation.auc)}  calibration error ${fmt(r.refitEscalation.ece)}`,
         ...budgetLines(r.budget),
       ];
 
@@ -266,6 +309,7 @@ export const renderCalibration = (r: CalibrationReport): string =>
   [
     `${r.samples} results from ${r.sessions} sessions, ${r.used} of them used after the cut (${((100 * r.used) / r.samples).toFixed(1)}%)`,
     `shipped weights on your sessions:        AUC ${fmt(r.shipped.auc)}  calibration error ${fmt(r.shipped.ece)}`,
+    `  the escalation's, on the ${r.shippedEscalation.samples} results of ${ESCALATION_MIN_CHARS.toLocaleString("en-US")}+ characters: AUC ${fmt(r.shippedEscalation.auc)}  calibration error ${fmt(r.shippedEscalation.ece)}`,
     ...heldOutLines(r),
     ...toolLines(r.byTool),
     ...closingLines(r),

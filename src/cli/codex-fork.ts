@@ -9,7 +9,7 @@ import { enginePruner, type ForkResult, forkRollout } from "../hosts/codex/fork.
 import { defaultCodexHome } from "../hosts/codex/home.ts";
 import { parseBudget } from "../hosts/codex/window.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
-import { describeWeights, needModelOption, weightsInUse } from "../hosts/need-weights.ts";
+import { describeWeights, needModelsOption, weightsInUse } from "../hosts/need-weights.ts";
 import { resolveSession } from "../hosts/load.ts";
 import { BcError } from "../util/errors.ts";
 import { tokenCount as k } from "../util/format.ts";
@@ -247,7 +247,7 @@ export default defineCommand({
     const weights = weightsInUse(needWeightsPath());
     if (weights.problem !== undefined) log.warn(`need weights ${weights.problem}; using the shipped ones`);
     const source = resolveSession(names[0]!, {}, "codex");
-    const pruner = enginePruner(needModelOption(weights), budget);
+    const pruner = enginePruner(needModelsOption(weights), budget);
     const result = forkRollout(source, {
       context: flags.context,
       // a share of the window asked for, of a rollout that records none: refused before anything

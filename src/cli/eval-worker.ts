@@ -26,7 +26,7 @@ export const serveReplays = async (input: ReadableStream<Uint8Array>, write: (li
     if (line === "") continue;
     if (config === undefined) {
       config = read(line) as ReplayConfig;
-      compact = rulesCompactorWith(config.needModel);
+      compact = rulesCompactorWith(config.needModels);
       continue;
     }
     const job = read(line) as WorkerJob;

@@ -9,8 +9,8 @@ import { discoverSessions } from "../hosts/load.ts";
 import { collectFiles, homeName, sortFiles, type CorpusFile, type Skipped } from "../eval/corpus.ts";
 import { DEFAULT_CUTS } from "../eval/cut.ts";
 import { DEMO_FILES } from "../eval/demo/index.ts";
-import type { NeedModel } from "../engine/need/model.ts";
-import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
+import type { NeedModels } from "../engine/need/model.ts";
+import { SHIPPED_NEED_MODELS } from "../engine/need/weights.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
 import { weightsInUse } from "../hosts/need-weights.ts";
 import { DEFAULT_PASSES } from "../eval/passes.ts";
@@ -118,20 +118,20 @@ const FLAGS = z.object({
  * The need weights bc's rows rank by, as the product would: `shipped`, a weights file, or (no
  * flag) the weights bc plan and the plugin use (yours when `bc calibrate --write` made them).
  */
-export const evalNeedWeights = (flag: string | undefined): { model?: NeedModel; record: NeedWeightsRecord } => {
-  const shipped = { record: needWeightsRecord("shipped", SHIPPED_NEED_MODEL) };
+export const evalNeedWeights = (flag: string | undefined): { models?: NeedModels; record: NeedWeightsRecord } => {
+  const shipped = { record: needWeightsRecord("shipped", SHIPPED_NEED_MODELS) };
   if (flag === "shipped") return shipped;
   if (flag === undefined) {
     const w = weightsInUse(needWeightsPath());
     if (w.problem !== undefined) log.warn(`need weights ${w.problem}; using the shipped ones`);
-    return w.kind === "user" ? { model: w.model, record: needWeightsRecord("yours", w.model) } : shipped;
+    return w.kind === "user" ? { models: w.models, record: needWeightsRecord("yours", w.models) } : shipped;
   }
   const hint = "give shipped, or a weights file bc calibrate --write made";
   if (!existsSync(flag)) throw new BcError("not-found", `--need-weights: no file ${flag}`, hint);
   // read and checked as the plugin and bc plan read the user's file; a named file that cannot be used is an error here
   const w = weightsInUse(flag);
   if (w.kind !== "user") throw new BcError("bad-input", `--need-weights ${w.problem ?? flag}`, hint);
-  return { model: w.model, record: needWeightsRecord("file", w.model) };
+  return { models: w.models, record: needWeightsRecord("file", w.models) };
 };
 
 /** The embedded examples, written to a temporary folder the caller removes. */
@@ -341,7 +341,7 @@ export default defineCommand({
         ...(host === undefined ? {} : { host }),
         ...(pressure === undefined ? {} : { pressure }),
         ...(args.split === true ? { split: true, ...(groups === undefined ? {} : { groups }) } : {}),
-        ...(weights.model === undefined ? {} : { needModel: weights.model }),
+        ...(weights.models === undefined ? {} : { needModels: weights.models }),
         needWeights: weights.record,
         // a pipe (<(zstd -dc …)) is this process's alone: no other process can read it
         ...(jobs > 1 && !files!.some((f) => isStream(f.path)) ? { workers: { count: jobs, command: selfCommand() } } : {}),

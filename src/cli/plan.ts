@@ -11,7 +11,7 @@ import { needWeightsPath } from "../hosts/claude/install.ts";
 import { engineFork } from "../hosts/codex/fork.ts";
 import { type BudgetSpec, parseBudget } from "../hosts/codex/window.ts";
 import { loadSessionSource, resolveSession, type SessionSource, sessionName } from "../hosts/load.ts";
-import { describeWeights, needModelOption, weightsInUse } from "../hosts/need-weights.ts";
+import { describeWeights, needModelsOption, weightsInUse } from "../hosts/need-weights.ts";
 import { BcError } from "../util/errors.ts";
 import { counted, tokenCount } from "../util/format.ts";
 import { log } from "../util/log.ts";
@@ -204,7 +204,7 @@ export const planReport = (
     ...(flags.minRemoval !== undefined ? { minRemovalFraction: flags.minRemoval } : {}),
     ...(flags.pinLast !== undefined ? { pinLastMessages: flags.pinLast } : {}),
   };
-  const budget = flags.budget === undefined ? {} : budgetOf(flags.budget, source, { ...given, ...needModelOption(weights) });
+  const budget = flags.budget === undefined ? {} : budgetOf(flags.budget, source, { ...given, ...needModelsOption(weights) });
   const options: Options = { ...given, ...(budget.tokens !== undefined ? { budgetTokens: budget.tokens } : {}) };
   const passes = flags.passes ?? 1;
   const name = sessionName(loaded);
@@ -219,7 +219,7 @@ export const planReport = (
     passes:
       budget.plan !== undefined && passes === 1 && !flags.timeline
         ? [{ pass: 1, messages: session.messages.length, plan: budget.plan }]
-        : planPasses(session, passes, { ...options, ...needModelOption(weights) }),
+        : planPasses(session, passes, { ...options, ...needModelsOption(weights) }),
     ...(budget.tokens !== undefined ? { needWeights: describeWeights(weights) } : {}),
     ...(budget.share !== undefined ? { budgetShare: budget.share } : {}),
     ...(budget.codex !== undefined ? { codexBudget: budget.codex } : {}),

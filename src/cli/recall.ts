@@ -10,7 +10,7 @@ import { handsBack, type StoredImage } from "../hosts/recall/records.ts";
 import { removedIn, type RemovedList } from "../hosts/recall/removed.ts";
 import { subagentFiles } from "../hosts/claude/transcript.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
-import { needModelOption, weightsInUse } from "../hosts/need-weights.ts";
+import { needModelsOption, weightsInUse } from "../hosts/need-weights.ts";
 import { checkPositionals, parseFlags, pathFlag } from "./args.ts";
 import { BcError } from "../util/errors.ts";
 import { log, out, warnList } from "../util/log.ts";
@@ -106,7 +106,7 @@ export const formatRemoved = (l: RemovedList): string => {
 /** What bc removed in one session file; a Codex fork's rules are found by planning again as codex-fork plans: with the need weights in use. */
 const removedInFile = (path: string): RemovedList => {
   const host = detectHost(path);
-  return removedIn(path, host, host === "codex" ? needModelOption(weightsInUse(needWeightsPath())) : undefined);
+  return removedIn(path, host, host === "codex" ? needModelsOption(weightsInUse(needWeightsPath())) : undefined);
 };
 
 /** This project's newest session that can be read: one that cannot is passed over, and said. */

@@ -7,7 +7,7 @@ import type { LookupMode } from "./lookup/lookup.ts";
 import { DEFAULT_KEEP, mergeVerdict, settle } from "./merge.ts";
 import { sharpen } from "./need/sharpen.ts";
 import { shownElsewhere } from "./shown-elsewhere.ts";
-import { SHIPPED_ESCALATION_MODEL, SHIPPED_NEED_MODEL } from "./need/weights.ts";
+import { SHIPPED_NEED_MODELS } from "./need/weights.ts";
 import { LADDER } from "./rules/ladder.ts";
 import type { RuleContext, Verdict } from "./rules/rule.ts";
 import { type ResultItem, SessionFacts } from "./session-facts.ts";
@@ -59,9 +59,8 @@ export const planWith = (session: Session, options: Partial<Options> | undefined
   const facts = new SessionFacts(session, opts, mode);
   const ruled = facts.items.map((item) => decideResult(facts, item));
   // the need score of every result the escalation may cut, which also sharpens the rules; under a
-  // budget the escalation ranks by the shipped model fitted for it (a user's own weights rank both)
-  const model = opts.needModel ?? SHIPPED_NEED_MODEL;
-  const ranking = model === SHIPPED_NEED_MODEL ? SHIPPED_ESCALATION_MODEL : model;
+  // budget the escalation ranks by the model fitted for it
+  const { need: model, escalation: ranking } = opts.needModels ?? SHIPPED_NEED_MODELS;
   const needs = needScores(facts, ruled, opts.budgetTokens === undefined || ranking === model ? [model] : [model, ranking], opts.needOverride);
   const need = needs[0]!;
   const rankBy = needs[1] ?? need;

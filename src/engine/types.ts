@@ -1,7 +1,7 @@
 // The one session model both hosts map into. The engine never sees a host format:
 // host adapters turn transcript records / rollout lines / hook rows into a Session,
 // and use each message's `source` to write a rewrite back without touching anything else.
-import type { NeedModel } from "./need/model.ts";
+import type { NeedModels } from "./need/model.ts";
 
 export type Host = "claude" | "codex";
 
@@ -160,8 +160,8 @@ export interface Options {
   readonly minRemovalFraction: number;
   /** escalation: cut further until the history is at most this many tokens (undefined: no escalation) */
   readonly budgetTokens?: number;
-  /** the need model the escalation ranks by (undefined: the one shipped in the binary) */
-  readonly needModel?: NeedModel;
+  /** the need models: every result's need, and the escalation's ranking (undefined: the ones shipped in the binary) */
+  readonly needModels?: NeedModels;
   /** a need per call id, in place of the model's where given (bc eval's hindsight ceiling need-oracle) */
   readonly needOverride?: ReadonlyMap<string, number>;
 }

@@ -3,7 +3,7 @@
 // asks it of the sessions each fold held out, to compare the shipped weights with a refit in
 // what matters (results lost), not only in how they rank.
 import { foldOf } from "../engine/need/fit.ts";
-import type { NeedModel } from "../engine/need/model.ts";
+import type { NeedModels } from "../engine/need/model.ts";
 import type { Session } from "../engine/types.ts";
 import { type CutContext, DEFAULT_CUTS, sessionCuts } from "./cut.ts";
 import { usedAfterCut } from "./labels.ts";
@@ -56,8 +56,8 @@ export const pressureCuts = (timeline: Session, cuts: readonly number[] = DEFAUL
 };
 
 /** A budget method's rewrites at a pressure cut, scored as bc eval scores them. */
-export const runAtCut = (m: BudgetMethod, { ctx, point, used }: PressureCut, needModel?: NeedModel) => {
-  const o = m.run({ ...ctx, rulesFreedTokens: 0, point, used, ...(needModel === undefined ? {} : { needModel }) });
+export const runAtCut = (m: BudgetMethod, { ctx, point, used }: PressureCut, needModels?: NeedModels) => {
+  const o = m.run({ ...ctx, rulesFreedTokens: 0, point, used, ...(needModels === undefined ? {} : { needModels }) });
   return { lost: scoreRewrites(ctx, o.rewrites, { used }).tally.lost, reached: o.reached === true ? 1 : 0 };
 };
 
@@ -68,7 +68,7 @@ export const runAtCut = (m: BudgetMethod, { ctx, point, used }: PressureCut, nee
  */
 export const budgetLosses = (
   timeline: Session,
-  models: readonly (NeedModel | undefined)[],
+  models: readonly (NeedModels | undefined)[],
   options: { cuts?: readonly number[]; pressure?: number } = {},
 ): BudgetLosses => {
   let total = NO_BUDGET_LOSSES(models.length);
@@ -92,8 +92,8 @@ export const budgetLosses = (
  */
 export const heldOutBudgetLosses = (
   sessions: readonly { readonly path: string; readonly group: string }[],
-  folds: readonly (NeedModel | undefined)[],
-  baseline: NeedModel | undefined,
+  folds: readonly (NeedModels | undefined)[],
+  baseline: NeedModels | undefined,
   progress: (done: number, total: number) => void = () => {},
 ): BudgetLosses => {
   let total = NO_BUDGET_LOSSES(2);

@@ -2,7 +2,7 @@
 // recall gives back of what the rules removed. Its outcome is plain data, so it can be made in
 // this process or in a worker process (pool.ts); runEval folds the outcomes in file order, so a
 // run gives the same report however many processes made them.
-import type { NeedModel } from "../engine/need/model.ts";
+import type { NeedModels } from "../engine/need/model.ts";
 import type { Host } from "../engine/types.ts";
 import { copyKeys } from "./copies.ts";
 import { type CorpusFile, notASession } from "./corpus.ts";
@@ -20,7 +20,7 @@ export interface ReplayConfig {
   /** the pressure mode's share of the window (undefined: light mode only) */
   readonly pressure?: number;
   /** the need weights bc ranks by (undefined: the shipped ones) */
-  readonly needModel?: NeedModel;
+  readonly needModels?: NeedModels;
 }
 
 /** A session's replay with what recall gave back at its cuts. */
@@ -72,7 +72,7 @@ export const replayFile = (f: CorpusFile, config: ReplayConfig, compact: Compact
         passes: config.passes,
         compact,
         ...(config.pressure === undefined ? {} : { pressure: config.pressure }),
-        ...(config.needModel === undefined ? {} : { needModel: config.needModel }),
+        ...(config.needModels === undefined ? {} : { needModels: config.needModels }),
       },
     );
     // what the host keeps after bc's compaction at each cut: does recall give every removed result back?

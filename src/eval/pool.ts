@@ -164,7 +164,7 @@ export const replayInWorkers = async (
   }
   if (stopped()) throw interruptedAfter(done, files.length);
   // what no worker answered
-  const compact = rulesCompactorWith(config.needModel);
+  const compact = rulesCompactorWith(config.needModels);
   for (let i = 0; i < files.length; i++) {
     if (outcomes[i] !== undefined) continue;
     if (stopped()) throw interruptedAfter(done, files.length);

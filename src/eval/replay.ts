@@ -1,6 +1,6 @@
 // One session through the whole replay: every cut × every method, the repeated passes, and
 // the host's own compactions. Pure: sessions in, numbers out.
-import type { NeedModel } from "../engine/need/model.ts";
+import type { NeedModels } from "../engine/need/model.ts";
 import type { Host, Session } from "../engine/types.ts";
 import type { HostCompaction } from "../hosts/types.ts";
 import { sessionCuts } from "./cut.ts";
@@ -73,7 +73,7 @@ export interface ReplayOptions {
   /** the pressure mode's history share of the window (undefined: light mode only) */
   readonly pressure?: number;
   /** the need weights bc ranks by under pressure (undefined: the shipped ones; `compact` is the light mode's) */
-  readonly needModel?: NeedModel;
+  readonly needModels?: NeedModels;
 }
 
 export interface ReplayInput {
@@ -251,7 +251,7 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
     let pressure: CutRow["pressure"];
     if (options.pressure !== undefined) {
       const point = pressurePoint(ctx.tokensBefore, options.pressure, { droppedTokens: droppedByHost(ctx.prefix) });
-      const input = { ...ctx, rulesFreedTokens: 0, point, used, ...(options.needModel === undefined ? {} : { needModel: options.needModel }) };
+      const input = { ...ctx, rulesFreedTokens: 0, point, used, ...(options.needModels === undefined ? {} : { needModels: options.needModels }) };
       const prow: Record<string, Tally> = {};
       const reachable = untouchableTokens(ctx) - point.droppedTokens <= point.budget;
       const runBudget = (m: BudgetMethod) => {

@@ -3,8 +3,8 @@
 // the report is sorted and free of clocks and machine paths, so the same corpus gives the same
 // report byte for byte, however many processes replayed it.
 import { CHARS_PER_TOKEN } from "../engine/estimate.ts";
-import type { NeedModel } from "../engine/need/model.ts";
-import { SHIPPED_NEED_MODEL } from "../engine/need/weights.ts";
+import type { NeedModels } from "../engine/need/model.ts";
+import { SHIPPED_NEED_MODELS } from "../engine/need/weights.ts";
 import { DEFAULT_OPTIONS, type Host } from "../engine/types.ts";
 import { copiesByContent, copyReason } from "./copies.ts";
 import { VERSION } from "../version.ts";
@@ -40,7 +40,7 @@ export const LEFT_OUT = [
 ] as const;
 
 /** What a run is asked for: how each file is replayed (but the weights, which it names), and how it is reported. */
-export interface EvalParameters extends Omit<ReplayConfig, "needModel"> {
+export interface EvalParameters extends Omit<ReplayConfig, "needModels"> {
   /** report each given path as its own block beside the total */
   readonly split?: boolean;
   /** --split: the blocks' names in the order the paths were given (default: as the files come) */
@@ -53,15 +53,19 @@ export interface EvalParameters extends Omit<ReplayConfig, "needModel"> {
 export interface NeedWeightsRecord {
   /** shipped: the binary's; yours: the file bc calibrate --write made; file: one --need-weights named */
   readonly kind: "shipped" | "yours" | "file";
+  /** the need model's */
   readonly source: string;
-  /** the first 12 hex digits of sha256 over the weights as JSON */
+  /** the escalation's, where it has a model of its own */
+  readonly escalationSource?: string;
+  /** the first 12 hex digits of sha256 over the weights as JSON ({ need, escalation }) */
   readonly fingerprint: string;
 }
 
-export const needWeightsRecord = (kind: NeedWeightsRecord["kind"], model: NeedModel): NeedWeightsRecord => ({
+export const needWeightsRecord = (kind: NeedWeightsRecord["kind"], models: NeedModels): NeedWeightsRecord => ({
   kind,
-  source: model.source,
-  fingerprint: contentHash(new TextEncoder().encode(JSON.stringify(model))).slice(0, 12),
+  source: models.need.source,
+  ...(models.escalation === models.need ? {} : { escalationSource: models.escalation.source }),
+  fingerprint: contentHash(new TextEncoder().encode(JSON.stringify(models))).slice(0, 12),
 });
 
 /** One given path's share of the corpus, summarized alone (--split). */
@@ -101,10 +105,10 @@ export interface RunEvalOptions extends EvalParameters {
   /** problems found before loading (missing paths) */
   readonly skipped?: readonly Skipped[];
   readonly kind: EvalReport["corpus"]["kind"];
-  /** how the rules compact in light mode (default: bc's, ranking by needModel); not with workers */
+  /** how the rules compact in light mode (default: bc's, ranking by needModels); not with workers */
   readonly compact?: Compactor;
   /** the need weights bc's rows rank by (undefined: the shipped ones); `compact` should rank by the same */
-  readonly needModel?: NeedModel;
+  readonly needModels?: NeedModels;
   /** replay the files in this many processes of this bc at once (pool.ts; default: in this process alone) */
   readonly workers?: Workers;
   readonly onProgress?: (done: number, total: number, name: string) => void;
@@ -132,7 +136,7 @@ export const parameters = (p: EvalParameters): Record<string, unknown> => ({
   cuts: [...p.cuts],
   passes: [...p.passes],
   host: p.host ?? "all",
-  needWeights: p.needWeights ?? needWeightsRecord("shipped", SHIPPED_NEED_MODEL),
+  needWeights: p.needWeights ?? needWeightsRecord("shipped", SHIPPED_NEED_MODELS),
   split: p.split === true,
   methods: methodSummaries().filter((m) => p.methods.includes(m.id)),
   ceilings: ceilingSummaries(),
@@ -196,7 +200,7 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
     passes,
     ...(opts.host === undefined ? {} : { host: opts.host }),
     ...(opts.pressure === undefined ? {} : { pressure: opts.pressure }),
-    ...(opts.needModel === undefined ? {} : { needModel: opts.needModel }),
+    ...(opts.needModels === undefined ? {} : { needModels: opts.needModels }),
   };
   let outcomes: FileOutcome[];
   if (opts.workers !== undefined && opts.workers.count > 1 && opts.files.length > 1) {
@@ -207,7 +211,7 @@ export const runEval = async (opts: RunEvalOptions): Promise<EvalReport> => {
       ...(opts.shouldStop === undefined ? {} : { shouldStop: opts.shouldStop }),
     });
   } else {
-    const compact = opts.compact ?? rulesCompactorWith(opts.needModel);
+    const compact = opts.compact ?? rulesCompactorWith(opts.needModels);
     outcomes = [];
     for (const f of opts.files) {
       if (opts.shouldStop?.()) throw interruptedAfter(outcomes.length, opts.files.length);

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { foldOf } from "../../src/engine/need/fit.ts";
 import { contentHash } from "../../src/eval/corpus.ts";
 import { DEMO_FILES } from "../../src/eval/demo/index.ts";
+import { constantNeed } from "../engine/support/need-models.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
 const MAIN = join(REPO, "src", "main.ts");
@@ -191,6 +192,10 @@ describe("bc calibrate", () => {
     const w = bc("calibrate", DEMO, "--write");
     expect(w.code).toBe(0);
     const written = JSON.parse(readFileSync(weightsFile, "utf8"));
+    // the example sessions' large results give the escalation nothing of its own to fit: one model, both
+    const report = JSON.parse(bc("calibrate", DEMO, "--json").stdout);
+    expect(report.shippedEscalation.samples).toBe(0);
+    expect(report.weights).toEqual(written);
     expect(written.source).toContain("bc calibrate");
     const session = join(DEMO, "claude", "recorded-sum-fix.jsonl");
     const p = bc("plan", session, "--budget", "1000");
@@ -214,6 +219,28 @@ describe("bc calibrate", () => {
     });
     const overBroken = JSON.parse(bc("calibrate", DEMO, "--write", "--json").stdout);
     expect(overBroken.replaced).toEqual({ problem: expect.stringContaining("expected { source, features") });
+  });
+
+  test("a weights file with both models: bc plan --budget ranks by the escalation's, scores the rules by the other; status names both", () => {
+    // needs between the thresholds at which the score overturns a rule (sharpen.ts): the rules' verdicts stand
+    const need = { ...constantNeed(0.05), source: "need model" };
+    const escalation = { ...constantNeed(0.5), source: "escalation model" };
+    mkdirSync(join(home, ".claude", "better-compaction"), { recursive: true });
+    writeFileSync(weightsFile, JSON.stringify({ need, escalation }));
+    const session = join(DEMO, "claude", "recorded-sum-fix.jsonl");
+    const p = JSON.parse(bc("plan", session, "--budget", "1000", "--json").stdout);
+    expect(p.needWeights).toEndWith("need model; the escalation ranks by a model of its own");
+    const ranked = p.passes[0].plan.decisions.filter((d: { need?: number }) => d.need !== undefined);
+    expect(ranked.length).toBeGreaterThan(0);
+    for (const d of ranked) expect(d.need).toBe(0.5);
+    expect(bc("claude", "status").stdout).toContain("need weights:     yours");
+    expect(JSON.parse(bc("claude", "status", "--json").stdout).needWeightsInUse.source).toBe("need model; the escalation's: escalation model");
+    // the escalation's model at fault: the file is not used, and the reason names it
+    writeFileSync(weightsFile, JSON.stringify({ need, escalation: { ...escalation, weights: [] } }));
+    const broken = bc("plan", session, "--budget", "1000");
+    expect(broken.stdout).toContain("need weights: shipped");
+    expect(broken.stderr).toContain("escalation: weights has 0 values");
+    rmSync(weightsFile);
   });
 
   test("bc eval ranks by the weights in use too, or by those --need-weights names; a bad file is a one-line error", () => {

@@ -19,7 +19,7 @@ const build = () => {
 
 describe("apply", () => {
   const { session, dropped, truncated } = build();
-  const p = plan(session, { needModel: RULES_ONLY_NEED });
+  const p = plan(session, { needModels: RULES_ONLY_NEED });
   const out = apply(session, p);
   const resultOf = (msgs: typeof out, id: string) => msgs.flatMap((m) => m.toolResults).find((r) => r.callId === id)!;
 

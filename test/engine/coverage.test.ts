@@ -7,6 +7,7 @@ import { SessionFacts } from "../../src/engine/session-facts.ts";
 import { DEFAULT_OPTIONS } from "../../src/engine/types.ts";
 import { SessionBuilder } from "./support/build.ts";
 import { constantNeed } from "./support/need-models.ts";
+import { bothOf } from "../../src/engine/need/model.ts";
 
 /** Coverage of a session whose results are all kept whole and all asked for. */
 const allKept = (b: SessionBuilder): Coverage =>
@@ -136,8 +137,8 @@ describe("the escalation weighs need by names held nowhere else", () => {
     b.bash("./dump shared again", body(shared, 3));
     b.assistant("done");
     const s = b.session();
-    const rules = plan(s, { needModel: FLAT });
-    const p = plan(s, { needModel: FLAT, budgetTokens: rules.totals.tokensAfter - 50 });
+    const rules = plan(s, { needModels: bothOf(FLAT) });
+    const p = plan(s, { needModels: bothOf(FLAT), budgetTokens: rules.totals.tokensAfter - 50 });
     const escalated = p.decisions.filter((d) => d.rule === "escalation").map((d) => d.callId);
     expect(escalated).toEqual([copy]);
     expect(p.decisions.find((d) => d.callId === copy)!.reason).toContain("0% of its names past its head held nowhere else");

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { apply } from "../../src/engine/apply.ts";
 import { estimateSessionTokens, estimateTextTokens } from "../../src/engine/estimate.ts";
 import { tokensAfter } from "../../src/engine/escalate.ts";
-import { type NeedModel, needOf } from "../../src/engine/need/model.ts";
+import { bothOf, type NeedModel, needOf } from "../../src/engine/need/model.ts";
 import { needTable } from "../../src/engine/need/table.ts";
 import { SHIPPED_ESCALATION_MODEL, SHIPPED_NEED_MODEL } from "../../src/engine/need/weights.ts";
 import { dropNote, truncatedText } from "../../src/engine/notes.ts";
@@ -41,7 +41,7 @@ const overBudgets = () => {
   const budgets = [];
   for (let over = 5; over < 1500; over += 45) {
     const budgetTokens = rules.totals.tokensAfter - over;
-    const p = plan(s, { budgetTokens, needModel });
+    const p = plan(s, { budgetTokens, needModels: bothOf(needModel) });
     expect(p.budget?.reached).toBe(true);
     budgets.push({ over, budgetTokens, p });
   }
@@ -70,9 +70,9 @@ describe("ranked escalation", () => {
     expect(rules.decisions.filter((d) => ids.includes(d.callId)).map((d) => d.rule)).toEqual(ids.map(() => "referenced"));
     const budgetTokens = rules.totals.tokensAfter - 300;
     // the same need for every result: the most tokens freed first, so the largest output alone
-    expect(escalated(plan(s, { budgetTokens, needModel: modelOn("log_chars", 0) }))).toEqual([ids[5]!]);
+    expect(escalated(plan(s, { budgetTokens, needModels: bothOf(modelOn("log_chars", 0)) }))).toEqual([ids[5]!]);
     // need rising much faster than size: the smallest outputs go first, in order
-    const small = escalated(plan(s, { budgetTokens, needModel: modelOn("log_chars", 8, -60) }));
+    const small = escalated(plan(s, { budgetTokens, needModels: bothOf(modelOn("log_chars", 8, -60)) }));
     expect(small[0]).toBe(ids[0]!);
     expect(small).toEqual(ids.slice(0, small.length));
   });
@@ -82,8 +82,8 @@ describe("ranked escalation", () => {
     const budgetTokens = plan(s).totals.tokensAfter - 300;
     const model = modelOn("log_chars", 0);
     // with the same need for all, the largest output goes; known to be needed, it stays and another goes
-    expect(escalated(plan(s, { budgetTokens, needModel: model }))).toEqual([ids[5]!]);
-    const p = plan(s, { budgetTokens, needModel: model, needOverride: new Map([[ids[5]!, 1]]) });
+    expect(escalated(plan(s, { budgetTokens, needModels: bothOf(model) }))).toEqual([ids[5]!]);
+    const p = plan(s, { budgetTokens, needModels: bothOf(model), needOverride: new Map([[ids[5]!, 1]]) });
     expect(escalated(p)).not.toContain(ids[5]!);
     expect(p.budget?.reached).toBe(true);
     expect(p.decisions.find((d) => d.callId === ids[5]!)?.need).toBe(1);
@@ -99,7 +99,7 @@ describe("ranked escalation", () => {
     const s = b.session();
     const rules = plan(s);
     for (const id of ids) expect(rules.decisions.find((d) => d.callId === id)).toMatchObject({ action: "keep", rule: "unreferenced" });
-    const p = plan(s, { budgetTokens: rules.totals.tokensAfter - 20, needModel: modelOn("log_chars", 0) });
+    const p = plan(s, { budgetTokens: rules.totals.tokensAfter - 20, needModels: bothOf(modelOn("log_chars", 0)) });
     expect(p.budget?.reached).toBe(true);
     expect(escalated(p).some((id) => ids.includes(id))).toBe(true);
     expect(p.decisions.filter((d) => ids.includes(d.callId) && d.rule === "escalation").every((d) => d.action === "drop")).toBe(true);
@@ -201,11 +201,11 @@ describe("ranked escalation", () => {
     expect(rules.decisions.find((d) => d.callId === web)!.rule).toBe("never-drop");
     // need rising much faster than size: the smaller output, the never-drop one, is cut first
     const needModel = modelOn("log_chars", 8, -60);
-    const some = plan(s, { needModel, budgetTokens: rules.totals.tokensAfter - 50 });
+    const some = plan(s, { needModels: bothOf(needModel), budgetTokens: rules.totals.tokensAfter - 50 });
     expect(some.decisions.find((d) => d.callId === web)).toMatchObject({ action: "truncate", rule: "escalation" });
     expect(some.decisions.find((d) => d.callId === plain)!.rule).toBe("referenced");
     // whatever the budget, a head
-    const all = plan(s, { needModel, budgetTokens: 1 });
+    const all = plan(s, { needModels: bothOf(needModel), budgetTokens: 1 });
     expect(all.decisions.find((d) => d.callId === web)).toMatchObject({ action: "truncate", rule: "escalation" });
     expect(all.decisions.find((d) => d.callId === plain)!.rule).toBe("escalation");
   });
@@ -283,7 +283,7 @@ describe("ranked escalation", () => {
     const other = shown(plan(s, { budgetTokens }), SHIPPED_NEED_MODEL);
     expect(other.some(([need, want]) => need !== want)).toBe(true);
     const own = modelOn("log_chars", 1, -3);
-    for (const [need, want] of shown(plan(s, { budgetTokens, needModel: own }), own)) expect(need).toBe(want);
+    for (const [need, want] of shown(plan(s, { budgetTokens, needModels: bothOf(own) }), own)) expect(need).toBe(want);
   });
 
   test("determinism: the same session and budget give the same plan", () => {

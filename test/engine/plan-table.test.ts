@@ -50,7 +50,7 @@ const session = () => {
 
 // (the rules' own verdicts: the need score's sharpening has tests of its own)
 test("the decision table for a session that exercises every rule", () => {
-  expect(renderPlan(plan(session(), { needModel: RULES_ONLY_NEED }))).toBe(EXPECTED);
+  expect(renderPlan(plan(session(), { needModels: RULES_ONLY_NEED }))).toBe(EXPECTED);
 });
 
 const EXPECTED = [

@@ -32,9 +32,9 @@ const printedTwice = (command: string): { b: SessionBuilder; first: string; agai
 
 const laws = (b: SessionBuilder): string[] => {
   const s = b.session();
-  const p = plan(s, { needModel: RULES_ONLY_NEED });
+  const p = plan(s, { needModels: RULES_ONLY_NEED });
   const out = apply(s, p);
-  return [...checkShownElsewhere(s, p, out, "test"), ...checkFixedPoint(s, out, "test", { needModel: RULES_ONLY_NEED })];
+  return [...checkShownElsewhere(s, p, out, "test"), ...checkFixedPoint(s, out, "test", { needModels: RULES_ONLY_NEED })];
 };
 
 describe("shown-elsewhere", () => {

@@ -9,6 +9,7 @@ import { rulesCompactor } from "../../src/eval/methods/engine.ts";
 import { ORACLE_TO_BUDGET } from "../../src/eval/methods/budget.ts";
 import { RULES_ID, replaySession } from "../../src/eval/replay.ts";
 import { loadSessionFile } from "../../src/hosts/load.ts";
+import { bothOf } from "../../src/engine/need/model.ts";
 import { constantNeed, modelOn } from "../engine/support/need-models.ts";
 import { totalOf } from "./build.ts";
 
@@ -17,8 +18,8 @@ const demoFiles = ["claude", "codex"].flatMap((host) => readdirSync(join(DEMO, h
 const demoSessions = demoFiles.map((f) => loadSessionFile(f).timeline);
 
 /** Two models that rank differently: by size alone, and the same need for every result. */
-const BY_SIZE = modelOn("log_chars", 1, -8);
-const FLAT = constantNeed(0.3);
+const BY_SIZE = bothOf(modelOn("log_chars", 1, -8));
+const FLAT = bothOf(constantNeed(0.3));
 
 describe("budgetLosses", () => {
   test("per model, what bc eval's pressure mode counts with that model: lost and budget reached; oracle-to-budget's lost once", () => {
@@ -27,10 +28,10 @@ describe("budgetLosses", () => {
     const hosts = new Set<string>();
     for (const timeline of demoSessions.filter((s) => !hosts.has(s.host) && hosts.add(s.host))) {
       const got = budgetLosses(timeline, [BY_SIZE, FLAT]);
-      const replays = [BY_SIZE, FLAT].map((needModel) =>
+      const replays = [BY_SIZE, FLAT].map((needModels) =>
         replaySession(
           { host: timeline.host, id: timeline.id, file: "f.jsonl", timeline, compactions: [] },
-          { cuts: [0.5, 0.7, 0.9], methods: [RULES_ID], passes: [], compact: rulesCompactor, pressure: 0.95, needModel },
+          { cuts: [0.5, 0.7, 0.9], methods: [RULES_ID], passes: [], compact: rulesCompactor, pressure: 0.95, needModels },
         ),
       );
       expect(got.cuts).toBe(totalOf(replays[0]!, "pressure").cuts);

@@ -19,6 +19,7 @@ import { enforcePins, scoreCut } from "../../src/eval/score.ts";
 import { indexSession } from "../../src/eval/session-index.ts";
 import { spreadOf } from "../../src/eval/summary.ts";
 import { filler, pair, prompt, reply, session } from "./build.ts";
+import { bothOf } from "../../src/engine/need/model.ts";
 
 /** a text of exactly `tokens` estimated tokens whose first line names `name` */
 const sized = (name: string, tokens: number): string => `${name}\n`.padEnd(tokens * 4, "x");
@@ -271,8 +272,8 @@ describe("bc under pressure is the product's own answer", () => {
     const ctx = cutContext(indexSession(session(messages, "s1", host)), 0.9);
     const input = { ...ctx, rulesFreedTokens: 0, used: usedAfterCut(ctx), point: pressurePoint(ctx.tokensBefore, 0.95) };
     // the test's own weights, not the shipped ones: every result needed, or none
-    const needed = BC_UNDER_PRESSURE.run({ ...input, needModel: modelOn("log_chars", 0, 10) });
-    const unneeded = BC_UNDER_PRESSURE.run({ ...input, needModel: modelOn("log_chars", 0, -10) });
+    const needed = BC_UNDER_PRESSURE.run({ ...input, needModels: bothOf(modelOn("log_chars", 0, 10)) });
+    const unneeded = BC_UNDER_PRESSURE.run({ ...input, needModels: bothOf(modelOn("log_chars", 0, -10)) });
     // needed: only what the budget takes; none needed: every result the rules kept for want of evidence goes too
     expect(needed.reached).toBe(true);
     expect(unneeded.rewrites.size).toBeGreaterThan(needed.rewrites.size);

@@ -13,6 +13,19 @@ export interface NeedModel {
   readonly intercept: number;
 }
 
+/**
+ * The two models a plan uses: `need` scores every result (what sharpens the rules), `escalation`
+ * ranks the cuts under a budget (fitted on the large results alone, whose order among
+ * themselves is what a budget gets right or wrong). One model may be both.
+ */
+export interface NeedModels {
+  readonly need: NeedModel;
+  readonly escalation: NeedModel;
+}
+
+/** One model as both. */
+export const bothOf = (m: NeedModel): NeedModels => ({ need: m, escalation: m });
+
 /** Why a weights file cannot be used (undefined: it can). */
 export const modelProblem = (m: NeedModel): string | undefined => {
   if (m.features.length !== FEATURE_NAMES.length || m.features.some((f, i) => f !== FEATURE_NAMES[i])) {
@@ -61,15 +74,8 @@ export const logOdds = (m: NeedModel, x: ArrayLike<number>): number => {
 /** The probability that the session still needs the result verbatim. */
 export const needOf = (m: NeedModel, x: ArrayLike<number>): number => sigmoid(logOdds(m, x));
 
-/** A weights file's text as a model, or why it cannot be used. */
-export const parseNeedModel = (text: string): NeedModel | { problem: string } => {
-  if (text.length > MAX_WEIGHTS_CHARS) return { problem: `${text.length.toLocaleString("en-US")} characters, far more than a weights file holds` };
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch (e) {
-    return { problem: `not JSON (${(e as Error).message})` };
-  }
+/** One model of a weights file, or why it cannot be used. */
+const modelOf = (v: unknown): NeedModel | { problem: string } => {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return { problem: "not a JSON object" };
   const o = v as Record<string, unknown>;
   const list = (k: string): number[] | undefined => (Array.isArray(o[k]) ? (o[k] as number[]) : undefined);
@@ -82,6 +88,32 @@ export const parseNeedModel = (text: string): NeedModel | { problem: string } =>
   const m: NeedModel = { source: o.source, features, mean, scale, weights, intercept: o.intercept };
   const problem = modelProblem(m);
   return problem === undefined ? m : { problem };
+};
+
+/**
+ * A weights file's text as the two models, or why it cannot be used: `{ need, escalation }`, each
+ * a model, as `bc calibrate --write` writes it; or one model (as earlier versions wrote it), which
+ * is then both.
+ */
+export const parseNeedModels = (text: string): NeedModels | { problem: string } => {
+  if (text.length > MAX_WEIGHTS_CHARS) return { problem: `${text.length.toLocaleString("en-US")} characters, far more than a weights file holds` };
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    return { problem: `not JSON (${(e as Error).message})` };
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return { problem: "not a JSON object" };
+  const o = v as Record<string, unknown>;
+  if (!("need" in o) && !("escalation" in o)) {
+    const one = modelOf(o);
+    return "problem" in one ? one : bothOf(one);
+  }
+  const need = modelOf(o.need);
+  if ("problem" in need) return { problem: `need: ${need.problem}` };
+  const escalation = modelOf(o.escalation);
+  if ("problem" in escalation) return { problem: `escalation: ${escalation.problem}` };
+  return { need, escalation };
 };
 
 /** A need (or any share) as people read it: a whole percent. */

@@ -1,6 +1,6 @@
 // The need models shipped in the binary: written by build/fit-need.ts, not by hand.
 // 24 features (features.ts); a user's own weights (bc calibrate --write) take the place of both.
-import type { NeedModel } from "./model.ts";
+import type { NeedModel, NeedModels } from "./model.ts";
 
 /** Every result's need: what sharpens the rules, and what `bc calibrate` compares a refit with. */
 export const SHIPPED_NEED_MODEL: NeedModel = {
@@ -66,3 +66,6 @@ export const SHIPPED_ESCALATION_MODEL: NeedModel = {
   ],
   intercept: 0.1715387,
 };
+
+/** Both, as a plan takes them. */
+export const SHIPPED_NEED_MODELS: NeedModels = { need: SHIPPED_NEED_MODEL, escalation: SHIPPED_ESCALATION_MODEL };

@@ -111,7 +111,7 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
   kind: "method",
   summary:
     "bc as the product answers: Claude Code, the plugin's session.compact (trigger auto, context at the pressure, budget compactAtPercent); Codex, the engine's plan with that budget, as bc codex-fork plans",
-  run: ({ prefix, results, point, needModel }) => {
+  run: ({ prefix, results, point, needModels }) => {
     if (prefix.host === "claude") {
       // the plugin is told Claude Code's count (the last request's: claudeCount), the thinking in
       // it and the last answer's calls, as the hook reads them from Claude Code's messages: it sets
@@ -127,7 +127,7 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
         options: DEFAULT_PLUGIN_OPTIONS,
         now: () => 0,
         // the plugin reads a weights file's text, as the host hands it
-        ...(needModel === undefined ? {} : { needWeights: JSON.stringify(needModel) }),
+        ...(needModels === undefined ? {} : { needWeights: JSON.stringify(needModels) }),
       });
       if ("skip" in answer) return { rewrites: new Map(), reached: false };
       const out = "messages" in answer ? answer.messages : answer.handover;
@@ -139,7 +139,7 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
       };
     }
     // the plan counts the whole history, what the host drops too (none for Codex)
-    const p = plan(prefix, { ...DEFAULT_OPTIONS, budgetTokens: point.budget + point.droppedTokens, ...(needModel === undefined ? {} : { needModel }) });
+    const p = plan(prefix, { ...DEFAULT_OPTIONS, budgetTokens: point.budget + point.droppedTokens, ...(needModels === undefined ? {} : { needModels }) });
     return {
       rewrites: rewritesFrom(results, apply(prefix, p)),
       reached: p.budget?.reached ?? false,

@@ -2,7 +2,7 @@
 // stops at the first result that reaches it. The hindsight ceiling `oracle-to-budget` is here
 // too, beside them, because it is run the same way (it is never reported as a method).
 import { estimateTextTokens } from "../../engine/estimate.ts";
-import type { NeedModel } from "../../engine/need/model.ts";
+import type { NeedModels } from "../../engine/need/model.ts";
 import type { PressurePoint } from "../pressure.ts";
 import type { ResultInfo } from "../session-index.ts";
 import { CLEARED_PLACEHOLDER, OBSERVATION_PLACEHOLDER, REMOVAL_NOTE } from "./baselines.ts";
@@ -13,7 +13,7 @@ export interface BudgetInput extends MethodInput {
   /** by ordinal: the counted tokens the session uses after the cut (labels.ts) */
   readonly used: readonly (readonly string[])[];
   /** the need weights bc ranks by (undefined: the shipped ones); only bc's own row reads them */
-  readonly needModel?: NeedModel;
+  readonly needModels?: NeedModels;
 }
 
 export interface BudgetOutcome {

@@ -10,7 +10,7 @@ import { replaceFile, replaceFiles } from "../../util/jsonl.ts";
 import { VERSION } from "../../version.ts";
 import { LOG_DIR_NAME, type DecisionRecord } from "./decision-log.ts";
 import { parseLog } from "./decision-log-read.ts";
-import { describeWeights, NEED_WEIGHTS_FILE, weightsInUse } from "../need-weights.ts";
+import { describeWeights, NEED_WEIGHTS_FILE, sourcesOf, weightsInUse } from "../need-weights.ts";
 import { pinRecallServer } from "../recall/plugin-server.ts";
 import { defaultClaudeDir } from "./home.ts";
 import { transcriptsTitled } from "./titles.ts";
@@ -404,7 +404,7 @@ export const status = (): StatusReport => {
     needWeightsInUse: {
       kind: weights.kind,
       path: weights.path,
-      source: weights.model.source,
+      source: sourcesOf(weights.models),
       ...(weights.problem === undefined ? {} : { problem: weights.problem }),
     },
   };

@@ -5,7 +5,7 @@
 import { apply } from "../../engine/apply.ts";
 import { beyondEstimate, estimateSessionTokens } from "../../engine/estimate.ts";
 import { plan } from "../../engine/plan.ts";
-import { type NeedModel, parseNeedModel } from "../../engine/need/model.ts";
+import { type NeedModels, parseNeedModels } from "../../engine/need/model.ts";
 import { DEFAULT_OPTIONS, type Options, type Plan, type Session } from "../../engine/types.ts";
 import type { DecisionRecord, Outcome } from "./decision-log.ts";
 import { blocksNoted, orphans, rowsToSession, sessionToRows, validateRows, type SessionRow } from "./rows.ts";
@@ -103,9 +103,9 @@ const PRECOMPUTE_SKIP = "better-compaction answers each compaction when it happe
 const round1 = (n: number): number => Math.round(n * 10) / 10;
 
 /** The engine options for this pass (the plugin's options over the engine's defaults). */
-export const engineOptions = (options: PluginOptions, budgetTokens?: number, needModel?: NeedModel): Options => ({
+export const engineOptions = (options: PluginOptions, budgetTokens?: number, needModels?: NeedModels): Options => ({
   ...DEFAULT_OPTIONS,
-  ...(needModel === undefined ? {} : { needModel }),
+  ...(needModels === undefined ? {} : { needModels }),
   pinLastMessages: options.pinLastMessages,
   truncateHeadChars: options.truncateHeadChars,
   minRemovalFraction: options.minRemovalFraction,
@@ -236,9 +236,9 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
   const unseenTokens = unseen.tokens;
   const budgetTokens = window === undefined ? undefined : Math.floor((window * options.compactAtPercent) / 100) - unseenTokens;
   // the user's weights when they are there and valid; a broken file is passed over (the log says which were used)
-  const parsed = input.needWeights === undefined ? undefined : parseNeedModel(input.needWeights);
-  const needModel = parsed === undefined || "problem" in parsed ? undefined : parsed;
-  const p = plan(session, engineOptions(options, budgetTokens, needModel));
+  const parsed = input.needWeights === undefined ? undefined : parseNeedModels(input.needWeights);
+  const needModels = parsed === undefined || "problem" in parsed ? undefined : parsed;
+  const p = plan(session, engineOptions(options, budgetTokens, needModels));
   const applied = apply(session, p);
   const out = sessionToRows(rows, applied);
   const noted = blocksNoted(session.messages, applied);
@@ -253,7 +253,7 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
     tokensAfter,
     results,
     escalated: escalated(p),
-    needWeights: needModel === undefined ? ("shipped" as const) : ("user" as const),
+    needWeights: needModels === undefined ? ("shipped" as const) : ("user" as const),
     ...(noted > 0 ? { blocksNoted: noted } : {}),
     ...(parsed !== undefined && "problem" in parsed ? { needWeightsProblem: parsed.problem } : {}),
     ...(window === undefined ? {} : { window, freedPercent, budgetTokens }),

@@ -1,7 +1,19 @@
 import { describe, expect, test } from "bun:test";
 import { FEATURE_NAMES } from "../../../src/engine/need/features.ts";
-import { type Sample, auc, calibration, fitNeedModel, foldModels, foldOf, heldOutScore, scoreByTool } from "../../../src/engine/need/fit.ts";
-import { modelProblem, needOf, parseNeedModel } from "../../../src/engine/need/model.ts";
+import {
+  ESCALATION_MIN_CHARS,
+  type Sample,
+  auc,
+  calibration,
+  fitNeedModel,
+  fitNeedModels,
+  foldModelPairs,
+  foldModels,
+  foldOf,
+  heldOutScore,
+  scoreByTool,
+} from "../../../src/engine/need/fit.ts";
+import { bothOf, modelProblem, needOf, parseNeedModels } from "../../../src/engine/need/model.ts";
 
 const K = FEATURE_NAMES.length;
 /** Made-up samples whose label follows feature 0 through a known logistic curve (a fixed pseudo-random stream). */
@@ -88,6 +100,34 @@ describe("need model fitting", () => {
     );
   });
 
+  test("both models: the need model fitted on every result, the escalation's on the large ones alone (the need model where those are all used or none)", () => {
+    // the small results' label follows feature 0, the large ones' feature 1
+    const small = samples(600, 3).map((s) => ({ ...s, chars: ESCALATION_MIN_CHARS - 1 }));
+    const large = samples(600, 3).map((s) => {
+      const x = Float64Array.from(s.x);
+      [x[0], x[1]] = [s.x[1]!, s.x[0]!];
+      return { ...s, x, chars: ESCALATION_MIN_CHARS };
+    });
+    const opts = { l2: 1, iterations: 20 };
+    const named: string[] = [];
+    const both = fitNeedModels([...small, ...large], opts, (what, fitted) => {
+      named.push(`${what} ${fitted.length}`);
+      return what;
+    });
+    expect(named).toEqual(["need 1200", "escalation 600"]);
+    expect(both.need).toEqual(fitNeedModel([...small, ...large], { ...opts, source: "need" }));
+    expect(both.escalation).toEqual(fitNeedModel(large, { ...opts, source: "escalation" }));
+    // the escalation's model reads the feature the large results follow
+    expect(Math.abs(both.escalation.weights[1]!)).toBeGreaterThan(Math.abs(both.escalation.weights[0]!));
+    // large results all used: nothing to rank them by, the need model is both
+    const allUsed = fitNeedModels([...small, ...large.map((s) => ({ ...s, y: 1 as const }))], opts);
+    expect(allUsed.escalation).toBe(allUsed.need);
+    // per fold, the same as a fit on the other folds' sessions
+    const pairs = foldModelPairs([...small, ...large], opts, 5);
+    const train = [...small, ...large].filter((s) => foldOf(s.group, 5) !== 2);
+    expect(pairs[2]).toEqual(fitNeedModels(train, opts, () => "fold"));
+  });
+
   test("the fold fits say how far they are, ending at all of them", () => {
     const seen: string[] = [];
     foldModels(samples(200, 1), { l2: 1, iterations: 5 }, 5, (done, total) => seen.push(`${done} of ${total}`));
@@ -118,10 +158,29 @@ describe("need model fitting", () => {
     expect(modelProblem({ ...m, weights: m.weights.map(() => 5e3) })).toContain("beyond ±1000");
     expect(modelProblem({ ...m, intercept: -2e3 })).toContain("beyond ±1000");
     expect(modelProblem({ ...m, mean: m.mean.map(() => 1e300) })).toContain("which no feature reaches");
-    expect(parseNeedModel(JSON.stringify({ ...m, padding: "x".repeat(2 << 20) }))).toMatchObject({
+    expect(parseNeedModels(JSON.stringify({ ...m, padding: "x".repeat(2 << 20) }))).toMatchObject({
       problem: expect.stringContaining("far more than a weights file holds"),
     });
-    expect(parseNeedModel(JSON.stringify(m))).toEqual(m);
+  });
+
+  test("a weights file holds both models, { need, escalation }; one model alone (as earlier versions wrote) is both", () => {
+    const need = fitNeedModel(samples(200, 1), { l2: 1, iterations: 20, source: "need" });
+    const escalation = fitNeedModel(samples(200, 2), { l2: 1, iterations: 20, source: "escalation" });
+    expect(parseNeedModels(JSON.stringify({ need, escalation }))).toEqual({ need, escalation });
+    const one = parseNeedModels(JSON.stringify(need));
+    expect(one).toEqual(bothOf(need));
+    // one object for both: a plan scores it once
+    if ("problem" in one) throw new Error(one.problem);
+    expect(one.escalation).toBe(one.need);
+    // each model is checked, and the one at fault named
+    expect(parseNeedModels(JSON.stringify({ need, escalation: { ...escalation, scale: escalation.scale.map(() => 0) } }))).toEqual({
+      problem: expect.stringMatching(/^escalation: .*not positive/),
+    });
+    expect(parseNeedModels(JSON.stringify({ need: { ...need, intercept: "x" }, escalation }))).toEqual({
+      problem: "need: expected { source, features, mean, scale, weights, intercept }",
+    });
+    expect(parseNeedModels(JSON.stringify({ need }))).toEqual({ problem: "escalation: not a JSON object" });
+    expect(parseNeedModels("[]")).toEqual({ problem: "not a JSON object" });
   });
 });
 

@@ -4,6 +4,7 @@ import { DEFAULT_OPTIONS } from "../../../src/engine/types.ts";
 import { BEYOND_RECENT, SessionBuilder } from "../support/build.ts";
 import { decisionFor } from "../support/decide.ts";
 import { constantNeed } from "../support/need-models.ts";
+import { bothOf } from "../../../src/engine/need/model.ts";
 
 const LOG = Array.from({ length: 40 }, (_, i) => `step ${i}: wrote build/part_${i}.o`).join("\n");
 
@@ -22,8 +23,8 @@ const session = () => {
 describe("the need score sharpening the rules", () => {
   test("an unreferenced result is kept from KEEP_AT up, with the score in its reason; dropped just under it", () => {
     const { s, old } = session();
-    expect(decisionFor(s, old, { needModel: constantNeed(KEEP_AT * 0.99) })).toMatchObject({ action: "drop", rule: "unreferenced" });
-    const kept = decisionFor(s, old, { needModel: constantNeed(Math.min(0.999, KEEP_AT * 1.01)) });
+    expect(decisionFor(s, old, { needModels: bothOf(constantNeed(KEEP_AT * 0.99)) })).toMatchObject({ action: "drop", rule: "unreferenced" });
+    const kept = decisionFor(s, old, { needModels: bothOf(constantNeed(Math.min(0.999, KEEP_AT * 1.01))) });
     expect(kept).toMatchObject({ action: "keep", rule: "likely-needed" });
     expect(kept.reason).toMatch(/^no token of it used later, but results like it are used again \(need \d+%\)$/);
   });
@@ -34,16 +35,16 @@ describe("the need score sharpening the rules", () => {
     b.assistant("feature_flag_39 is the newest.");
     b.filler(BEYOND_RECENT);
     const s = b.session();
-    expect(decisionFor(s, gitLog, { needModel: constantNeed(KEEP_AT * 0.99) })).toMatchObject({ action: "truncate", rule: "re-runnable" });
-    const kept = decisionFor(s, gitLog, { needModel: constantNeed(Math.min(0.999, KEEP_AT * 1.01)) });
+    expect(decisionFor(s, gitLog, { needModels: bothOf(constantNeed(KEEP_AT * 0.99)) })).toMatchObject({ action: "truncate", rule: "re-runnable" });
+    const kept = decisionFor(s, gitLog, { needModels: bothOf(constantNeed(Math.min(0.999, KEEP_AT * 1.01))) });
     expect(kept).toMatchObject({ action: "keep", rule: "likely-needed" });
     expect(kept.reason).toMatch(/^git bookkeeping: re-run `git log --oneline -n 40` for a fresh answer, but results like it are used again \(need \d+%\)$/);
   });
 
   test("a result kept for want of evidence is dropped at DROP_AT and under, kept just over it", () => {
     const { s, fresh } = session();
-    expect(decisionFor(s, fresh, { needModel: constantNeed(DROP_AT * 1.01) })).toMatchObject({ action: "keep", rule: "too-recent" });
-    const dropped = decisionFor(s, fresh, { needModel: constantNeed(DROP_AT * 0.99) });
+    expect(decisionFor(s, fresh, { needModels: bothOf(constantNeed(DROP_AT * 1.01)) })).toMatchObject({ action: "keep", rule: "too-recent" });
+    const dropped = decisionFor(s, fresh, { needModels: bothOf(constantNeed(DROP_AT * 0.99)) });
     expect(dropped).toMatchObject({ action: "drop", rule: "unneeded" });
     expect(dropped.reason).toContain("results like it are seldom used again (need");
   });
@@ -54,8 +55,8 @@ describe("the need score sharpening the rules", () => {
     b.assistant("The build went fine.");
     b.filler(BEYOND_RECENT);
     const s = b.session();
-    expect(decisionFor(s, small, { needModel: constantNeed(DROP_AT * 1.01) })).toMatchObject({ action: "keep", rule: "small" });
-    const dropped = decisionFor(s, small, { needModel: constantNeed(DROP_AT * 0.99) });
+    expect(decisionFor(s, small, { needModels: bothOf(constantNeed(DROP_AT * 1.01)) })).toMatchObject({ action: "keep", rule: "small" });
+    const dropped = decisionFor(s, small, { needModels: bothOf(constantNeed(DROP_AT * 0.99)) });
     expect(dropped).toMatchObject({ action: "drop", rule: "unneeded" });
     expect(dropped.reason).toMatch(
       /^no token of it used later, but small \(\d+ chars\): only a sure need score drops it; results like it are seldom used again \(need \d+%\)$/,
@@ -69,16 +70,16 @@ describe("the need score sharpening the rules", () => {
     b.assistant("It printed:\nstep 12: wrote build/piece_12.o\nas expected.");
     b.filler(DEFAULT_OPTIONS.pinLastMessages);
     const s = b.session();
-    const kept = decisionFor(s, fresh, { needModel: constantNeed(DROP_AT * 0.99) });
+    const kept = decisionFor(s, fresh, { needModels: bothOf(constantNeed(DROP_AT * 0.99)) });
     expect(kept).toMatchObject({ action: "keep", rule: "too-recent" });
     // the control: the same session without the quote drops it
     const unquoted = { ...s, messages: s.messages.map((m) => (m.text.includes("It printed:") ? { ...m, text: "It built." } : m)) };
-    expect(decisionFor(unquoted, fresh, { needModel: constantNeed(DROP_AT * 0.99) })).toMatchObject({ action: "drop", rule: "unneeded" });
+    expect(decisionFor(unquoted, fresh, { needModels: bothOf(constantNeed(DROP_AT * 0.99)) })).toMatchObject({ action: "drop", rule: "unneeded" });
   });
 
   test("an output too small to be worth a note stays, however sure the score", () => {
     const { s, tiny } = session();
-    expect(decisionFor(s, tiny, { needModel: constantNeed(1e-6) })).toMatchObject({ action: "keep", rule: "too-recent" });
+    expect(decisionFor(s, tiny, { needModels: bothOf(constantNeed(1e-6)) })).toMatchObject({ action: "keep", rule: "too-recent" });
   });
 
   test("a result with evidence of use is never dropped by the score, nor a pinned one", () => {
@@ -88,7 +89,7 @@ describe("the need score sharpening the rules", () => {
     const failed = b.bash("./test.sh", "FAILED: 2 tests", { isError: true });
     b.filler(BEYOND_RECENT);
     const s = b.session();
-    expect(decisionFor(s, used, { needModel: constantNeed(1e-6) })).toMatchObject({ action: "keep", rule: "referenced" });
-    expect(decisionFor(s, failed, { needModel: constantNeed(1e-6) }).action).toBe("keep");
+    expect(decisionFor(s, used, { needModels: bothOf(constantNeed(1e-6)) })).toMatchObject({ action: "keep", rule: "referenced" });
+    expect(decisionFor(s, failed, { needModels: bothOf(constantNeed(1e-6)) }).action).toBe("keep");
   });
 });

@@ -28,8 +28,8 @@ describe("superseded-run", () => {
     });
     expect(verdictFor(s, again)).toBe("keep referenced");
     // a pass over its own output changes nothing
-    const p = plan(s, { needModel: RULES_ONLY_NEED });
-    expect(checkFixedPoint(s, apply(s, p), "superseded-run", { needModel: RULES_ONLY_NEED })).toEqual([]);
+    const p = plan(s, { needModels: RULES_ONLY_NEED });
+    expect(checkFixedPoint(s, apply(s, p), "superseded-run", { needModels: RULES_ONLY_NEED })).toEqual([]);
   });
 
   test("kept when a token of it used since is one the later run no longer shows", () => {
