@@ -8,7 +8,7 @@ import { defaultCodexHome } from "./codex/home.ts";
 import { archivedDir, homeOfRollout, rolloutFiles, sessionsDir } from "./codex/rollout-files.ts";
 import { byThreadName, sessionIndexPath, threadName } from "./codex/thread-names.ts";
 import { BcError } from "../util/errors.ts";
-import { cannotRead, checkFile, decodeUtf8, emptyPipe, isStream, isZstd, parseJsonl, readFileBytes, readOnce } from "../util/jsonl.ts";
+import { cannotRead, checkFile, decodeUtf8, emptyPipe, isHeld, isStream, isZstd, parseJsonl, readFileBytes, readOnce } from "../util/jsonl.ts";
 import { loadClaudeTranscript } from "./claude/transcript.ts";
 import { type HistoryItem, rebuildHistory } from "./codex/history.ts";
 import { type Rollout, readRollout, toLoadedSession } from "./codex/rollout.ts";
@@ -39,8 +39,8 @@ export const detectHost = (path: string): Host => {
   let head: Uint8Array;
   const stream = isStream(path);
   try {
-    // a pipe is read whole, once (readOnce keeps it for the reader); a file only at its start
-    if (stream) head = readOnce(path).subarray(0, SNIFF_BYTES);
+    // a pipe is read whole, once (readOnce keeps it for the reader); a file only at its start, unless read already
+    if (stream || isHeld(path)) head = readOnce(path).subarray(0, SNIFF_BYTES);
     else {
       const fd = openSync(path, "r");
       try {

@@ -72,8 +72,31 @@ export const isStream = (path: string): boolean => {
   return st !== undefined && !st.isFile() && !st.isDirectory();
 };
 
-/** A file's bytes as they are on disk; a pipe's, read once and kept for the next ask. */
+/** Bytes read already, by path, handed to the readers while withBytes runs. */
+const held = new Map<string, Uint8Array>();
+
+/**
+ * Run `during` with `bytes` as what `path` holds: the readers below take them instead of reading
+ * the file again (bc eval hashes a file's bytes, then loads the same bytes as a session).
+ */
+export const withBytes = <T>(path: string, bytes: Uint8Array, during: () => T): T => {
+  const before = held.get(path);
+  held.set(path, bytes);
+  try {
+    return during();
+  } finally {
+    if (before === undefined) held.delete(path);
+    else held.set(path, before);
+  }
+};
+
+/** Whether withBytes holds `path`'s bytes. */
+export const isHeld = (path: string): boolean => held.has(path);
+
+/** A file's bytes as they are on disk (or as withBytes holds them); a pipe's, read once and kept for the next ask. */
 export const readOnce = (path: string): Uint8Array => {
+  const given = held.get(path);
+  if (given !== undefined) return given;
   if (!isStream(path)) return readFileSync(path);
   let bytes = pipes.get(path);
   if (bytes === undefined) {
