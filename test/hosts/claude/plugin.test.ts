@@ -317,6 +317,14 @@ describe("compactRows", () => {
     const unpinned = mine.record.results.filter((r) => r.rule !== "pinned" && r.action === "keep").map((r) => order.indexOf(r.callId));
     // nothing kept (unpinned) is newer than the newest cut
     for (const k of unpinned) expect(k).toBeLessThan(newestCut);
+    // a file of both models ({ need, escalation }, as bc calibrate writes it): the escalation ranks
+    // by its own; a flat need model (5%: no sharpening either) leaves the rules as they were
+    const flat = { ...own, weights: names.map(() => 0), intercept: Math.log(0.05 / 0.95) };
+    const pair = compactRows(
+      input({ rows: inRows, window: Math.round(ownRulesOnly.tokensAfter * 1.2), needWeights: JSON.stringify({ need: flat, escalation: own }) }),
+    );
+    expect(pair.record.needWeights).toBe("user");
+    expect(pair.record.results.filter((r) => r.rule === "escalation").map((r) => r.callId)).toEqual(cut);
     const broken = compactRows(input({ rows: inRows, window, needWeights: "{not json" })).record;
     expect(broken.needWeights).toBe("shipped");
     // the log says why the user's file was passed over
