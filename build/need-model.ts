@@ -46,7 +46,7 @@ export const weightsFile = (model: NeedModel, escalation: NeedModel): string => 
   intercept: ${m.intercept},
 }`;
   return `// The need models shipped in the binary: written by build/fit-need.ts, not by hand.
-// ${FEATURE_NAMES.length} features (features.ts); a user's own weights (bc calibrate --write) take the place of both.
+// ${FEATURE_NAMES.length} features (features.ts); a user's own (bc calibrate --write, both models) take their place.
 import type { NeedModel, NeedModels } from "./model.ts";
 
 /** Every result's need: what sharpens the rules, and what \`bc calibrate\` compares a refit with. */

@@ -270,7 +270,7 @@ describe("ranked escalation", () => {
     expect(gone(easy)).toEqual([]);
   });
 
-  test("with the shipped weights the escalation ranks by the model fitted for it; a user's own weights rank both", () => {
+  test("with the shipped weights the escalation ranks by the model fitted for it; with given models, by their escalation model", () => {
     const { s } = session();
     const budgetTokens = plan(s).totals.tokensAfter - 200;
     const rows = new Map(needTable(s).map((r) => [r.callId, r.x] as const));
@@ -284,6 +284,8 @@ describe("ranked escalation", () => {
     expect(other.some(([need, want]) => need !== want)).toBe(true);
     const own = modelOn("log_chars", 1, -3);
     for (const [need, want] of shown(plan(s, { budgetTokens, needModels: bothOf(own) }), own)) expect(need).toBe(want);
+    // a pair: the escalation's ranks, whatever the need model is
+    for (const [need, want] of shown(plan(s, { budgetTokens, needModels: { need: SHIPPED_NEED_MODEL, escalation: own } }), own)) expect(need).toBe(want);
   });
 
   test("determinism: the same session and budget give the same plan", () => {

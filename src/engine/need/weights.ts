@@ -1,5 +1,5 @@
 // The need models shipped in the binary: written by build/fit-need.ts, not by hand.
-// 24 features (features.ts); a user's own weights (bc calibrate --write) take the place of both.
+// 24 features (features.ts); a user's own (bc calibrate --write, both models) take their place.
 import type { NeedModel, NeedModels } from "./model.ts";
 
 /** Every result's need: what sharpens the rules, and what `bc calibrate` compares a refit with. */
