@@ -92,8 +92,8 @@ const modelOf = (v: unknown): NeedModel | { problem: string } => {
 
 /**
  * A weights file's text as the two models, or why it cannot be used: `{ need, escalation }`, each
- * a model, as `bc calibrate --write` writes it; or one model (as earlier versions wrote it), which
- * is then both.
+ * a model, as `bc calibrate --write` writes it; or one model (as earlier versions wrote it, and as
+ * bc calibrate does where the escalation has no model of its own), which is then both.
  */
 export const parseNeedModels = (text: string): NeedModels | { problem: string } => {
   if (text.length > MAX_WEIGHTS_CHARS) return { problem: `${text.length.toLocaleString("en-US")} characters, far more than a weights file holds` };
@@ -113,7 +113,8 @@ export const parseNeedModels = (text: string): NeedModels | { problem: string } 
   if ("problem" in need) return { problem: `need: ${need.problem}` };
   const escalation = modelOf(o.escalation);
   if ("problem" in escalation) return { problem: `escalation: ${escalation.problem}` };
-  return { need, escalation };
+  // the same model twice is one model, scored once
+  return JSON.stringify(need) === JSON.stringify(escalation) ? bothOf(need) : { need, escalation };
 };
 
 /** A need (or any share) as people read it: a whole percent. */

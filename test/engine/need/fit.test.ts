@@ -172,6 +172,10 @@ describe("need model fitting", () => {
     // one object for both: a plan scores it once
     if ("problem" in one) throw new Error(one.problem);
     expect(one.escalation).toBe(one.need);
+    // the same model written twice is read as one
+    const twice = parseNeedModels(JSON.stringify({ need, escalation: need }));
+    if ("problem" in twice) throw new Error(twice.problem);
+    expect(twice.escalation).toBe(twice.need);
     // each model is checked, and the one at fault named
     expect(parseNeedModels(JSON.stringify({ need, escalation: { ...escalation, scale: escalation.scale.map(() => 0) } }))).toEqual({
       problem: expect.stringMatching(/^escalation: .*not positive/),
