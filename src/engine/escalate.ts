@@ -19,7 +19,7 @@ import { featuresOf } from "./need/features.ts";
 import { needFacts as needFactsOf } from "./need/facts.ts";
 import { type NeedModel, needOf, needPercent } from "./need/model.ts";
 import { Coverage, WHOLE } from "./coverage.ts";
-import { neverDrop } from "./rules/never-drop.ts";
+import { quotedLater as quoted } from "./rules/never-drop.ts";
 import { headerChars } from "./result-text.ts";
 
 /** Estimated tokens of a result's text once a verdict is applied. */
@@ -58,9 +58,6 @@ const tierBeforeQuotes = (item: ResultItem, v: Verdict): Tier | undefined => {
   if (v.rule === "pinned" || v.rule === "already-cut" || v.action === "drop") return undefined;
   return v.rule === "never-drop" ? "never-drop" : "ranked";
 };
-
-/** Whether a later reply quotes the result: what never-drop's guard keeps when the ladder would cut it. */
-const quoted = (facts: SessionFacts, item: ResultItem): boolean => neverDrop.guard!({ facts, item }) !== undefined;
 
 export interface Escalated {
   readonly verdicts: Verdict[];

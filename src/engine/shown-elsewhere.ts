@@ -18,7 +18,7 @@ import { forEachInputString } from "./call-meaning.ts";
 import { worthANote } from "./notes.ts";
 import { isSpace } from "./lookup/fast-quotes.ts";
 import { headerChars } from "./result-text.ts";
-import { neverDrop } from "./rules/never-drop.ts";
+import { quotedLater } from "./rules/never-drop.ts";
 import type { Verdict } from "./rules/rule.ts";
 import type { ResultItem, SessionFacts } from "./session-facts.ts";
 
@@ -243,7 +243,7 @@ export const shownElsewhere = (facts: SessionFacts, verdicts: readonly Verdict[]
       }
     }
     // a result a later reply quotes is never dropped (never-drop's guard), whichever rule kept it
-    if (!held || neverDrop.guard!({ facts, item }) !== undefined) continue;
+    if (!held || quotedLater(facts, item)) continue;
     let inProse = 0;
     for (const e of lines) {
       if (holders[e] === IN_PROSE) inProse++;

@@ -5,7 +5,7 @@
 // is sure is not needed, is dropped (unless a later reply quotes it: never dropped).
 // Every change names itself and the score that made it.
 import type { SessionFacts } from "../session-facts.ts";
-import { neverDrop } from "../rules/never-drop.ts";
+import { quotedLater } from "../rules/never-drop.ts";
 import { worthANote } from "../notes.ts";
 import type { Verdict } from "../rules/rule.ts";
 import type { RuleId } from "../types.ts";
@@ -45,7 +45,7 @@ export const sharpen = (facts: SessionFacts, verdicts: readonly Verdict[], need:
       item.call !== undefined &&
       worthANote(item.result.text.length, item.result.callId) &&
       // a result a later reply quotes is never dropped (never-drop's guard), whichever rule kept it
-      neverDrop.guard!({ facts, item }) === undefined
+      !quotedLater(facts, item)
     )
       return { action: "drop", rule: "unneeded", reason: `${v.reason}; results like it are seldom used again (need ${needPercent(p)})` };
     return v;

@@ -3,6 +3,7 @@
 // the assistant quoted, a command that exited non-zero. (Results the host flags as errors are
 // pinned before this rule is asked.) The quote search reads
 // the whole result, and only matters when the ladder would cut it: it is this rule's guard.
+import type { ResultItem, SessionFacts } from "../session-facts.ts";
 import type { Message } from "../types.ts";
 import { type Rule, at } from "./rule.ts";
 
@@ -22,6 +23,12 @@ const replyRightAfter = (messages: readonly Message[], i: number): number => {
   }
   return -1;
 };
+
+/**
+ * Whether a later reply quotes the result: what this rule's guard keeps when the ladder would cut
+ * it, and what every later cut (the need score's, shown-elsewhere's, the escalation's drop) asks.
+ */
+export const quotedLater = (facts: SessionFacts, item: ResultItem): boolean => facts.lookup.quotedAt(item) !== -1;
 
 export const neverDrop: Rule = {
   id: "never-drop",
