@@ -34,20 +34,35 @@ if (import.meta.main) {
     process.stderr.write("usage: bun build/escaped-losses.ts <report.json> <the files or folders bc eval was given>...\n");
     process.exit(2);
   }
-  const report = JSON.parse(readFileSync(reportPath, "utf8"));
+  const fail = (why: string): never => {
+    process.stderr.write(`escaped-losses: ${why}\n`);
+    process.exit(1);
+  };
+  let report: { sessions?: unknown };
+  try {
+    report = JSON.parse(readFileSync(reportPath, "utf8"));
+  } catch (e) {
+    fail(`${reportPath}: cannot be read as a report (${(e as Error).message}); expected the report.json bc eval --out writes`);
+  }
+  if (!Array.isArray(report!.sessions)) fail(`${reportPath}: no sessions; expected the report.json bc eval --out writes`);
   // a session's file is named in the report by the path given's last part and what lies under it
   const roots = new Map(given.map((g) => [basename(g.replace(/\/+$/, "")), dirname(g.replace(/\/+$/, ""))]));
   const tally = new Map<string, { lost: number; escaped: number }>();
-  for (const s of report.sessions) {
-    const lost = (s.rulesMisses as (Lost & { lost: boolean })[]).filter((m) => m.lost);
+  for (const s of report!.sessions as { host: string; file: string; rulesMisses: (Lost & { lost: boolean })[]; cuts: { share: number; at: number }[] }[]) {
+    const lost = s.rulesMisses.filter((m) => m.lost);
     if (lost.length === 0) continue;
     const root = roots.get(String(s.file).split("/")[0]!);
-    if (root === undefined) throw new Error(`${s.file}: under none of the paths given`);
-    const timeline = loadSessionFile(join(root, s.file)).timeline;
-    const at = new Map<number, number>(s.cuts.map((c: { share: number; at: number }) => [c.share, c.at]));
+    if (root === undefined) fail(`${s.file}: under none of the paths given; give the files or folders bc eval was given`);
+    let timeline: Session;
+    try {
+      timeline = loadSessionFile(join(root!, s.file)).timeline;
+    } catch (e) {
+      fail((e as Error).message);
+    }
+    const at = new Map<number, number>(s.cuts.map((c) => [c.share, c.at]));
     const inView = new Map<number, Set<string>>();
     for (const m of lost) {
-      const seen = inView.get(m.share) ?? inputTokensBefore(timeline, at.get(m.share)!);
+      const seen = inView.get(m.share) ?? inputTokensBefore(timeline!, at.get(m.share)!);
       inView.set(m.share, seen);
       const key = `${s.host} ${m.mode}`;
       const t = tally.get(key) ?? { lost: 0, escaped: 0 };
