@@ -18,8 +18,8 @@ const fakeHost = (name: string, line: string): string => {
 };
 
 describe("the list", () => {
-  test("Claude Code 2.1.328 and 2.1.332, Codex 0.169.0, 0.150.1 and 0.171.0; one pinned version per host", () => {
-    expect(HOST_VERSIONS.filter((v) => v.host === "claude").map((v) => v.version)).toEqual(["2.1.328", "2.1.332"]);
+  test("Claude Code 2.1.328, 2.1.332 and 2.1.337, Codex 0.169.0, 0.150.1 and 0.171.0; one pinned version per host", () => {
+    expect(HOST_VERSIONS.filter((v) => v.host === "claude").map((v) => v.version)).toEqual(["2.1.328", "2.1.332", "2.1.337"]);
     expect(HOST_VERSIONS.filter((v) => v.host === "codex").map((v) => v.version)).toEqual(["0.169.0", "0.150.1", "0.171.0"]);
     for (const host of ["claude", "codex"] as const) expect(HOST_VERSIONS.filter((v) => v.host === host && v.pinned)).toHaveLength(1);
   });
@@ -52,7 +52,7 @@ describe("exact version matching", () => {
 describe("overrides from the environment", () => {
   test("BC_E2E_<HOST>_VERSIONS narrows the list to the versions named", () => {
     expect(hostTargets("codex", { BC_E2E_CODEX_VERSIONS: "0.171.0" }).map((t) => t.version)).toEqual(["0.171.0"]);
-    expect(hostTargets("claude", {}).map((t) => t.version)).toEqual(["2.1.328", "2.1.332"]);
+    expect(hostTargets("claude", {}).map((t) => t.version)).toEqual(["2.1.328", "2.1.332", "2.1.337"]);
   });
 
   test("BC_E2E_<HOST>_BIN runs the binary as the version it reports, exactly as named when named", () => {

@@ -10,6 +10,9 @@
 //   anything else: a short text answer naming the prompt
 // A request whose user text contains Claude Code's summarization instruction is recorded as a
 // summarization and answered with a summary text (or, with failSummaries, refused with a 400).
+// A request whose system prompt asks to name the session (Claude Code 2.1.337, in an interactive
+// session, asks for a title beside the conversation's own requests) is recorded as a title
+// request and answered with a title; it is no request of the conversation.
 // With `thinking`, every answer but a summary opens with a thinking block (its text and a
 // signature), as a model with extended thinking answers, and the mock holds requests to the API's
 // rule for thinking with tool use: a request with thinking on whose messages end with tool results
@@ -19,6 +22,15 @@
 import { join } from "node:path";
 
 export const SUMMARIZE_MARK = "CRITICAL: Respond with TEXT ONLY";
+
+/** How the system prompt of Claude Code's request for a session title begins its task. */
+export const TITLE_MARK = "You are naming a coding session";
+
+const systemText = (body: any): string => {
+  const system = body?.system;
+  if (typeof system === "string") return system;
+  return Array.isArray(system) ? system.map((b: any) => (typeof b?.text === "string" ? b.text : "")).join("\n") : "";
+};
 
 export interface ToolStep {
   readonly name: string;
@@ -33,6 +45,8 @@ export interface MockRequest {
   readonly n: number;
   readonly body: any;
   readonly summarization: boolean;
+  /** a request for the session's title, beside the conversation */
+  readonly title: boolean;
   /** the API's error message when the mock refused the request for its thinking (HTTP 400) */
   readonly refused?: string;
 }
@@ -63,7 +77,7 @@ export interface Mock {
   readonly requests: MockRequest[];
   readonly summarizations: () => MockRequest[];
   setInputTokens(v: MockOptions["inputTokens"]): void;
-  /** requests of the main conversation (not summarizations), in order */
+  /** requests of the main conversation (not summarizations, not title requests), in order */
   readonly conversationRequests: () => MockRequest[];
   /** requests refused for the thinking of their last assistant message */
   readonly refusals: () => MockRequest[];
@@ -243,8 +257,9 @@ export const startMock = (opts: MockOptions): Mock => {
       if (req.method !== "POST" || url.pathname !== "/v1/messages") return new Response("{}", { status: 200, headers: { "content-type": "application/json" } });
       const body: any = await req.json().catch(() => undefined);
       const summarization = userTexts(body).includes(SUMMARIZE_MARK);
-      const refused = opts.thinking === undefined ? undefined : thinkingRefusal(body, given);
-      const r: MockRequest = { n: requests.length, body, summarization, ...(refused === undefined ? {} : { refused }) };
+      const title = !summarization && systemText(body).includes(TITLE_MARK);
+      const refused = opts.thinking === undefined || title ? undefined : thinkingRefusal(body, given);
+      const r: MockRequest = { n: requests.length, body, summarization, title, ...(refused === undefined ? {} : { refused }) };
       requests.push(r);
       if (refused !== undefined) {
         const error = { type: "error", error: { type: "invalid_request_error", message: refused }, request_id: `req_bcmock_refused_${r.n}` };
@@ -254,8 +269,8 @@ export const startMock = (opts: MockOptions): Mock => {
         const error = { type: "error", error: { type: "invalid_request_error", message: "mock: summarization refused" } };
         return new Response(JSON.stringify(error), { status: 400, headers: { "content-type": "application/json" } });
       }
-      const answered = answer(body, summarization);
-      const thought = summarization ? undefined : opts.thinking?.(r.n);
+      const answered = title ? { blocks: [{ type: "text", text: '{"title":"Mock session"}' } as Block], stop: "end_turn" } : answer(body, summarization);
+      const thought = summarization || title ? undefined : opts.thinking?.(r.n);
       const thinkingBlocks: Block[] = thought === undefined ? [] : [{ type: "thinking", thinking: thought, signature: signatureOf(thought) }];
       const blocks: Block[] = [...thinkingBlocks, ...answered.blocks];
       for (const b of answered.blocks) if (b.type === "tool_use" && b.id !== undefined) given.set(b.id, thinkingBlocks);
@@ -310,7 +325,7 @@ export const startMock = (opts: MockOptions): Mock => {
     port,
     requests,
     summarizations: () => requests.filter((r) => r.summarization),
-    conversationRequests: () => requests.filter((r) => !r.summarization),
+    conversationRequests: () => requests.filter((r) => !r.summarization && !r.title),
     refusals: () => requests.filter((r) => r.refused !== undefined),
     thinkingFor: (id) => given.get(id),
     setInputTokens(v) {

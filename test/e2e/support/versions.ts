@@ -23,6 +23,7 @@ export interface HostVersion {
 export const HOST_VERSIONS: readonly HostVersion[] = [
   { host: "claude", version: "2.1.328", pinned: true },
   { host: "claude", version: "2.1.332", pinned: false },
+  { host: "claude", version: "2.1.337", pinned: false },
   { host: "codex", version: "0.169.0", pinned: true, legacyCorpus: true },
   { host: "codex", version: "0.150.1", pinned: false, legacyCorpus: false },
   { host: "codex", version: "0.171.0", pinned: false, legacyCorpus: true },
@@ -96,7 +97,7 @@ export const hostTargets = (host: HostName, env: Env = process.env): HostTarget[
 /** The first target: what a script that drives one host (a demo recording) uses. */
 export const firstTarget = (host: HostName, env: Env = process.env): HostTarget => hostTargets(host, env)[0]!;
 
-/** `README.md`'s words for the tested versions: "Claude Code 2.1.328 and 2.1.332". */
+/** `README.md`'s words for the tested versions: "Claude Code 2.1.328, 2.1.332 and 2.1.337". */
 export const testedVersions = (host: HostName): string => {
   const vs = listed(host).map((v) => v.version);
   return `${host === "claude" ? "Claude Code" : "Codex"} ${vs.slice(0, -1).join(", ")}${vs.length > 1 ? " and " : ""}${vs.at(-1)}`;
