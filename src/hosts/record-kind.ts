@@ -62,6 +62,7 @@ export const CLAUDE_TYPES: ReadonlySet<string> = new Set([
   "api-request",
   "api-request-shape",
   "api-request-blob",
+  "api-request-route",
 ]);
 
 /** Whether a parsed line looks like a Claude Code transcript record. */
