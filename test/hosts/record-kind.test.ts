@@ -21,7 +21,7 @@ describe("a parsed line", () => {
   test.each([
     ["a Claude Code record", CLAUDE, "claude"],
     ["a Claude Code bookkeeping record", { type: "queue-operation", operation: "dequeue", sessionId: "s" }, "claude"],
-    ["2.1.337's request route, no session id", { type: "api-request-route", provider: "customEndpoint", credential: "key" }, "claude"],
+    ["Claude Code 2.1.337's request route, no session id", { type: "api-request-route", provider: "customEndpoint", credential: "key" }, "claude"],
     ["an unknown record type with a session id", { type: "something-new", sessionId: "s" }, "claude"],
     ["a Codex record", CODEX, "codex"],
     ["a legacy Codex header", LEGACY, "codex"],
