@@ -138,7 +138,7 @@ const statusCmd = defineCommand({
     const s = status();
     if (args.json) return out(JSON.stringify(s, null, 2));
     const lines = [
-      `claude on PATH:   ${s.claude ? `${s.claude.version ?? "unknown version"} (${s.claude.path})` : "no"}`,
+      `claude on PATH:   ${s.claude ? `${s.claude.version ?? "unknown version"} (${s.claude.path}${s.claude.tested ? `; ${s.claude.tested}` : ""})` : "no"}`,
       `installed:        ${installedLine(s)}`,
       `marketplace:      ${s.written ? `${s.marketplaceDir} (plugin ${s.written})` : `none at ${s.marketplaceDir}`}`,
       `decision logs:    ${s.logsProblem === undefined ? s.logs : `unknown (${s.logsProblem})`}`,

@@ -78,7 +78,7 @@ const statusCmd = defineCommand({
     if (args.json) return out(JSON.stringify(s, null, 2));
     out(
       [
-        `codex:             ${s.codex ? `${s.codex.version ?? "unknown version"} (${s.codex.path})` : "not on PATH"}`,
+        `codex:             ${s.codex ? `${s.codex.version ?? "unknown version"} (${s.codex.path}${s.codex.tested ? `; ${s.codex.tested}` : ""})` : "not on PATH"}`,
         `hook installed:    ${s.installed ? `yes (${s.command})` : "no"}`,
         `hook trusted:      ${s.trusted === "unknown" ? `unknown (${s.trustUnknown ?? "codex could not be asked"})` : s.trusted ? "yes" : s.installed ? `no (${s.trustStatus ?? "untrusted"}): approve it in codex's /hooks, or 'bc codex install --trust'` : "no"}`,
         `app-server socket: ${s.socket ? "yes (an interactive codex runs on the shared app-server)" : "no (none running now; codex starts it with the interactive CLI)"}`,

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { appendRecord, type DecisionRecord } from "../../src/hosts/claude/decision-log.ts";
 import { bcDir, install, MARKETPLACE_NAME, readLog, status, uninstall } from "../../src/hosts/claude/install.ts";
+import { testedOf } from "../../src/hosts/tested-versions.ts";
 import { folderContent, underFileSizeLimit } from "../support/file-size-limit.ts";
 
 const REPO = join(import.meta.dir, "..", "..");
@@ -271,7 +272,7 @@ test("a decision logs' folder that is a file, or a log that is a folder: one lin
 });
 
 /** A stand-in `claude` on PATH: answers `--version` and the two list commands as given, logs every call. */
-const fakeClaude = (name: string, answers: { marketplaces?: string; plugins?: string }) => {
+const fakeClaude = (name: string, answers: { marketplaces?: string; plugins?: string; version?: string }) => {
   const bin = join(tmp, name);
   mkdirSync(bin, { recursive: true });
   const calls = join(bin, "calls.txt");
@@ -280,7 +281,7 @@ const fakeClaude = (name: string, answers: { marketplaces?: string; plugins?: st
     `#!/bin/sh
 echo "$*" >> '${calls}'
 case "$*" in
-  "--version") echo "2.1.332 (Claude Code)";;
+  "--version") echo "${answers.version ?? "2.1.332"} (Claude Code)";;
   "plugin marketplace list --json") echo '${answers.marketplaces ?? "[]"}';;
   "plugin list --json") echo '${answers.plugins ?? "[]"}';;
 esac
@@ -298,6 +299,21 @@ exit 0
   };
   return { run, calls: () => (existsSync(calls) ? readFileSync(calls, "utf8") : "") };
 };
+
+test("status says where the claude on PATH stands against the versions bc is tested with", () => {
+  const listed = testedOf("claude");
+  const newest = [...listed].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1)!;
+  for (const [name, version, said] of [
+    ["fake-tested", listed[0]!, "tested"],
+    ["fake-newer", "99.0.0", `newer than bc is tested with (up to ${newest})`],
+  ] as const) {
+    const claude = fakeClaude(name, { version });
+    const text = claude.run(["claude", "status"]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(`claude on PATH:   ${version} (${join(tmp, name, "claude")}; ${said})`);
+    expect(JSON.parse(claude.run(["claude", "status", "--json"]).stdout).claude).toEqual({ path: join(tmp, name, "claude"), version, tested: said });
+  }
+});
 
 test("status with a claude that cannot say what it has installed: 'unknown', with why, not 'no' and 'install it'", () => {
   for (const [name, pluginList, why] of [

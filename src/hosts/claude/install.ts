@@ -8,6 +8,7 @@ import { BcError } from "../../util/errors.ts";
 import { isObject } from "../../util/json.ts";
 import { replaceFile, replaceFiles } from "../../util/jsonl.ts";
 import { VERSION } from "../../version.ts";
+import { testedField, testedOf } from "../tested-versions.ts";
 import { LOG_DIR_NAME, type DecisionRecord } from "./decision-log.ts";
 import { parseLog } from "./decision-log-read.ts";
 import { describeWeights, NEED_WEIGHTS_FILE, sourcesOf, weightsInUse } from "../need-weights.ts";
@@ -357,7 +358,8 @@ export interface StatusReport {
   readonly marketplaceDir: string;
   /** version of the plugin written in the marketplace folder, if there is one */
   readonly written?: string;
-  readonly claude?: { readonly path: string; readonly version?: string };
+  /** tested: where its version stands against those bc is tested with (tested-versions.ts) */
+  readonly claude?: { readonly path: string; readonly version?: string; readonly tested?: string };
   /** what Claude Code reports (only when claude is on PATH) */
   readonly installed?: { readonly id: string; readonly version?: string; readonly enabled?: boolean; readonly installPath?: string };
   /** why whether it is installed is not known: claude is on PATH but could not be asked */
@@ -396,7 +398,7 @@ export const status = (): StatusReport => {
   return {
     marketplaceDir,
     ...(written ? { written } : {}),
-    ...(bin ? { claude: version === undefined ? { path: bin } : { path: bin, version } } : {}),
+    ...(bin ? { claude: version === undefined ? { path: bin } : { path: bin, version, ...testedField(version, testedOf("claude")) } } : {}),
     ...(installed ? { installed: { id: installed.id, version: installed.version, enabled: installed.enabled, installPath: installed.installPath } } : {}),
     ...(asked && "problem" in asked ? { installedUnknown: asked.problem } : {}),
     ...logCount(),

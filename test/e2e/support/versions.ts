@@ -1,5 +1,5 @@
-// The host versions the end-to-end suites run against: the one list. Each is installed from npm
-// into test/e2e/.cache and must report exactly its version.
+// The host versions the end-to-end suites run against: the one list (src/hosts/tested-versions.ts).
+// Each is installed from npm into test/e2e/.cache and must report exactly its version.
 //
 // Overrides (environment):
 //   BC_E2E_CLAUDE_VERSIONS=2.1.332        only these Claude Code versions (comma-separated), from npm
@@ -9,38 +9,23 @@
 // A binary given this way runs as the version it reports; when versions are named too, it must
 // report exactly one of them.
 
-export type HostName = "claude" | "codex";
+import {
+  CODEX_LIVE,
+  CODEX_LIVE_OLDEST,
+  CODEX_LIVE_VERSIONS,
+  TESTED_VERSIONS,
+  type TestedHost,
+  type TestedVersion,
+} from "../../../src/hosts/tested-versions.ts";
 
-export interface HostVersion {
-  readonly host: HostName;
-  readonly version: string;
-  /** the version the README's figures and the demo recordings come from */
-  readonly pinned: boolean;
-  /** Codex: the suite also forks and resumes a real legacy rollout from the corpus */
-  readonly legacyCorpus?: boolean;
-}
+export type HostName = TestedHost;
 
-export const HOST_VERSIONS: readonly HostVersion[] = [
-  { host: "claude", version: "2.1.328", pinned: true },
-  { host: "claude", version: "2.1.332", pinned: false },
-  { host: "claude", version: "2.1.337", pinned: false },
-  { host: "codex", version: "0.169.0", pinned: true, legacyCorpus: true },
-  { host: "codex", version: "0.150.1", pinned: false, legacyCorpus: false },
-  { host: "codex", version: "0.171.0", pinned: false, legacyCorpus: true },
-];
+export type HostVersion = TestedVersion;
 
-/** The Codex release the live integration (PreCompact hook + app-server) is tested with. */
-export const CODEX_LIVE = "0.171.0";
+/** The list itself lives with the product (src/hosts/tested-versions.ts): `bc claude status` and `bc codex status` compare the host on PATH with it. */
+export const HOST_VERSIONS: readonly HostVersion[] = TESTED_VERSIONS;
 
-/**
- * The oldest Codex release the whole live suite passes with, run beside CODEX_LIVE: 0.157.1 is
- * the oldest whose `/compact` bc answers (0.156.1 and older: the hook hands over and Codex
- * compacts); 0.157 to 0.162 take the suite's long typed task for a paste and do not submit it.
- */
-export const CODEX_LIVE_OLDEST = "0.163.0";
-
-/** Every Codex release the live suites run with, each in its own process. */
-export const CODEX_LIVE_VERSIONS: readonly string[] = [CODEX_LIVE, CODEX_LIVE_OLDEST];
+export { CODEX_LIVE, CODEX_LIVE_OLDEST, CODEX_LIVE_VERSIONS };
 
 /** A Codex release that still writes the older (legacy, unpaginated) history format: the live suite resumes one of its sessions. */
 export const CODEX_LEGACY_FORMAT = "0.142.5";

@@ -12,6 +12,7 @@ import { type AppServerClient, socketExists, spawnStdio } from "./app-server.ts"
 import { bcCodexDir, listLogs } from "./state.ts";
 import { shellQuote } from "../../../engine/shell.ts";
 import { selfCommand } from "../../../util/self-command.ts";
+import { CODEX_LIVE_VERSIONS, testedField } from "../../tested-versions.ts";
 
 /** Every command bc installs ends with this: how bc recognises its own hook. */
 export const HOOK_SUFFIX = "codex-hook precompact";
@@ -371,7 +372,8 @@ export interface StatusReport {
   readonly trustStatus?: string;
   /** why the trust is unknown */
   readonly trustUnknown?: string;
-  readonly codex?: { readonly path: string; readonly version?: string };
+  /** tested: where its version stands against those the live integration is tested with (tested-versions.ts) */
+  readonly codex?: { readonly path: string; readonly version?: string; readonly tested?: string };
   readonly socket: boolean;
   readonly logs: number;
 }
@@ -382,7 +384,8 @@ export const status = async (opts: { readonly codexHome?: string; readonly codex
   const installed = hasOurHook(hooks);
   const command = installed ? ourCommand(hooks!) : undefined;
   const bin = opts.codex ?? codexOnPath();
-  const codex = bin ? { path: bin, version: codexVersion(bin) } : undefined;
+  const version = bin ? codexVersion(bin) : undefined;
+  const codex = bin ? { path: bin, version, ...testedField(version, CODEX_LIVE_VERSIONS) } : undefined;
   let trusted: boolean | "unknown" = installed ? "unknown" : false;
   let trustStatus: string | undefined;
   let trustUnknown: string | undefined = installed && !bin ? "codex is not on PATH" : undefined;

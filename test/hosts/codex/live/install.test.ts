@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hasOurHook, hookCommand, install, status, trustText, uninstall, withOurHook } from "../../../../src/hosts/codex/live/install.ts";
+import { CODEX_LIVE_VERSIONS } from "../../../../src/hosts/tested-versions.ts";
 import { BcError } from "../../../../src/util/errors.ts";
 import { evalUnderFileSizeLimit, FILE_SIZE_LIMIT, folderContent } from "../../../support/file-size-limit.ts";
 import { type Home, makeHome } from "./support.ts";
@@ -92,6 +93,22 @@ describe("bc codex install / uninstall", () => {
       expect(readFileSync(path, "utf8")).toBe(text);
       expect(existsSync(join(world.home, "better-compaction", "install.json"))).toBe(false);
     }
+  });
+
+  test("status says where the codex asked stands against the versions the live integration is tested with", async () => {
+    world = makeHome();
+    const newest = [...CODEX_LIVE_VERSIONS].sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1)!;
+    for (const [version, said] of [
+      [CODEX_LIVE_VERSIONS[0]!, "tested"],
+      ["9.0.0", `newer than bc is tested with (up to ${newest})`],
+    ] as const) {
+      const codex = join(world.root, `codex-${version}`);
+      writeFileSync(codex, `#!/bin/sh\necho "codex-cli ${version}"\n`);
+      chmodSync(codex, 0o755);
+      expect((await status({ codexHome: world.home, codex })).codex).toEqual({ path: codex, version, tested: said });
+    }
+    // one that cannot say its version: nothing said
+    expect((await status({ codexHome: world.home, codex: join(world.root, "no-such-codex") })).codex).toEqual({ path: join(world.root, "no-such-codex") });
   });
 
   test("status reads bc's command past groups of other shapes (null, no hooks) beside bc's", async () => {
