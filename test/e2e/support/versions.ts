@@ -16,6 +16,7 @@ import {
   TESTED_VERSIONS,
   type TestedHost,
   type TestedVersion,
+  testedOf,
 } from "../../../src/hosts/tested-versions.ts";
 
 export type HostName = TestedHost;
@@ -84,6 +85,6 @@ export const firstTarget = (host: HostName, env: Env = process.env): HostTarget 
 
 /** `README.md`'s words for the tested versions: "Claude Code 2.1.328, 2.1.332 and 2.1.337". */
 export const testedVersions = (host: HostName): string => {
-  const vs = listed(host).map((v) => v.version);
+  const vs = testedOf(host);
   return `${host === "claude" ? "Claude Code" : "Codex"} ${vs.slice(0, -1).join(", ")}${vs.length > 1 ? " and " : ""}${vs.at(-1)}`;
 };
