@@ -46,7 +46,7 @@ const walk = async (cmd: CommandDef<any>, path: readonly string[]): Promise<Node
   const choices = hint?.includes("|") ? hint.split("|") : undefined;
   // the commands the hosts and bc itself run (hidden from help) are not offered either
   const shown: string[] = [];
-  for (const [name, sub] of Object.entries(subs)) if (!((await resolve((await resolve(sub)).meta)) ?? {}).hidden) shown.push(name);
+  for (const [name, sub] of Object.entries(subs)) if (!(await resolve((await resolve(sub)).meta))?.hidden) shown.push(name);
   const node: Node = {
     path,
     description: firstClause(meta.description ?? ""),
