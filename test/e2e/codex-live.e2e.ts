@@ -171,6 +171,18 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
       const cut = expectPrunedVerbatim(requestHistory(req.body, base), sourceHistory);
       expect(cut).toBeGreaterThan(0);
       expect(cut).toBe(applied.resultsDropped! + applied.resultsTruncated!);
+      // nothing lost for good: the rollout now holds bc's pruned copy after the original, and
+      // `bc recall`, run in the project as the agent would, prints each cut output whole
+      const originals = new Map(sourceHistory.filter((it) => isOutputItem(it as any)).map((it) => [it.call_id as string, outputText(it.output).text]));
+      let recalled = 0;
+      for (const it of requestHistory(req.body, base)) {
+        if (!isOutputItem(it as any) || outputText(it.output).text === originals.get(it.call_id as string)) continue;
+        const r = await bc(["recall", it.call_id as string]);
+        expect(r.exitCode).toBe(0);
+        expect(r.stdout).toBe(originals.get(it.call_id as string)!);
+        recalled++;
+      }
+      expect(recalled).toBe(cut);
       const s = await bc(["codex", "status", "--codex", codex.bin, "--json"]);
       expect(JSON.parse(s.stdout)).toMatchObject({ installed: true, trusted: true, socket: true });
     },
