@@ -5,6 +5,7 @@ import { z } from "zod";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { detectHost, resolveSession } from "../hosts/load.ts";
+import { otherThreadFiles } from "../hosts/codex/rollout-files.ts";
 import { projectSessionFiles, recall, type Recalled } from "../hosts/recall/lookup.ts";
 import { handsBack, type StoredImage } from "../hosts/recall/records.ts";
 import { removedIn, type RemovedList } from "../hosts/recall/removed.ts";
@@ -106,7 +107,9 @@ export const formatRemoved = (l: RemovedList): string => {
 /** What bc removed in one session file; a Codex fork's rules are found by planning again as codex-fork plans: with the need weights in use. */
 const removedInFile = (path: string): RemovedList => {
   const host = detectHost(path);
-  return removedIn(path, host, host === "codex" ? needModelsOption(weightsInUse(needWeightsPath())) : undefined);
+  if (host !== "codex") return removedIn(path, host);
+  // a thread bc compacted live goes on in a new file: the originals are in its earlier ones
+  return removedIn(path, host, needModelsOption(weightsInUse(needWeightsPath())), otherThreadFiles(path));
 };
 
 /** This project's newest session that can be read: one that cannot is passed over, and said. */

@@ -5,7 +5,7 @@ import type { Host } from "../engine/types.ts";
 import { claudeDirFor, projectFolders } from "./claude/home.ts";
 import { transcriptsTitled } from "./claude/titles.ts";
 import { defaultCodexHome } from "./codex/home.ts";
-import { archivedDir, homeOfRollout, rolloutFiles, sessionsDir } from "./codex/rollout-files.ts";
+import { archivedDir, currentRollout, homeOfRollout, isArchivedRollout, rolloutFiles, sessionsDir } from "./codex/rollout-files.ts";
 import { byThreadName, sessionIndexPath, threadName } from "./codex/thread-names.ts";
 import { BcError } from "../util/errors.ts";
 import { cannotRead, checkFile, decodeUtf8, emptyPipe, isHeld, isStream, isZstd, parseJsonl, readFileBytes, readOnce } from "../util/jsonl.ts";
@@ -119,6 +119,8 @@ export interface SessionFile {
   readonly path: string;
   /** Claude Code session id / Codex thread id, from the file name */
   readonly id: string;
+  /** Codex: the file id of a file Codex went on in after reverting the thread (rollout-files.ts) */
+  readonly replacement?: string;
 }
 
 /** Where to look; by default $CLAUDE_CONFIG_DIR (else ~/.claude) and $CODEX_HOME (else ~/.codex), ~ being the user's home (os.homedir(), i.e. $HOME). */
@@ -180,19 +182,25 @@ const onlyTitled = (name: string, paths: readonly string[]): string => {
   );
 };
 
-/** Whether a rollout lies among the threads Codex archived ($CODEX_HOME/archived_sessions). */
-const isArchived = (path: string): boolean => /[/\\]archived_sessions[/\\]/.test(path);
+/**
+ * Of the files that hold one id, the one a command reads: for a Codex thread, the file Codex goes on
+ * from (a live one before an archived one, the latest after a revert); undefined when that cannot be
+ * told (two copies of a file).
+ */
+const currentOf = (matches: readonly SessionFile[]): SessionFile | undefined =>
+  matches.length === 1 ? matches[0] : matches.every((f) => f.host === "codex") ? currentRollout(matches) : undefined;
 
-/** The sessions whose id starts with `prefix` (lower case), one per id: the live file of a thread also archived. */
+/** The sessions whose id starts with `prefix` (lower case), one per id: of a thread's files, the current one. */
 const byIdPrefix = (files: readonly SessionFile[], prefix: string): SessionFile[] => {
-  const byId = new Map<string, SessionFile>();
+  const byId = new Map<string, SessionFile[]>();
   for (const f of files) {
     const key = f.id.toLowerCase();
     if (!key.startsWith(prefix)) continue;
-    const seen = byId.get(key);
-    if (seen === undefined || isArchived(seen.path)) byId.set(key, f);
+    const same = byId.get(key);
+    if (same === undefined) byId.set(key, [f]);
+    else same.push(f);
   }
-  return [...byId.values()];
+  return [...byId.values()].map((same) => currentOf(same) ?? same.find((f) => !isArchivedRollout(f.path)) ?? same[0]!);
 };
 
 /**
@@ -207,10 +215,9 @@ export const resolveSession = (arg: string, places: SessionPlaces = {}, only?: H
   // ids as the hosts write them are lower case; Codex takes one in any case
   const id = arg.toLowerCase();
   const matches = files.filter((f) => f.id.toLowerCase() === id);
-  if (matches.length === 1) return matches[0]!.path;
-  // a thread both live and archived: the live one, which is the one Codex resumes
-  const live = matches.filter((f) => !isArchived(f.path));
-  if (matches.length > 1 && live.length === 1) return live[0]!.path;
+  // a thread both live and archived, or gone on in a new file after a revert: the file Codex resumes
+  const current = currentOf(matches);
+  if (current !== undefined) return current.path;
   if (matches.length > 1)
     throw new BcError("usage", `session id ${arg} matches ${matches.length} files: ${matches.map((m) => m.path).join(", ")}`, "pass the file path instead");
   // no id: a session's name, as `claude --resume <name>` takes it (this project's first), or a
@@ -222,7 +229,10 @@ export const resolveSession = (arg: string, places: SessionPlaces = {}, only?: H
     arg,
   );
   if (titledHere.length > 0) return onlyTitled(arg, titledHere);
-  const named = byThreadName(codexHomeOf(places), arg, (id) => files.find((f) => f.host === "codex" && f.id === id));
+  const named = byThreadName(codexHomeOf(places), arg, (id) => {
+    const same = files.filter((f) => f.host === "codex" && f.id === id);
+    return currentOf(same) ?? same[0];
+  });
   if (named !== undefined) return named.path;
   const titled = transcriptsTitled(
     claudeFiles.filter((f) => !here.has(dirname(f))),

@@ -174,15 +174,36 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
       // nothing lost for good: the rollout now holds bc's pruned copy after the original, and
       // `bc recall`, run in the project as the agent would, prints each cut output whole
       const originals = new Map(sourceHistory.filter((it) => isOutputItem(it as any)).map((it) => [it.call_id as string, outputText(it.output).text]));
-      let recalled = 0;
+      const cutIds: string[] = [];
       for (const it of requestHistory(req.body, base)) {
         if (!isOutputItem(it as any) || outputText(it.output).text === originals.get(it.call_id as string)) continue;
         const r = await bc(["recall", it.call_id as string]);
         expect(r.exitCode).toBe(0);
         expect(r.stdout).toBe(originals.get(it.call_id as string)!);
-        recalled++;
+        cutIds.push(it.call_id as string);
       }
-      expect(recalled).toBe(cut);
+      expect(cutIds.length).toBe(cut);
+      // and `bc recall --list`, of the thread by its id and of this project's newest session, lists
+      // exactly those, each one recallable: Codex goes on in a new file after the revert, so the
+      // notes are in that file and the originals in the thread's first one
+      const listed = async (args: string[]) => {
+        const list = await bc(["recall", "--list", ...args, "--json"]);
+        expect({ exitCode: list.exitCode, stderr: list.stderr }).toEqual({ exitCode: 0, stderr: "" });
+        return JSON.parse(list.stdout) as { path: string; removed: { id: string; recallable: boolean; originalChars?: number }[] };
+      };
+      // (Codex writes the new file's records a moment after it sends them)
+      const byId = await waitFor("the thread's new file to hold bc's notes", async () => {
+        const l = await listed(["--session", threadId]);
+        return l.removed.length > 0 ? l : undefined;
+      });
+      expect(byId.path).not.toBe(source);
+      expect(await listed([])).toEqual(byId);
+      const removed = byId.removed;
+      expect(removed.map((x) => x.id).sort()).toEqual([...cutIds].sort());
+      for (const x of removed) {
+        expect(x.recallable).toBe(true);
+        expect(x.originalChars).toBe(originals.get(x.id)!.length);
+      }
       const s = await bc(["codex", "status", "--codex", codex.bin, "--json"]);
       expect(JSON.parse(s.stdout)).toMatchObject({ installed: true, trusted: true, socket: true });
     },

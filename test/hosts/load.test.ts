@@ -168,6 +168,58 @@ describe("finding sessions", () => {
     }
   });
 
+  test("a thread Codex went on in new files after reverts (<thread id>_<file id>): its id, its start and its name are its latest file; two copies of one file are refused", () => {
+    const day = join(codexHome, "sessions", "2026", "03", "02");
+    // file ids are UUIDv7s: the later one sorts after the earlier one, whatever their folders and times
+    const first = write(join(day, `rollout-2026-03-02T10-00-00-${CODEX_ID}_019f2222-0000-7000-8000-000000000001.jsonl`), `${CODEX_LINE(CODEX_ID)}\n`);
+    const latest = write(
+      join(codexHome, "sessions", "2026", "03", "01", `rollout-2026-03-01T09-00-00-${CODEX_ID}_019f2222-0000-7000-8000-000000000002.jsonl`),
+      `${CODEX_LINE(CODEX_ID)}\n`,
+    );
+    try {
+      expect(resolveSession(CODEX_ID, places)).toBe(latest);
+      expect(resolveSession(CODEX_ID.slice(0, 13), places)).toBe(latest);
+      // every file of the thread is a session of discoverSessions, under the thread's id
+      expect(
+        discoverSessions({ ...places, host: "codex" })
+          .filter((f) => f.path.includes(CODEX_ID))
+          .map((f) => [f.id, f.replacement]),
+      ).toEqual([
+        [CODEX_ID, "019f2222-0000-7000-8000-000000000002"],
+        [CODEX_ID, undefined],
+        [CODEX_ID, "019f2222-0000-7000-8000-000000000001"],
+      ]);
+      const index = join(codexHome, "session_index.jsonl");
+      writeFileSync(index, `${JSON.stringify({ id: CODEX_ID, thread_name: "went on after a revert", updated_at: "2026-03-02T10:00:00Z" })}\n`);
+      try {
+        expect(resolveSession("went on after a revert", places)).toBe(latest);
+      } finally {
+        rmSync(index);
+      }
+      // an archived copy of the thread's latest file does not stand before the live one
+      const archivedLatest = write(
+        join(codexHome, "archived_sessions", `rollout-2026-03-03T10-00-00-${CODEX_ID}_019f2222-0000-7000-8000-000000000003.jsonl`),
+        `${CODEX_LINE(CODEX_ID)}\n`,
+      );
+      try {
+        expect(resolveSession(CODEX_ID, places)).toBe(latest);
+      } finally {
+        rmSync(archivedLatest);
+      }
+      const copy = write(join(day, `rollout-2026-03-02T11-00-00-${CODEX_ID}_019f2222-0000-7000-8000-000000000002.jsonl`), `${CODEX_LINE(CODEX_ID)}\n`);
+      try {
+        const e = errorOf(() => resolveSession(CODEX_ID, places));
+        expect(e.code).toBe("usage");
+        expect(e.message).toStartWith(`session id ${CODEX_ID} matches 4 files: `);
+      } finally {
+        rmSync(copy);
+      }
+    } finally {
+      rmSync(first);
+      rmSync(latest);
+    }
+  });
+
   test("the start of an id: the one session whose id starts so (any case, a thread also archived once); two are refused, naming them", () => {
     expect(resolveSession(CLAUDE_ID.slice(0, 8), places)).toBe(claudePath);
     expect(resolveSession(CODEX_ID.slice(0, 13).toUpperCase(), places)).toBe(codexPath);

@@ -29,10 +29,14 @@ export const historyBaseOf = (lines: readonly RolloutLine[]): HistoryBase | unde
   return { threadId: base.thread_id, ...(endOrdinal === undefined ? {} : { endOrdinal }), ...(endByte === undefined ? {} : { endByte }) };
 };
 
-/** A thread's rollout under a Codex home (sessions, then archived_sessions; a plain file before a compressed one). */
+/**
+ * A thread's rollout under a Codex home (sessions, then archived_sessions; a plain file before a
+ * compressed one): its first file, which the fork point's ordinals and byte offsets are of, not one
+ * Codex went on in after a revert.
+ */
 export const findThreadRollout = (codexHome: string, threadId: string): string | undefined => {
   const id = threadId.toLowerCase();
-  return rolloutFiles(codexHome, true).find((f) => f.id.toLowerCase() === id)?.path;
+  return rolloutFiles(codexHome, true).find((f) => f.id.toLowerCase() === id && f.replacement === undefined)?.path;
 };
 
 export interface Inherited {

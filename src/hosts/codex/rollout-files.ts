@@ -1,7 +1,10 @@
 // Where a Codex home keeps its rollouts: `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl` (or
 // `.jsonl.zst`), and the threads `codex archive` moved to `archived_sessions/` (one folder, no dates).
+// A thread reverted on Codex's app-server (bc's live compaction reverts and re-injects) goes on in
+// a new file, `rollout-<time>-<thread id>_<file id>.jsonl`, holding the history as it now stands;
+// the earlier file stays as it was. The file ids are UUIDv7s, so the greatest is the latest.
 import { readdirSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 
 export const sessionsDir = (codexHome: string): string => join(codexHome, "sessions");
 export const archivedDir = (codexHome: string): string => join(codexHome, "archived_sessions");
@@ -16,12 +19,40 @@ export const homeOfRollout = (rolloutPath: string): string | undefined => {
 };
 
 const ROLLOUT_NAME = /^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-(.+)\.jsonl(\.zst)?$/;
+const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
+const REPLACEMENT_ID = new RegExp(`^(${UUID})_(${UUID})$`);
 
 export interface RolloutFile {
   readonly path: string;
   /** the thread id in its name */
   readonly id: string;
+  /** the file id of a file Codex went on in after reverting the thread (`<thread id>_<file id>`) */
+  readonly replacement?: string;
 }
+
+/** The thread id and, for a file Codex went on in after a revert, its file id, from the id part of a rollout's name. */
+export const rolloutIdOf = (name: string): { id: string; replacement?: string } => {
+  const m = REPLACEMENT_ID.exec(name);
+  return m === null ? { id: name } : { id: m[1]!, replacement: m[2]!.toLowerCase() };
+};
+
+/**
+ * Of one thread's files, the one Codex goes on from: a live one before an archived one, then the
+ * latest file Codex went on in after a revert, then the thread's first file. Undefined when two
+ * files of the same standing could each be it (two copies of a rollout).
+ */
+export const currentRollout = <F extends { readonly path: string; readonly replacement?: string }>(files: readonly F[]): F | undefined => {
+  const live = files.filter((f) => !isArchivedRollout(f.path));
+  const pool = live.length > 0 ? live : files;
+  const latest = pool
+    .filter((f) => f.replacement !== undefined)
+    .sort((a, b) => (a.replacement! < b.replacement! ? 1 : a.replacement! > b.replacement! ? -1 : 0));
+  if (latest.length > 0) return latest.length === 1 || latest[0]!.replacement !== latest[1]!.replacement ? latest[0] : undefined;
+  return pool.length === 1 ? pool[0] : undefined;
+};
+
+/** Whether a rollout lies among the threads Codex archived ($CODEX_HOME/archived_sessions). */
+export const isArchivedRollout = (path: string): boolean => /[/\\]archived_sessions[/\\]/.test(path);
 
 /**
  * The home's rollouts, those under `sessions` first, then (with `archived`) the archived ones. Beside
@@ -43,11 +74,27 @@ export const rolloutFiles = (codexHome: string, archived: boolean): RolloutFile[
         continue;
       }
       const m = ROLLOUT_NAME.exec(e.name);
-      if (m) out.push({ path, id: m[1]! });
+      if (m) out.push({ path, ...rolloutIdOf(m[1]!) });
     }
   };
   walk(sessionsDir(codexHome), 0);
   if (archived) walk(archivedDir(codexHome), 8);
   const plain = new Set(out.filter((f) => f.path.endsWith(".jsonl")).map((f) => f.path));
   return out.filter((f) => !f.path.endsWith(".zst") || !plain.has(f.path.slice(0, -4)));
+};
+
+/**
+ * The thread's other files in the Codex home a rollout lies in (sessions and archived_sessions):
+ * the files before and after each revert. None when the path is not where Codex keeps rollouts, or
+ * not named as Codex names them.
+ */
+export const otherThreadFiles = (rolloutPath: string): string[] => {
+  const home = homeOfRollout(rolloutPath);
+  const m = ROLLOUT_NAME.exec(basename(rolloutPath));
+  if (home === undefined || m === null) return [];
+  const id = rolloutIdOf(m[1]!).id.toLowerCase();
+  const here = resolve(rolloutPath);
+  return rolloutFiles(home, true)
+    .filter((f) => f.id.toLowerCase() === id && resolve(f.path) !== here)
+    .map((f) => f.path);
 };

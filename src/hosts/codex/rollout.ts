@@ -561,9 +561,11 @@ export const cliVersions = (rollout: Rollout): string[] => {
   return seen;
 };
 
-const UUID_IN_NAME = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
+/** the thread's UUID in a rollout's name (before `_<file id>` in a file Codex went on in after a revert) */
+const UUID_IN_NAME =
+  /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})?\.jsonl$/i;
 
-/** The thread id: the first session_meta's `id` (what Codex resumes under), else the UUID in the filename. */
+/** The thread id: the first session_meta's `id` (what Codex resumes under), else the thread's UUID in the filename. */
 export const threadId = (rollout: Rollout): string =>
   sessionMeta(rollout)?.payload.id ?? UUID_IN_NAME.exec(basename(rollout.path))?.[1] ?? basename(rollout.path);
 

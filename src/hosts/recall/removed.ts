@@ -147,9 +147,11 @@ const codexRules = (
 
 /**
  * What bc removed in one session file. `options`: the engine's, as codex-fork plans with them (the
- * need weights in use), for the rules of a Codex fork's notes.
+ * need weights in use), for the rules of a Codex fork's notes. `otherFiles`: the thread's other
+ * files, for a Codex thread that went on in a new file after a revert (a live compaction by bc):
+ * the originals of its notes are in the earlier ones.
  */
-export const removedIn = (path: string, host: Host, options?: Partial<Options>): RemovedList => {
+export const removedIn = (path: string, host: Host, options?: Partial<Options>, otherFiles: readonly string[] = []): RemovedList => {
   // read and split once: a Codex fork's rules are planned from the same lines
   const source = readFileBytes(path);
   const file = parseJsonl(decodeUtf8(source), path);
@@ -179,6 +181,18 @@ export const removedIn = (path: string, host: Host, options?: Partial<Options>):
       const firstLineNo = before !== undefined && before.text === s.text ? before.firstLineNo : line.lineNo;
       if (note) notes.set(s.id, { kind: note.kind, chars: note.chars, lineNo: line.lineNo, firstLineNo, text: s.text });
     }
+  }
+  for (const other of otherFiles) {
+    if ([...notes.keys()].every((id) => originals.has(id))) break;
+    let lines: JsonlFile["lines"];
+    try {
+      lines = parseJsonl(decodeUtf8(readFileBytes(other)), other).lines;
+    } catch {
+      continue; // a file that cannot be read holds no original bc can print
+    }
+    for (const line of lines)
+      for (const s of sightingsIn(line.value, host))
+        if (s.kind === "output" && !s.cut && notes.has(s.id) && !originals.has(s.id)) originals.set(s.id, s.text.length);
   }
   const recorded = host === "claude" ? claudeRules(path, sessionId) : new Map<string, { rule: string; reason: string }>();
   const replanned =

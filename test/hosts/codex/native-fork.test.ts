@@ -79,6 +79,18 @@ describe("a native fork's history", () => {
     expect(loaded.malformed).toEqual([]);
   });
 
+  test("a parent reverted since (it went on in a new file): still its first file, which the fork point is of", () => {
+    const dir = join(home, "sessions", "2026", "03", "02");
+    mkdirSync(dir, { recursive: true });
+    const later = join(dir, `rollout-2026-03-02T10-00-00-${PARENT}_0190d000-0000-7000-8000-0000000000ff.jsonl`);
+    writeFileSync(later, lines([meta(PARENT), user("PARENT AFTER A REVERT"), user("AND MORE"), user("AND MORE STILL"), user("AND MORE")]));
+    try {
+      expect(texts(child)).toEqual([...PARENT_PART, ...CHILD_PART]);
+    } finally {
+      rmSync(later);
+    }
+  });
+
   test("by byte offset where the lines have no ordinal", () => {
     const h2 = join(TMP, "home-bytes");
     write(h2, PARENT, lines([...PARENT_RECORDS, ...PARENT_LATER], 0, false));

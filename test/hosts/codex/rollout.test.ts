@@ -122,6 +122,13 @@ describe("line variants and format", () => {
     expect(r.warnings).toEqual([]);
   });
 
+  test("no session_meta: the thread id is the UUID in the name, the thread's in a file Codex went on in after a revert", () => {
+    const line = `${JSON.stringify({ timestamp: "t", type: "response_item", payload: { type: "message", role: "user", content: [] } })}\n`;
+    const thread = "019f1d32-d0a7-7331-bf87-3941f91a008a";
+    expect(threadId(parseRollout(line, `rollout-2026-03-01T10-00-00-${thread}.jsonl`))).toBe(thread);
+    expect(threadId(parseRollout(line, `/x/rollout-2026-03-02T10-00-00-${thread}_01a2529e-19ed-7441-9795-ea7af021df00.jsonl`))).toBe(thread);
+  });
+
   test("session_meta lines naming different threads: the first wins, with a warning", () => {
     const meta = (id: string): string => JSON.stringify({ timestamp: "t", type: "session_meta", payload: { id } });
     const r = parseRollout(`${meta("first")}\n${meta("second")}\n`, "two.jsonl");

@@ -2,12 +2,15 @@
 // the rules of both forks' notes.
 import { afterAll, afterEach, expect, spyOn, test } from "bun:test";
 import * as fs from "node:fs";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { enginePruner, type ForkResult, forkRollout } from "../../../src/hosts/codex/fork.ts";
 import * as history from "../../../src/hosts/codex/history.ts";
 import { readRollout } from "../../../src/hosts/codex/rollout.ts";
+import { otherThreadFiles } from "../../../src/hosts/codex/rollout-files.ts";
+import { sightingsIn } from "../../../src/hosts/recall/records.ts";
+import { dropNote } from "../../../src/engine/notes.ts";
 import { removedIn } from "../../../src/hosts/recall/removed.ts";
 import { byRule, planned } from "./fork-rules.ts";
 
@@ -39,4 +42,44 @@ test("--list on a fork of a fork reads the file once and replays its history onc
   expect(carried.length).toBeGreaterThan(0);
   for (const x of carried) expect(x.rule).toBe(byId.get(x.id)!.rule!);
   expect(byRule(listed.removed.filter((x) => !carried.includes(x)))).toEqual(planned(again));
+});
+
+test("--list on a thread Codex went on in a new file after a revert (bc's live compaction): the notes are in that file, the originals in the thread's first one, and each is recallable", () => {
+  const home = join(dir, "reverted");
+  const first = join(home, "sessions", "2026", "11", "30", basename(SOURCE));
+  mkdirSync(join(first, ".."), { recursive: true });
+  copyFileSync(SOURCE, first);
+  const lines = readFileSync(SOURCE, "utf8")
+    .split("\n")
+    .filter((l) => l !== "");
+  // the first two outputs of the source, as a revert and injection would leave them: call kept, output cut
+  const outputs = lines
+    .map((l) => ({ l, s: sightingsIn(JSON.parse(l), "codex").find((x) => x.kind === "output") }))
+    .filter((x) => x.s !== undefined)
+    .slice(0, 2);
+  expect(outputs.length).toBe(2);
+  const injected = outputs.flatMap(({ l, s }) => {
+    const call = lines.find((c) => c.includes(`"call_id":"${s!.id}"`) && c.includes('"type":"function_call"'))!;
+    const cut = JSON.parse(l);
+    cut.payload.output = dropNote(s!.kind === "output" ? s!.text.length : 0, s!.id);
+    return [call, JSON.stringify(cut)];
+  });
+  const later = join(
+    home,
+    "sessions",
+    "2026",
+    "12",
+    "01",
+    `rollout-2026-12-01T00-00-00-01a22a56-491b-7581-aca8-3d67346846f7_01a30000-0000-7000-8000-000000000001.jsonl`,
+  );
+  mkdirSync(join(later, ".."), { recursive: true });
+  writeFileSync(later, `${[lines[0], ...injected].join("\n")}\n`);
+  expect(otherThreadFiles(later)).toEqual([first]);
+  const texts = outputs.map(({ s }) => (s!.kind === "output" ? s!.text : ""));
+  const listed = removedIn(later, "codex", undefined, otherThreadFiles(later));
+  expect(listed.removed.map((x) => [x.id, x.kind, x.recallable, x.originalChars])).toEqual(
+    outputs.map(({ s }, i) => [s!.id, "removed", true, texts[i]!.length]),
+  );
+  // the file alone does not hold them
+  expect(removedIn(later, "codex").removed.map((x) => x.recallable)).toEqual([false, false]);
 });
