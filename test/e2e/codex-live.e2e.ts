@@ -287,6 +287,20 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
       expect(resumed.length).toBe(lastHistory.length + 1);
       for (let i = 0; i < lastHistory.length; i++) expect(same(resumed[i], lastHistory[i])).toBe(true);
       expect(resumed.filter((it) => isOutputItem(it as any) && isAlreadyCut(outputText(it.output).text)).length).toBeGreaterThan(0);
+
+      // bc codex-fork by the thread's id forks the file Codex went on in (the history as bc left it),
+      // and Codex resumes the fork with that history, pruned verbatim
+      const fork = await bc(["codex-fork", threadId, "--json"]);
+      expect({ exitCode: fork.exitCode, stderr: fork.stderr }).toEqual({ exitCode: 0, stderr: "" });
+      const forked = JSON.parse(fork.stdout);
+      expect(forked.sourcePath).toContain(`${threadId}_`);
+      const atFork = mock.sent.length;
+      const again = await codexResume(codex.bin, e, forked.newId, "What is the codeword now?");
+      expect({ exitCode: again.exitCode, stderr: again.exitCode === 0 ? "" : again.stderr.slice(-800) }).toEqual({ exitCode: 0, stderr: "" });
+      const forkReq = mock.sent.slice(atFork).find((s) => s.kind === "codeword")!;
+      expect(mock.sent.slice(atFork).filter((s) => s.kind === "compaction").length).toBe(0);
+      const forkHistory = requestHistory(forkReq.body, baseInstructionsOf(forkReq.body));
+      expectPrunedVerbatim(forkHistory.slice(0, resumed.length), resumed);
     },
     SLOW,
   );

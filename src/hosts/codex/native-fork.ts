@@ -30,13 +30,15 @@ export const historyBaseOf = (lines: readonly RolloutLine[]): HistoryBase | unde
 };
 
 /**
- * A thread's rollout under a Codex home (sessions, then archived_sessions; a plain file before a
- * compressed one): its first file, which the fork point's ordinals and byte offsets are of, not one
- * Codex went on in after a revert.
+ * The rollout a history_base names, under a Codex home (sessions, then archived_sessions; a plain
+ * file before a compressed one). A thread's id names its first file, which a native fork's
+ * ordinals and byte offsets are of; a file Codex went on in after a revert names the file before
+ * it by that file's own id (`<thread id>_<file id>`).
  */
 export const findThreadRollout = (codexHome: string, threadId: string): string | undefined => {
   const id = threadId.toLowerCase();
-  return rolloutFiles(codexHome, true).find((f) => f.id.toLowerCase() === id && f.replacement === undefined)?.path;
+  const files = rolloutFiles(codexHome, true);
+  return (files.find((f) => f.replacement === id) ?? files.find((f) => f.id.toLowerCase() === id && f.replacement === undefined))?.path;
 };
 
 export interface Inherited {

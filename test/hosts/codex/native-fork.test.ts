@@ -91,6 +91,18 @@ describe("a native fork's history", () => {
     }
   });
 
+  test("a file Codex went on in after a second revert: the history before it is in the file before, named by that file's own id", () => {
+    const h3 = join(TMP, "home-pages");
+    const PAGE = "0190d000-0000-7000-8000-0000000000aa";
+    const dir = join(h3, "sessions", "2026", "03", "01");
+    mkdirSync(dir, { recursive: true });
+    // the thread's second file (after the first revert), then its third, which reuses the second's first lines
+    writeFileSync(join(dir, `rollout-2026-03-01T10-00-00-${PARENT}_${PAGE}.jsonl`), lines([...PARENT_RECORDS, ...PARENT_LATER]));
+    const third = join(dir, `rollout-2026-03-01T11-00-00-${PARENT}_0190d000-0000-7000-8000-0000000000bb.jsonl`);
+    writeFileSync(third, lines([meta(PARENT, { history_base: { thread_id: PAGE, end_ordinal_exclusive: end } }), user("CHILD PROMPT")], end));
+    expect(texts(third)).toEqual([...PARENT_PART, "CHILD PROMPT"]);
+  });
+
   test("by byte offset where the lines have no ordinal", () => {
     const h2 = join(TMP, "home-bytes");
     write(h2, PARENT, lines([...PARENT_RECORDS, ...PARENT_LATER], 0, false));
