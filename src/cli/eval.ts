@@ -301,7 +301,9 @@ export default defineCommand({
         );
       kind = "files";
     } else {
-      const found = discoverSessions(host === undefined ? {} : { host });
+      // a Codex thread bc compacted live goes on in a new file after the revert, holding bc's own
+      // cuts and repeating the history before it: the thread is replayed from its first file, verbatim
+      const found = discoverSessions(host === undefined ? {} : { host }).filter((f) => f.replacement === undefined);
       if (found.length === 0) {
         log.info(
           "No sessions found under ~/.claude/projects or $CODEX_HOME/sessions: running on the built-in example corpus (small example sessions made by the bc project; see --demo).",

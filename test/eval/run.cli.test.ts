@@ -2,7 +2,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { MAX_JOBS, parseCuts, parseJobs, parseMethods, parsePressure } from "../../src/cli/eval.ts";
 import { collectFiles, unreadable } from "../../src/eval/corpus.ts";
 import { DEMO_FILES } from "../../src/eval/demo/index.ts";
@@ -356,4 +356,29 @@ test("one file given twice by two spellings leaves the corpus fingerprint as it 
   const twice = await runEval({ ...opts, ...collectFiles([file, `${dir}/./${small}`]) });
   expect(twice.corpus.fingerprint).toBe(once.corpus.fingerprint);
   expect(twice.corpus.files).toBe(1);
+});
+
+test("your own sessions (no path given): a Codex thread that went on in a new file after a revert is replayed from its first file only", () => {
+  const home = join(tmp, "home-with-a-reverted-thread");
+  const name = Object.keys(DEMO_FILES).find((f) => f.includes("codex/rollout-2026"))!;
+  const text = DEMO_FILES[name]!;
+  const thread = /([0-9a-f-]{36})\.jsonl$/.exec(name)![1]!;
+  const day = join(home, ".codex", "sessions", "2026", "11", "30");
+  mkdirSync(day, { recursive: true });
+  const first = join(day, basename(name));
+  writeFileSync(first, text);
+  // the file Codex went on in: the same thread, history as bc left it (here: fewer lines, so not a copy)
+  const later = join(day, `rollout-2026-11-30T03-00-00-${thread}_01a30000-0000-7000-8000-000000000001.jsonl`);
+  writeFileSync(later, `${text.split("\n").slice(0, 12).join("\n")}\n`);
+  const out = join(tmp, "out-reverted");
+  const p = Bun.spawnSync([process.execPath, join(REPO_DIR, "src", "main.ts"), "eval", "--host", "codex", "--pressure", "off", "--jobs", "1", "--out", out], {
+    cwd: tmp,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, NO_COLOR: "1", HOME: home, CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: undefined },
+  });
+  expect(p.stderr.toString()).not.toContain(later);
+  expect(p.exitCode).toBe(0);
+  const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
+  expect(report.sessions.map((s: { id: string }) => s.id)).toEqual([thread]);
 });
