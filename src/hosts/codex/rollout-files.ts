@@ -30,6 +30,11 @@ export interface RolloutFile {
   readonly replacement?: string;
 }
 
+const THREAD_IN_NAME = new RegExp(`(${UUID})(?:_${UUID})?\\.jsonl$`);
+
+/** The thread's UUID that ends a rollout's file name (before `_<file id>` in a file Codex went on in after a revert), or undefined. */
+export const threadIdInName = (fileName: string): string | undefined => THREAD_IN_NAME.exec(fileName)?.[1];
+
 /** The thread id and, for a file Codex went on in after a revert, its file id, from the id part of a rollout's name. */
 export const rolloutIdOf = (name: string): { id: string; replacement?: string } => {
   const m = REPLACEMENT_ID.exec(name);

@@ -13,6 +13,7 @@ import type { HostCompaction, LoadedSession, RecordedWindow } from "../types.ts"
 import { type HistoryItem, type RebuiltHistory, rebuildHistory } from "./history.ts";
 import { developerAuthorOf, isOutputItem, isResponseItem, isSentToModel, itemProblem, type ResponseItem } from "./items.ts";
 import { historyBaseOf, type Inherited, inheritedLines } from "./native-fork.ts";
+import { threadIdInName } from "./rollout-files.ts";
 import { historyToMessages, timelineMessages } from "./session-map.ts";
 import { unpairedResults, unpairedText } from "../pairing.ts";
 import { isObject } from "../../util/json.ts";
@@ -561,13 +562,8 @@ export const cliVersions = (rollout: Rollout): string[] => {
   return seen;
 };
 
-/** the thread's UUID in a rollout's name (before `_<file id>` in a file Codex went on in after a revert) */
-const UUID_IN_NAME =
-  /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})?\.jsonl$/i;
-
 /** The thread id: the first session_meta's `id` (what Codex resumes under), else the thread's UUID in the filename. */
-export const threadId = (rollout: Rollout): string =>
-  sessionMeta(rollout)?.payload.id ?? UUID_IN_NAME.exec(basename(rollout.path))?.[1] ?? basename(rollout.path);
+export const threadId = (rollout: Rollout): string => sessionMeta(rollout)?.payload.id ?? threadIdInName(basename(rollout.path)) ?? basename(rollout.path);
 
 // ---- Into the session model ------------------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 // Driving the real interactive Codex through tmux against the scripted mock, for bc's live
 // integration: a tmux session per test world, typed prompts, screen reads, bounded waits.
 import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { CONTINUE_TEXT } from "../../../src/hosts/codex/live/applier.ts";
+import { threadIdInName } from "../../../src/hosts/codex/rollout-files.ts";
 import { spawnStdio } from "../../../src/hosts/codex/live/app-server.ts";
 import { trustText } from "../../../src/hosts/codex/live/install.ts";
 import { type LiveRecord, logPath, parseLiveLog } from "../../../src/hosts/codex/live/state.ts";
@@ -63,8 +64,7 @@ export const liveRecords = (home: string, threadId: string): LiveRecord[] => {
 };
 
 /** The thread id a rollout file is named after. */
-export const threadIdOf = (rolloutPath: string): string =>
-  /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/.exec(rolloutPath.replace(/_[0-9a-f-]+\.jsonl$/, ".jsonl"))![1]!;
+export const threadIdOf = (rolloutPath: string): string => threadIdInName(basename(rolloutPath))!;
 
 /**
  * Add a hook of the user's for `event` (PreCompact, SessionStart, ...) to `$CODEX_HOME/hooks.json`
