@@ -1,6 +1,6 @@
 // Reading and writing rollout files: lossless, typed, and one clear error for bad input.
-import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from "node:fs";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BcError } from "../../../src/util/errors.ts";
@@ -199,6 +199,7 @@ describe("bad lines", () => {
 
 describe("bad input: one-line errors", () => {
   const dir = mkdtempSync(join(tmpdir(), "bc-codex-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const write = (name: string, content: string | Uint8Array): string => {
     const p = join(dir, name);
     writeFileSync(p, content);
