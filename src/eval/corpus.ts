@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, relative, resolve, sep } from "node:path";
+import { rolloutNameIds } from "../hosts/codex/rollout-files.ts";
 
 export interface CorpusFile {
   readonly path: string;
@@ -49,17 +50,24 @@ const walk = (dir: string, out: string[], skipped: Skipped[], depth = 0): void =
 export const collectFiles = (args: readonly string[]): { files: CorpusFile[]; skipped: Skipped[]; groups: string[] } => {
   const files: CorpusFile[] = [];
   const skipped: Skipped[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, CorpusFile>();
   const groups = groupNames(args);
   let group = "";
-  const add = (path: string, name: string): void => {
+  const add = (path: string, name: string): CorpusFile => {
     // one file given twice (F and ./F, or a folder and a file in it) is read once: twice, its
     // contents would count twice in the fingerprint
     const real = realPath(path);
-    if (seen.has(real)) return;
-    seen.add(real);
-    files.push({ path, name, group });
+    const known = seen.get(real);
+    if (known !== undefined) return known;
+    const file = { path, name, group };
+    seen.set(real, file);
+    files.push(file);
+    return file;
   };
+  // files found in a folder (not given by name): where a Codex thread bc compacted live went on
+  // in a new file, that file is left out when the thread's first file is there too
+  const walked = new Set<CorpusFile>();
+  const named = new Set<CorpusFile>();
   for (const [i, arg] of args.entries()) {
     group = groups[i]!;
     if (!existsSync(arg)) {
@@ -70,10 +78,43 @@ export const collectFiles = (args: readonly string[]): { files: CorpusFile[]; sk
       const found: string[] = [];
       walk(arg, found, skipped);
       const base = basename(join(arg, "."));
-      for (const p of found) add(p, posix(join(base, relative(arg, p))));
-    } else add(arg, basename(arg));
+      for (const p of found) {
+        const file = add(p, posix(join(base, relative(arg, p))));
+        if (!named.has(file)) walked.add(file);
+      }
+    } else {
+      const file = add(arg, basename(arg));
+      walked.delete(file);
+      named.add(file);
+    }
   }
-  return { files: sortFiles(uniqueNames(files)), skipped, groups };
+  const later = laterThreadFiles(files, walked);
+  for (const [f, first] of later)
+    skipped.push({
+      file: f.path,
+      reason: `${f.path}: Codex went on in this file after bc compacted the thread live (it holds bc's own cuts); the thread is replayed from its first file, ${first.name}`,
+    });
+  return { files: sortFiles(uniqueNames(files.filter((f) => !later.has(f)))), skipped, groups };
+};
+
+/**
+ * Of `candidates`, the Codex rollouts a thread went on in after a revert (`<thread id>_<file id>`
+ * in the name) whose thread's first file is among `files` too, each with that first file. Such a
+ * file repeats the history before it as bc left it: replayed, it would score bc's own cuts.
+ */
+const laterThreadFiles = (files: readonly CorpusFile[], candidates: ReadonlySet<CorpusFile>): Map<CorpusFile, CorpusFile> => {
+  const firsts = new Map<string, CorpusFile>();
+  for (const f of files) {
+    const ids = rolloutNameIds(basename(f.path));
+    if (ids !== undefined && ids.replacement === undefined) firsts.set(ids.id.toLowerCase(), f);
+  }
+  const out = new Map<CorpusFile, CorpusFile>();
+  for (const f of candidates) {
+    const ids = rolloutNameIds(basename(f.path));
+    const first = ids?.replacement === undefined ? undefined : firsts.get(ids.id.toLowerCase());
+    if (first !== undefined) out.set(f, first);
+  }
+  return out;
 };
 
 const realPath = (path: string): string => {

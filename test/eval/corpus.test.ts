@@ -52,3 +52,22 @@ test("a folder that cannot be listed is skipped and said, with why; the readable
     spy.mockRestore();
   }
 });
+
+test("in a folder, the file a Codex thread went on in after bc compacted it live is left out when the thread's first file is there, and said", () => {
+  const thread = "019e0000-0000-7000-8000-00000000000a";
+  const day = ["codex-home", "sessions", "2026", "11", "30"];
+  const first = write(...day, `rollout-2026-11-30T01-00-00-${thread}.jsonl`);
+  const later = write(...day, `rollout-2026-11-30T02-00-00-${thread}_019e0000-0000-7000-8000-0000000000f1.jsonl`);
+  // another thread's later file, whose first file is not there: the only copy of that thread
+  const alone = write(...day, "rollout-2026-11-30T03-00-00-019e0000-0000-7000-8000-00000000000b_019e0000-0000-7000-8000-0000000000f2.jsonl");
+  const { files, skipped } = collectFiles([join(tmp, "codex-home")]);
+  expect(files.map((f) => f.path)).toEqual([first, alone]);
+  expect(skipped).toEqual([
+    {
+      file: later,
+      reason: `${later}: Codex went on in this file after bc compacted the thread live (it holds bc's own cuts); the thread is replayed from its first file, codex-home/sessions/2026/11/30/rollout-2026-11-30T01-00-00-${thread}.jsonl`,
+    },
+  ]);
+  // given by name, a file is read whatever else is given
+  expect(collectFiles([join(tmp, "codex-home"), later]).files.map((f) => f.path)).toEqual([first, later, alone].sort());
+});

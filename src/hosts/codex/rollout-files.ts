@@ -41,6 +41,12 @@ export const rolloutIdOf = (name: string): { id: string; replacement?: string } 
   return m === null ? { id: name } : { id: m[1]!, replacement: m[2]!.toLowerCase() };
 };
 
+/** The thread id and (for a file Codex went on in after a revert) the file id a rollout's file name gives, or undefined for a name Codex does not give rollouts. */
+export const rolloutNameIds = (fileName: string): { id: string; replacement?: string } | undefined => {
+  const m = ROLLOUT_NAME.exec(fileName);
+  return m === null ? undefined : rolloutIdOf(m[1]!);
+};
+
 /**
  * Of one thread's files, the one Codex goes on from: a live one before an archived one, then the
  * latest file Codex went on in after a revert, then the thread's first file. Undefined when two
@@ -78,8 +84,8 @@ export const rolloutFiles = (codexHome: string, archived: boolean): RolloutFile[
         if (depth < 8) walk(path, depth + 1);
         continue;
       }
-      const m = ROLLOUT_NAME.exec(e.name);
-      if (m) out.push({ path, ...rolloutIdOf(m[1]!) });
+      const ids = rolloutNameIds(e.name);
+      if (ids !== undefined) out.push({ path, ...ids });
     }
   };
   walk(sessionsDir(codexHome), 0);
@@ -95,9 +101,9 @@ export const rolloutFiles = (codexHome: string, archived: boolean): RolloutFile[
  */
 export const otherThreadFiles = (rolloutPath: string): string[] => {
   const home = homeOfRollout(rolloutPath);
-  const m = ROLLOUT_NAME.exec(basename(rolloutPath));
-  if (home === undefined || m === null) return [];
-  const id = rolloutIdOf(m[1]!).id.toLowerCase();
+  const ids = rolloutNameIds(basename(rolloutPath));
+  if (home === undefined || ids === undefined) return [];
+  const id = ids.id.toLowerCase();
   const here = resolve(rolloutPath);
   return rolloutFiles(home, true)
     .filter((f) => f.id.toLowerCase() === id && resolve(f.path) !== here)
