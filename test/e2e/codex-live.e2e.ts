@@ -189,7 +189,7 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
       const listed = async (args: string[]) => {
         const list = await bc(["recall", "--list", ...args, "--json"]);
         expect({ exitCode: list.exitCode, stderr: list.stderr }).toEqual({ exitCode: 0, stderr: "" });
-        return JSON.parse(list.stdout) as { path: string; removed: { id: string; recallable: boolean; originalChars?: number }[] };
+        return JSON.parse(list.stdout) as { path: string; removed: { id: string; recallable: boolean; originalChars?: number; rule?: string }[] };
       };
       // (Codex writes the new file's records a moment after it sends them)
       const byId = await waitFor("the thread's new file to hold bc's notes", async () => {
@@ -200,9 +200,13 @@ describe.skipIf(!hasTmux())(`bc answers Codex ${CODEX_LIVE_VERSION}'s compaction
       expect(await listed([])).toEqual(byId);
       const removed = byId.removed;
       expect(removed.map((x) => x.id).sort()).toEqual([...cutIds].sort());
+      // each with the rule that cut it, as bc's live log of the thread records it
+      const logged = new Map((records(e, threadId).find((r) => r.outcome === "applied")?.removed ?? []).map((d) => [d.callId, d.rule]));
       for (const x of removed) {
         expect(x.recallable).toBe(true);
         expect(x.originalChars).toBe(originals.get(x.id)!.length);
+        expect(x.rule).toBe(logged.get(x.id)!);
+        expect(x.rule).toBeString();
       }
       const s = await bc(["codex", "status", "--codex", codex.bin, "--json"]);
       expect(JSON.parse(s.stdout)).toMatchObject({ installed: true, trusted: true, socket: true });

@@ -1,8 +1,10 @@
 // `bc recall --list`: what bc removed in a session. Every tool output whose text in the file ends
 // in one of bc's notes, with its tool, what was removed, whether the file still holds the
 // original (so `bc recall` can print it), and the rule that removed it where that is known (the
-// Claude Code plugin's decision log; for a Codex fork, the engine run again as the fork ran it).
+// Claude Code plugin's decision log; for a Codex thread bc compacted live, its live log; for a
+// Codex fork, the engine run again as the fork ran it).
 import { existsSync, readFileSync } from "node:fs";
+import { basename } from "node:path";
 import type { Host, Options, Plan, Session } from "../../engine/types.ts";
 import { readNote } from "../../engine/notes.ts";
 import { parseLog } from "../claude/decision-log-read.ts";
@@ -16,6 +18,8 @@ import { type CompactionPoint, type HistoryItem, rebuildHistory } from "../codex
 import { isOutputItem } from "../codex/items.ts";
 import { readRollout, type Rollout } from "../codex/rollout.ts";
 import { historyToMessages } from "../codex/session-map.ts";
+import { homeOfRollout, threadIdInName } from "../codex/rollout-files.ts";
+import { logPath, parseLiveLog } from "../codex/live/state.ts";
 import { sightingsIn } from "./records.ts";
 import { isObject } from "../../util/json.ts";
 
@@ -74,6 +78,26 @@ const freedOnNoOutput = (session: Session, history: readonly HistoryItem[], p: P
     freed += estimateTextTokens(text) - tokensAfter(text, d, d.callId);
   }
   return freed;
+};
+
+/**
+ * Rules by call id from bc's live decision log of a Codex thread ($CODEX_HOME/better-compaction/logs): what each
+ * replacement bc applied cut (the newest cut wins). None where the rollout lies outside a Codex home.
+ */
+const liveRules = (path: string, sessionId: string | undefined): Map<string, { rule: string; reason: string }> => {
+  const rules = new Map<string, { rule: string; reason: string }>();
+  const home = homeOfRollout(path);
+  const thread = threadIdInName(basename(path)) ?? sessionId;
+  if (home === undefined || thread === undefined) return rules;
+  let text: string;
+  try {
+    text = readFileSync(logPath(home, thread), "utf8");
+  } catch {
+    return rules; // no log: the thread was never compacted live
+  }
+  for (const r of parseLiveLog(text).records)
+    if (r.outcome === "applied") for (const d of r.removed ?? []) rules.set(d.callId, { rule: d.rule, reason: d.reason });
+  return rules;
 };
 
 interface Replanned {
@@ -194,7 +218,7 @@ export const removedIn = (path: string, host: Host, options?: Partial<Options>, 
       for (const s of sightingsIn(line.value, host))
         if (s.kind === "output" && !s.cut && notes.has(s.id) && !originals.has(s.id)) originals.set(s.id, s.text.length);
   }
-  const recorded = host === "claude" ? claudeRules(path, sessionId) : new Map<string, { rule: string; reason: string }>();
+  const recorded = host === "claude" ? claudeRules(path, sessionId) : liveRules(path, sessionId);
   const replanned =
     host === "codex" ? codexRules(path, { source, file }, new Map([...notes].map(([id, n]) => [id, n.firstLineNo])), options) : new Map<string, Replanned>();
   const removed: RemovedOutput[] = [];

@@ -9,6 +9,7 @@ import { enginePruner, type ForkResult, forkRollout } from "../../../src/hosts/c
 import * as history from "../../../src/hosts/codex/history.ts";
 import { readRollout } from "../../../src/hosts/codex/rollout.ts";
 import { otherThreadFiles } from "../../../src/hosts/codex/rollout-files.ts";
+import { appendLog } from "../../../src/hosts/codex/live/state.ts";
 import { sightingsIn } from "../../../src/hosts/recall/records.ts";
 import { dropNote } from "../../../src/engine/notes.ts";
 import { removedIn } from "../../../src/hosts/recall/removed.ts";
@@ -82,4 +83,30 @@ test("--list on a thread Codex went on in a new file after a revert (bc's live c
   );
   // the file alone does not hold them
   expect(removedIn(later, "codex").removed.map((x) => x.recallable)).toEqual([false, false]);
+  // no live log: no rule is known
+  expect(listed.removed.map((x) => x.rule)).toEqual([undefined, undefined]);
+
+  // the rules come from bc's live log of the thread: what the applied replacements cut, the newest
+  // cut winning; a vetoed compaction's plan, which changed nothing, does not count
+  const [a, b] = outputs.map(({ s }) => s!.id);
+  const thread = "01a22a56-491b-7581-aca8-3d67346846f7";
+  const at = "2026-12-01T00:00:00.000Z";
+  appendLog(home, { v: 1, at, threadId: thread, outcome: "applied", reason: "r", removed: [{ callId: a!, rule: "unreferenced", reason: "first" }] });
+  appendLog(home, { v: 1, at, threadId: thread, outcome: "vetoed", reason: "r", removed: [{ callId: b!, rule: "superseded-read", reason: "not applied" }] });
+  appendLog(home, {
+    v: 1,
+    at,
+    threadId: thread,
+    outcome: "applied",
+    reason: "r",
+    removed: [
+      { callId: a!, rule: "escalation", reason: "second" },
+      { callId: b!, rule: "re-runnable", reason: "second" },
+    ],
+  });
+  const ruled = removedIn(later, "codex", undefined, otherThreadFiles(later));
+  expect(ruled.removed.map((x) => [x.id, x.rule, x.reason])).toEqual([
+    [a, "escalation", "second"],
+    [b, "re-runnable", "second"],
+  ]);
 });

@@ -102,6 +102,9 @@ const turnIdsIn = (rollout: ReturnType<typeof readRollout>): Set<string> => {
   return ids;
 };
 
+/** What an applied plan cut, for the log (absent when it records none). */
+const removedBy = (plan: LivePlan): Partial<LiveRecord> => (plan.removed === undefined ? {} : { removed: plan.removed });
+
 export const runApplier = async (opts: ApplierOptions, deps: ApplierDeps = {}): Promise<LiveRecord> => {
   const now = deps.now ?? (() => new Date());
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -194,10 +197,11 @@ export const runApplier = async (opts: ApplierOptions, deps: ApplierDeps = {}): 
         }
         return finish("applied", `history replaced, but the turn could not be restarted (${(e as Error).message})${kept}; send a message to go on`, {
           injectedItems: restart.items.length + (kept.startsWith("; your last message is") ? held.length : 0),
+          ...removedBy(plan),
         });
       }
     }
-    return finish("applied", `history replaced: ${plan.reason}`, { injectedItems: restart.items.length, restarted });
+    return finish("applied", `history replaced: ${plan.reason}`, { injectedItems: restart.items.length, restarted, ...removedBy(plan) });
   } catch (e) {
     return finish("failed", e instanceof ApplyFailure ? e.message : `bc failed: ${(e as Error).message.split("\n")[0]}`);
   } finally {

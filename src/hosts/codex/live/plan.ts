@@ -14,11 +14,12 @@
 import { codexTokens } from "../codex-estimate.ts";
 import { estimateTokens } from "../../../engine/estimate.ts";
 import type { RuleId, RuleTotals } from "../../../engine/types.ts";
-import { enginePruner, plannedHistory } from "../fork.ts";
+import { engineFork, plannedHistory } from "../fork.ts";
 import type { HistoryItem } from "../history.ts";
 import { rebuildHistory } from "../history.ts";
 import { developerAuthorOf, isInjectedContext, sentForm } from "../items.ts";
 import { countedHistory, recordedUsage, sessionMeta, type Rollout } from "../rollout.ts";
+import type { LiveRemoval } from "./state.ts";
 
 type Json = Record<string, any>;
 
@@ -67,6 +68,8 @@ export interface LivePlan {
   readonly resultsTruncated: number;
   readonly resultsDropped: number;
   readonly byRule: Readonly<Partial<Record<RuleId, RuleTotals>>>;
+  /** each output the plan cuts: its call, and the rule and reason (absent where nothing was planned) */
+  readonly removed?: readonly LiveRemoval[];
 }
 
 /** The auto-compact limit in force: configured, else a share of the window; undefined when neither is known. */
@@ -256,7 +259,7 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
   let budget = target - frame;
   let last: LivePlan | undefined;
   for (let i = 0; i < FIT_TRIES && budget > 0; i++) {
-    const pruning = enginePruner({ budgetTokens: budget })(revised, rollout, "fresh");
+    const { pruning, plan: decided } = engineFork(revised, rollout, { budgetTokens: budget }, undefined, "fresh");
     const items = plannedHistory(revised, pruning, "fresh");
     const tokensAfter = frame + codexTokens(items);
     const plan: LivePlan = {
@@ -270,6 +273,7 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
       resultsTruncated: pruning.resultsTruncated,
       resultsDropped: pruning.resultsDropped,
       byRule: pruning.byRule,
+      removed: decided.decisions.flatMap((d) => (d.action === "keep" ? [] : [{ callId: d.callId, rule: d.rule, reason: d.reason }])),
     };
     const unpaired = pairingProblem(items);
     if (unpaired) return { ...plan, fits: false, reason: `the history cannot be injected: ${unpaired}` };

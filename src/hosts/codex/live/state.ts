@@ -63,6 +63,13 @@ export type LiveOutcome =
   | "applied" // the applier replaced the history
   | "failed"; // the applier could not; the next compaction is left to Codex
 
+/** An output a replacement cut: its call, and the rule that cut it and why. */
+export interface LiveRemoval {
+  readonly callId: string;
+  readonly rule: string;
+  readonly reason: string;
+}
+
 export interface LiveRecord {
   readonly v: 1;
   readonly at: string;
@@ -83,6 +90,8 @@ export interface LiveRecord {
   readonly fixedItems?: number;
   readonly restarted?: boolean;
   readonly ms?: number;
+  /** applied: each output the replacement cut (what `bc recall --list` names the rule of) */
+  readonly removed?: readonly LiveRemoval[];
 }
 
 export const appendLog = (codexHome: string, record: LiveRecord): void => {
@@ -130,6 +139,7 @@ const LiveRecordSchema = z.looseObject({
   fixedItems: count.optional(),
   restarted: z.boolean().optional(),
   ms: count.optional(),
+  removed: z.array(z.looseObject({ callId: z.string(), rule: z.string(), reason: z.string() })).optional(),
 });
 
 /** The records of one log; lines that are not records are reported as `line N: why` and skipped. */

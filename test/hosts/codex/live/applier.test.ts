@@ -38,6 +38,16 @@ describe("the applier", () => {
     expect(inject.params.items).toEqual(planLive(readRollout(w.path), { autoCompactLimit: 100_000 }).items);
     expect(readMarker(w.home, THREAD)).toBeUndefined();
     expect(w.log().map((x) => x.outcome)).toEqual(["applied"]);
+    // the log names each output the injected history cut, and the rule that cut it
+    const cut = new Set(
+      (inject.params.items as { type: string; call_id: string; output?: unknown }[])
+        .filter((i) => i.type === "function_call_output" && /\[bc (?:removed|cut)/.test(JSON.stringify(i.output)))
+        .map((i) => i.call_id),
+    );
+    expect(cut.size).toBeGreaterThan(0);
+    const removed = w.log()[0]!.removed ?? [];
+    expect(new Set(removed.map((d) => d.callId))).toEqual(cut);
+    for (const d of removed) expect(d.rule).not.toBe("");
   });
 
   test("an automatic compaction: the turn is started again after the injection", async () => {
