@@ -210,7 +210,7 @@ describe.skipIf(!hasTmux())(`every failure of bc's answer leaves Codex ${CODEX_L
         expect.objectContaining({
           trigger: "auto",
           outcome: "handed-over",
-          reason: expect.stringMatching(/would still be ~\d+ tokens, over the \d+-token target/),
+          reason: expect.stringMatching(/would still be ~\d+ tokens, over the \d+-token ceiling/),
         }),
       ]);
       expect(mock.compactions()).toBe(compactions + 1);

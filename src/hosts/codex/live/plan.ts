@@ -25,6 +25,14 @@ type Json = Record<string, any>;
 
 /** The share of the auto-compact limit the whole next request may take after bc's pruning. */
 export const LIVE_BUDGET_SHARE = 0.6;
+/**
+ * Where the rules cannot get the request under that target, a plan that leaves it under this share
+ * of the limit is still applied: the next compaction comes sooner (after at least a quarter of the
+ * limit), but the history stays verbatim, where handing over would give Codex's summary now. Above
+ * it the next compaction would follow too soon, and an estimate a little low could leave the
+ * request over the limit: the compaction is Codex's.
+ */
+export const LIVE_CEILING_SHARE = 0.75;
 /** Codex compacts automatically at about this share of the model's window when no limit is configured. */
 export const DEFAULT_LIMIT_SHARE_OF_WINDOW = 0.9;
 /**
@@ -63,6 +71,8 @@ export interface LivePlan {
   readonly tokensAfter: number;
   readonly limit?: number;
   readonly target?: number;
+  /** the most the request may take when the target cannot be reached (LIVE_CEILING_SHARE of the limit) */
+  readonly ceiling?: number;
   readonly budgetTokens?: number;
   readonly results: number;
   readonly resultsTruncated: number;
@@ -198,9 +208,10 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
   const limit = compactLimit({ autoCompactLimit: limits.autoCompactLimit, contextWindow: limits.contextWindow ?? usage.window });
   if (limit === undefined) return notFit("neither model_auto_compact_token_limit nor the model's window is known");
   const target = Math.floor(limit * share);
+  const ceiling = Math.max(target, Math.floor(limit * LIVE_CEILING_SHARE));
   const anchor = rebuilt.baseLine ?? sessionMeta(rollout)?.index ?? -1;
   const first = firstTurnAfter(rollout, anchor);
-  if (!first) return notFit("no turn to revert since the start of the thread or its last compaction", { limit, target });
+  if (!first) return notFit("no turn to revert since the start of the thread or its last compaction", { limit, target, ceiling });
   const all = rebuilt.items;
   // a call that never got its output (an interrupted command) stays where it is, in the part
   // Codex keeps: the revert starts at the first turn after it
@@ -211,6 +222,7 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
     return notFit(`a tool call without its output (or the reverse) at line ${where} of the rollout, and no turn after it: bc injects no unpaired call`, {
       limit,
       target,
+      ceiling,
     });
   }
 
@@ -220,6 +232,7 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
     return notFit(`an agent's message to another at line ${rollout.lines[lost]?.lineNo} of the rollout, which bc cannot rebuild: the compaction is Codex's`, {
       limit,
       target,
+      ceiling,
     });
   const sent = (h: HistoryItem): Json => sentForm(h.item) as Json;
   const context = all.filter((h) => isInjectedContext(h.item)).map(sent);
@@ -242,21 +255,24 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
   const frame = overhead + codexTokens(context) + codexTokens(fixed) + codexTokens(rerun);
   const tokensBefore = overhead + historyTokens;
   const originalItems = revised.filter((h) => !isInjectedContext(h.item)).map(sent);
-  const base = { revertTurnId: turn.turnId, fixedItems: fixed.length, revisedItems: revised.length, originalItems, tokensBefore, limit, target };
+  const base = { revertTurnId: turn.turnId, fixedItems: fixed.length, revisedItems: revised.length, originalItems, tokensBefore, limit, target, ceiling };
   if (originalItems.length === 0)
     return notFit(fixed.length > 0 ? `only ${keptPart} is left, which bc leaves as it is` : "nothing to prune", {
       ...base,
       tokensAfter: tokensBefore,
     });
-  if (frame >= target)
+  const over = `the ${ceiling}-token ceiling (${Math.round(LIVE_CEILING_SHARE * 100)}% of the ${limit} limit)`;
+  if (frame >= ceiling)
     return notFit(
       fixed.length > 0
-        ? `${keptPart} and Codex's context alone are ~${frame} tokens, over the ${target}-token target: only Codex's own compaction can cut them`
-        : `Codex's context alone is ~${frame} tokens, over the ${target}-token target`,
+        ? `${keptPart} and Codex's context alone are ~${frame} tokens, over ${over}: only Codex's own compaction can cut them`
+        : `Codex's context alone is ~${frame} tokens, over ${over}`,
       { ...base, tokensAfter: tokensBefore },
     );
 
-  let budget = target - frame;
+  // the engine aims at the target; where what it may not cut leaves no room under the target, at the ceiling
+  const aim = frame < target ? target : ceiling;
+  let budget = aim - frame;
   let last: LivePlan | undefined;
   for (let i = 0; i < FIT_TRIES && budget > 0; i++) {
     const { pruning, plan: decided } = engineFork(revised, rollout, { budgetTokens: budget }, undefined, "fresh");
@@ -264,7 +280,7 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
     const tokensAfter = frame + codexTokens(items);
     const plan: LivePlan = {
       ...base,
-      fits: tokensAfter <= target,
+      fits: tokensAfter <= aim,
       reason: "",
       items,
       tokensAfter,
@@ -280,17 +296,24 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
     // a replacement that frees nothing would only move these turns into the part no revert can reach
     if (plan.fits && pruning.resultsDropped + pruning.resultsTruncated === 0)
       return { ...plan, fits: false, reason: "the rules free nothing in the turns bc can still replace; this compaction is Codex's" };
-    if (plan.fits)
-      return {
-        ...plan,
-        reason: `~${tokensBefore} -> ~${tokensAfter} tokens, under the ${target}-token target (${Math.round(share * 100)}% of the ${limit} limit)`,
-      };
+    if (plan.fits) return { ...plan, reason: fitReason(plan, share) };
     last = plan;
-    budget = Math.min(budget, pruning.tokensAfter) - (tokensAfter - target);
+    budget = Math.min(budget, pruning.tokensAfter) - (tokensAfter - aim);
   }
+  // the target out of reach: the closest plan, where it is under the ceiling
+  if (last !== undefined && last.tokensAfter <= ceiling && pairingProblem(last.items) === undefined && last.resultsDropped + last.resultsTruncated > 0)
+    return { ...last, fits: true, reason: fitReason(last, share) };
   return {
     ...(last ?? notFit("", base)),
     fits: false,
-    reason: `the pruned history would still be ~${last?.tokensAfter ?? "?"} tokens, over the ${target}-token target`,
+    reason: `the pruned history would still be ~${last?.tokensAfter ?? "?"} tokens, over ${over}`,
   };
+};
+
+/** Why a plan that fits does: under the target, or over it (out of the rules' reach) but under the ceiling. */
+const fitReason = (plan: LivePlan, share: number): string => {
+  const of = `(${Math.round(share * 100)}% of the ${plan.limit} limit)`;
+  return plan.tokensAfter <= plan.target!
+    ? `~${plan.tokensBefore} -> ~${plan.tokensAfter} tokens, under the ${plan.target}-token target ${of}`
+    : `~${plan.tokensBefore} -> ~${plan.tokensAfter} tokens: the rules cannot reach the ${plan.target}-token target ${of}, but this is under the ${plan.ceiling}-token ceiling (${Math.round(LIVE_CEILING_SHARE * 100)}%): applied, and the next compaction comes sooner`;
 };

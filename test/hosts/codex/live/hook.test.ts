@@ -97,10 +97,19 @@ describe("bc codex-hook precompact", () => {
     await handedOver(w, w.input(), /cannot ask the app-server/);
   });
 
-  test("a history that would not fit: no answer", async () => {
+  test("a history that would not fit under the ceiling: no answer", async () => {
+    const w = setUp({ limit: 16_000 });
+    w.server();
+    await handedOver(w, w.input(), /over the 12000-token ceiling/);
+  });
+
+  test("a history over the target but under the ceiling: vetoed, and the log says why", async () => {
     const w = setUp({ limit: 20_000 });
     w.server();
-    await handedOver(w, w.input(), /target/);
+    const r = await runPreCompact(w.input(), w.deps);
+    expect(JSON.parse(r.stdout)).toMatchObject({ continue: false });
+    expect(w.started.length).toBe(1);
+    expect(w.log()).toEqual([expect.objectContaining({ outcome: "vetoed", reason: expect.stringMatching(/under the 15000-token ceiling \(75%\): applied/) })]);
   });
 
   test("after a failed attempt the next compaction is Codex's, and the marker is cleared", async () => {

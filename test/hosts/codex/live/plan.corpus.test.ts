@@ -23,6 +23,7 @@ describe.skipIf(files.length === 0)("the live replacement on every corpus rollou
     () => {
       let planned = 0;
       let fits = 0;
+      let overTarget = 0;
       for (const file of files) {
         const rollout = readRollout(file);
         const lastInput = recordedUsage(rollout).lastInput;
@@ -33,7 +34,8 @@ describe.skipIf(files.length === 0)("the live replacement on every corpus rollou
         fits++;
         const where = basename(file);
         expect({ where, problem: pairingProblem(plan.items) }).toEqual({ where, problem: undefined });
-        expect(plan.tokensAfter).toBeLessThanOrEqual(plan.target!);
+        expect(plan.tokensAfter).toBeLessThanOrEqual(plan.ceiling!);
+        if (plan.tokensAfter > plan.target!) overTarget++;
         const source = rebuildHistory(rollout).items.map((h) => sentForm(h.item) as Json);
         const verbatim = new Set(source.map((it) => JSON.stringify(it)));
         const outputs = new Map(source.filter((it) => isOutputItem(it as any)).map((it) => [it.call_id as string, it] as const));
@@ -46,7 +48,9 @@ describe.skipIf(files.length === 0)("the live replacement on every corpus rollou
           expect(isAlreadyCut(outputText(it.output).text)).toBe(true);
         }
       }
-      console.log(`codex live plan: ${planned} rollouts planned at their last request's size, ${fits} fit under 60% of it`);
+      console.log(
+        `codex live plan: ${planned} rollouts planned at their last request's size, ${fits} fit: ${fits - overTarget} under 60% of it, ${overTarget} over it but under 75%`,
+      );
       expect(planned).toBeGreaterThan(0);
     },
     CORPUS_TIMEOUT_MS,

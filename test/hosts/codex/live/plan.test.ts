@@ -212,7 +212,7 @@ describe("planLive", () => {
     expect(plan.reason).toContain("model_auto_compact_token_limit");
   });
 
-  test("a history that cannot get under the target is not injected", () => {
+  test("a history that cannot get under the ceiling is not injected", () => {
     // every output is recent and pinned: the engine cannot cut enough
     const b = new RolloutBuilder()
       .turn("turn-1")
@@ -223,7 +223,38 @@ describe("planLive", () => {
       .tokens(60_000);
     const plan = planLive(rollout(b), { autoCompactLimit: 70_000 });
     expect(plan.fits).toBe(false);
-    expect(plan.reason).toMatch(/over the \d+-token target/);
+    expect(plan.reason).toMatch(/would still be ~\d+ tokens, over the 52500-token ceiling \(75% of the 70000 limit\)$/);
+  });
+
+  /** An old output the rules may cut (~30k tokens), then eight small ones, then a large pinned one (~50k): the rules can take the request to ~59k tokens, no lower. */
+  const pinnedBeyondTarget = (): RolloutBuilder => {
+    const b = new RolloutBuilder().turn("turn-1").context().user("RUN: cat old.txt, then big.txt").shell("cat old.txt", bigText("old.txt", 120_000));
+    for (let k = 0; k < 8; k++) b.shell(`echo ${k}`, `${k}\n`);
+    return b.shell("cat big.txt", bigText("big.txt", 200_000)).assistant("Done.").tokens(90_000);
+  };
+
+  test("a history the rules cannot get under the target, but under the ceiling (75% of the limit), is applied: the reason says so", () => {
+    const plan = planLive(rollout(pinnedBeyondTarget()), { autoCompactLimit: 90_000 });
+    expect(plan).toMatchObject({ fits: true, target: 54_000, ceiling: 67_500, resultsDropped: 1 });
+    expect(plan.tokensAfter).toBeGreaterThan(plan.target!);
+    expect(plan.tokensAfter).toBeLessThanOrEqual(plan.ceiling!);
+    expect(plan.reason).toMatch(/the rules cannot reach the 54000-token target .* but this is under the 67500-token ceiling \(75%\): applied/);
+    expect(pairingProblem(plan.items)).toBeUndefined();
+    // the same history against a lower limit is over its ceiling too: the compaction is Codex's
+    const lower = planLive(rollout(pinnedBeyondTarget()), { autoCompactLimit: 70_000 });
+    expect(lower.fits).toBe(false);
+    expect(lower.reason).toMatch(/over the 52500-token ceiling/);
+  });
+
+  test("Codex's context over the target but under the ceiling: the turns are pruned to fit under the ceiling", () => {
+    // workTurn's Codex context alone is ~13.6k tokens: over the 12k target of a 20k limit, under its 15k ceiling
+    const plan = planLive(rollout(workTurn(new RolloutBuilder(), "turn-1")), { autoCompactLimit: 20_000 });
+    expect(plan).toMatchObject({ fits: true, target: 12_000, ceiling: 15_000 });
+    expect(plan.tokensAfter).toBeLessThanOrEqual(15_000);
+    expect(plan.resultsDropped + plan.resultsTruncated).toBeGreaterThan(0);
+    expect(planLive(rollout(workTurn(new RolloutBuilder(), "turn-1")), { autoCompactLimit: 16_000 }).reason).toMatch(
+      /Codex's context alone is ~\d+ tokens, over the 12000-token ceiling/,
+    );
   });
 
   test("when the request (JSON) is still over after a pass, the next asks the engine for less than it left, not only less than it was asked", () => {
