@@ -295,12 +295,39 @@ describe("bc under pressure is the product's own answer", () => {
     const point = pressurePoint(ctx.tokensBefore, 0.95);
     const got = BC_UNDER_PRESSURE.run({ ...ctx, rulesFreedTokens: 0, used: usedAfterCut(ctx), point });
     const rows = sessionToHookRows(ctx.prefix);
-    const { answer } = compactRows({ trigger: "auto", sessionId: "s1", rows, usage: { window: point.window }, options: DEFAULT_PLUGIN_OPTIONS, now: () => 0 });
+    const { answer, record } = compactRows({
+      trigger: "auto",
+      sessionId: "s1",
+      rows,
+      usage: { window: point.window },
+      options: DEFAULT_PLUGIN_OPTIONS,
+      now: () => 0,
+    });
     const out = "messages" in answer ? answer.messages : "handover" in answer ? answer.handover : rows;
     expect(got.rewrites.size).toBeGreaterThan(0);
     expect(got.rewrites).toEqual(rewritesFrom(ctx.results, rowsToSession(out, "s1").messages));
-    expect(got.reached).toBe("messages" in answer);
+    expect(got.reached).toBe("messages" in answer && record.tokensAfter <= record.budgetTokens!);
     expect(got.handedOver).toBe("handover" in answer);
+  });
+
+  test("Claude Code: an answer the plugin gives over the budget (under handOverAbovePercent) is neither a handover nor the budget reached", () => {
+    // the history at 95% of a window the budget of which (60%) the rules cannot reach: a long
+    // reply (~8,000 tokens) that no rule cuts beside ~4,200 of results, ~65% of the window when cut
+    const messages = [prompt("start"), reply(sized("long_explanation", 8_000)), ...claude().slice(1)];
+    const ctx = cutContext(indexSession(session(messages)), 0.9);
+    const point = pressurePoint(ctx.tokensBefore, 0.95);
+    const got = BC_UNDER_PRESSURE.run({ ...ctx, rulesFreedTokens: 0, used: usedAfterCut(ctx), point });
+    const { answer, record } = compactRows({
+      trigger: "auto",
+      sessionId: "s1",
+      rows: sessionToHookRows(ctx.prefix),
+      usage: { window: point.window },
+      options: DEFAULT_PLUGIN_OPTIONS,
+      now: () => 0,
+    });
+    expect("messages" in answer).toBe(true);
+    expect(record.tokensAfter).toBeGreaterThan(record.budgetTokens!);
+    expect(got).toMatchObject({ reached: false, handedOver: false });
   });
 
   test("Claude Code: the rows hold no meta record and no thinking, as the host builds them, and bc still frees what the others free", () => {

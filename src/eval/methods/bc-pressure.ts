@@ -133,7 +133,8 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
       const out = "messages" in answer ? answer.messages : answer.handover;
       return {
         rewrites: rewritesFromRows(results, out),
-        reached: "messages" in answer,
+        // an answer over the budget (under handOverAbovePercent) is no summary, but did not reach it
+        reached: "messages" in answer && (record.budgetTokens === undefined || record.tokensAfter <= record.budgetTokens),
         handedOver: "handover" in answer,
         rules: rulesByCall(record.results),
       };

@@ -18,6 +18,12 @@ export interface PluginOptions {
   readonly compactAtPercent: number;
   /** a pass freeing fewer points of the window than this is not worth it (plugin: skip; auto: hand over) */
   readonly minFreedPercent: number;
+  /**
+   * a manual or automatic compaction the rules cannot bring under the budget is answered all the
+   * same while the context stays under this share of the window; over it, it goes to Claude Code's
+   * summary (at least compactAtPercent)
+   */
+  readonly handOverAbovePercent: number;
   /** the engine's: a pass removing less than this share of tool-output tokens is not taken */
   readonly minRemovalFraction: number;
   readonly truncateHeadChars: number;
@@ -28,6 +34,7 @@ export interface PluginOptions {
 export const DEFAULT_PLUGIN_OPTIONS: PluginOptions = {
   compactAtPercent: 60,
   minFreedPercent: 5,
+  handOverAbovePercent: 75,
   minRemovalFraction: DEFAULT_OPTIONS.minRemovalFraction,
   truncateHeadChars: DEFAULT_OPTIONS.truncateHeadChars,
   pinLastMessages: DEFAULT_OPTIONS.pinLastMessages,
@@ -48,6 +55,7 @@ export const pluginOptions = (raw: unknown): PluginOptions => {
   return {
     compactAtPercent: num(o.compactAtPercent, d.compactAtPercent, 1, 100),
     minFreedPercent: num(o.minFreedPercent, d.minFreedPercent, 0, 100),
+    handOverAbovePercent: num(o.handOverAbovePercent, d.handOverAbovePercent, 1, 100),
     minRemovalFraction: num(o.minRemovalFraction, d.minRemovalFraction, 0, 1),
     truncateHeadChars: Math.floor(num(o.truncateHeadChars, d.truncateHeadChars, 0, 1_000_000)),
     pinLastMessages: Math.floor(num(o.pinLastMessages, d.pinLastMessages, 0, 10_000)),
@@ -199,8 +207,9 @@ export const unseenOf = (
 /**
  * One `session.compact` dispatch, decided. precompute: skip. manual / auto / plugin (main loop or
  * subagent alike): the rules, then escalation to the budget (compactAtPercent of the window);
- * a manual or auto pass still over budget, or an auto pass freeing < minFreedPercent points: hand
- * over the pruned rows; a plugin pass freeing < minFreedPercent beyond the lent room it cuts back:
+ * a manual or auto pass still over budget and over handOverAbovePercent of the window, or an auto
+ * pass freeing < minFreedPercent points: hand over the pruned rows (over budget but under that
+ * share: answered); a plugin pass freeing < minFreedPercent beyond the lent room it cuts back:
  * skip; a plugin pass still over budget: the rows as far as they were cut (no summary before
  * Claude Code's own threshold); a manual pass removing nothing, neither a result nor thinking: skip.
  */
@@ -235,6 +244,9 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
   const unseen = unseenOf(input, session, window);
   const unseenTokens = unseen.tokens;
   const budgetTokens = window === undefined ? undefined : Math.floor((window * options.compactAtPercent) / 100) - unseenTokens;
+  // what the rows may take when the budget cannot be reached, before the compaction is Claude Code's
+  const ceilingPercent = Math.max(options.compactAtPercent, options.handOverAbovePercent);
+  const ceilingTokens = window === undefined ? undefined : Math.floor((window * ceilingPercent) / 100) - unseenTokens;
   // the user's weights when they are there and valid; a broken file is passed over (the log says which were used)
   const parsed = input.needWeights === undefined ? undefined : parseNeedModels(input.needWeights);
   const needModels = parsed === undefined || "problem" in parsed ? undefined : parsed;
@@ -296,9 +308,9 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
   // back what it freed (it freed enough, or it skipped above), and the summary, if it comes, comes
   // at Claude Code's threshold
   const overBudget = budgetTokens !== undefined && tokensAfter > budgetTokens;
-  if (overBudget && trigger !== "plugin") {
-    const unseen = unseenTokens > 0 ? `, less ~${unseenTokens} the rows do not show` : "";
-    const why = `still ~${tokensAfter} tokens after the rules and escalation, over the budget of ${budgetTokens} (${options.compactAtPercent}% of the window${unseen}): handed to Claude Code's summary`;
+  const unseenText = unseenTokens > 0 ? `, less ~${unseenTokens} the rows do not show` : "";
+  if (overBudget && trigger !== "plugin" && ceilingTokens !== undefined && tokensAfter > ceilingTokens) {
+    const why = `still ~${tokensAfter} tokens after the rules and escalation, over the budget of ${budgetTokens} (${options.compactAtPercent}% of the window${unseenText}) and over ${ceilingTokens} (handOverAbovePercent ${ceilingPercent}): handed to Claude Code's summary`;
     return finish({ handover: out }, "handed-over", why, facts);
   }
   if (trigger === "auto" && (small || (freedPercent === undefined && freed <= 0))) {
@@ -313,7 +325,11 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
   }
   const dropped = results.filter((r) => r.action === "drop").length;
   const truncated = results.filter((r) => r.action === "truncate").length;
-  const over = overBudget ? `; still over the budget of ${budgetTokens}, which Claude Code's own compaction will meet` : "";
+  const over = !overBudget
+    ? ""
+    : trigger === "plugin"
+      ? `; still over the budget of ${budgetTokens}, which Claude Code's own compaction will meet`
+      : `; the rules cannot reach the budget of ${budgetTokens} (${options.compactAtPercent}% of the window${unseenText}), but this is under ${ceilingTokens} (handOverAbovePercent ${ceilingPercent}): answered, and the next compaction comes sooner`;
   const why = `${dropped} results dropped, ${truncated} truncated; freed ${freedText}${facts.escalated ? (overBudget ? " (escalated)" : " (escalated to the budget)") : ""}${over}`;
   return finish({ messages: out, tokensBefore, tokensAfter }, "compacted", why, facts);
 };

@@ -231,8 +231,8 @@ describe("compactRows", () => {
     expect("messages" in answer).toBe(true);
   });
 
-  test("a plugin pass that cannot reach the budget hands back the rows it cut, never the summary; an auto pass hands them to the summary", () => {
-    const tight = { ...DEFAULT_PLUGIN_OPTIONS, compactAtPercent: 1 };
+  test("a plugin pass that cannot reach the budget hands back the rows it cut, never the summary; an auto pass over handOverAbovePercent hands them to the summary", () => {
+    const tight = { ...DEFAULT_PLUGIN_OPTIONS, compactAtPercent: 1, handOverAbovePercent: 1 };
     const inRows = rows();
     const loop = compactRows(input({ trigger: "plugin", rows: inRows, window: 20_000, options: tight }));
     if (!("messages" in loop.answer)) throw new Error(`expected messages, got ${JSON.stringify(loop.answer).slice(0, 200)}`);
@@ -242,6 +242,28 @@ describe("compactRows", () => {
     expect(loop.record.reason).toContain("still over the budget of 200, which Claude Code's own compaction will meet");
     const auto = compactRows(input({ trigger: "auto", rows: inRows, window: 20_000, options: tight }));
     expect(auto.record.outcome).toBe("handed-over");
+    expect(auto.record.reason).toContain("over 200 (handOverAbovePercent 1)");
+  });
+
+  test("a manual or auto pass that cannot reach the budget but stays under handOverAbovePercent of the window is answered, not handed to the summary", () => {
+    const inRows = rows();
+    for (const trigger of ["auto", "manual"] as const) {
+      const opts = { ...DEFAULT_PLUGIN_OPTIONS, compactAtPercent: 1 };
+      const { answer, record } = compactRows(input({ trigger, rows: inRows, window: 20_000, options: opts }));
+      if (!("messages" in answer)) throw new Error(`expected messages, got ${JSON.stringify(answer).slice(0, 200)}`);
+      expectSound(inRows, answer.messages);
+      expect(record.outcome).toBe("compacted");
+      expect(record.tokensAfter).toBeGreaterThan(record.budgetTokens!);
+      expect(record.tokensAfter).toBeLessThanOrEqual(15_000);
+      expect(record.reason).toContain(
+        "the rules cannot reach the budget of 200 (1% of the window), but this is under 15000 (handOverAbovePercent 75): answered",
+      );
+      // the same rows with the share lowered under what they come to: the summary's
+      const lower = compactRows(
+        input({ trigger, rows: inRows, window: 20_000, options: { ...opts, handOverAbovePercent: Math.floor((record.tokensAfter / 20_000) * 100) - 1 } }),
+      );
+      expect(lower.record.outcome).toBe("handed-over");
+    }
   });
 
   test("a pass removing less than minRemovalFraction is not taken: manual and loop skip, auto hands the rows as they are to the summary", () => {
