@@ -384,6 +384,41 @@ describe("auto compaction under pressure: the budget reached without the summary
   );
 });
 
+describe("auto compaction whose budget the rules cannot reach: answered under handOverAbovePercent", () => {
+  test(
+    "a budget of 1% of the window, under what pins and prose alone hold: bc answers all the same (the context stays under 75% of the window), no summarizer request, and the log says why",
+    async () => {
+      const settings = { pluginConfigs: { "better-compaction@inline": { options: { compactAtPercent: 1 } } } };
+      let high = false;
+      const { sb, mock, debug } = setup(
+        "over-budget",
+        bigAndSmall(8),
+        (body: any) => (high && !HAS_NOTE.test(JSON.stringify(body)) ? Math.ceil(JSON.stringify(body).length / 4) : 1000),
+        {},
+        settings,
+      );
+      const env = claudeEnv(sb, mock.url, { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "20" });
+      const session = new HeadlessSession({ bin, sandbox: sb, env, pluginDir: PLUGIN, debugFile: debug });
+      try {
+        await session.send(BIG_TURN);
+        high = true;
+        const rec = await oneAutoCompaction(session, sb);
+        expect(rec.tokensAfter).toBeGreaterThan(rec.budgetTokens);
+        expect(rec.reason).toContain("(handOverAbovePercent 75): answered, and the next compaction comes sooner");
+        expect(mock.summarizations().length).toBe(0);
+        const next = mock.requests.filter((q) => !q.summarization).at(-1)!;
+        expect(JSON.stringify(next.body)).toMatch(/\[bc removed \d+ chars; /);
+        const q = await session.send("Still there?");
+        expect(q.at(-1).is_error).toBeFalsy();
+        expect(mock.summarizations().length).toBe(0);
+      } finally {
+        await session.close();
+      }
+    },
+    T,
+  );
+});
+
 describe("auto compaction of a history heavy in thinking: the budget for what stays", () => {
   test(
     "the mock thinks (signed) before every answer; bc reads the thinking in Claude Code's count from its messages and leaves out of the budget what Claude Code drops with the rows bc rewrites, counting the open tool loop's, which stays: the next request lands at the budget, not under it by the thinking's size; no summarizer request",
