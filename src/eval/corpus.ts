@@ -64,9 +64,9 @@ export const collectFiles = (args: readonly string[]): { files: CorpusFile[]; sk
     files.push(file);
     return file;
   };
-  // files found in a folder (not given by name): where a Codex thread bc compacted live went on
-  // in a new file, that file is left out when the thread's first file is there too
-  const walked = new Set<CorpusFile>();
+  // files given by name are read whatever else is given; of those found in a folder, where a Codex
+  // thread bc compacted live went on in a new file, that file is left out when the thread's first
+  // file is there too
   const named = new Set<CorpusFile>();
   for (const [i, arg] of args.entries()) {
     group = groups[i]!;
@@ -78,17 +78,13 @@ export const collectFiles = (args: readonly string[]): { files: CorpusFile[]; sk
       const found: string[] = [];
       walk(arg, found, skipped);
       const base = basename(join(arg, "."));
-      for (const p of found) {
-        const file = add(p, posix(join(base, relative(arg, p))));
-        if (!named.has(file)) walked.add(file);
-      }
-    } else {
-      const file = add(arg, basename(arg));
-      walked.delete(file);
-      named.add(file);
-    }
+      for (const p of found) add(p, posix(join(base, relative(arg, p))));
+    } else named.add(add(arg, basename(arg)));
   }
-  const later = laterThreadFiles(files, walked);
+  const later = laterThreadFiles(
+    files,
+    files.filter((f) => !named.has(f)),
+  );
   for (const [f, first] of later)
     skipped.push({
       file: f.path,
@@ -102,7 +98,7 @@ export const collectFiles = (args: readonly string[]): { files: CorpusFile[]; sk
  * in the name) whose thread's first file is among `files` too, each with that first file. Such a
  * file repeats the history before it as bc left it: replayed, it would score bc's own cuts.
  */
-const laterThreadFiles = (files: readonly CorpusFile[], candidates: ReadonlySet<CorpusFile>): Map<CorpusFile, CorpusFile> => {
+const laterThreadFiles = (files: readonly CorpusFile[], candidates: readonly CorpusFile[]): Map<CorpusFile, CorpusFile> => {
   const firsts = new Map<string, CorpusFile>();
   for (const f of files) {
     const ids = rolloutNameIds(basename(f.path));

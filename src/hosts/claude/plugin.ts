@@ -243,10 +243,12 @@ export const compactRows = (input: CompactInput): CompactOutcome => {
   const session = rowsToSession(rows, input.sessionId);
   const unseen = unseenOf(input, session, window);
   const unseenTokens = unseen.tokens;
-  const budgetTokens = window === undefined ? undefined : Math.floor((window * options.compactAtPercent) / 100) - unseenTokens;
+  // what the rows may take of a share of the window, less what they do not show
+  const rowsShare = (percent: number): number | undefined => (window === undefined ? undefined : Math.floor((window * percent) / 100) - unseenTokens);
+  const budgetTokens = rowsShare(options.compactAtPercent);
   // what the rows may take when the budget cannot be reached, before the compaction is Claude Code's
   const ceilingPercent = Math.max(options.compactAtPercent, options.handOverAbovePercent);
-  const ceilingTokens = window === undefined ? undefined : Math.floor((window * ceilingPercent) / 100) - unseenTokens;
+  const ceilingTokens = rowsShare(ceilingPercent);
   // the user's weights when they are there and valid; a broken file is passed over (the log says which were used)
   const parsed = input.needWeights === undefined ? undefined : parseNeedModels(input.needWeights);
   const needModels = parsed === undefined || "problem" in parsed ? undefined : parsed;

@@ -36,7 +36,7 @@ const THREAD_IN_NAME = new RegExp(`(${UUID})(?:_${UUID})?\\.jsonl$`);
 export const threadIdInName = (fileName: string): string | undefined => THREAD_IN_NAME.exec(fileName)?.[1];
 
 /** The thread id and, for a file Codex went on in after a revert, its file id, from the id part of a rollout's name. */
-export const rolloutIdOf = (name: string): { id: string; replacement?: string } => {
+const rolloutIdOf = (name: string): { id: string; replacement?: string } => {
   const m = REPLACEMENT_ID.exec(name);
   return m === null ? { id: name } : { id: m[1]!, replacement: m[2]!.toLowerCase() };
 };

@@ -48,9 +48,12 @@ export interface RemovedList {
   readonly removed: readonly RemovedOutput[];
 }
 
+/** The rule and reason of each cut, by call id, as a log records them. */
+type Rules = Map<string, { rule: string; reason: string }>;
+
 /** Rules by call id from the Claude Code plugin's decision log (the newest cut wins). */
-const claudeRules = (path: string, sessionId: string | undefined): Map<string, { rule: string; reason: string }> => {
-  const rules = new Map<string, { rule: string; reason: string }>();
+const claudeRules = (path: string, sessionId: string | undefined): Rules => {
+  const rules: Rules = new Map();
   const dir = claudeDirOf(path);
   if (dir === undefined || sessionId === undefined) return rules;
   const log = logPathFor(dir, sessionId);
@@ -84,8 +87,8 @@ const freedOnNoOutput = (session: Session, history: readonly HistoryItem[], p: P
  * Rules by call id from bc's live decision log of a Codex thread ($CODEX_HOME/better-compaction/logs): what each
  * replacement bc applied cut (the newest cut wins). None where the rollout lies outside a Codex home.
  */
-const liveRules = (path: string, sessionId: string | undefined): Map<string, { rule: string; reason: string }> => {
-  const rules = new Map<string, { rule: string; reason: string }>();
+const liveRules = (path: string, sessionId: string | undefined): Rules => {
+  const rules: Rules = new Map();
   const home = homeOfRollout(path);
   const thread = threadIdInName(basename(path)) ?? sessionId;
   if (home === undefined || thread === undefined) return rules;

@@ -300,8 +300,9 @@ export const planLive = (rollout: Rollout, limits: LiveLimits, share = LIVE_BUDG
     last = plan;
     budget = Math.min(budget, pruning.tokensAfter) - (tokensAfter - aim);
   }
-  // the target out of reach: the closest plan, where it is under the ceiling
-  if (last !== undefined && last.tokensAfter <= ceiling && pairingProblem(last.items) === undefined && last.resultsDropped + last.resultsTruncated > 0)
+  // the target out of reach: the closest plan (every pass above was checked for pairing), where it
+  // is under the ceiling and frees something
+  if (last !== undefined && last.tokensAfter <= ceiling && last.resultsDropped + last.resultsTruncated > 0)
     return { ...last, fits: true, reason: fitReason(last, share) };
   return {
     ...(last ?? notFit("", base)),
