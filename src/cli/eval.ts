@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Host } from "../engine/types.ts";
+import { laterRollouts } from "../hosts/codex/rollout-files.ts";
 import { discoverSessions } from "../hosts/load.ts";
 import { collectFiles, homeName, sortFiles, type CorpusFile, type Skipped } from "../eval/corpus.ts";
 import { DEFAULT_CUTS } from "../eval/cut.ts";
@@ -302,8 +303,11 @@ export default defineCommand({
       kind = "files";
     } else {
       // a Codex thread bc compacted live goes on in a new file after the revert, holding bc's own
-      // cuts and repeating the history before it: the thread is replayed from its first file, verbatim
-      const found = discoverSessions(host === undefined ? {} : { host }).filter((f) => f.replacement === undefined);
+      // cuts and repeating the history before it: the thread is replayed from its first file,
+      // verbatim, else from its earliest file left (the rule collectFiles keeps for a folder)
+      const all = discoverSessions(host === undefined ? {} : { host });
+      const later = laterRollouts(all, (f) => f.path);
+      const found = all.filter((f) => !later.has(f));
       if (found.length === 0) {
         log.info(
           "No sessions found under ~/.claude/projects or $CODEX_HOME/sessions: running on the built-in example corpus (small example sessions made by the bc project; see --demo).",

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, relative, resolve, sep } from "node:path";
-import { rolloutNameIds } from "../hosts/codex/rollout-files.ts";
+import { laterRollouts } from "../hosts/codex/rollout-files.ts";
 
 export interface CorpusFile {
   readonly path: string;
@@ -81,36 +81,13 @@ export const collectFiles = (args: readonly string[]): { files: CorpusFile[]; sk
       for (const p of found) add(p, posix(join(base, relative(arg, p))));
     } else named.add(add(arg, basename(arg)));
   }
-  const later = laterThreadFiles(
-    files,
-    files.filter((f) => !named.has(f)),
-  );
-  for (const [f, first] of later)
+  const later = new Map([...laterRollouts(files, (f) => f.path)].filter(([f]) => !named.has(f)));
+  for (const [f, { file, first }] of later)
     skipped.push({
       file: f.path,
-      reason: `${f.path}: Codex went on in this file after bc compacted the thread live (it holds bc's own cuts); the thread is replayed from its first file, ${first.name}`,
+      reason: `${f.path}: Codex went on in this file after bc compacted the thread live (it holds bc's own cuts); the thread is replayed from its ${first ? "first file" : "earliest file here"}, ${file.name}`,
     });
   return { files: sortFiles(uniqueNames(files.filter((f) => !later.has(f)))), skipped, groups };
-};
-
-/**
- * Of `candidates`, the Codex rollouts a thread went on in after a revert (`<thread id>_<file id>`
- * in the name) whose thread's first file is among `files` too, each with that first file. Such a
- * file repeats the history before it as bc left it: replayed, it would score bc's own cuts.
- */
-const laterThreadFiles = (files: readonly CorpusFile[], candidates: readonly CorpusFile[]): Map<CorpusFile, CorpusFile> => {
-  const firsts = new Map<string, CorpusFile>();
-  for (const f of files) {
-    const ids = rolloutNameIds(basename(f.path));
-    if (ids !== undefined && ids.replacement === undefined) firsts.set(ids.id.toLowerCase(), f);
-  }
-  const out = new Map<CorpusFile, CorpusFile>();
-  for (const f of candidates) {
-    const ids = rolloutNameIds(basename(f.path));
-    const first = ids?.replacement === undefined ? undefined : firsts.get(ids.id.toLowerCase());
-    if (first !== undefined) out.set(f, first);
-  }
-  return out;
 };
 
 const realPath = (path: string): string => {

@@ -71,3 +71,19 @@ test("in a folder, the file a Codex thread went on in after bc compacted it live
   // given by name, a file is read whatever else is given
   expect(collectFiles([join(tmp, "codex-home"), later]).files.map((f) => f.path)).toEqual([first, later, alone].sort());
 });
+
+test("in a folder, of a thread whose first file is gone, the earliest file it went on in is replayed and the later ones are left out, and said", () => {
+  const thread = "019e0000-0000-7000-8000-00000000000c";
+  const day = ["codex-gone", "sessions", "2026", "11", "30"];
+  // the file ids are UUIDv7s: the smaller is the earlier, whatever the time in the name says
+  const earliest = write(...day, `rollout-2026-11-30T05-00-00-${thread}_019e0000-0000-7000-8000-0000000000a1.jsonl`);
+  const later = write(...day, `rollout-2026-11-30T04-00-00-${thread}_019e0000-0000-7000-8000-0000000000a2.jsonl`);
+  const { files, skipped } = collectFiles([join(tmp, "codex-gone")]);
+  expect(files.map((f) => f.path)).toEqual([earliest]);
+  expect(skipped).toEqual([
+    {
+      file: later,
+      reason: `${later}: Codex went on in this file after bc compacted the thread live (it holds bc's own cuts); the thread is replayed from its earliest file here, codex-gone/sessions/2026/11/30/rollout-2026-11-30T05-00-00-${thread}_019e0000-0000-7000-8000-0000000000a1.jsonl`,
+    },
+  ]);
+});

@@ -382,3 +382,27 @@ test("your own sessions (no path given): a Codex thread that went on in a new fi
   const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
   expect(report.sessions.map((s: { id: string }) => s.id)).toEqual([thread]);
 });
+
+test("your own sessions (no path given): a Codex thread whose first file is gone is replayed from the earliest file it went on in", () => {
+  const home = join(tmp, "home-without-a-first-file");
+  const name = Object.keys(DEMO_FILES).find((f) => f.includes("codex/rollout-2026"))!;
+  const text = DEMO_FILES[name]!;
+  const thread = /([0-9a-f-]{36})\.jsonl$/.exec(name)![1]!;
+  const day = join(home, ".codex", "sessions", "2026", "11", "30");
+  mkdirSync(day, { recursive: true });
+  const earliest = join(day, `rollout-2026-11-30T03-00-00-${thread}_01a30000-0000-7000-8000-000000000001.jsonl`);
+  writeFileSync(earliest, text);
+  const later = join(day, `rollout-2026-11-30T04-00-00-${thread}_01a30000-0000-7000-8000-000000000002.jsonl`);
+  writeFileSync(later, `${text.split("\n").slice(0, 12).join("\n")}\n`);
+  const out = join(tmp, "out-first-gone");
+  const p = Bun.spawnSync([process.execPath, join(REPO_DIR, "src", "main.ts"), "eval", "--host", "codex", "--pressure", "off", "--jobs", "1", "--out", out], {
+    cwd: tmp,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, NO_COLOR: "1", HOME: home, CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: undefined },
+  });
+  expect(p.exitCode).toBe(0);
+  const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
+  expect(report.sessions.map((s: { id: string }) => s.id)).toEqual([thread]);
+  expect(report.sessions[0].file).toEndWith(basename(earliest));
+});

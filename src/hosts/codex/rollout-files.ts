@@ -62,6 +62,31 @@ export const currentRollout = <F extends { readonly path: string; readonly repla
   return pool.length === 1 ? pool[0] : undefined;
 };
 
+/**
+ * Of `files`, each one a thread went on in after a revert (`<thread id>_<file id>` in its name,
+ * repeating the history before it as bc left it) that another of `files` replays better: the
+ * thread's first file where it is among them, else the thread's earliest such file. Each is
+ * mapped to that file, and whether it is the thread's first.
+ */
+export const laterRollouts = <F>(files: readonly F[], pathOf: (f: F) => string): Map<F, { file: F; first: boolean }> => {
+  const best = new Map<string, { file: F; replacement?: string }>();
+  const named = files.map((f) => ({ f, ids: rolloutNameIds(basename(pathOf(f))) }));
+  for (const { f, ids } of named) {
+    if (ids === undefined) continue;
+    const id = ids.id.toLowerCase();
+    const held = best.get(id);
+    const earlier = held === undefined || (held.replacement !== undefined && (ids.replacement === undefined || ids.replacement < held.replacement));
+    if (earlier) best.set(id, { file: f, ...(ids.replacement === undefined ? {} : { replacement: ids.replacement }) });
+  }
+  const out = new Map<F, { file: F; first: boolean }>();
+  for (const { f, ids } of named) {
+    if (ids?.replacement === undefined) continue;
+    const b = best.get(ids.id.toLowerCase())!;
+    if (b.file !== f) out.set(f, { file: b.file, first: b.replacement === undefined });
+  }
+  return out;
+};
+
 /** Whether a rollout lies among the threads Codex archived ($CODEX_HOME/archived_sessions). */
 export const isArchivedRollout = (path: string): boolean => /[/\\]archived_sessions[/\\]/.test(path);
 
