@@ -59,7 +59,7 @@ export const pressureSummaries = (): { id: string; summary: string }[] => [
   {
     id: RULES_OVER_ID,
     summary:
-      "the other cuts: Claude Code, the plugin handed its pruned rows to Claude Code's summary (scored as handed over, before the summary); Codex, the fork is over the budget",
+      "the other cuts: Claude Code, the plugin answered over the budget (under handOverAbovePercent) or handed its pruned rows to Claude Code's summary (scored as what it left, before the summary); Codex, the fork is over the budget",
   },
   ...BUDGET_BASELINES.map((m) => ({ id: m.id, summary: m.summary })),
 ];
@@ -262,6 +262,7 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
           reachable,
           ...(o.reached === undefined ? {} : { reached: o.reached }),
           ...(o.handedOver === undefined ? {} : { handedOver: o.handedOver }),
+          ...(o.answered === undefined ? {} : { answered: o.answered }),
         });
         return { ...score, rules: o.rules };
       };

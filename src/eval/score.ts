@@ -54,6 +54,8 @@ export interface Tally {
   readonly reachedReachable: number;
   /** cuts the Claude Code plugin handed to the host's summary (pressure mode, bc only) */
   readonly handovers: number;
+  /** cuts the Claude Code plugin answered with its own rows over the budget, under handOverAbovePercent (pressure mode, bc only) */
+  readonly answeredOver: number;
 }
 
 export const ZERO_TALLY: Tally = {
@@ -76,6 +78,7 @@ export const ZERO_TALLY: Tally = {
   reachable: 0,
   reachedReachable: 0,
   handovers: 0,
+  answeredOver: 0,
 };
 
 export const addTally = (a: Tally, b: Tally): Tally => {
@@ -165,6 +168,8 @@ export interface ScoreExtras {
   /** the method's own verdict on the budget (bc), instead of the scored tokens */
   readonly reached?: boolean;
   readonly handedOver?: boolean;
+  /** the Claude Code plugin answered with its own rows (over the budget too) */
+  readonly answered?: boolean;
   /** pressure mode: whether what no method may touch alone fits the budget (pressure.ts: untouchableTokens) */
   readonly reachable?: boolean;
 }
@@ -245,6 +250,7 @@ export const scoreCut = (ctx: CutContext, rewrites: ReadonlyMap<number, string>,
       reachable: extras.reachable === true ? 1 : 0,
       reachedReachable: extras.reachable === true ? reached : 0,
       handovers: extras.handedOver === true ? 1 : 0,
+      answeredOver: extras.answered === true && reached === 0 ? 1 : 0,
     },
     misses,
     scorableOrdinals: scorable,

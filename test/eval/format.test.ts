@@ -52,3 +52,22 @@ test("a cut's share is said as given: never rounded onto another share, or to 0%
   expect([0.5, 0.7, 0.9, 0.29].map(cutShare)).toEqual(["50%", "70%", "90%", "29%"]);
   expect([0.501, 0.0001, 0.9999].map(cutShare)).toEqual(["50.1%", "0.01%", "99.99%"]);
 });
+
+test("under pressure, the cuts bc did not bring to the budget: those the plugin answered over it and those it handed to Claude Code's summary, each counted", () => {
+  const bc = (answeredOver: number, handovers: number) =>
+    summarizeTallies("rules", "method", [
+      { ...ZERO_TALLY, cuts: 10, reached: 10 - answeredOver - handovers, answeredOver, handovers, tokensBefore: 1000, tokensFreed: 400 },
+    ]);
+  const sentence = (answeredOver: number, handovers: number) =>
+    ceilingSentences({ ...host([bc(answeredOver, handovers), row("oracle-to-budget", "ceiling", 300, 20)]), host: "claude" }).find((s) =>
+      s.startsWith("under pressure"),
+    )!;
+  expect(sentence(3, 2)).toContain(
+    "it reached the budget itself at 50% of cuts, answered 3 more with its own rows over the budget (under handOverAbovePercent) and handed 2 to Claude Code's summary",
+  );
+  expect(sentence(3, 0)).toEndWith(
+    "it reached the budget itself at 70% of cuts and answered 3 more with its own rows over the budget (under handOverAbovePercent).",
+  );
+  expect(sentence(0, 2)).toContain("it reached the budget itself at 80% of cuts and handed 2 to Claude Code's summary");
+  expect(sentence(0, 0)).toEndWith("it reached the budget itself at 100% of cuts.");
+});

@@ -327,7 +327,13 @@ describe("bc under pressure is the product's own answer", () => {
     });
     expect("messages" in answer).toBe(true);
     expect(record.tokensAfter).toBeGreaterThan(record.budgetTokens!);
-    expect(got).toMatchObject({ reached: false, handedOver: false });
+    expect(got).toMatchObject({ reached: false, handedOver: false, answered: true });
+    // replayed, the cut is tallied as answered over the budget: neither reached nor handed over
+    const replay = replaySession(
+      { host: "claude", id: "s1", file: "s1.jsonl", timeline: session(messages), compactions: [] },
+      { cuts: [0.9], methods: ["rules"], passes: [], compact: rulesCompactor, pressure: 0.95 },
+    );
+    expect(replay.cuts[0]!.pressure!.methods.rules).toMatchObject({ cuts: 1, reached: 0, handovers: 0, answeredOver: 1 });
   });
 
   test("Claude Code: the rows hold no meta record and no thinking, as the host builds them, and bc still frees what the others free", () => {
@@ -406,6 +412,7 @@ describe("bc under pressure is the product's own answer", () => {
       const bc = p.methods.rules!;
       expect(p.methods[bc.reached === 1 ? "rules:reached" : "rules:over-budget"]).toEqual(bc);
       expect(bc.handovers).toBe(1 - bc.reached);
+      expect(bc.answeredOver).toBe(0);
       for (const id of PRESSURE_IDS.filter((x) => !x.startsWith("rules:"))) expect(p.methods[id]).toBeDefined();
     }
   });

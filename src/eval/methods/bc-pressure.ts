@@ -136,6 +136,7 @@ export const BC_UNDER_PRESSURE: BudgetMethod = {
         // an answer over the budget (under handOverAbovePercent) is no summary, but did not reach it
         reached: "messages" in answer && (record.budgetTokens === undefined || record.tokensAfter <= record.budgetTokens),
         handedOver: "handover" in answer,
+        answered: "messages" in answer,
         rules: rulesByCall(record.results),
       };
     }

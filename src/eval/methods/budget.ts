@@ -22,6 +22,8 @@ export interface BudgetOutcome {
   readonly reached?: boolean;
   /** bc for Claude Code only: the plugin handed its pruned rows to Claude Code's summary */
   readonly handedOver?: boolean;
+  /** bc for Claude Code only: the plugin answered with its own rows (over the budget too) */
+  readonly answered?: boolean;
   /** bc only: call id → the rule that decided the result */
   readonly rules?: ReadonlyMap<string, string>;
 }

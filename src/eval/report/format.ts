@@ -28,12 +28,23 @@ const PRESSURE_NAMES: Record<string, string> = {
   "rules:over-budget": "bc: cuts left over budget",
 };
 
+/**
+ * What the Claude Code plugin did at the cuts where bc did not reach the budget, after a sentence
+ * saying how often it did: answered over it (under handOverAbovePercent), handed the rest to
+ * Claude Code's summary. Empty where it did neither (Codex: its fork is only over the budget).
+ */
+export const overBudgetCuts = (t: { readonly answeredOver: number; readonly handovers: number }): string => {
+  const answered = t.answeredOver > 0 ? `answered ${int(t.answeredOver)} more with its own rows over the budget (under handOverAbovePercent)` : "";
+  const handed = t.handovers > 0 ? `handed ${int(t.handovers)} to Claude Code's summary, which then removes more (not scored here)` : "";
+  return answered && handed ? `, ${answered} and ${handed}` : answered || handed ? ` and ${answered || handed}` : "";
+};
+
 /** A row's name as the tables print it: ceilings and the host's summary are said to be what they are. */
 export const rowName = (m: Pick<MethodSummary, "method" | "kind">, host?: string, mode: "light" | "pressure" = "light"): string => {
   if (m.kind === "ceiling") return `ceiling: ${m.method} (hindsight)`;
   if (m.kind === "host") return `${HOST_NAMES[host ?? ""] ?? "the host"}'s own summary (its real compactions)`;
   if (mode === "pressure") {
-    if (m.method === "rules:over-budget" && host === "claude") return "bc: cuts handed to Claude Code's summary";
+    if (m.method === "rules:over-budget" && host === "claude") return "bc: cuts over the budget (answered, or handed to Claude Code's summary)";
     return PRESSURE_NAMES[m.method] ?? m.method;
   }
   return m.method === "rules" ? "bc's rules" : m.method;
@@ -131,7 +142,7 @@ export const ceilingSentences = (h: HostSummary): string[] => {
   const aside = asides.length === 0 ? "" : ` (${asides.join("; ")})`;
   if (pb && pc)
     out.push(
-      `under pressure: bc loses ${counted(pb.lost, "result")}, ${pct(pb.lostRate, 2)} of what it removes${l === undefined ? "" : `; ${l.toFixed(2)}× the ${int(pc.lost)} the oracle-to-budget ceiling loses at the same budget${aside}`}; it frees ${pct(pb.freedShare)} of the history where the ceiling frees ${pct(pc.freedShare)}; it reached the budget itself at ${pct(pb.reachedShare, 0)} of cuts${pb.handovers > 0 ? ` and handed ${int(pb.handovers)} to Claude Code's summary, which then removes more (not scored here)` : ""}.`,
+      `under pressure: bc loses ${counted(pb.lost, "result")}, ${pct(pb.lostRate, 2)} of what it removes${l === undefined ? "" : `; ${l.toFixed(2)}× the ${int(pc.lost)} the oracle-to-budget ceiling loses at the same budget${aside}`}; it frees ${pct(pb.freedShare)} of the history where the ceiling frees ${pct(pc.freedShare)}; it reached the budget itself at ${pct(pb.reachedShare, 0)} of cuts${overBudgetCuts(pb)}.`,
     );
   return out;
 };

@@ -300,7 +300,7 @@ export const renderHtml = (r: EvalReport): string => {
   if (p.pressure !== null) {
     body.push(`<h2>${esc(pressureHeading(p.pressure.share, p.pressure.budgetShare))}</h2>`);
     body.push(
-      `<p>Each cut is compacted as an automatic compaction with the history at ${pct(p.pressure.share, 0)} of the window, down to ${pct(p.pressure.budgetShare, 0)} of it (the Claude Code plugin's default budget); every method frees to that budget. bc is scored as the product answers (the plugin's session.compact with trigger auto; the plan bc codex-fork makes with the budget). Cuts the plugin hands to Claude Code's summary are scored as what bc handed over, in their own row. The host's own summary is scored at the compactions it really ran.</p>`,
+      `<p>Each cut is compacted as an automatic compaction with the history at ${pct(p.pressure.share, 0)} of the window, down to ${pct(p.pressure.budgetShare, 0)} of it (the Claude Code plugin's default budget); every method frees to that budget. bc is scored as the product answers (the plugin's session.compact with trigger auto; the plan bc codex-fork makes with the budget). Cuts where bc does not reach the budget (the plugin answers over it under handOverAbovePercent, or hands its rows to Claude Code's summary above that) are scored as what bc left, in their own row. The host's own summary is scored at the compactions it really ran.</p>`,
     );
     body.push(
       `<div class="charts">${r.hosts.map((h) => renderChart(h, h.pressure ?? [], "pressure", `${hostName(h)}: at ${pct(p.pressure!.share, 0)} of the window`)).join("\n")}</div>`,

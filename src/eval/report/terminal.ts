@@ -57,8 +57,13 @@ const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): s
     if (h.recall.removed > 0) out.push(`  bc recall gives back ${int(h.recall.recalled)} of the ${int(h.recall.removed)} results bc removed, byte for byte.`);
   } else {
     const l = lostOverCeiling(h);
-    const handed = bc.handovers > 0 ? `; the other ${int(bc.cuts - bc.reached)} went to Claude Code's summary` : "";
-    out.push(`  bc reached the budget itself in ${int(bc.reached)} of ${int(bc.cuts)} cuts${handed}.`);
+    out.push(`  bc reached the budget itself in ${int(bc.reached)} of ${int(bc.cuts)} cuts.`);
+    // the Claude Code plugin: answered over the budget (under handOverAbovePercent), or handed over
+    const others = [
+      ...(bc.answeredOver > 0 ? [`${int(bc.answeredOver)} answered over the budget`] : []),
+      ...(bc.handovers > 0 ? [`${int(bc.handovers)} handed to Claude Code's summary`] : []),
+    ];
+    if (others.length > 0) out.push(`  Of the other ${int(bc.cuts - bc.reached)}: ${others.join(", ")}.`);
     out.push(
       `  Where what no method may touch fits the budget (${int(bc.reachable)} cuts), bc reached it in ${int(bc.reachedReachable)} (${bc.reachable === 0 ? "-" : pct(bc.reachedReachableShare, 0)}).`,
     );
