@@ -23,7 +23,7 @@ import { SHIPPED_ESCALATION_MODEL, SHIPPED_NEED_MODEL } from "../engine/need/wei
 import { heldOutBudgetLosses } from "../eval/budget-losses.ts";
 import { collectNeedSamples } from "../eval/need-data.ts";
 import { BUDGET_PERCENT, DEFAULT_PRESSURE } from "../eval/pressure.ts";
-import { discoverSessions } from "../hosts/load.ts";
+import { replayableSessions } from "../hosts/load.ts";
 import { needWeightsPath } from "../hosts/claude/install.ts";
 import { sourcesOf, weightsInUse } from "../hosts/need-weights.ts";
 import { unwritableDir } from "../util/dirs.ts";
@@ -331,7 +331,7 @@ export default defineCommand({
   },
   run({ args }) {
     const given = (args._ as string[] | undefined) ?? [];
-    const paths = given.length > 0 ? given : discoverSessions().map((f) => f.path);
+    const paths = given.length > 0 ? given : replayableSessions().map((f) => f.path);
     if (paths.length === 0)
       throw new BcError("not-found", "no sessions found under ~/.claude/projects or $CODEX_HOME/sessions", "pass session files or folders");
     const r = calibrate(paths, { ...(args.write ? { write: needWeightsPath() } : {}), progress: (m) => log.info(m) });

@@ -5,8 +5,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Host } from "../engine/types.ts";
-import { laterRollouts } from "../hosts/codex/rollout-files.ts";
-import { discoverSessions } from "../hosts/load.ts";
+import { replayableSessions } from "../hosts/load.ts";
 import { collectFiles, homeName, sortFiles, type CorpusFile, type Skipped } from "../eval/corpus.ts";
 import { DEFAULT_CUTS } from "../eval/cut.ts";
 import { DEMO_FILES } from "../eval/demo/index.ts";
@@ -302,12 +301,7 @@ export default defineCommand({
         );
       kind = "files";
     } else {
-      // a Codex thread bc compacted live goes on in a new file after the revert, holding bc's own
-      // cuts and repeating the history before it: the thread is replayed from its first file,
-      // verbatim, else from its earliest file left (the rule collectFiles keeps for a folder)
-      const all = discoverSessions(host === undefined ? {} : { host });
-      const later = laterRollouts(all, (f) => f.path);
-      const found = all.filter((f) => !later.has(f));
+      const found = replayableSessions(host === undefined ? {} : { host });
       if (found.length === 0) {
         log.info(
           "No sessions found under ~/.claude/projects or $CODEX_HOME/sessions: running on the built-in example corpus (small example sessions made by the bc project; see --demo).",

@@ -5,7 +5,7 @@ import type { Host } from "../engine/types.ts";
 import { claudeDirFor, projectFolders } from "./claude/home.ts";
 import { transcriptsTitled } from "./claude/titles.ts";
 import { defaultCodexHome } from "./codex/home.ts";
-import { archivedDir, currentRollout, homeOfRollout, isArchivedRollout, rolloutFiles, sessionsDir } from "./codex/rollout-files.ts";
+import { archivedDir, currentRollout, homeOfRollout, isArchivedRollout, laterRollouts, rolloutFiles, sessionsDir } from "./codex/rollout-files.ts";
 import { byThreadName, sessionIndexPath, threadName } from "./codex/thread-names.ts";
 import { BcError } from "../util/errors.ts";
 import { cannotRead, checkFile, decodeUtf8, emptyPipe, isHeld, isStream, isZstd, parseJsonl, readFileBytes, readOnce } from "../util/jsonl.ts";
@@ -160,6 +160,18 @@ export const discoverSessions = (opts: { host?: Host; archived?: boolean } & Ses
     ...(opts.host === undefined || opts.host === "codex" ? codexSessionFiles(opts, opts.archived === true) : []),
   ];
   return files.sort((a, b) => (a.host === b.host ? (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) : a.host === "claude" ? -1 : 1));
+};
+
+/**
+ * The user's sessions to replay or learn from (bc eval and bc calibrate with no path): those of
+ * discoverSessions, less each file a Codex thread went on in after bc compacted it live (it
+ * repeats the history before it with bc's own cuts): the thread is read from its first file, else
+ * from the earliest file it went on in (laterRollouts, the rule a folder given to bc eval keeps).
+ */
+export const replayableSessions = (opts: { host?: Host } & SessionPlaces = {}): SessionFile[] => {
+  const all = discoverSessions(opts);
+  const later = laterRollouts(all, (f) => f.path);
+  return all.filter((f) => !later.has(f));
 };
 
 /**

@@ -75,6 +75,38 @@ describe("bc calibrate", () => {
     expect(text.trimEnd().split("\n").at(-1)).toMatch(/^a refit loses .* at the budget on held-out sessions/);
   });
 
+  test("your own sessions (no path given): a Codex thread bc compacted live is learnt from its first file, not again from the file it went on in", () => {
+    const own = mkdtempSync(join(tmpdir(), "bc-calibrate-own-"));
+    try {
+      const project = join(own, ".claude", "projects", "-home-me-app");
+      const day = join(own, ".codex", "sessions", "2026", "11", "30");
+      mkdirSync(project, { recursive: true });
+      mkdirSync(day, { recursive: true });
+      let codex = "";
+      for (const [name, text] of Object.entries(DEMO_FILES)) {
+        const file = name.split("/").at(-1)!;
+        if (name.includes("/claude/")) writeFileSync(join(project, file), text);
+        else {
+          writeFileSync(join(day, file), text);
+          codex = file;
+        }
+      }
+      const thread = /([0-9a-f-]{36})\.jsonl$/.exec(codex)![1]!;
+      // the file the thread went on in: its history again as bc left it, an output cut to a note (so not a copy)
+      const lines = DEMO_FILES[Object.keys(DEMO_FILES).find((k) => k.endsWith(codex))!]!.trimEnd().split("\n");
+      const at = lines.findIndex((l) => l.includes('"function_call_output"'));
+      const record = JSON.parse(lines[at]!);
+      record.payload.output = "[bc: output removed]";
+      lines[at] = JSON.stringify(record);
+      writeFileSync(join(day, `rollout-2026-11-30T09-00-00-${thread}_01a30000-0000-7000-8000-000000000001.jsonl`), `${lines.join("\n")}\n`);
+      const r = bcAt(own, "calibrate", "--json");
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).sessions).toBe(Object.keys(DEMO_FILES).length);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
   test("no session file among the paths given: one line naming them, exit 1", () => {
     const missing = join(home, "no-such-folder");
     const r = bc("calibrate", missing);
