@@ -3,12 +3,13 @@
 // this process or in a worker process (pool.ts); runEval folds the outcomes in file order, so a
 // run gives the same report however many processes made them.
 import type { NeedModels } from "../engine/need/model.ts";
-import type { Host } from "../engine/types.ts";
+import type { Host, Message, Session } from "../engine/types.ts";
 import { copyKeys } from "./copies.ts";
 import { type CorpusFile, notASession } from "./corpus.ts";
 import type { Compactor } from "./methods/rules.ts";
 import { checkRecall } from "./recall-check.ts";
-import { replaySession, RULES_ID, type SessionReplay } from "./replay.ts";
+import { type Recalled, replaySession, RULES_ID, type SessionReplay } from "./replay.ts";
+import type { ResultInfo } from "./session-index.ts";
 import { readSessionFile } from "./session-file.ts";
 
 /** What every file of a run is replayed with: plain data, as a worker process is sent it. */
@@ -24,7 +25,19 @@ export interface ReplayConfig {
 }
 
 /** A session's replay with what recall gave back at its cuts. */
-export type ReplayWithRecall = SessionReplay & { readonly recall: { readonly removed: number; readonly recalled: number } };
+export type ReplayWithRecall = SessionReplay & { readonly recall: Recalled; readonly recallPressure?: Recalled };
+
+/** A cut's history with a method's rewrites in place (result ordinal → its text after). */
+export const withRewrites = (prefix: Session, results: readonly ResultInfo[], rewrites: ReadonlyMap<number, string>): Message[] => {
+  const out = prefix.messages.map((m) => ({ ...m, toolResults: [...m.toolResults] }));
+  for (const [ordinal, text] of rewrites) {
+    const r = results[ordinal]!;
+    const slot = out[r.message]!.toolResults;
+    if (slot[r.slot]?.callId !== r.callId) throw new Error(`result ${ordinal} (${r.callId}) is not at message ${r.message}, slot ${r.slot}`);
+    slot[r.slot] = { ...slot[r.slot]!, text };
+  }
+  return out;
+};
 
 /** What became of a file that was read and hashed. */
 export type LoadedOutcome =
@@ -64,6 +77,8 @@ export const replayFile = (f: CorpusFile, config: ReplayConfig, compact: Compact
   const keys = copyKeys(session.timeline);
   const messages = session.timeline.messages.length;
   try {
+    // bc's answer at each pressure cut, for recall to give back what it removed
+    const pressured: Message[][] = [];
     const replay = replaySession(
       { host: session.host, id: session.id, file: f.name, timeline: session.timeline, compactions: session.compactions },
       {
@@ -73,6 +88,7 @@ export const replayFile = (f: CorpusFile, config: ReplayConfig, compact: Compact
         compact,
         ...(config.pressure === undefined ? {} : { pressure: config.pressure }),
         ...(config.needModels === undefined ? {} : { needModels: config.needModels }),
+        onPressure: (prefix, results, rewrites) => pressured.push(withRewrites(prefix, results, rewrites)),
       },
     );
     // what the host keeps after bc's compaction at each cut: does recall give every removed result back?
@@ -82,7 +98,12 @@ export const replayFile = (f: CorpusFile, config: ReplayConfig, compact: Compact
         const r = checkRecall(session, [compact({ ...session.timeline, messages: session.timeline.messages.slice(0, at) }).messages]);
         recall = { removed: recall.removed + r.removed, recalled: recall.recalled + r.recalled };
       }
-    return read({ kind: "session", copyKeys: keys, messages, replay: { ...replay, recall } });
+    let recallPressure: Recalled | undefined;
+    for (const out of pressured) {
+      const r = checkRecall(session, [out]);
+      recallPressure = { removed: (recallPressure?.removed ?? 0) + r.removed, recalled: (recallPressure?.recalled ?? 0) + r.recalled };
+    }
+    return read({ kind: "session", copyKeys: keys, messages, replay: { ...replay, recall, ...(recallPressure === undefined ? {} : { recallPressure }) } });
   } catch (e) {
     // a file that cannot be replayed as a session is reported and skipped; the run goes on
     return read({ kind: "session", copyKeys: keys, messages, failed: notASession(f, e) });

@@ -11,7 +11,7 @@ import { compactAligned, rewritesFrom, rulesMethod, type Compactor } from "./met
 import { replayPasses, type PassResult } from "./passes.ts";
 import { type Miss, type ScoreExtras, scoreRewrites, type Tally } from "./score.ts";
 import { estimateTextTokens } from "../engine/estimate.ts";
-import { indexSession } from "./session-index.ts";
+import { indexSession, type ResultInfo } from "./session-index.ts";
 import { usedAfterCut } from "./labels.ts";
 import { LIGHT_CEILINGS } from "./methods/ceilings.ts";
 import { BUDGET_BASELINES, ORACLE_TO_BUDGET, type BudgetMethod } from "./methods/budget.ts";
@@ -74,6 +74,8 @@ export interface ReplayOptions {
   readonly pressure?: number;
   /** the need weights bc ranks by under pressure (undefined: the shipped ones; `compact` is the light mode's) */
   readonly needModels?: NeedModels;
+  /** told bc's rewrites under pressure at each cut (result ordinal → its text after), with the cut's history and results */
+  readonly onPressure?: (prefix: Session, results: readonly ResultInfo[], rewrites: ReadonlyMap<number, string>) => void;
 }
 
 export interface ReplayInput {
@@ -159,6 +161,12 @@ export const BY_TOOL_CEILINGS: Readonly<Record<ToolTally["mode"], readonly strin
 /** The rule of a result the compactor did not name (a compactor that says no rules). */
 export const UNNAMED_RULE = "unnamed";
 
+/** Of the results bc removed or cut to a head, how many `bc recall` gave back byte for byte. */
+export interface Recalled {
+  readonly removed: number;
+  readonly recalled: number;
+}
+
 export interface SessionReplay {
   readonly host: Host;
   readonly id: string;
@@ -175,7 +183,9 @@ export interface SessionReplay {
   readonly passes: readonly PassResult[];
   readonly compactions: readonly CompactionScore[];
   /** results bc removed at the light cuts, and how many of them `bc recall` gives back byte for byte from the file the host keeps */
-  readonly recall?: { readonly removed: number; readonly recalled: number };
+  readonly recall?: Recalled;
+  /** the same at the pressure mode's cuts (bc as the product answers, to the budget) */
+  readonly recallPressure?: Recalled;
 }
 
 /** What the report keeps of one of bc's misses at a cut. */
@@ -272,6 +282,7 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
         return score.tally;
       };
       const bc = runBudget(BC_UNDER_PRESSURE);
+      options.onPressure?.(ctx.prefix, ctx.results, bc.rewrites);
       prow[RULES_ID] = bc.tally;
       prow[bc.tally.reached === 1 ? RULES_REACHED_ID : RULES_OVER_ID] = bc.tally;
       for (const miss of bc.misses) rulesMisses.push(missRow(miss, "pressure", share, ruleOf(miss.ordinal, bc.rules), { handedOver: bc.tally.handovers > 0 }));

@@ -3,7 +3,7 @@
 import type { Host } from "../engine/types.ts";
 import type { CompactionScore } from "./host-compactions.ts";
 import { type Interval, ratioInterval } from "./interval.ts";
-import { BY_TOOL_CEILINGS, type Removals, RULES_ID, type RuleTally, type SessionReplay } from "./replay.ts";
+import { BY_TOOL_CEILINGS, type Recalled, type Removals, RULES_ID, type RuleTally, type SessionReplay } from "./replay.ts";
 import { addTally, ZERO_TALLY, type Tally } from "./score.ts";
 
 export interface MethodSummary extends Tally {
@@ -83,7 +83,9 @@ export interface HostSummary {
   readonly compactions: CompactionSummary;
   readonly passes: readonly PassSummary[];
   /** results bc removed at the light cuts, and how many `bc recall` gave back byte for byte from the files the host keeps */
-  readonly recall: { readonly removed: number; readonly recalled: number };
+  readonly recall: Recalled;
+  /** the same at the pressure mode's cuts (absent from a report written without it) */
+  readonly recallPressure?: Recalled;
   /** what bc removed and lost by the rule that removed it, light then pressure, most lost first (then most freed) */
   readonly byRule: readonly RuleSummary[];
   /** per mode and tool: what bc removed, lost and freed, and what the ceilings of BY_TOOL_CEILINGS lost and freed of the same tool */
@@ -337,6 +339,10 @@ export const hostIntervals = (sessions: readonly SessionReplay[]): HostIntervals
   };
 };
 
+/** What recall gave back, summed over the sessions (none where a session was not checked). */
+const sumRecalled = (xs: readonly (Recalled | undefined)[]): Recalled =>
+  xs.reduce<Recalled>((a, r) => ({ removed: a.removed + (r?.removed ?? 0), recalled: a.recalled + (r?.recalled ?? 0) }), { removed: 0, recalled: 0 });
+
 export const summarizeHost = (
   host: Host,
   sessions: readonly SessionReplay[],
@@ -360,10 +366,8 @@ export const summarizeHost = (
         }),
     compactions: summarizeCompactions(mine),
     passes: summarizePasses(mine, passes),
-    recall: mine.reduce((a, s) => ({ removed: a.removed + (s.recall?.removed ?? 0), recalled: a.recalled + (s.recall?.recalled ?? 0) }), {
-      removed: 0,
-      recalled: 0,
-    }),
+    recall: sumRecalled(mine.map((s) => s.recall)),
+    recallPressure: sumRecalled(mine.map((s) => s.recallPressure)),
     byRule: summarizeRules(mine),
     byTool: summarizeTools(mine),
     intervals: hostIntervals(mine),

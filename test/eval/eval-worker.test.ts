@@ -7,7 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serveReplays } from "../../src/cli/eval-worker.ts";
 import { DEMO_FILES } from "../../src/eval/demo/index.ts";
-import { replayFile } from "../../src/eval/file-replay.ts";
+import type { Session } from "../../src/engine/types.ts";
+import { replayFile, withRewrites } from "../../src/eval/file-replay.ts";
+import type { ResultInfo } from "../../src/eval/session-index.ts";
 import { rulesCompactor } from "../../src/eval/methods/engine.ts";
 import { METHOD_IDS } from "../../src/eval/replay.ts";
 
@@ -72,4 +74,52 @@ test("shares that fall on the same message are one cut for the recall check too"
   const twice = replay([0.5, 0.5 + 0.1 / n]);
   expect(once.recall.removed).toBeGreaterThan(0);
   expect(twice.recall).toEqual(once.recall);
+});
+
+test("under pressure, every result bc removed or cut to a head at a cut is asked of recall, and comes back byte for byte", () => {
+  let removed = 0;
+  for (const [k, [name, text]] of Object.entries(DEMO_FILES).entries()) {
+    const path = join(tmp, `pressure-${k}.jsonl`);
+    writeFileSync(path, text);
+    const r = replayFile({ path, name }, { cuts: [0.5, 0.7, 0.9], methods: METHOD_IDS, passes: [], pressure: 0.95 }, rulesCompactor);
+    if (r.kind !== "read" || r.loaded.kind !== "session" || r.loaded.replay === undefined) throw new Error(`${name}: not replayed`);
+    const replay = r.loaded.replay;
+    // as many as the pressure rows say bc removed at those cuts
+    const tallied = replay.cuts.reduce((n, c) => n + (c.pressure?.methods.rules?.removed ?? 0), 0);
+    expect(replay.recallPressure ?? { removed: 0, recalled: 0 }).toEqual({ removed: tallied, recalled: tallied });
+    removed += tallied;
+    // without the pressure mode, nothing is asked
+    const light = replayFile({ path, name }, { cuts: [0.5], methods: METHOD_IDS, passes: [] }, rulesCompactor);
+    if (light.kind === "read" && light.loaded.kind === "session") expect(light.loaded.replay?.recallPressure).toBeUndefined();
+  }
+  expect(removed).toBeGreaterThan(20);
+});
+
+test("a cut's history with rewrites in place: exactly those results' texts change, and a rewrite not where its result is refused", () => {
+  const session = {
+    host: "claude" as const,
+    id: "s",
+    messages: [
+      { role: "assistant" as const, text: "", toolCalls: [{ id: "a", name: "Read", input: {}, inputText: "{}" }], toolResults: [] },
+      {
+        role: "user" as const,
+        text: "",
+        toolCalls: [],
+        toolResults: [
+          { callId: "a", text: "one", isError: false, images: 0 },
+          { callId: "b", text: "two", isError: false, images: 0 },
+        ],
+      },
+    ],
+  } as unknown as Session;
+  const results = [
+    { ordinal: 0, message: 1, slot: 0, callId: "a" },
+    { ordinal: 1, message: 1, slot: 1, callId: "b" },
+  ] as unknown as ResultInfo[];
+  const out = withRewrites(session, results, new Map([[1, "[cut]"]]));
+  expect(out[1]!.toolResults.map((r) => r.text)).toEqual(["one", "[cut]"]);
+  expect(session.messages[1]!.toolResults[1]!.text).toBe("two");
+  expect(() => withRewrites(session, [results[1]!, { ...results[1]!, ordinal: 1, slot: 0 }] as ResultInfo[], new Map([[1, "x"]]))).toThrow(
+    "result 1 (b) is not at message 1, slot 0",
+  );
 });

@@ -1,6 +1,6 @@
 // The sentences that set bc beside its ceilings, on made-up rows.
 import { expect, test } from "bun:test";
-import { ceilingSentences, cutShare, lostOverCeiling } from "../../src/eval/report/format.ts";
+import { ceilingSentences, cutShare, lostOverCeiling, recallSentence } from "../../src/eval/report/format.ts";
 import { ZERO_TALLY } from "../../src/eval/score.ts";
 import { type HostSummary, type MethodSummary, summarizeTallies } from "../../src/eval/summary.ts";
 
@@ -70,4 +70,16 @@ test("under pressure, the cuts bc did not bring to the budget: those the plugin 
   );
   expect(sentence(0, 2)).toContain("it reached the budget itself at 80% of cuts and handed 2 to Claude Code's summary");
   expect(sentence(0, 0)).toEndWith("it reached the budget itself at 100% of cuts.");
+});
+
+test("what recall gave back, said for each mode where bc removed something, and not where it removed nothing or was not checked", () => {
+  const h = { recall: { removed: 1200, recalled: 1200 }, recallPressure: { removed: 40, recalled: 39 } };
+  expect(recallSentence(h, "light")).toBe(
+    "Of the 1,200 results bc removed or truncated at these cuts, `bc recall` gives back 1,200 (100.0%) byte for byte from the file the host keeps.",
+  );
+  expect(recallSentence(h, "pressure")).toBe(
+    "Of the 40 results bc removed or truncated to the budget, `bc recall` gives back 39 (97.5%) byte for byte from the file the host keeps.",
+  );
+  expect(recallSentence({ recall: { removed: 0, recalled: 0 } }, "light")).toBeUndefined();
+  expect(recallSentence({ recall: { removed: 3, recalled: 3 } }, "pressure")).toBeUndefined();
 });

@@ -39,6 +39,17 @@ export const overBudgetCuts = (t: { readonly answeredOver: number; readonly hand
   return answered && handed ? `, ${answered} and ${handed}` : answered || handed ? ` and ${answered || handed}` : "";
 };
 
+/**
+ * What `bc recall` gave back of what bc removed or cut to a head at a mode's cuts, from the file
+ * the host keeps after the compaction; undefined where bc removed nothing there (or it was not checked).
+ */
+export const recallSentence = (h: Pick<HostSummary, "recall" | "recallPressure">, mode: "light" | "pressure"): string | undefined => {
+  const r = mode === "light" ? h.recall : h.recallPressure;
+  if (r === undefined || r.removed === 0) return undefined;
+  const where = mode === "light" ? "at these cuts" : "to the budget";
+  return `Of the ${int(r.removed)} results bc removed or truncated ${where}, \`bc recall\` gives back ${int(r.recalled)} (${pct(r.recalled / r.removed, 1)}) byte for byte from the file the host keeps.`;
+};
+
 /** A row's name as the tables print it: ceilings and the host's summary are said to be what they are. */
 export const rowName = (m: Pick<MethodSummary, "method" | "kind">, host?: string, mode: "light" | "pressure" = "light"): string => {
   if (m.kind === "ceiling") return `ceiling: ${m.method} (hindsight)`;
@@ -123,10 +134,6 @@ export const ceilingSentences = (h: HostSummary): string[] => {
   if (bc && head && f !== undefined)
     out.push(
       `light: bc's rules free ${pct(bc.freedShare)} of the history, ${pct(f, 0)} of what the oracle-head ceiling frees (${pct(head.freedShare)}) at zero misses, and lose ${pct(bc.lostRate, 2)} of what they remove${h.intervals?.lightLostRate ? ` (${pct(h.intervals.lightLostRate.low, 2)}-${pct(h.intervals.lightLostRate.high, 2)} in 95% of resamplings of the sessions)` : ""}.${bc.scorable > 0 ? ` Of what they remove, ${pct(bc.scorableShare, 0)} holds a token the yardstick counts (the rest can never count as lost); of that, they lose ${pct(bc.lostOfScorable, 2)}.` : ""}`,
-    );
-  if (h.recall.removed > 0)
-    out.push(
-      `recall: of the ${int(h.recall.removed)} results bc removed or truncated at these cuts, \`bc recall\` gives back ${int(h.recall.recalled)} (${pct(h.recall.recalled / h.recall.removed, 1)}) byte for byte from the file the host keeps.`,
     );
   const pb = h.pressure?.find((m) => m.method === "rules");
   const pc = h.pressure?.find((m) => m.method === "oracle-to-budget");

@@ -10,6 +10,7 @@ import {
   RULE_HEAD,
   RULES_SECTION,
   ceilingSentences,
+  recallSentence,
   compactionRows,
   cutShare,
   pct,
@@ -296,6 +297,8 @@ export const renderHtml = (r: EvalReport): string => {
     // the light sentence only: without bc's light row there is none, and the next would be another mode's
     const s = ceilingSentences(h).find((x) => x.startsWith("light: "));
     if (s) body.push(`<p>${esc(s.replace(/^light: /, ""))}</p>`);
+    const rs = recallSentence(h, "light");
+    if (rs) body.push(`<p>${esc(rs)}</p>`);
   }
   if (p.pressure !== null) {
     body.push(`<h2>${esc(pressureHeading(p.pressure.share, p.pressure.budgetShare))}</h2>`);
@@ -316,6 +319,8 @@ export const renderHtml = (r: EvalReport): string => {
       );
       const s = ceilingSentences(h).find((x) => x.startsWith("under pressure"));
       if (s) body.push(`<p>${esc(s.replace(/^under pressure: /, ""))}</p>`);
+      const rs = recallSentence(h, "pressure");
+      if (rs) body.push(`<p>${esc(rs)}</p>`);
     }
   }
   if (r.hosts.some((h) => h.byRule.length > 0)) {

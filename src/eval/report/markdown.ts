@@ -8,6 +8,7 @@ import {
   RULE_HEAD,
   RULES_SECTION,
   ceilingSentences,
+  recallSentence,
   compactionRows,
   int,
   cutShare,
@@ -197,6 +198,8 @@ export const renderMarkdown = (r: EvalReport): string => {
     // the light sentence only: without bc's light row there is none, and the next would be another mode's
     const s = ceilingSentences(h).find((x) => x.startsWith("light: "));
     if (s) push(s.replace(/^light: /, ""), "");
+    const rs = recallSentence(h, "light");
+    if (rs) push(rs, "");
   }
   if (p.pressure !== null) {
     push(`## ${pressureHeading(p.pressure.share, p.pressure.budgetShare)}`, "");
@@ -208,6 +211,8 @@ export const renderMarkdown = (r: EvalReport): string => {
       push(`### ${HOST_NAMES[h.host] ?? h.host}: ${counted(h.sessions, "session")}`, "", pressureTable(h), "");
       const s = ceilingSentences(h).find((x) => x.startsWith("under pressure"));
       if (s) push(s.replace(/^under pressure: /, ""), "");
+      const rs = recallSentence(h, "pressure");
+      if (rs) push(rs, "");
     }
   }
   if (r.hosts.some((h) => h.byRule.length > 0)) {

@@ -58,6 +58,9 @@ const hostLines = (r: EvalReport, h: HostSummary, mode: "light" | "pressure"): s
   } else {
     const l = lostOverCeiling(h);
     out.push(`  bc reached the budget itself in ${int(bc.reached)} of ${int(bc.cuts)} cuts.`);
+    const rp = h.recallPressure;
+    if (rp !== undefined && rp.removed > 0)
+      out.push(`  bc recall gives back ${int(rp.recalled)} of the ${int(rp.removed)} results bc removed or cut to a head, byte for byte.`);
     // the Claude Code plugin: answered over the budget (under handOverAbovePercent), or handed over
     const others = [
       ...(bc.answeredOver > 0 ? [`${int(bc.answeredOver)} answered over the budget`] : []),
