@@ -167,6 +167,21 @@ const lastUnpairedLine = (items: readonly HistoryItem[]): number | undefined => 
   return places.length === 0 ? undefined : Math.max(...places);
 };
 
+/**
+ * The rollout as it stood before its last call without an output, where no turn follows that call
+ * (a session stopped mid-command): Codex compacts between requests, once every call has its
+ * output, so this is the last history it could have compacted. Undefined when no such call ends it.
+ */
+export const beforeOpenCall = (rollout: Rollout): Rollout | undefined => {
+  let cut: Rollout | undefined;
+  // calls made together (in one response) may all be open: cut before each in turn
+  for (let now = rollout; ; ) {
+    const line = lastUnpairedLine(rebuildHistory(now).items);
+    if (line === undefined || firstTurnAfter(now, line) !== undefined) return cut;
+    now = cut = { ...now, lines: now.lines.slice(0, line) };
+  }
+};
+
 /** Why these items cannot be injected as they are (a call without its output, or the reverse), or undefined. */
 export const pairingProblem = (items: readonly Json[]): string | undefined => {
   const first = unpaired(items)[0];

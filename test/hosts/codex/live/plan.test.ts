@@ -4,7 +4,7 @@ import { isInjectedContext } from "../../../../src/hosts/codex/items.ts";
 import { rebuildHistory } from "../../../../src/hosts/codex/history.ts";
 import { isOutputItem, outputText, sentForm } from "../../../../src/hosts/codex/items.ts";
 import { codexTokens } from "../../../../src/hosts/codex/codex-estimate.ts";
-import { compactLimit, pairingProblem, planLive } from "../../../../src/hosts/codex/live/plan.ts";
+import { beforeOpenCall, compactLimit, pairingProblem, planLive } from "../../../../src/hosts/codex/live/plan.ts";
 import { parseRollout } from "../../../../src/hosts/codex/rollout.ts";
 import { bigText, RolloutBuilder, workTurn } from "./support.ts";
 
@@ -292,6 +292,25 @@ describe("planLive", () => {
     expect(plan.fits).toBe(false);
     expect(plan.reason).toContain(`at line ${b.lines.length - 1} of the rollout, and no turn after it`);
     expect(plan.items).toEqual([]);
+  });
+
+  test("a session stopped mid-command: the history before its open calls (made together), the last Codex could have compacted; none where a turn follows", () => {
+    const open = (id: string) => ({ type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd: `sleep ${id}` }), call_id: id });
+    const b = workTurn(new RolloutBuilder(), "turn-1").turn("turn-2").context().user("RUN: sleep");
+    const kept = b.lines.length;
+    b.item(open("call_a")).item(open("call_b")).tokens(20_000);
+    const whole = rollout(b);
+    const before = beforeOpenCall(whole)!;
+    // both open calls go, and what followed them; every line before the first stays as it was
+    expect(before.lines).toEqual(whole.lines.slice(0, kept));
+    const left = JSON.stringify(rebuildHistory(before).items);
+    expect([left.includes("call_a"), left.includes("call_b")]).toEqual([false, false]);
+    expect(planLive(whole, { autoCompactLimit: 100_000 }).fits).toBe(false);
+    expect(planLive(before, { autoCompactLimit: 100_000 }).fits).toBe(true);
+    // a call that never got its output with a turn after it is left where it is (planLive keeps it)
+    const later = workTurn(workTurn(new RolloutBuilder(), "turn-1").turn("turn-2").context().user("RUN").item(open("call_c")).done("turn-2"), "turn-3");
+    expect(beforeOpenCall(rollout(later))).toBeUndefined();
+    expect(beforeOpenCall(rollout(workTurn(new RolloutBuilder(), "turn-1")))).toBeUndefined();
   });
 
   test("an agent's message to another in the turns to revert: bc cannot rebuild it, so the compaction is Codex's", () => {
