@@ -358,51 +358,49 @@ test("one file given twice by two spellings leaves the corpus fingerprint as it 
   expect(twice.corpus.files).toBe(1);
 });
 
-test("your own sessions (no path given): a Codex thread that went on in a new file after a revert is replayed from its first file only", () => {
-  const home = join(tmp, "home-with-a-reverted-thread");
-  const name = Object.keys(DEMO_FILES).find((f) => f.includes("codex/rollout-2026"))!;
-  const text = DEMO_FILES[name]!;
-  const thread = /([0-9a-f-]{36})\.jsonl$/.exec(name)![1]!;
+/**
+ * A home holding the demo Codex thread's files under `names` (a name is given its text: the thread's
+ * whole history, or its first 12 lines where `short`), and `bc eval` run there with no path.
+ */
+const evalOwnCodexThread = (label: string, files: readonly { readonly name: (thread: string) => string; readonly short?: boolean }[]) => {
+  const home = join(tmp, `home-${label}`);
+  const demo = Object.keys(DEMO_FILES).find((f) => f.includes("codex/rollout-2026"))!;
+  const text = DEMO_FILES[demo]!;
+  const thread = /([0-9a-f-]{36})\.jsonl$/.exec(demo)![1]!;
   const day = join(home, ".codex", "sessions", "2026", "11", "30");
   mkdirSync(day, { recursive: true });
-  const first = join(day, basename(name));
-  writeFileSync(first, text);
-  // the file Codex went on in: the same thread, history as bc left it (here: fewer lines, so not a copy)
-  const later = join(day, `rollout-2026-11-30T03-00-00-${thread}_01a30000-0000-7000-8000-000000000001.jsonl`);
-  writeFileSync(later, `${text.split("\n").slice(0, 12).join("\n")}\n`);
-  const out = join(tmp, "out-reverted");
+  const paths = files.map((f) => {
+    const path = join(day, f.name(thread));
+    writeFileSync(path, f.short ? `${text.split("\n").slice(0, 12).join("\n")}\n` : text);
+    return path;
+  });
+  const out = join(tmp, `out-${label}`);
   const p = Bun.spawnSync([process.execPath, join(REPO_DIR, "src", "main.ts"), "eval", "--host", "codex", "--pressure", "off", "--jobs", "1", "--out", out], {
     cwd: tmp,
     stdout: "pipe",
     stderr: "pipe",
     env: { ...process.env, NO_COLOR: "1", HOME: home, CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: undefined },
   });
-  expect(p.stderr.toString()).not.toContain(later);
   expect(p.exitCode).toBe(0);
-  const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
+  return { thread, paths, stderr: p.stderr.toString(), report: JSON.parse(readFileSync(join(out, "report.json"), "utf8")) };
+};
+
+test("your own sessions (no path given): a Codex thread that went on in a new file after a revert is replayed from its first file only", () => {
+  const { thread, paths, stderr, report } = evalOwnCodexThread("reverted", [
+    { name: (t) => `rollout-2026-11-30T02-00-00-${t}.jsonl` },
+    // the file Codex went on in: the same thread, history as bc left it (here: fewer lines, so not a copy)
+    { name: (t) => `rollout-2026-11-30T03-00-00-${t}_01a30000-0000-7000-8000-000000000001.jsonl`, short: true },
+  ]);
+  expect(stderr).not.toContain(paths[1]!);
   expect(report.sessions.map((s: { id: string }) => s.id)).toEqual([thread]);
+  expect(report.sessions[0].file).toEndWith(basename(paths[0]!));
 });
 
 test("your own sessions (no path given): a Codex thread whose first file is gone is replayed from the earliest file it went on in", () => {
-  const home = join(tmp, "home-without-a-first-file");
-  const name = Object.keys(DEMO_FILES).find((f) => f.includes("codex/rollout-2026"))!;
-  const text = DEMO_FILES[name]!;
-  const thread = /([0-9a-f-]{36})\.jsonl$/.exec(name)![1]!;
-  const day = join(home, ".codex", "sessions", "2026", "11", "30");
-  mkdirSync(day, { recursive: true });
-  const earliest = join(day, `rollout-2026-11-30T03-00-00-${thread}_01a30000-0000-7000-8000-000000000001.jsonl`);
-  writeFileSync(earliest, text);
-  const later = join(day, `rollout-2026-11-30T04-00-00-${thread}_01a30000-0000-7000-8000-000000000002.jsonl`);
-  writeFileSync(later, `${text.split("\n").slice(0, 12).join("\n")}\n`);
-  const out = join(tmp, "out-first-gone");
-  const p = Bun.spawnSync([process.execPath, join(REPO_DIR, "src", "main.ts"), "eval", "--host", "codex", "--pressure", "off", "--jobs", "1", "--out", out], {
-    cwd: tmp,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: { ...process.env, NO_COLOR: "1", HOME: home, CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: undefined },
-  });
-  expect(p.exitCode).toBe(0);
-  const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
+  const { thread, paths, report } = evalOwnCodexThread("first-gone", [
+    { name: (t) => `rollout-2026-11-30T03-00-00-${t}_01a30000-0000-7000-8000-000000000001.jsonl` },
+    { name: (t) => `rollout-2026-11-30T04-00-00-${t}_01a30000-0000-7000-8000-000000000002.jsonl`, short: true },
+  ]);
   expect(report.sessions.map((s: { id: string }) => s.id)).toEqual([thread]);
-  expect(report.sessions[0].file).toEndWith(basename(earliest));
+  expect(report.sessions[0].file).toEndWith(basename(paths[0]!));
 });
