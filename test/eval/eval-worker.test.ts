@@ -78,10 +78,12 @@ test("shares that fall on the same message are one cut for the recall check too"
 
 test("under pressure, every result bc removed or cut to a head at a cut is asked of recall, and comes back byte for byte", () => {
   let removed = 0;
-  for (const [k, [name, text]] of Object.entries(DEMO_FILES).entries()) {
+  // a session of each host
+  const files = ["claude", "codex"].map((host) => Object.entries(DEMO_FILES).find(([name]) => name.includes(`/${host}/`))!);
+  for (const [k, [name, text]] of files.entries()) {
     const path = join(tmp, `pressure-${k}.jsonl`);
     writeFileSync(path, text);
-    const r = replayFile({ path, name }, { cuts: [0.5, 0.7, 0.9], methods: METHOD_IDS, passes: [], pressure: 0.95 }, rulesCompactor);
+    const r = replayFile({ path, name }, { cuts: [0.6, 0.9], methods: ["rules"], passes: [], pressure: 0.95 }, rulesCompactor);
     if (r.kind !== "read" || r.loaded.kind !== "session" || r.loaded.replay === undefined) throw new Error(`${name}: not replayed`);
     const replay = r.loaded.replay;
     // as many as the pressure rows say bc removed at those cuts
@@ -89,10 +91,10 @@ test("under pressure, every result bc removed or cut to a head at a cut is asked
     expect(replay.recallPressure ?? { removed: 0, recalled: 0 }).toEqual({ removed: tallied, recalled: tallied });
     removed += tallied;
     // without the pressure mode, nothing is asked
-    const light = replayFile({ path, name }, { cuts: [0.5], methods: METHOD_IDS, passes: [] }, rulesCompactor);
+    const light = replayFile({ path, name }, { cuts: [0.6], methods: ["rules"], passes: [] }, rulesCompactor);
     if (light.kind === "read" && light.loaded.kind === "session") expect(light.loaded.replay?.recallPressure).toBeUndefined();
   }
-  expect(removed).toBeGreaterThan(20);
+  expect(removed).toBeGreaterThan(10);
 });
 
 test("a cut's history with rewrites in place: exactly those results' texts change, and a rewrite not where its result is refused", () => {
