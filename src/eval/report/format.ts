@@ -33,7 +33,7 @@ const PRESSURE_NAMES: Record<string, string> = {
  * saying how often it did: answered over it (under handOverAbovePercent), handed the rest to
  * Claude Code's summary. Empty where it did neither (Codex: its fork is only over the budget).
  */
-export const overBudgetCuts = (t: { readonly answeredOver: number; readonly handovers: number }): string => {
+const overBudgetCuts = (t: { readonly answeredOver: number; readonly handovers: number }): string => {
   const answered = t.answeredOver > 0 ? `answered ${int(t.answeredOver)} more with its own rows over the budget (under handOverAbovePercent)` : "";
   const handed = t.handovers > 0 ? `handed ${int(t.handovers)} to Claude Code's summary, which then removes more (not scored here)` : "";
   return answered && handed ? `, ${answered} and ${handed}` : answered || handed ? ` and ${answered || handed}` : "";
