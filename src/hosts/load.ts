@@ -1,6 +1,6 @@
 // Which host wrote a session file, where a user's sessions live, and one way to load any of them.
 import { closeSync, existsSync, openSync, readSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { Host } from "../engine/types.ts";
 import { claudeDirFor, projectFolders } from "./claude/home.ts";
 import { transcriptsTitled } from "./claude/titles.ts";
@@ -9,7 +9,7 @@ import { archivedDir, currentRollout, homeOfRollout, isArchivedRollout, laterRol
 import { byThreadName, sessionIndexPath, threadName } from "./codex/thread-names.ts";
 import { BcError } from "../util/errors.ts";
 import { cannotRead, checkFile, decodeUtf8, emptyPipe, isHeld, isStream, isZstd, parseJsonl, readFileBytes, readOnce } from "../util/jsonl.ts";
-import { loadClaudeTranscript } from "./claude/transcript.ts";
+import { loadClaudeTranscript, subagentFiles } from "./claude/transcript.ts";
 import { type HistoryItem, rebuildHistory } from "./codex/history.ts";
 import { type Rollout, readRollout, toLoadedSession } from "./codex/rollout.ts";
 import { hostOfOpening, hostOfRecord } from "./record-kind.ts";
@@ -163,15 +163,23 @@ export const discoverSessions = (opts: { host?: Host; archived?: boolean } & Ses
 };
 
 /**
- * The user's sessions to replay or learn from (bc eval and bc calibrate with no path): those of
- * discoverSessions, less each file a Codex thread went on in after bc compacted it live (it
- * repeats the history before it with bc's own cuts): the thread is read from its first file, else
- * from the earliest file it went on in (laterRollouts, the rule a folder given to bc eval keeps).
+ * The user's sessions to replay or learn from (bc eval and bc calibrate with no path), as a folder
+ * given to bc eval is read: those of discoverSessions, each Claude Code session followed by its
+ * subagents' own conversations (their files beside it: Claude Code compacts a subagent's context
+ * too), less each file a Codex thread went on in after bc compacted it live (it repeats the history
+ * before it with bc's own cuts): the thread is read from its first file, else from the earliest
+ * file it went on in (laterRollouts).
  */
 export const replayableSessions = (opts: { host?: Host } & SessionPlaces = {}): SessionFile[] => {
   const all = discoverSessions(opts);
   const later = laterRollouts(all, (f) => f.path);
-  return all.filter((f) => !later.has(f));
+  return all
+    .filter((f) => !later.has(f))
+    .flatMap((f) =>
+      f.host === "claude"
+        ? [f, ...subagentFiles(f.path).map((path) => ({ host: f.host, path, id: `${f.id}/${basename(path).slice(0, -".jsonl".length)}` }))]
+        : [f],
+    );
 };
 
 /**

@@ -358,6 +358,19 @@ test("one file given twice by two spellings leaves the corpus fingerprint as it 
   expect(twice.corpus.files).toBe(1);
 });
 
+/** `bc eval` with no path, for one host, with HOME at `home`: its stderr and report. */
+const evalAtHome = (home: string, label: string, host: "claude" | "codex") => {
+  const out = join(tmp, `out-${label}`);
+  const p = Bun.spawnSync([process.execPath, join(REPO_DIR, "src", "main.ts"), "eval", "--host", host, "--pressure", "off", "--jobs", "1", "--out", out], {
+    cwd: tmp,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, NO_COLOR: "1", HOME: home, CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: undefined },
+  });
+  expect(p.exitCode).toBe(0);
+  return { stderr: p.stderr.toString(), report: JSON.parse(readFileSync(join(out, "report.json"), "utf8")) };
+};
+
 /**
  * A home holding the demo Codex thread's files under `names` (a name is given its text: the thread's
  * whole history, or its first 12 lines where `short`), and `bc eval` run there with no path.
@@ -374,15 +387,7 @@ const evalOwnCodexThread = (label: string, files: readonly { readonly name: (thr
     writeFileSync(path, f.short ? `${text.split("\n").slice(0, 12).join("\n")}\n` : text);
     return path;
   });
-  const out = join(tmp, `out-${label}`);
-  const p = Bun.spawnSync([process.execPath, join(REPO_DIR, "src", "main.ts"), "eval", "--host", "codex", "--pressure", "off", "--jobs", "1", "--out", out], {
-    cwd: tmp,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: { ...process.env, NO_COLOR: "1", HOME: home, CLAUDE_CONFIG_DIR: undefined, CODEX_HOME: undefined },
-  });
-  expect(p.exitCode).toBe(0);
-  return { thread, paths, stderr: p.stderr.toString(), report: JSON.parse(readFileSync(join(out, "report.json"), "utf8")) };
+  return { thread, paths, ...evalAtHome(home, label, "codex") };
 };
 
 test("your own sessions (no path given): a Codex thread that went on in a new file after a revert is replayed from its first file only", () => {
@@ -403,4 +408,15 @@ test("your own sessions (no path given): a Codex thread whose first file is gone
   ]);
   expect(report.sessions.map((s: { id: string }) => s.id)).toEqual([thread]);
   expect(report.sessions[0].file).toEndWith(basename(paths[0]!));
+});
+
+test("your own sessions (no path given): a Claude Code session's subagents are replayed too, as a folder given to bc eval is read", () => {
+  const home = join(tmp, "home-with-a-subagent");
+  const project = join(home, ".claude", "projects", "-home-me-app");
+  mkdirSync(join(project, "example-due-dates", "subagents"), { recursive: true });
+  writeFileSync(join(project, "example-due-dates.jsonl"), DEMO_FILES["demo/claude/example-due-dates.jsonl"]!);
+  // a subagent's own conversation, in the file Claude Code writes beside its session
+  writeFileSync(join(project, "example-due-dates", "subagents", "agent-a1.jsonl"), DEMO_FILES["demo/claude/example-tag-crash.jsonl"]!);
+  const { report } = evalAtHome(home, "subagent", "claude");
+  expect(report.sessions.map((s: { file: string }) => basename(s.file)).sort()).toEqual(["agent-a1.jsonl", "example-due-dates.jsonl"]);
 });
