@@ -69,20 +69,21 @@ export const currentRollout = <F extends { readonly path: string; readonly repla
  * mapped to that file, and whether it is the thread's first.
  */
 export const laterRollouts = <F>(files: readonly F[], pathOf: (f: F) => string): Map<F, { file: F; first: boolean }> => {
-  const best = new Map<string, { file: F; replacement?: string }>();
+  // a file's place in its thread: "" for the first file, else its file id (UUIDv7s: the smaller, the earlier)
+  const best = new Map<string, { file: F; place: string }>();
   const named = files.map((f) => ({ f, ids: rolloutNameIds(basename(pathOf(f))) }));
   for (const { f, ids } of named) {
     if (ids === undefined) continue;
     const id = ids.id.toLowerCase();
+    const place = ids.replacement ?? "";
     const held = best.get(id);
-    const earlier = held === undefined || (held.replacement !== undefined && (ids.replacement === undefined || ids.replacement < held.replacement));
-    if (earlier) best.set(id, { file: f, ...(ids.replacement === undefined ? {} : { replacement: ids.replacement }) });
+    if (held === undefined || place < held.place) best.set(id, { file: f, place });
   }
   const out = new Map<F, { file: F; first: boolean }>();
   for (const { f, ids } of named) {
     if (ids?.replacement === undefined) continue;
     const b = best.get(ids.id.toLowerCase())!;
-    if (b.file !== f) out.set(f, { file: b.file, first: b.replacement === undefined });
+    if (b.file !== f) out.set(f, { file: b.file, first: b.place === "" });
   }
   return out;
 };
