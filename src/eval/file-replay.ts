@@ -3,13 +3,12 @@
 // this process or in a worker process (pool.ts); runEval folds the outcomes in file order, so a
 // run gives the same report however many processes made them.
 import type { NeedModels } from "../engine/need/model.ts";
-import type { Host, Message, Session } from "../engine/types.ts";
+import type { Host, Message } from "../engine/types.ts";
 import { copyKeys } from "./copies.ts";
 import { type CorpusFile, notASession } from "./corpus.ts";
-import type { Compactor } from "./methods/rules.ts";
+import { type Compactor, withRewrites } from "./methods/rules.ts";
 import { checkRecall } from "./recall-check.ts";
 import { type Recalled, replaySession, RULES_ID, type SessionReplay } from "./replay.ts";
-import type { ResultInfo } from "./session-index.ts";
 import { readSessionFile } from "./session-file.ts";
 
 /** What every file of a run is replayed with: plain data, as a worker process is sent it. */
@@ -26,18 +25,6 @@ export interface ReplayConfig {
 
 /** A session's replay with what recall gave back at its cuts. */
 export type ReplayWithRecall = SessionReplay & { readonly recall: Recalled; readonly recallPressure?: Recalled };
-
-/** A cut's history with a method's rewrites in place (result ordinal → its text after). */
-export const withRewrites = (prefix: Session, results: readonly ResultInfo[], rewrites: ReadonlyMap<number, string>): Message[] => {
-  const out = prefix.messages.map((m) => ({ ...m, toolResults: [...m.toolResults] }));
-  for (const [ordinal, text] of rewrites) {
-    const r = results[ordinal]!;
-    const slot = out[r.message]!.toolResults;
-    if (slot[r.slot]?.callId !== r.callId) throw new Error(`result ${ordinal} (${r.callId}) is not at message ${r.message}, slot ${r.slot}`);
-    slot[r.slot] = { ...slot[r.slot]!, text };
-  }
-  return out;
-};
 
 /** What became of a file that was read and hashed. */
 export type LoadedOutcome =
@@ -77,8 +64,8 @@ export const replayFile = (f: CorpusFile, config: ReplayConfig, compact: Compact
   const keys = copyKeys(session.timeline);
   const messages = session.timeline.messages.length;
   try {
-    // bc's answer at each pressure cut, for recall to give back what it removed
-    const pressured: Message[][] = [];
+    // bc's answer at each cut, light and under pressure, for recall to give back what it removed
+    const answers = { light: [] as Message[][], pressure: [] as Message[][] };
     const replay = replaySession(
       { host: session.host, id: session.id, file: f.name, timeline: session.timeline, compactions: session.compactions },
       {
@@ -88,21 +75,20 @@ export const replayFile = (f: CorpusFile, config: ReplayConfig, compact: Compact
         compact,
         ...(config.pressure === undefined ? {} : { pressure: config.pressure }),
         ...(config.needModels === undefined ? {} : { needModels: config.needModels }),
-        onPressure: (prefix, results, rewrites) => pressured.push(withRewrites(prefix, results, rewrites)),
+        onCompacted: (mode, prefix, results, rewrites) => answers[mode].push(withRewrites(prefix, results, rewrites)),
       },
     );
     // what the host keeps after bc's compaction at each cut: does recall give every removed result back?
-    let recall = { removed: 0, recalled: 0 };
-    if (config.methods.includes(RULES_ID))
-      for (const { at } of replay.cuts) {
-        const r = checkRecall(session, [compact({ ...session.timeline, messages: session.timeline.messages.slice(0, at) }).messages]);
-        recall = { removed: recall.removed + r.removed, recalled: recall.recalled + r.recalled };
-      }
-    let recallPressure: Recalled | undefined;
-    for (const out of pressured) {
-      const r = checkRecall(session, [out]);
-      recallPressure = { removed: (recallPressure?.removed ?? 0) + r.removed, recalled: (recallPressure?.recalled ?? 0) + r.recalled };
-    }
+    const recalledAt = (outs: readonly Message[][]): Recalled =>
+      outs.reduce<Recalled>(
+        (a, out) => {
+          const r = checkRecall(session, [out]);
+          return { removed: a.removed + r.removed, recalled: a.recalled + r.recalled };
+        },
+        { removed: 0, recalled: 0 },
+      );
+    const recall = config.methods.includes(RULES_ID) ? recalledAt(answers.light) : { removed: 0, recalled: 0 };
+    const recallPressure = answers.pressure.length === 0 ? undefined : recalledAt(answers.pressure);
     return read({ kind: "session", copyKeys: keys, messages, replay: { ...replay, recall, ...(recallPressure === undefined ? {} : { recallPressure }) } });
   } catch (e) {
     // a file that cannot be replayed as a session is reported and skipped; the run goes on

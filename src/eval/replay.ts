@@ -74,8 +74,8 @@ export interface ReplayOptions {
   readonly pressure?: number;
   /** the need weights bc ranks by under pressure (undefined: the shipped ones; `compact` is the light mode's) */
   readonly needModels?: NeedModels;
-  /** told bc's rewrites under pressure at each cut (result ordinal → its text after), with the cut's history and results */
-  readonly onPressure?: (prefix: Session, results: readonly ResultInfo[], rewrites: ReadonlyMap<number, string>) => void;
+  /** told bc's rewrites at each cut, light and under pressure (result ordinal → its text after), with the cut's history and results */
+  readonly onCompacted?: (mode: "light" | "pressure", prefix: Session, results: readonly ResultInfo[], rewrites: ReadonlyMap<number, string>) => void;
 }
 
 export interface ReplayInput {
@@ -248,6 +248,7 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
     const run = (m: Method, rulesFreedTokens: number) => scored(m.run({ ...ctx, rulesFreedTokens }));
     const light = compactAligned(options.compact, ctx.prefix);
     const rulesScore = scored(rewritesFrom(ctx.results, light.messages));
+    options.onCompacted?.("light", ctx.prefix, ctx.results, rulesScore.rewrites);
     if (options.methods.includes(RULES_ID)) rows[RULES_ID] = rulesScore.tally;
     for (const miss of rulesScore.misses) rulesMisses.push(missRow(miss, "light", share, ruleOf(miss.ordinal, light.rules)));
     tallyRules("light", rulesScore, light.rules);
@@ -282,7 +283,7 @@ export const replaySession = (input: ReplayInput, options: ReplayOptions): Sessi
         return score.tally;
       };
       const bc = runBudget(BC_UNDER_PRESSURE);
-      options.onPressure?.(ctx.prefix, ctx.results, bc.rewrites);
+      options.onCompacted?.("pressure", ctx.prefix, ctx.results, bc.rewrites);
       prow[RULES_ID] = bc.tally;
       prow[bc.tally.reached === 1 ? RULES_REACHED_ID : RULES_OVER_ID] = bc.tally;
       for (const miss of bc.misses) rulesMisses.push(missRow(miss, "pressure", share, ruleOf(miss.ordinal, bc.rules), { handedOver: bc.tally.handovers > 0 }));

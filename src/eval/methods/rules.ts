@@ -30,6 +30,18 @@ export const rewritesFrom = (results: readonly ResultInfo[], after: readonly Mes
   return out;
 };
 
+/** A cut's history with a method's rewrites in place (result ordinal → its text after): rewritesFrom's inverse. */
+export const withRewrites = (prefix: Session, results: readonly ResultInfo[], rewrites: ReadonlyMap<number, string>): Message[] => {
+  const out = prefix.messages.map((m) => ({ ...m, toolResults: [...m.toolResults] }));
+  for (const [ordinal, text] of rewrites) {
+    const r = results[ordinal]!;
+    const slot = out[r.message]!.toolResults;
+    if (slot[r.slot]?.callId !== r.callId) throw new Error(`result ${ordinal} (${r.callId}) is not at message ${r.message}, slot ${r.slot}`);
+    slot[r.slot] = { ...slot[r.slot]!, text };
+  }
+  return out;
+};
+
 /** Run a compactor and check it kept every message in place (count and tool results). */
 export const compactAligned = (compact: Compactor, session: Session): Compacted => {
   const after = compact(session);
