@@ -45,16 +45,25 @@ for (const f of files) {
     legacy++;
     continue;
   }
-  // stopped mid-command: planned before that call, at the request before it
-  const before = beforeOpenCall(rollout);
-  const at = before ?? rollout;
-  const lastInput = recordedUsage(at).lastInput;
-  if (lastInput === undefined) {
+  let before: ReturnType<typeof beforeOpenCall>;
+  let plan: ReturnType<typeof planLive> | undefined;
+  try {
+    // stopped mid-command: planned before that call, at the request before it
+    before = beforeOpenCall(rollout);
+    const at = before ?? rollout;
+    const lastInput = recordedUsage(at).lastInput;
+    if (lastInput !== undefined) plan = planLive(at, { autoCompactLimit: lastInput });
+  } catch (e) {
+    // the hook would leave such a compaction to Codex: said, counted with the unreadable, and the run goes on
+    unreadable++;
+    process.stderr.write(`live-fit: ${f.path}: cannot be planned (${(e as Error).message.split("\n")[0]})\n`);
+    continue;
+  }
+  if (plan === undefined) {
     noUsage++;
     continue;
   }
   if (before !== undefined) beforeCall++;
-  const plan = planLive(at, { autoCompactLimit: lastInput });
   if (list) process.stdout.write(`${basename(f.path)}  ${plan.fits ? "fits" : "handed over"}: ${plan.reason}\n`);
   if (plan.fits) {
     if (plan.tokensAfter <= plan.target!) underTarget++;
